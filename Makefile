@@ -1,0 +1,30 @@
+# Thin wrapper over CMake: `make` builds into build/, `make test` runs CTest
+# with the sanitizer build, `make bench` builds the benchmarks.
+BUILD ?= build
+SAN_BUILD ?= build-san
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+.PHONY: all test bench clean setup format
+
+all:
+	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+# Tests run against the sanitizer build; CTest prints its summary.
+test:
+	@cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DMORTAR_SANITIZE=ON -DMORTAR_WERROR=ON $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(SAN_BUILD) -j $(JOBS)
+	@cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_FLAGS)
+
+bench: all
+	@$(BUILD)/bin/bench-link
+
+setup:
+	@bash tools/setup.sh
+
+format:
+	@clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf $(BUILD) $(SAN_BUILD)

@@ -1,0 +1,246 @@
+/*
+ * event_loop.c - running components under the conservative rule.
+ *
+ * One iteration: move what arrived on external links into the heap; if the
+ * earliest event is before the safe time (the smallest horizon over the
+ * synchronized input links) handle it; otherwise advance the clock as far as
+ * is safe, send the null messages that are due, and wait for the peer whose
+ * horizon holds us back. At start every synchronized link gets a null message
+ * at time 0, so two idle peers never wait for each other.
+ */
+#include "loop_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mortar/error.h"
+
+#define WAIT_SLICE_MS 100
+
+int loop_set_error(mortar_loop *loop, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(loop->err, sizeof loop->err, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+static int push_external(mortar_loop *loop, ext_link *x, const mortar_msg *m)
+{
+    struct port *p = &x->comp->ports[x->port];
+    event ev = {.comp = x->comp->index, .cls = EV_MESSAGE, .port = (uint8_t)x->port,
+                .msg_type = m->type, .seq = p->rx_seq++};
+    /* Unsynchronized peers may stamp a message in our past; it happens now. */
+    ev.time = m->timestamp_ps < loop->now ? loop->now : m->timestamp_ps;
+    ev.msg.size = m->size;
+    ev.msg.data = malloc(m->size ? m->size : 1);
+    if (!ev.msg.data)
+        return MORTAR_ENOMEM;
+    memcpy(ev.msg.data, m->payload, m->size);
+    return heap_push(&loop->heap, &ev);
+}
+
+int loop_poll_inputs(mortar_loop *loop)
+{
+    for (uint32_t i = 0; i < loop->nexts; i++) {
+        ext_link *x = &loop->exts[i];
+        mortar_msg m;
+        int r;
+        while ((r = mortar_link_peek(x->link, &m)) == 1) {
+            int rc = push_external(loop, x, &m);
+            mortar_link_pop(x->link);
+            if (rc != 0)
+                return loop_set_error(loop, rc, "out of memory queueing a message");
+        }
+        if (r < 0)
+            return loop_set_error(loop, r, "%s", mortar_link_errmsg(x->link));
+    }
+    return MORTAR_OK;
+}
+
+/* The earliest time at which an input may still bring a message, and the
+ * link responsible (NULL when no synchronized input remains). */
+static uint64_t safe_time(mortar_loop *loop, ext_link **holder)
+{
+    uint64_t safe = MORTAR_TIME_MAX;
+    *holder = NULL;
+    for (uint32_t i = 0; i < loop->nexts; i++) {
+        mortar_link *l = loop->exts[i].link;
+        if (mortar_link_sync_mode(l) != MORTAR_SYNC_ON)
+            continue;
+        uint64_t h = mortar_link_in_horizon(l);
+        if (h < safe) {
+            safe = h;
+            *holder = &loop->exts[i];
+        }
+    }
+    return safe;
+}
+
+/* Sends a null message on every synchronized link quiet for a sync
+ * interval, and remembers when the next one can be due. */
+static int send_due_syncs(mortar_loop *loop)
+{
+    uint64_t next_due = MORTAR_TIME_MAX;
+    for (uint32_t i = 0; i < loop->nexts; i++) {
+        mortar_link *l = loop->exts[i].link;
+        if (mortar_link_sync_mode(l) != MORTAR_SYNC_ON)
+            continue;
+        if (mortar_link_sync_due(l) <= loop->now) {
+            int rc = mortar_link_send_sync(l, loop->now);
+            if (rc != 0 && rc != MORTAR_EAGAIN) /* a full ring carries the promise */
+                return loop_set_error(loop, rc, "%s", mortar_link_errmsg(l));
+        }
+        if (mortar_link_sync_due(l) < next_due)
+            next_due = mortar_link_sync_due(l);
+    }
+    loop->next_sync_due = next_due;
+    return MORTAR_OK;
+}
+
+static bool all_peers_terminated(const mortar_loop *loop)
+{
+    if (loop->nexts == 0)
+        return false;
+    for (uint32_t i = 0; i < loop->nexts; i++)
+        if (!mortar_link_peer_terminated(loop->exts[i].link))
+            return false;
+    return true;
+}
+
+static void dispatch(mortar_loop *loop, event *ev)
+{
+    mortar_component *c = loop->comps[ev->comp];
+    loop->now = ev->time;
+    if (ev->cls == EV_MESSAGE) {
+        mortar_msg m = {.type = ev->msg_type, .size = ev->msg.size, .timestamp_ps = ev->time,
+                        .payload = ev->msg.data};
+        loop->events++;
+        c->ops->message(c->state, ev->port, &m);
+        free(ev->msg.data);
+        return;
+    }
+    timer_slot *t = &c->timers[ev->timer.slot];
+    if (t->gen != ev->timer.gen || !t->active)
+        return; /* cancelled */
+    t->active = false;
+    c->free_timers[c->free_count++] = ev->timer.slot;
+    loop->events++;
+    if (c->ops->timer)
+        c->ops->timer(c->state, ev->timer.cookie);
+}
+
+/* Waits for the link that holds the safe time back, or, without synchronized
+ * links, for any input. */
+static int wait_for_input(mortar_loop *loop, ext_link *holder)
+{
+    if (holder) {
+        int rc = mortar_link_wait(holder->link, WAIT_SLICE_MS);
+        if (rc == MORTAR_ETIMEDOUT)
+            return MORTAR_OK; /* keep going; stalls are the orchestrator's call */
+        if (rc != 0)
+            return loop_set_error(loop, rc, "%s", mortar_link_errmsg(holder->link));
+        return MORTAR_OK;
+    }
+    for (uint32_t i = 0; i < loop->nexts; i++) {
+        ext_link *x = &loop->exts[i];
+        if (mortar_link_peer_terminated(x->link))
+            continue;
+        int rc = mortar_link_wait(x->link, 1);
+        if (rc == 0 && mortar_link_has_input(x->link))
+            return MORTAR_OK;
+        if (rc != 0 && rc != MORTAR_ETIMEDOUT)
+            return loop_set_error(loop, rc, "%s", mortar_link_errmsg(x->link));
+    }
+    return MORTAR_OK;
+}
+
+static void start_components(mortar_loop *loop)
+{
+    for (uint32_t i = 0; i < loop->ncomps; i++) {
+        mortar_component *c = loop->comps[i];
+        if (c->ops->start)
+            c->ops->start(c->state);
+    }
+}
+
+static int check_bound(mortar_loop *loop)
+{
+    for (uint32_t i = 0; i < loop->ncomps; i++) {
+        mortar_component *c = loop->comps[i];
+        for (unsigned p = 0; p < c->nports; p++)
+            if (c->ports[p].declared && c->ports[p].binding == PORT_UNBOUND)
+                return loop_set_error(loop, MORTAR_EINVAL,
+                                      "component '%s': port %u is not connected to a link",
+                                      c->name, p);
+    }
+    return MORTAR_OK;
+}
+
+static void terminate_links(mortar_loop *loop)
+{
+    for (uint32_t i = 0; i < loop->nexts; i++)
+        mortar_link_terminate(loop->exts[i].link, 1000);
+}
+
+int mortar_loop_run(mortar_loop *loop, uint64_t until_ps)
+{
+    int rc = check_bound(loop);
+    if (rc != 0)
+        return rc;
+    for (uint32_t i = 0; i < loop->nexts; i++)
+        if (mortar_link_sync_mode(loop->exts[i].link) == MORTAR_SYNC_ON)
+            mortar_link_send_sync(loop->exts[i].link, loop->now);
+    start_components(loop);
+    while (rc == 0 && !loop->stop && !loop->fatal) {
+        if ((rc = loop_poll_inputs(loop)) != 0)
+            break;
+        ext_link *holder;
+        uint64_t safe = safe_time(loop, &holder);
+        uint64_t next = loop->heap.count ? loop->heap.items[0].time : MORTAR_TIME_MAX;
+        if (next < safe && next < until_ps) {
+            event ev;
+            heap_pop(&loop->heap, &ev);
+            dispatch(loop, &ev);
+            if (loop->now >= loop->next_sync_due && (rc = send_due_syncs(loop)) != 0)
+                break;
+            continue;
+        }
+        uint64_t target = safe < next ? safe : next;
+        if (until_ps < target)
+            target = until_ps;
+        if (target > loop->now && target != MORTAR_TIME_MAX)
+            loop->now = target;
+        if ((rc = send_due_syncs(loop)) != 0)
+            break;
+        if (loop->now >= until_ps || all_peers_terminated(loop))
+            break;
+        if (loop->heap.count == 0 && loop->nexts == 0)
+            break; /* nothing left to do */
+        if (next < safe)
+            continue;
+        rc = wait_for_input(loop, holder);
+    }
+    if (loop->fatal && rc == 0)
+        rc = loop->fatal;
+    terminate_links(loop);
+    return rc;
+}
+
+uint64_t mortar_loop_now(const mortar_loop *loop)
+{
+    return loop->now;
+}
+
+uint64_t mortar_loop_events(const mortar_loop *loop)
+{
+    return loop->events;
+}
+
+const char *mortar_loop_errmsg(const mortar_loop *loop)
+{
+    return loop->err[0] ? loop->err : "no error";
+}

@@ -1,0 +1,89 @@
+/*
+ * link_internal.h - the link object and its shared-memory layout, shared by
+ * link.c (rings, timing), link_shm.c (setup) and link_wait.c (waiting).
+ */
+#ifndef MORTAR_LINK_INTERNAL_H
+#define MORTAR_LINK_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mortar/link.h"
+#include "link_timing.h"
+
+/* One per direction, a cache line each, in the shared header page. The
+ * consumer of the direction sets `waiting` before it sleeps on `futex_seq`;
+ * the producer bumps `futex_seq` and wakes it. */
+typedef struct shm_direction {
+    _Atomic uint32_t futex_seq;
+    _Atomic uint32_t waiting;
+    uint8_t pad[56];
+} shm_direction;
+
+typedef struct shm_header {
+    uint32_t magic; /* MORTAR_LINK_MAGIC */
+    uint32_t version;
+    uint32_t slot_size, slot_count;
+    uint8_t pad[48];
+    shm_direction dir[2]; /* [0]: listener -> connector, [1]: the reverse */
+} shm_header;
+
+struct mortar_link {
+    char name[64];
+    char err[320];
+
+    /* configuration (the listener's, after the handshake) */
+    uint32_t protocol, slot_size, slot_count;
+    uint64_t sync_interval_ps;
+    mortar_sync_mode sync_mode;
+    mortar_wait_policy wait_policy;
+    uint32_t spin_ns, handshake_timeout_ms;
+    void *my_intro, *peer_intro;
+    uint32_t my_intro_size, peer_intro_size;
+
+    /* shared memory */
+    void *shm;
+    size_t shm_size;
+    int shm_fd;          /* -1 for in-process pairs */
+    int *pair_refs;      /* in-process pairs: shared reference count */
+    uint8_t *tx_ring, *rx_ring;
+    shm_direction *tx_dir, *rx_dir;
+    uint32_t tx_pos, rx_pos, tx_seq;
+    bool reserved_slot; /* a reserve() is pending commit */
+
+    /* timing */
+    link_timing timing;
+    uint64_t horizon_ps;
+    bool peer_terminated, terminated;
+
+    /* socket */
+    int sock_fd, listen_fd;
+    char *path; /* listener's socket path, unlinked on close */
+
+    mortar_link_counters counters;
+};
+
+int link_set_error(mortar_link *link, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Points the ring and direction pointers into `shm` for the given side. */
+void link_map_rings(mortar_link *link, bool is_listener);
+
+static inline mortar_slot_header *link_slot(uint8_t *ring, uint32_t slot_size, uint32_t pos)
+{
+    return (mortar_slot_header *)(void *)(ring + (size_t)pos * slot_size);
+}
+
+static inline uint8_t slot_own_type(const mortar_slot_header *h)
+{
+    return atomic_load_explicit((const _Atomic uint8_t *)&h->own_type, memory_order_acquire);
+}
+
+static inline void slot_set_own_type(mortar_slot_header *h, uint8_t v)
+{
+    atomic_store_explicit((_Atomic uint8_t *)&h->own_type, v, memory_order_release);
+}
+
+#endif

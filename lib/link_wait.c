@@ -1,0 +1,108 @@
+/*
+ * link_wait.c - waiting for a peer without burning a core forever.
+ *
+ * Every policy first spins for `spin_ns` (the peer is usually a few hundred
+ * nanoseconds away). Then SPIN keeps spinning, YIELD calls sched_yield()
+ * between polls, and BLOCK sleeps on the direction's futex word, which the
+ * producer bumps and wakes after publishing a slot (see wake_peer() in
+ * link.c). Sleeps are sliced so that a dead peer (its socket hung up) is
+ * noticed within tens of milliseconds.
+ */
+#include "link_internal.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/futex.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+
+#include "mortar/error.h"
+
+#define PEER_CHECK_NS 20000000ull /* look at the socket every 20 ms of waiting */
+
+static uint64_t wall_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+int mortar_link_check_peer(mortar_link *link)
+{
+    if (link->sock_fd < 0 || link->peer_terminated)
+        return MORTAR_OK;
+    struct pollfd pfd = {.fd = link->sock_fd, .events = POLLIN | POLLRDHUP};
+    if (poll(&pfd, 1, 0) <= 0)
+        return MORTAR_OK;
+    if (pfd.revents & (POLLHUP | POLLRDHUP | POLLERR)) {
+        /* The peer may have sent terminate just before exiting. */
+        if (mortar_link_has_input(link))
+            return MORTAR_OK;
+        return link_set_error(link, MORTAR_EPEER,
+                              "peer died or closed the link without terminating");
+    }
+    return MORTAR_OK;
+}
+
+/* Sleeps on the futex until the producer bumps it or `max_ns` passes. */
+static void block_on_futex(mortar_link *link, uint64_t max_ns)
+{
+    uint32_t seq = atomic_load_explicit(&link->rx_dir->futex_seq, memory_order_acquire);
+    atomic_store_explicit(&link->rx_dir->waiting, 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!mortar_link_has_input(link)) {
+        struct timespec ts = {.tv_sec = (time_t)(max_ns / 1000000000ull),
+                              .tv_nsec = (long)(max_ns % 1000000000ull)};
+        syscall(SYS_futex, &link->rx_dir->futex_seq, FUTEX_WAIT, seq, &ts, NULL, 0);
+        link->counters.waits_blocked++;
+    }
+    atomic_store_explicit(&link->rx_dir->waiting, 0, memory_order_relaxed);
+}
+
+int mortar_link_wait(mortar_link *link, uint32_t timeout_ms)
+{
+    uint64_t start = wall_ns();
+    uint64_t deadline = start + (uint64_t)timeout_ms * 1000000ull;
+    uint64_t spin_until = start + link->spin_ns;
+    uint64_t next_peer_check = start + PEER_CHECK_NS;
+    for (unsigned i = 0;; i++) {
+        if (mortar_link_has_input(link))
+            return MORTAR_OK;
+        if (link->peer_terminated)
+            return MORTAR_OK; /* nothing more will come; the caller sees the horizon */
+        if ((i & 63) != 0) {
+            cpu_relax();
+            continue;
+        }
+        uint64_t now = wall_ns();
+        if (now >= next_peer_check) {
+            int rc = mortar_link_check_peer(link);
+            if (rc != 0)
+                return rc;
+            next_peer_check = now + PEER_CHECK_NS;
+        }
+        if (now >= deadline)
+            return link_set_error(link, MORTAR_ETIMEDOUT, "nothing arrived for %u ms", timeout_ms);
+        if (now < spin_until || link->wait_policy == MORTAR_WAIT_SPIN) {
+            cpu_relax();
+        } else if (link->wait_policy == MORTAR_WAIT_YIELD) {
+            sched_yield();
+        } else {
+            uint64_t slice = next_peer_check - now;
+            if (deadline - now < slice)
+                slice = deadline - now;
+            block_on_futex(link, slice);
+        }
+    }
+}

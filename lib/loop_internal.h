@@ -1,0 +1,115 @@
+/*
+ * loop_internal.h - the event loop's objects: events, the heap, components
+ * and their ports. Shared by event_loop.c (running), component.c (the API
+ * models call) and loop_setup.c (building and tearing down).
+ */
+#ifndef MORTAR_LOOP_INTERNAL_H
+#define MORTAR_LOOP_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mortar/runtime.h"
+#include "mortar/trace.h"
+#include "link_timing.h"
+
+#define MAX_PORTS 64
+
+enum { EV_MESSAGE = 0, EV_TIMER = 1 }; /* at equal time, messages first */
+
+/* One pending event. Ordered by (time, component, class, port, seq). */
+typedef struct event {
+    uint64_t time;
+    uint32_t comp;
+    uint8_t cls;
+    uint8_t port;
+    uint8_t msg_type;
+    uint64_t seq;
+    union {
+        struct {
+            uint8_t *data; /* malloc'd copy of the payload */
+            uint32_t size;
+        } msg;
+        struct {
+            uint32_t slot, gen;
+            uint64_t cookie;
+        } timer;
+    };
+} event;
+
+typedef struct event_heap {
+    event *items;
+    size_t count, cap;
+} event_heap;
+
+int heap_push(event_heap *h, const event *ev);
+void heap_pop(event_heap *h, event *out);
+void heap_free(event_heap *h);
+
+enum { PORT_UNBOUND = 0, PORT_EXTERNAL, PORT_INPROC };
+
+typedef struct port {
+    bool declared;
+    int binding;
+    uint32_t protocol;
+    void *intro;
+    uint32_t intro_size;
+    uint64_t rx_seq;  /* sequence of messages delivered to this port */
+    mortar_link *link; /* external */
+    struct {           /* in-process */
+        mortar_component *peer;
+        unsigned peer_port;
+        link_timing timing;
+        char name[64];
+    } inproc;
+} port_state;
+
+typedef struct timer_slot {
+    uint32_t gen;
+    bool active;
+} timer_slot;
+
+struct mortar_component {
+    mortar_loop *loop;
+    char name[64];
+    uint32_t index;
+    const mortar_component_ops *ops;
+    void *state;
+    port_state ports[MAX_PORTS];
+    unsigned nports;
+    uint64_t timer_seq;
+    timer_slot *timers;
+    uint32_t *free_timers;
+    uint32_t timer_cap, free_count;
+    uint16_t trace_id;
+};
+
+/* An external link bound to a port, for polling and syncs. */
+typedef struct ext_link {
+    mortar_link *link;
+    mortar_component *comp;
+    unsigned port;
+} ext_link;
+
+struct mortar_loop {
+    mortar_component **comps;
+    uint32_t ncomps;
+    ext_link *exts;
+    uint32_t nexts;
+    event_heap heap;
+    uint64_t now;
+    uint64_t events;
+    uint64_t next_sync_due; /* lower bound of every link's next sync */
+    bool stop;
+    int fatal; /* an error raised inside a callback (e.g. a dead peer) */
+    mortar_trace_writer *trace;
+    char err[512];
+};
+
+int loop_set_error(mortar_loop *loop, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Moves every available message of every external link into the heap. */
+int loop_poll_inputs(mortar_loop *loop);
+
+#endif
