@@ -186,15 +186,24 @@ static void terminate_links(mortar_loop *loop)
         mortar_link_terminate(loop->exts[i].link, 1000);
 }
 
-int mortar_loop_run(mortar_loop *loop, uint64_t until_ps)
+int mortar_loop_start(mortar_loop *loop)
 {
+    if (loop->started)
+        return MORTAR_OK;
     int rc = check_bound(loop);
     if (rc != 0)
         return rc;
+    loop->started = true;
     for (uint32_t i = 0; i < loop->nexts; i++)
         if (mortar_link_sync_mode(loop->exts[i].link) == MORTAR_SYNC_ON)
             mortar_link_send_sync(loop->exts[i].link, loop->now);
     start_components(loop);
+    return MORTAR_OK;
+}
+
+int mortar_loop_step(mortar_loop *loop, uint64_t until_ps)
+{
+    int rc = mortar_loop_start(loop);
     while (rc == 0 && !loop->stop && !loop->fatal) {
         if ((rc = loop_poll_inputs(loop)) != 0)
             break;
@@ -207,7 +216,7 @@ int mortar_loop_run(mortar_loop *loop, uint64_t until_ps)
             dispatch(loop, &ev);
             if (loop->now >= loop->next_sync_due && (rc = send_due_syncs(loop)) != 0)
                 break;
-            continue;
+            return 1;
         }
         uint64_t target = safe < next ? safe : next;
         if (until_ps < target)
@@ -217,17 +226,35 @@ int mortar_loop_run(mortar_loop *loop, uint64_t until_ps)
         if ((rc = send_due_syncs(loop)) != 0)
             break;
         if (loop->now >= until_ps || all_peers_terminated(loop))
-            break;
+            return 0;
         if (loop->heap.count == 0 && loop->nexts == 0)
-            break; /* nothing left to do */
+            return 0; /* nothing left to do */
         if (next < safe)
             continue;
         rc = wait_for_input(loop, holder);
     }
     if (loop->fatal && rc == 0)
         rc = loop->fatal;
+    return rc;
+}
+
+int mortar_loop_run(mortar_loop *loop, uint64_t until_ps)
+{
+    int rc;
+    while ((rc = mortar_loop_step(loop, until_ps)) == 1)
+        ;
     terminate_links(loop);
     return rc;
+}
+
+bool mortar_loop_stopped(const mortar_loop *loop)
+{
+    return loop->stop;
+}
+
+void *mortar_component_state(mortar_component *c)
+{
+    return c->state;
 }
 
 uint64_t mortar_loop_now(const mortar_loop *loop)

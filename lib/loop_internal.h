@@ -101,6 +101,7 @@ struct mortar_loop {
     uint64_t events;
     uint64_t next_sync_due; /* lower bound of every link's next sync */
     bool stop;
+    bool started;
     int fatal; /* an error raised inside a callback (e.g. a dead peer) */
     mortar_trace_writer *trace;
     char err[512];

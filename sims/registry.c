@@ -2,11 +2,13 @@
  * registry.c - the table of built-in component models.
  */
 #include "sims/registry.h"
+#include "sims/hoststub/hoststub.h"
 
 #include <string.h>
 
 static const mortar_component_ops *const models[] = {
     &mortar_testgen_ops,
+    &mortar_hoststub_ops,
     NULL,
 };
 

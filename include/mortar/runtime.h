@@ -13,6 +13,7 @@
 #ifndef MORTAR_RUNTIME_H
 #define MORTAR_RUNTIME_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -68,6 +69,26 @@ int mortar_loop_trace_to(mortar_loop *loop, const char *path);
  * died: MORTAR_EPEER).
  */
 int mortar_loop_run(mortar_loop *loop, uint64_t until_ps);
+
+/* Checks that every declared port is connected, sends the first null
+ * messages and calls each component's start(). run() and step() call it
+ * when it was not called yet. */
+int mortar_loop_start(mortar_loop *loop);
+
+/*
+ * Handles at most one event (waiting for peers as needed). Returns 1 when an
+ * event was handled, 0 when there is nothing to do before `until_ps` (or the
+ * loop was stopped, or every peer terminated), or a MORTAR_E code. Test
+ * benches drive a loop step by step with it.
+ */
+int mortar_loop_step(mortar_loop *loop, uint64_t until_ps);
+
+/* True once a component called mortar_stop(). */
+bool mortar_loop_stopped(const mortar_loop *loop);
+
+/* The state a component's create() returned, for test benches that drive a
+ * component directly. */
+void *mortar_component_state(mortar_component *c);
 
 /* The loop's current simulated time. */
 uint64_t mortar_loop_now(const mortar_loop *loop);
