@@ -125,10 +125,9 @@ static void fill_intro(const mortar_link *link, mortar_link_intro *in)
 }
 
 /* Reads exactly `n` bytes within the deadline. */
-static int read_full(mortar_link *link, void *buf, size_t n, int64_t deadline,
-                     const char *what)
+static int read_full_from(mortar_link *link, void *buf, size_t got, size_t n,
+                          int64_t deadline, const char *what)
 {
-    size_t got = 0;
     while (got < n) {
         int left = (int)(deadline - wall_ms());
         if (left <= 0)
@@ -157,6 +156,12 @@ static int read_full(mortar_link *link, void *buf, size_t n, int64_t deadline,
         got += (size_t)k;
     }
     return MORTAR_OK;
+}
+
+static int read_full(mortar_link *link, void *buf, size_t n, int64_t deadline,
+                     const char *what)
+{
+    return read_full_from(link, buf, 0, n, deadline, what);
 }
 
 static int write_full(mortar_link *link, const void *buf, size_t n)
@@ -397,7 +402,7 @@ static int receive_listener_intro(mortar_link *link, mortar_link_intro *in, int6
     if (k == 0)
         return link_set_error(link, MORTAR_EPEER, "peer closed the connection before its intro");
     if ((size_t)k < sizeof *in) {
-        int rc = read_full(link, (uint8_t *)in + k, sizeof *in - (size_t)k, deadline, "intro");
+        int rc = read_full_from(link, in, (size_t)k, sizeof *in, deadline, "intro");
         if (rc != 0)
             return rc;
     }
@@ -444,7 +449,12 @@ int mortar_link_connect(mortar_link **out, const char *path, const mortar_link_p
                         char *err, size_t err_size)
 {
     *out = NULL;
-    if (mortar_link_params_check(p, err, err_size) != 0)
+    mortar_link_params checked = *p;
+    if (checked.latency_ps == 0) { /* 0: take the listener's timing */
+        checked.latency_ps = 1;
+        checked.sync_interval_ps = 0;
+    }
+    if (mortar_link_params_check(&checked, err, err_size) != 0)
         return MORTAR_EINVAL;
     mortar_link *link = link_alloc(p);
     if (!link)
