@@ -55,7 +55,7 @@ uint32_t mortar_port_max_payload(mortar_component *c, unsigned port)
     struct port *p = &c->ports[port];
     if (p->binding == PORT_EXTERNAL)
         return mortar_link_max_payload(p->link);
-    return 1u << 24; /* in-process: bounded only by memory */
+    return p->inproc.max_payload; /* the slot size the link would have */
 }
 
 uint64_t mortar_now(const mortar_component *c)
@@ -78,6 +78,8 @@ void mortar_stop(mortar_component *c)
 static int send_inproc(mortar_component *c, struct port *p, uint8_t type, const void *payload,
                        uint32_t size, uint32_t wire_bytes, uint64_t *stamp)
 {
+    if (size > p->inproc.max_payload)
+        return MORTAR_ETOOBIG;
     event ev = {.comp = p->inproc.peer->index, .cls = EV_MESSAGE,
                 .port = (uint8_t)p->inproc.peer_port, .msg_type = type};
     if (link_timing_stamp(&p->inproc.timing, c->loop->now, wire_bytes ? wire_bytes : size,
@@ -104,7 +106,9 @@ static int send_external(mortar_component *c, struct port *p, uint8_t type,
     for (unsigned tries = 0;; tries++) {
         int rc = mortar_link_send(p->link, c->loop->now, type, payload, size, wire_bytes, stamp);
         if (rc != MORTAR_EAGAIN) {
-            if (rc != 0 && !c->loop->fatal)
+            /* A message that does not fit is the caller's problem; a link
+             * that is gone ends the run. */
+            if ((rc == MORTAR_EPEER || rc == MORTAR_ESTATE) && !c->loop->fatal)
                 c->loop->fatal = loop_set_error(c->loop, rc, "%s", mortar_link_errmsg(p->link));
             return rc;
         }
@@ -191,9 +195,7 @@ void mortar_timer_cancel(mortar_component *c, uint64_t id)
 
 uint16_t mortar_trace_kind(mortar_component *c, const char *name)
 {
-    if (!c->loop->trace)
-        return 0;
-    return mortar_trace_writer_kind(c->loop->trace, name);
+    return loop_trace_kind(c->loop, name);
 }
 
 void mortar_trace(mortar_component *c, uint16_t kind, uint64_t req_id, uint64_t arg0,

@@ -61,6 +61,7 @@ typedef struct port {
         unsigned peer_port;
         link_timing timing;
         char name[64];
+        uint32_t max_payload;
     } inproc;
 } port_state;
 
@@ -104,11 +105,16 @@ struct mortar_loop {
     bool started;
     int fatal; /* an error raised inside a callback (e.g. a dead peer) */
     mortar_trace_writer *trace;
+    char **kinds; /* trace kind names, by id, known with or without a trace */
+    uint16_t nkinds;
     char err[512];
 };
 
 int loop_set_error(mortar_loop *loop, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* The id of a trace kind, registered on first use. */
+uint16_t loop_trace_kind(mortar_loop *loop, const char *name);
 
 /* Moves every available message of every external link into the heap. */
 int loop_poll_inputs(mortar_loop *loop);

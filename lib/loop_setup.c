@@ -38,6 +38,9 @@ void mortar_loop_destroy(mortar_loop *loop)
         destroy_component(loop->comps[i]);
     free(loop->comps);
     free(loop->exts);
+    for (uint16_t k = 0; k < loop->nkinds; k++)
+        free(loop->kinds[k]);
+    free(loop->kinds);
     heap_free(&loop->heap);
     mortar_trace_writer_close(loop->trace);
     free(loop);
@@ -146,6 +149,7 @@ static void join_one_way(port_state *from, mortar_component *peer, unsigned peer
     from->inproc.timing = (link_timing){.latency_ps = p->latency_ps,
                                         .bandwidth_bps = p->bandwidth_bps};
     snprintf(from->inproc.name, sizeof from->inproc.name, "%s", p->name ? p->name : "inproc");
+    from->inproc.max_payload = p->slot_size - MORTAR_SLOT_HEADER_SIZE;
 }
 
 int mortar_loop_connect(mortar_loop *loop, mortar_component *a, unsigned port_a,
@@ -181,5 +185,22 @@ int mortar_loop_trace_to(mortar_loop *loop, const char *path)
     for (uint32_t i = 0; i < loop->ncomps; i++)
         loop->comps[i]->trace_id = mortar_trace_writer_component(loop->trace,
                                                                  loop->comps[i]->name);
+    for (uint16_t k = 0; k < loop->nkinds; k++)
+        mortar_trace_writer_kind(loop->trace, loop->kinds[k]); /* same ids, same order */
     return MORTAR_OK;
+}
+
+uint16_t loop_trace_kind(mortar_loop *loop, const char *name)
+{
+    for (uint16_t k = 0; k < loop->nkinds; k++)
+        if (strcmp(loop->kinds[k], name) == 0)
+            return k;
+    char **kinds = realloc(loop->kinds, (loop->nkinds + 1u) * sizeof *kinds);
+    if (!kinds)
+        return 0;
+    loop->kinds = kinds;
+    loop->kinds[loop->nkinds] = strdup(name);
+    if (loop->trace)
+        mortar_trace_writer_kind(loop->trace, name);
+    return loop->nkinds++;
 }

@@ -30,6 +30,16 @@ static int fail(const mortar_params *cp, const char *key, const char *fmt, ...)
     return MORTAR_EINVAL;
 }
 
+int mortar_params_error(const mortar_params *p, const char *key, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return fail(p, key, "%s", msg);
+}
+
 static mortar_params *alloc_params(json_t *obj, const char *path)
 {
     mortar_params *p = calloc(1, sizeof *p);

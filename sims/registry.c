@@ -8,6 +8,7 @@
 
 static const mortar_component_ops *const models[] = {
     &mortar_testgen_ops,
+    &mortar_switch_ops,
     &mortar_hoststub_ops,
     NULL,
 };

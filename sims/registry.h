@@ -9,6 +9,7 @@
 #include "mortar/component.h"
 
 extern const mortar_component_ops mortar_testgen_ops;
+extern const mortar_component_ops mortar_switch_ops;
 
 /* The model of `kind`, or NULL. */
 const mortar_component_ops *mortar_registry_find(const char *kind);

@@ -140,6 +140,7 @@ static void test_inprocess_connection_stamps_like_a_link(void **state)
     mortar_link_params_init(&p);
     p.latency_ps = LAT;
     p.bandwidth_bps = BW;
+    p.slot_size = 8192;
     assert_int_equal(mortar_loop_connect(loop, x, 0, y, 0, &p), 0);
     assert_int_equal(mortar_loop_run(loop, MORTAR_TIME_MAX), 0);
     burst *by = mortar_component_state(y);

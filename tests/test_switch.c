@@ -577,6 +577,7 @@ static void test_frame_too_big_for_the_output_link_is_dropped_and_counted(void *
     assert_int_equal(mortar_loop_bind(loop, sw, 1, a), 0);
     assert_int_equal(mortar_loop_bind(loop, out, 0, b), 0);
     lp.name = "in";
+    lp.slot_size = MORTAR_ETH_SLOT_SIZE; /* the ingress link carries jumbo frames */
     assert_int_equal(mortar_loop_connect(loop, in, 0, sw, 0, &lp), 0);
     endpoint *src = mortar_component_state(in), *dst = mortar_component_state(out);
     send_frame(src, 0, 2, 1, 1500, 1);

@@ -79,13 +79,16 @@ uint64_t mortar_now(const mortar_component *self);
 /*
  * Sends a message on `port`, stamped by the port's link (latency, bandwidth).
  * `wire_bytes` is the size for serialization (0: the payload size). Returns
- * 0, MORTAR_ETOOBIG, or MORTAR_EPEER when the link is gone. The stamp is
- * stored in *stamp when not NULL.
+ * 0; MORTAR_ETOOBIG when the payload exceeds mortar_port_max_payload() (the
+ * message is dropped, the run goes on); MORTAR_EPEER when the link is gone
+ * (the run then ends after the current callback). The stamp is stored in
+ * *stamp when not NULL.
  */
 int mortar_send(mortar_component *self, unsigned port, uint8_t type, const void *payload,
                 uint32_t size, uint32_t wire_bytes, uint64_t *stamp);
 
-/* Sets a timer at absolute time `at_ps` (>= now). Returns its id (never 0). */
+/* Sets a timer at absolute time `at_ps` (earlier times mean now). Returns
+ * its id, or 0 when out of memory. */
 uint64_t mortar_timer_set(mortar_component *self, uint64_t at_ps, uint64_t cookie);
 
 /* Cancels a pending timer; a no-op when it already fired or was cancelled. */

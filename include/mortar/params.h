@@ -44,6 +44,12 @@ int mortar_params_mac(const mortar_params *p, const char *key, const uint8_t def
  * NULL-terminated `known` list. */
 int mortar_params_check_known(const mortar_params *p, const char *const known[]);
 
+/* Records a component's own error about `key` ("must be between 1 and
+ * 64"), so the runtime reports it with the JSON path. Returns MORTAR_EINVAL,
+ * for `return mortar_params_error(p, "ports", "...")` in create(). */
+int mortar_params_error(const mortar_params *p, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* The last error's text, with the JSON path. */
 const char *mortar_params_errmsg(const mortar_params *p);
 
