@@ -5,15 +5,16 @@ SAN_BUILD ?= build-san
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all test bench clean setup format
+.PHONY: all test bench clean setup format run
 
 all:
 	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
-# Tests run against the sanitizer build; CTest prints its summary.
+# Tests run against the sanitizer build (clang, so the libFuzzer targets build
+# too and run briefly as tests); CTest prints its summary.
 test:
-	@cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DMORTAR_SANITIZE=ON -DMORTAR_WERROR=ON $(CMAKE_FLAGS) >/dev/null
+	@CC=clang cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DMORTAR_SANITIZE=ON -DMORTAR_WERROR=ON -DMORTAR_FUZZ=ON $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(SAN_BUILD) -j $(JOBS)
 	@cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_FLAGS)
 
@@ -22,6 +23,10 @@ bench: all
 
 setup:
 	@bash tools/setup.sh
+
+# The main job.
+run: all
+	@bash tools/demo.sh
 
 format:
 	@clang-format -i $$(git ls-files '*.c' '*.h')

@@ -491,7 +491,7 @@ int mortar_link_pair(mortar_link **a, mortar_link **b, const mortar_link_params 
     mortar_link *la = link_alloc(p), *lb = link_alloc(p);
     int *refs = malloc(sizeof *refs);
     size_t size = region_size(p->slot_size, p->slot_count);
-    void *mem = aligned_alloc(4096, size);
+    void *mem = aligned_alloc(4096, (size + 4095) & ~(size_t)4095); /* size must be a multiple */
     if (!la || !lb || !refs || !mem) {
         free(refs);
         free(mem);
