@@ -24,7 +24,7 @@ packages=(
   clang libclang-rt-14-dev
   tshark
   # QEMU build and guest image
-  meson libglib2.0-dev libpixman-1-dev zlib1g-dev python3-venv dpkg-dev flex bison
+  meson libglib2.0-dev libpixman-1-dev zlib1g-dev libfdt-dev python3-venv dpkg-dev flex bison
   seabios qemu-system-data busybox-static cpio xz-utils zstd bzip2
 )
 
