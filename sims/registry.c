@@ -10,6 +10,9 @@ static const mortar_component_ops *const models[] = {
     &mortar_testgen_ops,
     &mortar_switch_ops,
     &mortar_hoststub_ops,
+    &mortar_e1000_ops,
+    &mortar_matmul_ops,
+    &mortar_pcitest_ops,
     NULL,
 };
 

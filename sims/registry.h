@@ -9,7 +9,10 @@
 #include "mortar/component.h"
 
 extern const mortar_component_ops mortar_testgen_ops;
+extern const mortar_component_ops mortar_e1000_ops;
+extern const mortar_component_ops mortar_matmul_ops;
 extern const mortar_component_ops mortar_switch_ops;
+extern const mortar_component_ops mortar_pcitest_ops;
 
 /* The model of `kind`, or NULL. */
 const mortar_component_ops *mortar_registry_find(const char *kind);

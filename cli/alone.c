@@ -1,0 +1,121 @@
+/*
+ * alone.c - `mortar alone`: the component benchmark of the matmul
+ * accelerator. It parses the options, runs matmul_alone_run() (the design's
+ * driver against the device on a zero-latency bench, sims/matmul/bench.h)
+ * and prints the result as key=value lines, `alone_us` last: the device's
+ * compute time for one request, 1920.00 (A, register copy) and 2560.00 (B)
+ * at speed 1, scaling with 1/speed.
+ */
+#include "alone.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mortar/error.h"
+#include "sims/matmul/bench.h"
+
+typedef struct alone_opts {
+    const char *design;
+    double speed;
+    uint32_t n;
+    uint64_t seed;
+} alone_opts;
+
+static int usage(const char *why)
+{
+    if (why)
+        fprintf(stderr, "mortar alone: %s\n", why);
+    fprintf(stderr,
+            "usage: mortar alone --design a|b|regcopy --speed S [--n 512] [--seed N]\n");
+    return 2;
+}
+
+static bool parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(s, &end);
+    return errno == 0 && end != s && *end == '\0';
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    *out = v;
+    return errno == 0 && end != s && *end == '\0' && s[0] != '-';
+}
+
+/* Returns 0, or the exit code of a usage error. */
+static int parse_args(int argc, char **argv, alone_opts *o)
+{
+    *o = (alone_opts){.speed = 1.0, .n = 512, .seed = 1};
+    bool have_speed = false;
+    for (int i = 1; i < argc; i++) {
+        const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+        uint64_t u;
+        if (!strcmp(opt, "-h") || !strcmp(opt, "--help"))
+            return usage(NULL);
+        if (!val)
+            return usage("every option takes a value");
+        i++;
+        if (!strcmp(opt, "--design"))
+            o->design = val;
+        else if (!strcmp(opt, "--speed") && parse_double(val, &o->speed) && o->speed > 0)
+            have_speed = true;
+        else if (!strcmp(opt, "--n") && parse_u64(val, &u) && u > 0 && u <= 4096 &&
+                 u % 128 == 0)
+            o->n = (uint32_t)u;
+        else if (!strcmp(opt, "--seed") && parse_u64(val, &u))
+            o->seed = u;
+        else
+            return usage(
+                "bad option or value (speed > 0, n a multiple of 128 up to 4096)");
+    }
+    if (!o->design || (strcmp(o->design, "a") && strcmp(o->design, "b") &&
+                       strcmp(o->design, "regcopy")))
+        return usage("--design must be a, b or regcopy");
+    if (!have_speed)
+        return usage("--speed is required");
+    return 0;
+}
+
+/* Picoseconds as microseconds with two decimals, rounded, without floats. */
+static void print_us(const char *key, uint64_t ps)
+{
+    uint64_t hundredths = (ps + 5000) / 10000;
+    printf("%s=%" PRIu64 ".%02" PRIu64 "\n", key, hundredths / 100, hundredths % 100);
+}
+
+int mortar_alone_main(int argc, char **argv)
+{
+    alone_opts o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc)
+        return rc;
+    matmul_alone_result r;
+    char err[512];
+    rc = matmul_alone_run(o.design, o.speed, o.n, o.seed, &r, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "mortar alone: %s\n", err);
+        return 1;
+    }
+    printf("design=%s\nspeed=%g\nn=%" PRIu32 "\nseed=%" PRIu64 "\nsteps=%" PRIu32 "\n",
+           o.design, o.speed, o.n, o.seed, r.steps);
+    printf("step_ps=%" PRIu64 "\n", r.step_ps);
+    print_us("span_us", r.span_ps);
+    print_us("service_us", r.service_ps);
+    printf("product=%s\n", r.product_ok ? "ok" : "WRONG");
+    if (!r.product_ok) {
+        fprintf(stderr,
+                "mortar alone: the product differs from the reference multiply\n");
+        return 1;
+    }
+    print_us("alone_us", r.compute_ps);
+    return 0;
+}

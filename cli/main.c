@@ -1,0 +1,62 @@
+/*
+ * main.c - the `mortar` command: a dispatcher over subcommands.
+ *
+ *   mortar alone --design a|b|regcopy --speed S   component benchmark
+ *   mortar version                                versions of the parts
+ *   mortar help                                   this list
+ *
+ * Each subcommand lives in its own file and has the signature of main().
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "mortar/log.h"
+#include "alone.h"
+
+typedef struct subcommand {
+    const char *name;
+    const char *usage;
+    int (*run)(int argc, char **argv);
+} subcommand;
+
+static int version_main(int argc, char **argv);
+static int help_main(int argc, char **argv);
+
+static const subcommand subcommands[] = {
+    {"alone", "alone --design a|b|regcopy --speed S   one request through a device model alone",
+     mortar_alone_main},
+    {"version", "version                                 print versions", version_main},
+    {"help", "help                                    this list", help_main},
+};
+
+#define N_SUBCOMMANDS (sizeof subcommands / sizeof subcommands[0])
+
+static int version_main(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    printf("mortar %s (commit %s)\n", MORTAR_VERSION, MORTAR_COMMIT);
+    return 0;
+}
+
+static int help_main(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    printf("usage: mortar COMMAND [ARGS]\n\ncommands:\n");
+    for (size_t i = 0; i < N_SUBCOMMANDS; i++)
+        printf("  mortar %s\n", subcommands[i].usage);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    mortar_log_init_from_env();
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+        return help_main(argc, argv) == 0 && argc >= 2 ? 0 : 2;
+    for (size_t i = 0; i < N_SUBCOMMANDS; i++)
+        if (!strcmp(argv[1], subcommands[i].name))
+            return subcommands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "mortar: unknown command '%s' (try 'mortar help')\n", argv[1]);
+    return 2;
+}

@@ -1,0 +1,313 @@
+/*
+ * mortar_hub.c - the host's clock keeper: services every mortar link of this
+ * QEMU process under the conservative rule (see mortar_hub.h).
+ *
+ * Messages from all links are handled in (stamp, link index) order. A link
+ * whose next message has not arrived holds time at its horizon; the hub
+ * waits on it (sending its own due null messages first, so the peer can move
+ * too). An MMIO read stalls the vCPU: the hub runs the same service with a
+ * moving clock until the completion is handled, then moves the virtual clock
+ * to the completion's stamp.
+ */
+#include "qemu/osdep.h"
+#include "qemu/error-report.h"
+#include "qemu/timer.h"
+#include "qemu/main-loop.h"
+#include "sysemu/cpu-timers.h"
+#include "hw/core/cpu.h"
+
+#include "mortar_hub.h"
+#include "mortar/error.h"
+#include "mortar/pcie.h"
+
+#define MAX_ENDPOINTS 16
+#define WAIT_SLICE_MS 100
+
+typedef void (*sync_start_fn)(void *opaque);
+
+static struct {
+    mortar_endpoint *eps[MAX_ENDPOINTS];
+    int n;
+    uint64_t start_ps;
+    bool synced;
+    QEMUTimer *timer;
+    mortar_hub_stats stats;
+} hub;
+
+uint64_t mortar_hub_now_ps(void)
+{
+    return (uint64_t)qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) * 1000u;
+}
+
+bool mortar_hub_synchronized(void)
+{
+    return hub.synced;
+}
+
+void mortar_hub_get_stats(mortar_hub_stats *out)
+{
+    *out = hub.stats;
+}
+
+static void G_NORETURN die(mortar_endpoint *ep)
+{
+    error_report("mortar: device '%s': %s", ep->name, mortar_link_errmsg(ep->link));
+    exit(1);
+}
+
+void mortar_hub_send(mortar_endpoint *ep, uint8_t type, const void *payload, uint32_t size)
+{
+    uint64_t now = mortar_hub_now_ps();
+    for (;;) {
+        int rc = mortar_link_send(ep->link, now, type, payload, size, 0, NULL);
+        if (rc == 0) {
+            return;
+        }
+        if (rc != MORTAR_EAGAIN) {
+            die(ep);
+        }
+        if (mortar_link_check_peer(ep->link) != 0) {
+            die(ep);
+        }
+        g_usleep(10); /* ring full: the device drains it */
+    }
+}
+
+/* ---- handling messages in order -------------------------------------------- */
+
+static void dispatch(mortar_endpoint *ep, const mortar_msg *m)
+{
+    hub.stats.messages++;
+    if (m->type == MORTAR_PCIE_MMIO_READ_DONE && m->size >= sizeof(mortar_pcie_mmio_done)) {
+        const mortar_pcie_mmio_done *d = m->payload;
+        if (d->req_id == ep->wait_req && !ep->wait_done) {
+            ep->wait_size = MIN(d->size, (uint32_t)sizeof ep->wait_data);
+            ep->wait_size = MIN(ep->wait_size, m->size - (uint32_t)sizeof *d);
+            memcpy(ep->wait_data, d->data, ep->wait_size);
+            ep->wait_stamp_ps = m->timestamp_ps;
+            ep->wait_done = true;
+            return;
+        }
+    }
+    ep->handle(ep->opaque, m);
+}
+
+/* The earliest thing each link can still bring: its next message's stamp,
+ * or, without one, its horizon. Returns the link with the smallest
+ * (time, index), and whether that is a message. */
+static mortar_endpoint *earliest(uint64_t *time, bool *is_msg, mortar_msg *msg)
+{
+    mortar_endpoint *best = NULL;
+    *time = MORTAR_TIME_MAX;
+    *is_msg = false;
+    for (int i = 0; i < hub.n; i++) {
+        mortar_endpoint *ep = hub.eps[i];
+        mortar_msg m;
+        int r = mortar_link_peek(ep->link, &m);
+        if (r < 0) {
+            die(ep);
+        }
+        uint64_t t = r == 1 ? m.timestamp_ps : mortar_link_in_horizon(ep->link);
+        if (t < *time) {
+            *time = t;
+            *is_msg = r == 1;
+            if (r == 1) {
+                *msg = m;
+            }
+            best = ep;
+        }
+    }
+    return best;
+}
+
+static void send_due_syncs(uint64_t now)
+{
+    for (int i = 0; i < hub.n; i++) {
+        mortar_link *l = hub.eps[i]->link;
+        if (mortar_link_sync_due(l) <= now) {
+            int rc = mortar_link_send_sync(l, now);
+            if (rc != 0 && rc != MORTAR_EAGAIN) {
+                die(hub.eps[i]);
+            }
+        }
+    }
+}
+
+static void wait_on(mortar_endpoint *ep)
+{
+    hub.stats.waits++;
+    int rc = mortar_link_wait(ep->link, WAIT_SLICE_MS);
+    if (rc != 0 && rc != MORTAR_ETIMEDOUT) {
+        die(ep);
+    }
+    if (rc == 0 || mortar_link_has_input(ep->link)) {
+        return;
+    }
+    if (mortar_link_check_peer(ep->link) != 0) {
+        die(ep);
+    }
+}
+
+/*
+ * Handles every message stamped <= *limit, in (stamp, index) order, and
+ * returns once every link promises nothing more up to *limit. `clock` is
+ * the host's time for null messages; it moves with what is handled. When
+ * `stall` is set, handling its MMIO completion sets *limit to its stamp.
+ */
+static void run_until(uint64_t *clock, uint64_t *limit, mortar_endpoint *stall)
+{
+    for (;;) {
+        uint64_t t;
+        bool is_msg;
+        mortar_msg m;
+        mortar_endpoint *ep = earliest(&t, &is_msg, &m);
+        if (!ep || t > *limit) {
+            return;
+        }
+        if (t > *clock) {
+            *clock = t;
+        }
+        if (is_msg) {
+            dispatch(ep, &m);
+            mortar_link_pop(ep->link);
+            if (stall && stall->wait_done && *limit == MORTAR_TIME_MAX) {
+                *limit = stall->wait_stamp_ps;
+            }
+            continue;
+        }
+        send_due_syncs(*clock);
+        wait_on(ep);
+    }
+}
+
+/* Before synchronization starts: handle whatever is there, at once. */
+static void drain_unsynchronized(void)
+{
+    for (int i = 0; i < hub.n; i++) {
+        mortar_msg m;
+        int r;
+        while ((r = mortar_link_peek(hub.eps[i]->link, &m)) == 1) {
+            dispatch(hub.eps[i], &m);
+            mortar_link_pop(hub.eps[i]->link);
+        }
+        if (r < 0) {
+            die(hub.eps[i]);
+        }
+    }
+}
+
+/* ---- the virtual-clock timer ------------------------------------------------- */
+
+static uint64_t ceil_ns(uint64_t ps)
+{
+    return ps / 1000 + (ps % 1000 != 0);
+}
+
+/* Next time the hub must look: a message to handle, a horizon the guest may
+ * not pass, or a null message due. */
+static void arm(uint64_t now_ps)
+{
+    uint64_t now_ns = now_ps / 1000, next = UINT64_MAX;
+    if (!hub.synced) {
+        next = MAX(hub.start_ps / 1000, now_ns + 1);
+        /* until then (or in a functional run), look for traffic every 10 us */
+        next = MIN(next, now_ns + 10000);
+    } else {
+        for (int i = 0; i < hub.n; i++) {
+            mortar_link *l = hub.eps[i]->link;
+            mortar_msg m;
+            uint64_t cand;
+            if (mortar_link_peek(l, &m) == 1) {
+                cand = ceil_ns(m.timestamp_ps);
+            } else {
+                cand = mortar_link_in_horizon(l) / 1000; /* strict: wait there */
+            }
+            next = MIN(next, MAX(cand, now_ns + 1));
+            next = MIN(next, MAX(ceil_ns(mortar_link_sync_due(l)), now_ns + 1));
+        }
+    }
+    if (next > (uint64_t)INT64_MAX) {
+        next = INT64_MAX;
+    }
+    timer_mod(hub.timer, (int64_t)next);
+}
+
+static void start_synchronization(uint64_t now)
+{
+    hub.synced = true;
+    for (int i = 0; i < hub.n; i++) {
+        mortar_link_send_sync(hub.eps[i]->link, now);
+        if (hub.eps[i]->on_sync_start) {
+            hub.eps[i]->on_sync_start(hub.eps[i]->opaque);
+        }
+    }
+}
+
+static void hub_timer_cb(void *opaque)
+{
+    uint64_t now = mortar_hub_now_ps();
+    hub.stats.services++;
+    if (!hub.synced) {
+        drain_unsynchronized();
+        if (now >= hub.start_ps) {
+            start_synchronization(now);
+        }
+    }
+    if (hub.synced) {
+        uint64_t clock = now, limit = now;
+        run_until(&clock, &limit, NULL);
+        send_due_syncs(now);
+    }
+    arm(now);
+}
+
+void mortar_hub_add(mortar_endpoint *ep, uint64_t start_ps)
+{
+    if (hub.n == MAX_ENDPOINTS) {
+        error_report("mortar: more than %d mortar devices in one host", MAX_ENDPOINTS);
+        exit(1);
+    }
+    if (hub.n > 0 && start_ps != hub.start_ps) {
+        error_report("mortar: device '%s' starts synchronization at %" PRIu64
+                     " ps, another device at %" PRIu64 " ps; they must agree",
+                     ep->name, start_ps, hub.start_ps);
+        exit(1);
+    }
+    hub.start_ps = start_ps;
+    hub.eps[hub.n++] = ep;
+    if (!hub.timer) {
+        hub.timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, hub_timer_cb, NULL);
+    }
+    arm(mortar_hub_now_ps());
+}
+
+/* ---- MMIO reads: the stalled vCPU --------------------------------------------- */
+
+uint32_t mortar_hub_mmio_read(mortar_endpoint *ep, const void *req, uint32_t size,
+                              uint64_t req_id)
+{
+    uint64_t start = mortar_hub_now_ps();
+    ep->wait_req = req_id;
+    ep->wait_done = false;
+    hub.stats.mmio_reads++;
+    mortar_hub_send(ep, MORTAR_PCIE_MMIO_READ, req, size);
+    if (!hub.synced) {
+        while (!ep->wait_done) {
+            drain_unsynchronized();
+            if (!ep->wait_done) {
+                wait_on(ep);
+            }
+        }
+        return ep->wait_size;
+    }
+    uint64_t clock = start, limit = MORTAR_TIME_MAX;
+    run_until(&clock, &limit, ep);
+    uint64_t stall_ns = ceil_ns(ep->wait_stamp_ps) - start / 1000;
+    hub.stats.mmio_stall_ps += ep->wait_stamp_ps - start;
+    icount_add_stall_ns((int64_t)stall_ns);
+    if (current_cpu) {
+        cpu_exit(current_cpu); /* re-plan the instruction budget at the new time */
+    }
+    arm(start + stall_ns * 1000);
+    return ep->wait_size;
+}

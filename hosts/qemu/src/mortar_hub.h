@@ -1,0 +1,73 @@
+/*
+ * mortar_hub.h - QEMU's side of mortar's clock: one hub per QEMU process
+ * services every mortar link of the host and applies the conservative rule
+ * to the guest's virtual time.
+ *
+ * Host time in picoseconds is QEMU_CLOCK_VIRTUAL (ns) x 1000. Until the
+ * synchronization start time the host runs free (booting costs no
+ * synchronization); from then on the hub keeps a virtual-clock timer at the
+ * earliest of: a link's horizon (the guest may not run past what its devices
+ * have promised), the next received message's stamp, and the next null
+ * message due. When the timer fires, the guest is stopped at that time; the
+ * hub waits for every link's horizon to pass it, handles every message
+ * stamped up to it (DMA, interrupts), sends the due null messages and re-arms.
+ */
+#ifndef MORTAR_HUB_H
+#define MORTAR_HUB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mortar/link.h"
+
+typedef struct mortar_endpoint mortar_endpoint;
+
+/* Called by the hub for each message, at the host time it is due. */
+typedef void (*mortar_endpoint_handler)(void *opaque, const mortar_msg *msg);
+
+struct mortar_endpoint {
+    mortar_link *link;
+    const char *name;
+    mortar_endpoint_handler handle;
+    void (*on_sync_start)(void *opaque); /* optional */
+    void *opaque;
+    /* the MMIO read the stalled vCPU is waiting for */
+    uint64_t wait_req;
+    bool wait_done;
+    uint64_t wait_stamp_ps;
+    uint8_t wait_data[64];
+    uint32_t wait_size;
+};
+
+/* Registers an endpoint whose link is established. `start_ps` is the time
+ * synchronization starts (the same for every endpoint of the host). */
+void mortar_hub_add(mortar_endpoint *ep, uint64_t start_ps);
+
+/* The host's current time in picoseconds. */
+uint64_t mortar_hub_now_ps(void);
+
+/* True once the host runs synchronized. */
+bool mortar_hub_synchronized(void);
+
+/* Sends one message on the endpoint's link at the host's current time;
+ * a dead link ends QEMU with a message naming the device. */
+void mortar_hub_send(mortar_endpoint *ep, uint8_t type, const void *payload, uint32_t size);
+
+/*
+ * Stalls the vCPU on an MMIO read: sends the request (already built by the
+ * caller as `req`), services every link until the completion with `req_id`
+ * arrives and the host may move to its stamp, then advances the virtual
+ * clock to that stamp. Returns the completion's data size (data in
+ * ep->wait_data).
+ */
+uint32_t mortar_hub_mmio_read(mortar_endpoint *ep, const void *req, uint32_t size,
+                              uint64_t req_id);
+
+/* Counters for the host's stats line at exit. */
+typedef struct mortar_hub_stats {
+    uint64_t mmio_reads, mmio_stall_ps, services, waits, messages;
+} mortar_hub_stats;
+
+void mortar_hub_get_stats(mortar_hub_stats *out);
+
+#endif

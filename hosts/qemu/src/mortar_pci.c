@@ -1,0 +1,399 @@
+/*
+ * mortar_pci.c - the mortar-pci device: a PCI device in QEMU whose behaviour
+ * lives in a mortar device model at the other end of a PCIe link.
+ *
+ *   -device mortar-pci,socket=/run/x/accel.sock,name=accel,start-ns=3000000000
+ *
+ * At realize it connects to the model's socket and builds config space from
+ * the model's intro: IDs, class, BARs, MSI, MSI-X (the table is kept here,
+ * the model only names vectors), the INTx pin. Guest MMIO reads stall the
+ * vCPU until the model answers (mortar_hub.c moves the virtual clock), MMIO
+ * writes are posted, the model's DMA is served from guest memory at the
+ * message's stamp, and its interrupts are raised here.
+ *
+ * Config offset 0xfc holds 'M' 'R' 'T' and the hub's state (0 booting,
+ * 1 synchronized), so the guest can wait for the common start.
+ */
+#include "qemu/osdep.h"
+#include "qapi/error.h"
+#include "qemu/error-report.h"
+#include "qemu/module.h"
+#include "hw/pci/pci.h"
+#include "hw/pci/msi.h"
+#include "hw/pci/msix.h"
+#include "hw/qdev-properties.h"
+#include "qom/object.h"
+
+#include "mortar_hub.h"
+#include "mortar/error.h"
+#include "mortar/pcie.h"
+
+#define TYPE_MORTAR_PCI "mortar-pci"
+OBJECT_DECLARE_SIMPLE_TYPE(MortarPCIState, MORTAR_PCI)
+
+#define MARKER_OFFSET 0xfc
+
+typedef struct MortarBar {
+    MortarPCIState *s;
+    uint8_t index;
+    MemoryRegion container; /* holds the proxy and, if any, the MSI-X table */
+    MemoryRegion proxy;
+} MortarBar;
+
+struct MortarPCIState {
+    PCIDevice pdev;
+    /* properties */
+    char *socket;
+    char *devname;
+    uint64_t start_ns;
+    uint32_t timeout_s;
+    bool sync;
+    /* state */
+    mortar_link *link;
+    mortar_endpoint ep;
+    mortar_pcie_dev_intro intro;
+    MortarBar bars[MORTAR_PCIE_BARS];
+    uint64_t next_req;
+    uint32_t ctrl_flags;
+    uint64_t unknown_msgs;
+};
+
+/* ---- guest accesses ------------------------------------------------------------- */
+
+static uint64_t mortar_bar_read(void *opaque, hwaddr addr, unsigned size)
+{
+    MortarBar *b = opaque;
+    MortarPCIState *s = b->s;
+    mortar_pcie_mmio req = {.req_id = ++s->next_req, .offset = addr, .size = size,
+                            .bar = b->index};
+    uint32_t got = mortar_hub_mmio_read(&s->ep, &req, sizeof req, req.req_id);
+    uint64_t value = 0;
+    memcpy(&value, s->ep.wait_data, MIN(got, size));
+    return le64_to_cpu(value);
+}
+
+static void mortar_bar_write(void *opaque, hwaddr addr, uint64_t value, unsigned size)
+{
+    MortarBar *b = opaque;
+    MortarPCIState *s = b->s;
+    struct {
+        mortar_pcie_mmio h;
+        uint64_t data;
+    } QEMU_PACKED wr = {
+        .h = {.req_id = ++s->next_req, .offset = addr, .size = size, .bar = b->index,
+              .posted = 1},
+        .data = cpu_to_le64(value),
+    };
+    mortar_hub_send(&s->ep, MORTAR_PCIE_MMIO_WRITE, &wr, sizeof wr.h + size);
+}
+
+static const MemoryRegionOps mortar_bar_ops = {
+    .read = mortar_bar_read,
+    .write = mortar_bar_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {.min_access_size = 1, .max_access_size = 8},
+    .impl = {.min_access_size = 1, .max_access_size = 8},
+};
+
+/* ---- what the model sends ---------------------------------------------------------- */
+
+static void serve_dma_read(MortarPCIState *s, const mortar_pcie_dma *d)
+{
+    uint32_t max = mortar_link_max_payload(s->link) - sizeof(mortar_pcie_dma_done);
+    uint32_t size = d->size <= max ? d->size : 0;
+    g_autofree uint8_t *buf = g_malloc0(sizeof(mortar_pcie_dma_done) + size);
+    mortar_pcie_dma_done *done = (mortar_pcie_dma_done *)buf;
+    done->req_id = d->req_id;
+    done->size = size;
+    if (size != d->size || pci_dma_read(&s->pdev, d->addr, done->data, size) != MEMTX_OK) {
+        done->status = 1;
+    }
+    mortar_hub_send(&s->ep, MORTAR_PCIE_DMA_READ_DONE, buf, sizeof *done + size);
+}
+
+static void serve_dma_write(MortarPCIState *s, const mortar_pcie_dma *d, uint32_t msg_size)
+{
+    mortar_pcie_dma_done done = {.req_id = d->req_id, .size = d->size};
+    if (msg_size < sizeof *d + (uint64_t)d->size ||
+        pci_dma_write(&s->pdev, d->addr, d->data, d->size) != MEMTX_OK) {
+        done.status = 1;
+    }
+    mortar_hub_send(&s->ep, MORTAR_PCIE_DMA_WRITE_DONE, &done, sizeof done);
+}
+
+static void raise_interrupt(MortarPCIState *s, const mortar_pcie_interrupt *in)
+{
+    PCIDevice *pdev = &s->pdev;
+    switch (in->kind) {
+    case MORTAR_PCIE_INT_LEGACY_HIGH:
+    case MORTAR_PCIE_INT_LEGACY_LOW:
+        pci_set_irq(pdev, in->kind == MORTAR_PCIE_INT_LEGACY_HIGH);
+        break;
+    case MORTAR_PCIE_INT_MSI:
+        if (msi_enabled(pdev) && in->vector < s->intro.msi_vectors) {
+            msi_notify(pdev, in->vector);
+        }
+        break;
+    case MORTAR_PCIE_INT_MSIX:
+        if (msix_enabled(pdev) && in->vector < s->intro.msix_vectors) {
+            msix_notify(pdev, in->vector);
+        }
+        break;
+    default:
+        s->unknown_msgs++;
+    }
+}
+
+static void mortar_handle(void *opaque, const mortar_msg *m)
+{
+    MortarPCIState *s = opaque;
+    switch (m->type) {
+    case MORTAR_PCIE_DMA_READ:
+        if (m->size >= sizeof(mortar_pcie_dma)) {
+            serve_dma_read(s, m->payload);
+            return;
+        }
+        break;
+    case MORTAR_PCIE_DMA_WRITE:
+        if (m->size >= sizeof(mortar_pcie_dma)) {
+            serve_dma_write(s, m->payload, m->size);
+            return;
+        }
+        break;
+    case MORTAR_PCIE_INTERRUPT:
+        if (m->size >= sizeof(mortar_pcie_interrupt)) {
+            raise_interrupt(s, m->payload);
+            return;
+        }
+        break;
+    case MORTAR_PCIE_MMIO_WRITE_DONE:
+    case MORTAR_PCIE_MMIO_READ_DONE: /* a late or unknown completion */
+        return;
+    }
+    if (s->unknown_msgs++ == 0) {
+        warn_report("mortar-pci '%s': ignoring message type 0x%x (%u bytes)",
+                    s->devname, m->type, m->size);
+    }
+}
+
+static void mortar_sync_started(void *opaque)
+{
+    MortarPCIState *s = opaque;
+    s->pdev.config[MARKER_OFFSET + 3] = 1;
+}
+
+/* ---- config space --------------------------------------------------------------- */
+
+static void send_devctrl(MortarPCIState *s)
+{
+    PCIDevice *pdev = &s->pdev;
+    uint16_t cmd = pci_get_word(pdev->config + PCI_COMMAND);
+    uint32_t flags = 0;
+    if (!(cmd & PCI_COMMAND_INTX_DISABLE) && s->intro.intx_pin) {
+        flags |= MORTAR_PCIE_CTRL_INTX_ENABLE;
+    }
+    if (msi_enabled(pdev)) {
+        flags |= MORTAR_PCIE_CTRL_MSI_ENABLE;
+    }
+    if (msix_enabled(pdev)) {
+        flags |= MORTAR_PCIE_CTRL_MSIX_ENABLE;
+    }
+    if (cmd & PCI_COMMAND_MASTER) {
+        flags |= MORTAR_PCIE_CTRL_BUS_MASTER;
+    }
+    if (flags == s->ctrl_flags) {
+        return;
+    }
+    s->ctrl_flags = flags;
+    mortar_pcie_devctrl dc = {.flags = flags};
+    mortar_hub_send(&s->ep, MORTAR_PCIE_DEVCTRL, &dc, sizeof dc);
+}
+
+static void mortar_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val, int len)
+{
+    pci_default_write_config(pdev, addr, val, len);
+    send_devctrl(MORTAR_PCI(pdev));
+}
+
+static void set_identity(MortarPCIState *s)
+{
+    uint8_t *c = s->pdev.config;
+    const mortar_pcie_dev_intro *in = &s->intro;
+    pci_set_word(c + PCI_VENDOR_ID, in->vendor_id);
+    pci_set_word(c + PCI_DEVICE_ID, in->device_id);
+    pci_set_word(c + PCI_SUBSYSTEM_VENDOR_ID, in->subsystem_vendor_id);
+    pci_set_word(c + PCI_SUBSYSTEM_ID, in->subsystem_id);
+    pci_set_byte(c + PCI_REVISION_ID, in->revision);
+    pci_set_byte(c + PCI_CLASS_PROG, in->prog_if);
+    pci_set_word(c + PCI_CLASS_DEVICE, (uint16_t)(in->class_code << 8 | in->subclass));
+    pci_set_byte(c + PCI_INTERRUPT_PIN, in->intx_pin <= 4 ? in->intx_pin : 0);
+    memcpy(c + MARKER_OFFSET, "MRT", 3);
+    c[MARKER_OFFSET + 3] = mortar_hub_synchronized();
+}
+
+static bool setup_bars(MortarPCIState *s, Error **errp)
+{
+    for (int i = 0; i < MORTAR_PCIE_BARS; i++) {
+        const mortar_pcie_bar *bar = &s->intro.bars[i];
+        MortarBar *b = &s->bars[i];
+        b->s = s;
+        b->index = (uint8_t)i;
+        if (!bar->size) {
+            continue;
+        }
+        if (bar->size & (bar->size - 1)) {
+            error_setg(errp, "mortar-pci '%s': BAR %d size %" PRIu64 " is not a power of two",
+                       s->devname, i, bar->size);
+            return false;
+        }
+        g_autofree char *name = g_strdup_printf("mortar-%s-bar%d", s->devname, i);
+        memory_region_init(&b->container, OBJECT(s), name, bar->size);
+        memory_region_init_io(&b->proxy, OBJECT(s), &mortar_bar_ops, b, name, bar->size);
+        memory_region_add_subregion_overlap(&b->container, 0, &b->proxy, -1);
+        uint8_t type = PCI_BASE_ADDRESS_SPACE_MEMORY;
+        if (bar->flags & MORTAR_PCIE_BAR_IO) {
+            type = PCI_BASE_ADDRESS_SPACE_IO;
+        } else {
+            if (bar->flags & MORTAR_PCIE_BAR_64) {
+                type |= PCI_BASE_ADDRESS_MEM_TYPE_64;
+            }
+            if (bar->flags & MORTAR_PCIE_BAR_PREFETCH) {
+                type |= PCI_BASE_ADDRESS_MEM_PREFETCH;
+            }
+        }
+        pci_register_bar(&s->pdev, i, type, &b->container);
+        if (type & PCI_BASE_ADDRESS_MEM_TYPE_64) {
+            i++; /* a 64-bit BAR takes the next slot */
+        }
+    }
+    return true;
+}
+
+static bool setup_interrupts(MortarPCIState *s, Error **errp)
+{
+    const mortar_pcie_dev_intro *in = &s->intro;
+    if (in->msi_vectors && msi_init(&s->pdev, 0, in->msi_vectors, true, false, errp) < 0) {
+        return false;
+    }
+    if (!in->msix_vectors) {
+        return true;
+    }
+    if (in->msix_table_bar >= MORTAR_PCIE_BARS || in->msix_pba_bar >= MORTAR_PCIE_BARS ||
+        !in->bars[in->msix_table_bar].size || !in->bars[in->msix_pba_bar].size) {
+        error_setg(errp, "mortar-pci '%s': MSI-X table or PBA in a BAR that does not exist",
+                   s->devname);
+        return false;
+    }
+    if (msix_init(&s->pdev, in->msix_vectors, &s->bars[in->msix_table_bar].container,
+                  in->msix_table_bar, in->msix_table_offset,
+                  &s->bars[in->msix_pba_bar].container, in->msix_pba_bar,
+                  in->msix_pba_offset, 0, errp) < 0) {
+        return false;
+    }
+    for (unsigned v = 0; v < in->msix_vectors; v++) {
+        msix_vector_use(&s->pdev, v);
+    }
+    return true;
+}
+
+/* ---- realize / exit ------------------------------------------------------------- */
+
+static bool connect_link(MortarPCIState *s, Error **errp)
+{
+    mortar_link_params p;
+    mortar_link_params_init(&p);
+    p.name = s->devname;
+    p.protocol = MORTAR_PROTO_PCIE;
+    p.slot_size = MORTAR_PCIE_SLOT_SIZE;
+    p.latency_ps = 0; /* the device's listener decides */
+    p.sync_mode = s->sync ? MORTAR_SYNC_ON : MORTAR_SYNC_OFF;
+    p.handshake_timeout_ms = s->timeout_s * 1000;
+    char err[512];
+    if (mortar_link_connect(&s->link, s->socket, &p, err, sizeof err) != 0) {
+        error_setg(errp, "mortar-pci: %s", err);
+        return false;
+    }
+    uint32_t size;
+    const void *intro = mortar_link_peer_intro(s->link, &size);
+    if (size < sizeof s->intro) {
+        error_setg(errp, "mortar-pci '%s': the device sent a %u-byte intro, expected %zu",
+                   s->devname, size, sizeof s->intro);
+        return false;
+    }
+    memcpy(&s->intro, intro, sizeof s->intro);
+    return true;
+}
+
+static void mortar_pci_realize(PCIDevice *pdev, Error **errp)
+{
+    MortarPCIState *s = MORTAR_PCI(pdev);
+    if (!s->socket) {
+        error_setg(errp, "mortar-pci: the 'socket' property is required");
+        return;
+    }
+    if (!s->devname) {
+        s->devname = g_strdup(s->socket);
+    }
+    if (!connect_link(s, errp)) {
+        return;
+    }
+    set_identity(s);
+    if (!setup_bars(s, errp) || !setup_interrupts(s, errp)) {
+        return;
+    }
+    s->ep = (mortar_endpoint){.link = s->link, .name = s->devname, .handle = mortar_handle,
+                              .on_sync_start = mortar_sync_started, .opaque = s};
+    mortar_hub_add(&s->ep, s->sync ? s->start_ns * 1000 : UINT64_MAX);
+}
+
+static void mortar_pci_exit(PCIDevice *pdev)
+{
+    MortarPCIState *s = MORTAR_PCI(pdev);
+    if (s->intro.msix_vectors) {
+        msix_uninit(pdev, &s->bars[s->intro.msix_table_bar].container,
+                    &s->bars[s->intro.msix_pba_bar].container);
+    }
+    msi_uninit(pdev);
+}
+
+static Property mortar_pci_properties[] = {
+    DEFINE_PROP_STRING("socket", MortarPCIState, socket),
+    DEFINE_PROP_STRING("name", MortarPCIState, devname),
+    DEFINE_PROP_UINT64("start-ns", MortarPCIState, start_ns, 0),
+    DEFINE_PROP_UINT32("timeout", MortarPCIState, timeout_s, 60),
+    DEFINE_PROP_BOOL("sync", MortarPCIState, sync, true),
+    DEFINE_PROP_END_OF_LIST(),
+};
+
+static void mortar_pci_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+    k->realize = mortar_pci_realize;
+    k->exit = mortar_pci_exit;
+    k->config_write = mortar_write_config;
+    k->vendor_id = 0x1de5; /* replaced by the model's intro at realize */
+    k->device_id = 0xffff;
+    k->class_id = PCI_CLASS_OTHERS;
+    dc->desc = "mortar device model behind a PCIe link";
+    set_bit(DEVICE_CATEGORY_MISC, dc->categories);
+    device_class_set_props(dc, mortar_pci_properties);
+}
+
+static const TypeInfo mortar_pci_info = {
+    .name = TYPE_MORTAR_PCI,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(MortarPCIState),
+    .class_init = mortar_pci_class_init,
+    .interfaces = (InterfaceInfo[]){
+        {INTERFACE_CONVENTIONAL_PCI_DEVICE},
+        {},
+    },
+};
+
+static void mortar_pci_register_types(void)
+{
+    type_register_static(&mortar_pci_info);
+}
+
+type_init(mortar_pci_register_types)

@@ -1,0 +1,311 @@
+/*
+ * e1000_internal.h - the state of the e1000 model and the functions its
+ * files share. One file per concept:
+ *
+ *   e1000.c       component glue: params, ports, message and timer dispatch,
+ *                 device reset, stats
+ *   regs.c        MMIO/I-O register access, statistics registers
+ *   eeprom_phy.c  the microwire EEPROM behind EECD/EERD, the M88 PHY behind MDIC
+ *   irq.c         ICR/IMS, interrupt delay timers, ITR throttling, INTx/MSI
+ *   dma.c         DMA requests over PCIe: queue, bounded in-flight, chunking
+ *   tx.c          transmit descriptor ring
+ *   tx_offload.c  checksum insertion, TCP segmentation, VLAN insertion, sending
+ *   rx.c          receive FIFO and descriptor ring
+ *   rx_filter.c   address/VLAN filtering, VLAN strip, receive checksums
+ *   pkt.c         checksum and CRC helpers
+ */
+#ifndef MORTAR_E1000_INTERNAL_H
+#define MORTAR_E1000_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "e1000.h"
+#include "e1000_regs.h"
+#include "mortar/pcie.h"
+
+#define E1000_REG_WORDS (E1000_BAR0_SIZE / 4)
+#define E1000_NSTATS    ((E1000_STATS_LAST - E1000_STATS_FIRST) / 4 + 1)
+
+#define TX_CACHE   32           /* descriptors fetched at once */
+#define TX_MAX_PKT (256 * 1024) /* largest packet (TSO) assembled */
+#define TX_MAX_WB  64           /* RS descriptors remembered per packet */
+#define RX_CACHE   64           /* prefetched receive descriptors */
+#define RX_FETCH   32           /* receive descriptors fetched at once */
+#define DESC_SIZE  16
+
+/* 1 Gb/s line rate: picoseconds per byte on the wire. */
+#define E1000_PS_PER_BYTE 8000ull
+
+/* Timer cookies. */
+enum {
+    E1000_TIMER_ITR = 1,
+    E1000_TIMER_RX_PKT,
+    E1000_TIMER_RX_ABS,
+    E1000_TIMER_TX_PKT,
+    E1000_TIMER_TX_ABS,
+    E1000_TIMER_TX_FIFO,
+};
+
+typedef struct e1000 e1000;
+typedef struct e1000_dma_req e1000_dma_req;
+
+typedef enum { DMA_OWNER_TX = 1, DMA_OWNER_RX = 2 } e1000_dma_owner;
+
+/* Called when a DMA chunk completes; `status` is the host's (0 = success),
+ * `data`/`size` the read data (reads only). */
+typedef void (*e1000_dma_done_fn)(e1000 *d, const e1000_dma_req *r, uint32_t status,
+                                  const uint8_t *data, uint32_t size);
+
+/* Called when a write has left on the link: what the host sees after it. */
+typedef void (*e1000_dma_issued_fn)(e1000 *d, uint64_t tag);
+
+struct e1000_dma_req {
+    e1000_dma_req *next;
+    uint64_t id; /* request id on the link once issued */
+    uint64_t addr;
+    uint64_t tag; /* the caller's context */
+    uint32_t size;
+    uint32_t offset; /* offset of this chunk within the caller's transfer */
+    uint32_t gen;    /* the owner's generation when queued */
+    uint8_t owner;
+    bool write;
+    e1000_dma_done_fn done;     /* may be NULL */
+    e1000_dma_issued_fn issued; /* may be NULL */
+    uint8_t data[];             /* write payload */
+};
+
+typedef struct e1000_dma {
+    e1000_dma_req *head, *tail; /* queued, not yet issued, in order */
+    e1000_dma_req **inflight;   /* max_inflight slots */
+    uint32_t max_inflight, ninflight;
+    uint64_t next_id;
+    uint32_t chunk; /* largest payload per DMA message */
+    uint8_t *msgbuf;
+} e1000_dma;
+
+typedef struct e1000_eeprom {
+    uint16_t words[EEPROM_WORDS];
+    uint32_t eecd;    /* the bits software last wrote */
+    uint32_t bits_in; /* command bits clocked in since chip select */
+    uint32_t shift;
+    uint32_t data_pos; /* clock edges since the read address was complete */
+    uint16_t addr;
+    bool reading;
+} e1000_eeprom;
+
+typedef struct e1000_phy {
+    uint16_t regs[PHY_REGS];
+} e1000_phy;
+
+typedef struct e1000_irq {
+    bool asserted;  /* INTx held high, or an MSI sent for the pending causes */
+    bool intx_line; /* INTx currently signalled high to the host */
+    bool intx_enabled, msi_enabled;
+    bool ever_asserted;
+    uint64_t last_assert_ps;
+    uint64_t itr_timer, rx_pkt_timer, rx_abs_timer, tx_pkt_timer, tx_abs_timer;
+} e1000_irq;
+
+typedef struct e1000_tx_ctx {
+    uint8_t ipcss, ipcso, tucss, tucso, tucmd, hdrlen;
+    uint16_t ipcse, tucse, mss;
+    uint32_t paylen;
+} e1000_tx_ctx;
+
+typedef struct e1000_tx_desc {
+    uint64_t addr;
+    uint32_t lower, upper, idx;
+} e1000_tx_desc;
+
+typedef struct e1000_tx_wb {
+    uint32_t idx, upper;
+} e1000_tx_wb;
+
+/* What the descriptors of one packet ask for. */
+typedef struct e1000_tx_pkt_opts {
+    bool tse, legacy_ic, vle;
+    uint8_t popts, cso, css;
+    uint16_t vlan;
+} e1000_tx_pkt_opts;
+
+typedef struct e1000_tx {
+    uint32_t gen;
+    bool fetching, stalled;
+    uint32_t fetch_next, fetch_len, fetch_chunks;
+    bool fetch_failed;
+    e1000_tx_desc cache[TX_CACHE];
+    uint32_t cache_len, cache_pos;
+    /* the packet being assembled */
+    uint8_t *pkt;
+    uint32_t pkt_len, pkt_cap, reads_pending;
+    bool opts_set, eop, error, ide_all;
+    e1000_tx_pkt_opts opts;
+    uint32_t next_head;
+    e1000_tx_wb wb[TX_MAX_WB];
+    uint32_t nwb;
+    e1000_tx_ctx ctx_tso, ctx_csum;
+    /* transmit FIFO draining at line rate */
+    uint64_t wire_free_ps, fifo_timer;
+    uint64_t seq;
+    /* frame scratch buffers: a TSO segment, and a frame with its VLAN tag */
+    uint8_t seg[E1000_MAX_FRAME + 8];
+    uint8_t out[E1000_MAX_FRAME + 8];
+} e1000_tx;
+
+typedef struct e1000_rx_frame {
+    struct e1000_rx_frame *next;
+    uint32_t len;       /* bytes stored: frame plus FCS unless stripped */
+    uint32_t frame_len; /* the frame without FCS */
+    uint16_t csum, special;
+    uint8_t status, errors;
+    uint8_t data[];
+} e1000_rx_frame;
+
+typedef struct e1000_rx {
+    uint32_t gen;
+    e1000_rx_frame *head, *tail;
+    uint32_t fifo_bytes;
+    uint64_t cache_addr[RX_CACHE];
+    uint32_t cache_idx[RX_CACHE];
+    uint32_t cache_head, cache_count;
+    bool fetching, fetch_failed;
+    uint32_t fetch_next, fetch_len, fetch_chunks;
+    uint64_t staging[RX_FETCH];
+    bool waiting, dmt_armed;
+    uint64_t seq;
+} e1000_rx;
+
+struct e1000 {
+    mortar_component *self;
+    uint8_t mac[6];
+    uint32_t regs[E1000_REG_WORDS];
+    uint32_t ioaddr;
+    e1000_eeprom ee;
+    e1000_phy phy;
+    e1000_irq irq;
+    e1000_dma dma;
+    e1000_tx tx;
+    e1000_rx rx;
+    uint64_t stat[E1000_NSTATS];
+    e1000_counters c;
+    uint16_t tk_tx, tk_rx, tk_irq;
+};
+
+static inline uint32_t e1000_reg(const e1000 *d, uint32_t off)
+{
+    return d->regs[off >> 2];
+}
+
+static inline void e1000_reg_set(e1000 *d, uint32_t off, uint32_t v)
+{
+    d->regs[off >> 2] = v;
+}
+
+static inline uint64_t e1000_reg64(const e1000 *d, uint32_t lo_off)
+{
+    return (uint64_t)e1000_reg(d, lo_off + 4) << 32 | e1000_reg(d, lo_off);
+}
+
+/* Descriptors in a ring of RDLEN/TDLEN bytes (0 when the ring is unusable). */
+static inline uint32_t e1000_ring_count(const e1000 *d, uint32_t len_off)
+{
+    return (e1000_reg(d, len_off) & 0x000FFF80u) / DESC_SIZE;
+}
+
+static inline uint64_t e1000_le64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static inline uint32_t e1000_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+
+static inline void e1000_put_le32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void e1000_put_le16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+/* e1000.c */
+void e1000_device_reset(e1000 *d);
+void e1000_send_pcie(e1000 *d, uint8_t type, const void *msg, uint32_t size);
+
+/* regs.c */
+uint32_t e1000_reg_read(e1000 *d, uint32_t off);
+void e1000_reg_write(e1000 *d, uint32_t off, uint32_t v);
+void e1000_mmio_read(e1000 *d, const mortar_pcie_mmio *rd);
+void e1000_mmio_write(e1000 *d, const mortar_pcie_mmio *wr, uint32_t msg_size);
+void e1000_regs_defaults(e1000 *d);
+void e1000_stat_add(e1000 *d, uint32_t off, uint64_t n);
+void e1000_stat_size_bin(e1000 *d, uint32_t first_bin_off, uint32_t len_with_fcs);
+
+/* eeprom_phy.c */
+void e1000_eeprom_init(e1000 *d);
+uint32_t e1000_eecd_read(e1000 *d);
+void e1000_eecd_write(e1000 *d, uint32_t v);
+void e1000_eerd_write(e1000 *d, uint32_t v);
+void e1000_mdic_write(e1000 *d, uint32_t v);
+void e1000_phy_reset(e1000 *d);
+bool e1000_link_up(const e1000 *d);
+uint32_t e1000_status(const e1000 *d);
+
+/* irq.c */
+void e1000_irq_cause(e1000 *d, uint32_t causes);
+void e1000_irq_update(e1000 *d);
+uint32_t e1000_irq_read_icr(e1000 *d);
+void e1000_irq_rx_event(e1000 *d);
+void e1000_irq_tx_event(e1000 *d, bool delayed);
+void e1000_irq_timer(e1000 *d, uint64_t cookie);
+void e1000_irq_devctrl(e1000 *d, uint32_t flags);
+void e1000_irq_reset(e1000 *d);
+
+/* dma.c */
+int e1000_dma_init(e1000 *d, uint32_t max_inflight);
+void e1000_dma_start(e1000 *d);
+void e1000_dma_destroy(e1000 *d);
+uint32_t e1000_dma_read(e1000 *d, e1000_dma_owner owner, uint32_t gen, uint64_t addr,
+                        uint32_t size, e1000_dma_done_fn done, uint64_t tag);
+uint32_t e1000_dma_write(e1000 *d, e1000_dma_owner owner, uint32_t gen, uint64_t addr,
+                         const void *data, uint32_t size, e1000_dma_issued_fn issued,
+                         uint64_t tag);
+void e1000_dma_completion(e1000 *d, const mortar_msg *msg);
+void e1000_dma_flush(e1000 *d, e1000_dma_owner owner);
+
+/* tx.c */
+void e1000_tx_reset(e1000 *d);
+void e1000_tx_kick(e1000 *d);
+void e1000_tx_ring_changed(e1000 *d);
+void e1000_tx_tail_write(e1000 *d, uint32_t v);
+void e1000_tx_timer(e1000 *d);
+
+/* tx_offload.c */
+uint64_t e1000_tx_wire_bytes(const e1000 *d, uint32_t pkt_len,
+                             const e1000_tx_pkt_opts *o);
+void e1000_tx_emit(e1000 *d, uint8_t *pkt, uint32_t len, const e1000_tx_pkt_opts *o);
+
+/* rx.c */
+void e1000_rx_reset(e1000 *d);
+void e1000_rx_free(e1000 *d);
+void e1000_rx_kick(e1000 *d);
+void e1000_rx_ring_changed(e1000 *d);
+void e1000_rx_tail_write(e1000 *d, uint32_t v);
+void e1000_rx_frame_in(e1000 *d, const uint8_t *frame, uint32_t len);
+
+/* rx_filter.c */
+bool e1000_rx_accept(e1000 *d, const uint8_t *frame, uint32_t len);
+e1000_rx_frame *e1000_rx_prepare(e1000 *d, const uint8_t *frame, uint32_t len);
+
+#endif

@@ -1,0 +1,345 @@
+/*
+ * rx.c - the e1000 model's receive path: the on-chip receive FIFO and the
+ * receive descriptor ring.
+ *
+ * A frame that arrives while the link is up and RCTL.EN is set passes the
+ * filters (rx_filter.c), is counted, and waits in the receive FIFO, whose
+ * size is the receive share of the packet buffer (PBA, 48 KiB by default).
+ * A frame that does not fit the FIFO, or arrives while receiving is off, is
+ * dropped and counted in MPC (and raises RXO when the FIFO overflowed).
+ *
+ * The FIFO drains into host memory through the descriptor ring: hardware
+ * owns the descriptors from RDH up to RDT. They are prefetched by DMA (up to
+ * RX_FETCH at a time). A frame of n bytes (FCS included unless SECRC) takes
+ * ceil(n / buffer size) descriptors, the buffer size coming from RCTL.BSIZE
+ * and BSEX; the head frame waits until that many are available (counted once
+ * in RNBC). Its data is written to the buffers, then each descriptor is
+ * written back (length, checksum, status DD, and on the last EOP with the
+ * checksum/VLAN status), RDH moves on, RXT0 is raised through the RDTR/RADV
+ * timers, and RXDMT0 when the free descriptors fall to the RDMTS fraction of
+ * the ring.
+ */
+#include "e1000_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkt.h"
+
+static uint64_t ring_base(const e1000 *d)
+{
+    return e1000_reg64(d, E1000_RDBAL);
+}
+
+static uint32_t buffer_size(const e1000 *d)
+{
+    static const uint32_t normal[4] = {2048, 1024, 512, 256};
+    static const uint32_t extended[4] = {2048, 16384, 8192, 4096};
+    uint32_t rctl = e1000_reg(d, E1000_RCTL);
+    uint32_t bsize = (rctl & E1000_RCTL_BSIZE_MASK) >> E1000_RCTL_BSIZE_SHIFT;
+    return (rctl & E1000_RCTL_BSEX) ? extended[bsize] : normal[bsize];
+}
+
+static uint32_t fifo_capacity(const e1000 *d)
+{
+    uint32_t rx_kb = e1000_reg(d, E1000_PBA) & 0xFFFF;
+    if (rx_kb == 0 || rx_kb >= E1000_PBA_TOTAL_KB)
+        rx_kb = E1000_PBA_DEFAULT & 0xFFFF;
+    return rx_kb * 1024;
+}
+
+/* Descriptors hardware owns beyond `from`: up to the tail. */
+static uint32_t owned_from(const e1000 *d, uint32_t from, uint32_t n)
+{
+    uint32_t tail = e1000_reg(d, E1000_RDT);
+    return (tail + n - from) % n;
+}
+
+void e1000_rx_free(e1000 *d)
+{
+    e1000_rx *rx = &d->rx;
+    while (rx->head) {
+        e1000_rx_frame *f = rx->head;
+        rx->head = f->next;
+        free(f);
+    }
+    rx->tail = NULL;
+    rx->fifo_bytes = 0;
+}
+
+void e1000_rx_reset(e1000 *d)
+{
+    e1000_rx *rx = &d->rx;
+    rx->gen++;
+    e1000_dma_flush(d, DMA_OWNER_RX);
+    e1000_rx_free(d);
+    rx->cache_head = rx->cache_count = 0;
+    rx->fetching = rx->fetch_failed = false;
+    rx->fetch_chunks = 0;
+    rx->fetch_next = e1000_reg(d, E1000_RDH);
+    rx->waiting = false;
+    rx->dmt_armed = true;
+}
+
+void e1000_rx_ring_changed(e1000 *d)
+{
+    e1000_rx_reset(d);
+}
+
+/* ---- descriptor thresholds ------------------------------------------------ */
+
+/* RXDMT0 fires when the free descriptors fall to 1/2, 1/4 or 1/8 of the ring. */
+static uint32_t dmt_threshold(const e1000 *d, uint32_t n)
+{
+    uint32_t rdmts =
+        (e1000_reg(d, E1000_RCTL) & E1000_RCTL_RDMTS_MASK) >> E1000_RCTL_RDMTS_SHIFT;
+    return n >> (1 + (rdmts < 3 ? rdmts : 2));
+}
+
+static void check_threshold(e1000 *d)
+{
+    uint32_t n = e1000_ring_count(d, E1000_RDLEN);
+    if (n == 0)
+        return;
+    uint32_t free = owned_from(d, e1000_reg(d, E1000_RDH), n);
+    if (free > dmt_threshold(d, n)) {
+        d->rx.dmt_armed = true;
+    } else if (d->rx.dmt_armed) {
+        d->rx.dmt_armed = false;
+        e1000_irq_cause(d, E1000_ICR_RXDMT0);
+    }
+}
+
+void e1000_rx_tail_write(e1000 *d, uint32_t v)
+{
+    uint32_t n = e1000_ring_count(d, E1000_RDLEN);
+    if (n == 0 ? v != 0 : v >= n) {
+        d->c.bad_tail_writes++;
+        return;
+    }
+    e1000_reg_set(d, E1000_RDT, v);
+    d->rx.fetch_failed = false;
+    if (n && owned_from(d, e1000_reg(d, E1000_RDH), n) > dmt_threshold(d, n))
+        d->rx.dmt_armed = true;
+    e1000_rx_kick(d);
+}
+
+/* ---- descriptor prefetch --------------------------------------------------- */
+
+static void fetch_done(e1000 *d, const e1000_dma_req *r, uint32_t status,
+                       const uint8_t *data, uint32_t size)
+{
+    e1000_rx *rx = &d->rx;
+    if (r->gen != rx->gen)
+        return;
+    uint32_t n = e1000_ring_count(d, E1000_RDLEN);
+    if (status != 0 || n == 0)
+        rx->fetch_failed = true;
+    for (uint32_t i = 0; status == 0 && i < size / DESC_SIZE; i++) {
+        uint32_t slot = r->offset / DESC_SIZE + i;
+        if (slot < RX_FETCH)
+            rx->staging[slot] = e1000_le64(data + (size_t)i * DESC_SIZE);
+    }
+    if (--rx->fetch_chunks > 0)
+        return;
+    rx->fetching = false;
+    if (rx->fetch_failed) {
+        d->c.ring_errors++; /* retried when software writes RDT again */
+        return;
+    }
+    for (uint32_t i = 0; i < rx->fetch_len; i++) {
+        uint32_t slot = (rx->cache_head + rx->cache_count++) % RX_CACHE;
+        rx->cache_addr[slot] = rx->staging[i];
+        rx->cache_idx[slot] = (rx->fetch_next + i) % n;
+    }
+    rx->fetch_next = (rx->fetch_next + rx->fetch_len) % n;
+    e1000_rx_kick(d);
+}
+
+static void fetch(e1000 *d, uint32_t n)
+{
+    e1000_rx *rx = &d->rx;
+    if (rx->fetching || rx->fetch_failed || rx->fetch_next >= n)
+        return;
+    uint32_t tail = e1000_reg(d, E1000_RDT);
+    uint32_t count = rx->fetch_next < tail ? tail - rx->fetch_next : n - rx->fetch_next;
+    if (tail == rx->fetch_next)
+        return;
+    if (count > RX_FETCH)
+        count = RX_FETCH;
+    if (count > RX_CACHE - rx->cache_count)
+        count = RX_CACHE - rx->cache_count;
+    if (count == 0)
+        return;
+    rx->fetching = true;
+    rx->fetch_len = count;
+    rx->fetch_chunks = e1000_dma_read(d, DMA_OWNER_RX, rx->gen,
+                                      ring_base(d) + (uint64_t)rx->fetch_next * DESC_SIZE,
+                                      count * DESC_SIZE, fetch_done, 0);
+    if (rx->fetch_chunks == 0)
+        rx->fetching = false;
+}
+
+/* ---- delivering a frame ---------------------------------------------------- */
+
+static void count_delivered(e1000 *d, const e1000_rx_frame *f)
+{
+    d->c.rx_frames++;
+    d->c.rx_bytes += f->frame_len;
+    mortar_trace(d->self, d->tk_rx, d->rx.seq++, f->frame_len, f->status);
+}
+
+/* The frame's last descriptor write-back is on the link: interrupts may follow. */
+static void written_back(e1000 *d, uint64_t tag)
+{
+    (void)tag;
+    e1000_irq_rx_event(d);
+    check_threshold(d);
+}
+
+static void write_descriptor(e1000 *d, uint32_t idx, uint32_t len,
+                             const e1000_rx_frame *f, bool last)
+{
+    uint8_t wb[8];
+    e1000_put_le16(wb, (uint16_t)len);
+    e1000_put_le16(wb + 2, last ? f->csum : 0);
+    wb[4] = E1000_RXD_STAT_DD | (last ? E1000_RXD_STAT_EOP | f->status : 0);
+    wb[5] = last ? f->errors : 0;
+    e1000_put_le16(wb + 6, last ? f->special : 0);
+    e1000_dma_write(d, DMA_OWNER_RX, d->rx.gen,
+                    ring_base(d) + (uint64_t)idx * DESC_SIZE + 8, wb, sizeof wb,
+                    last ? written_back : NULL, 0);
+}
+
+static void deliver(e1000 *d, e1000_rx_frame *f, uint32_t need, uint32_t bufsize)
+{
+    e1000_rx *rx = &d->rx;
+    uint32_t idx[RX_CACHE], len[RX_CACHE];
+    if (need == 0 || need > RX_CACHE)
+        return;
+    for (uint32_t i = 0; i < need; i++) {
+        uint32_t slot = rx->cache_head;
+        uint32_t off = i * bufsize;
+        len[i] = f->len - off < bufsize ? f->len - off : bufsize;
+        idx[i] = rx->cache_idx[slot];
+        e1000_dma_write(d, DMA_OWNER_RX, rx->gen, rx->cache_addr[slot], f->data + off,
+                        len[i], NULL, 0);
+        rx->cache_head = (rx->cache_head + 1) % RX_CACHE;
+        rx->cache_count--;
+    }
+    for (uint32_t i = 0; i < need; i++)
+        write_descriptor(d, idx[i], len[i], f, i + 1 == need);
+    uint32_t n = e1000_ring_count(d, E1000_RDLEN);
+    e1000_reg_set(d, E1000_RDH, (idx[need - 1] + 1) % n);
+    count_delivered(d, f);
+}
+
+static void pop_head(e1000_rx *rx)
+{
+    e1000_rx_frame *f = rx->head;
+    rx->head = f->next;
+    if (!rx->head)
+        rx->tail = NULL;
+    rx->fifo_bytes -= f->len;
+    rx->waiting = false;
+    free(f);
+}
+
+void e1000_rx_kick(e1000 *d)
+{
+    e1000_rx *rx = &d->rx;
+    while (rx->head && (e1000_reg(d, E1000_RCTL) & E1000_RCTL_EN)) {
+        uint32_t n = e1000_ring_count(d, E1000_RDLEN);
+        uint32_t bufsize = buffer_size(d);
+        uint32_t need = (rx->head->len + bufsize - 1) / bufsize;
+        if (n == 0)
+            return;
+        if (need > n - 1 || need > RX_CACHE) {
+            d->c.rx_missed++; /* can never fit the ring */
+            e1000_stat_add(d, E1000_MPC, 1);
+            pop_head(rx);
+        } else if (rx->cache_count >= need) {
+            deliver(d, rx->head, need, bufsize);
+            pop_head(rx);
+        } else {
+            if (rx->cache_count + owned_from(d, rx->fetch_next, n) < need &&
+                !rx->waiting) {
+                rx->waiting = true;
+                e1000_stat_add(d, E1000_RNBC, 1);
+            }
+            fetch(d, n);
+            return;
+        }
+    }
+}
+
+/* ---- arrival ------------------------------------------------------------------ */
+
+static void count_accepted(e1000 *d, const uint8_t *f, uint32_t len)
+{
+    static const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+    uint32_t wire = len + E1000_ETH_FCS;
+    e1000_stat_add(d, E1000_GPRC, 1);
+    e1000_stat_add(d, E1000_GORCL, wire);
+    e1000_stat_size_bin(d, E1000_PRC64, wire);
+    if (memcmp(f, bcast, 6) == 0)
+        e1000_stat_add(d, E1000_BPRC, 1);
+    else if (f[0] & 1)
+        e1000_stat_add(d, E1000_MPRC, 1);
+}
+
+static void miss(e1000 *d, uint32_t cause)
+{
+    d->c.rx_missed++;
+    e1000_stat_add(d, E1000_MPC, 1);
+    if (cause)
+        e1000_irq_cause(d, cause);
+}
+
+/* Length limits: without LPE a frame (with FCS) may be at most 1522 bytes. */
+static bool too_long(const e1000 *d, uint32_t len)
+{
+    uint32_t max = (e1000_reg(d, E1000_RCTL) & E1000_RCTL_LPE)
+                       ? E1000_MAX_FRAME + E1000_ETH_FCS
+                       : E1000_STD_FRAME_FCS;
+    return len + E1000_ETH_FCS > max;
+}
+
+void e1000_rx_frame_in(e1000 *d, const uint8_t *frame, uint32_t len)
+{
+    e1000_rx *rx = &d->rx;
+    e1000_stat_add(d, E1000_TPR, 1);
+    e1000_stat_add(d, E1000_TORL, (uint64_t)len + E1000_ETH_FCS);
+    if (len < ETH_HLEN) {
+        e1000_stat_add(d, E1000_RUC, 1);
+        d->c.rx_filtered++;
+        return;
+    }
+    if (!e1000_link_up(d) || !(e1000_reg(d, E1000_RCTL) & E1000_RCTL_EN)) {
+        miss(d, 0);
+        return;
+    }
+    if (!e1000_rx_accept(d, frame, len)) {
+        d->c.rx_filtered++;
+        return;
+    }
+    if (too_long(d, len)) {
+        e1000_stat_add(d, E1000_ROC, 1);
+        d->c.rx_filtered++;
+        return;
+    }
+    e1000_rx_frame *f = e1000_rx_prepare(d, frame, len);
+    if (!f || rx->fifo_bytes + f->len > fifo_capacity(d)) {
+        free(f);
+        miss(d, E1000_ICR_RXO);
+        return;
+    }
+    count_accepted(d, frame, len);
+    if (rx->tail)
+        rx->tail->next = f;
+    else
+        rx->head = f;
+    rx->tail = f;
+    rx->fifo_bytes += f->len;
+    e1000_rx_kick(d);
+}
