@@ -30,6 +30,12 @@ GUEST_BIN=${MORTAR_GUEST_BIN:-$ROOT/build/guest-bin}
 # their dependencies). e1000: the NIC the e1000 model presents over
 # mortar-pci. PCI sysfs (resource files) needs no module.
 MODULES=(e1000)
+# Modules put into /lib/modules (with their dependencies, listed in
+# /lib/modules/on-demand) but not loaded at boot: loading costs guest time
+# after the hosts synchronize. The guest library loads them when a program
+# needs them. uio_pci_generic (needs uio): INTx for guest programs, see
+# docs/guest-programs.md. No VFIO: Debian's kernel lacks CONFIG_VFIO_NOIOMMU.
+ON_DEMAND_MODULES=(uio_pci_generic)
 
 log() { printf '[guest] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -103,7 +109,8 @@ find_module() {
 }
 
 # Copy module $3 and its dependencies from modules dir $1 into $2 (flat,
-# decompressed), appending each to $2/load-order after its dependencies.
+# decompressed), appending each to $2/${ORDER:-load-order} after its
+# dependencies.
 add_module() {
     local src=$1 dst=$2 name=$3 file base dep
     [ -f "$dst/.seen-$name" ] && return 0
@@ -125,7 +132,7 @@ add_module() {
     for dep in $(module_depends "$dst/$base"); do
         add_module "$src" "$dst" "$dep"
     done
-    printf '%s\n' "$base" >>"$dst/load-order"
+    printf '%s\n' "$base" >>"$dst/${ORDER:-load-order}"
 }
 
 build_image() {
@@ -164,8 +171,12 @@ build_image() {
     for m in "${MODULES[@]}"; do
         add_module "$kdir" "$root/lib/modules" "$m"
     done
+    for m in "${ON_DEMAND_MODULES[@]}"; do
+        ORDER=on-demand add_module "$kdir" "$root/lib/modules" "$m"
+    done
     rm -f "$root"/lib/modules/.seen-*
     log "modules: $(tr '\n' ' ' <"$root/lib/modules/load-order")"
+    log "modules on demand: $(tr '\n' ' ' 2>/dev/null <"$root/lib/modules/on-demand")"
 
     if [ -d "$GUEST_BIN" ]; then
         while IFS= read -r f; do

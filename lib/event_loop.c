@@ -186,6 +186,14 @@ static void terminate_links(mortar_loop *loop)
         mortar_link_terminate(loop->exts[i].link, 1000);
 }
 
+int mortar_loop_set_start(mortar_loop *loop, uint64_t start_ps)
+{
+    if (loop->started)
+        return loop_set_error(loop, MORTAR_ESTATE, "the start time is set before the run");
+    loop->now = start_ps;
+    return MORTAR_OK;
+}
+
 int mortar_loop_start(mortar_loop *loop)
 {
     if (loop->started)

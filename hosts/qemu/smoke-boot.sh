@@ -67,7 +67,7 @@ tr -d '\r' <"$LOG" | sed 's/^/  | /' >&2
 fail() { echo "[smoke] FAIL: $* (wall ${WALL} s, log $LOG)" >&2; exit 1; }
 [ "$RC" -ne 124 ] || fail "timeout after $TIMEOUT s"
 [ "$RC" -eq 0 ] || fail "qemu exited with $RC"
-tr -d '\r' <"$LOG" | grep -qx 'MORTAR-READY' || fail "no MORTAR-READY"
+tr -d '\r' <"$LOG" | grep -q '^MORTAR-READY' || fail "no MORTAR-READY"
 tr -d '\r' <"$LOG" | awk -v e="$EXPECT" 'index($0, e) == 1 { f = 1 } END { exit !f }' ||
     fail "no line starting with '$EXPECT' in the output"
 tr -d '\r' <"$LOG" | grep -qx 'MORTAR-EXIT 0' || fail "no MORTAR-EXIT 0"

@@ -70,6 +70,11 @@ int mortar_loop_trace_to(mortar_loop *loop, const char *path);
  */
 int mortar_loop_run(mortar_loop *loop, uint64_t until_ps);
 
+/* Sets the time the loop starts at (default 0): the run's synchronized
+ * phase begins there, e.g. after hosts booted unsynchronized. Call before
+ * start. */
+int mortar_loop_set_start(mortar_loop *loop, uint64_t start_ps);
+
 /* Checks that every declared port is connected, sends the first null
  * messages and calls each component's start(). run() and step() call it
  * when it was not called yet. */

@@ -2,7 +2,7 @@
  * sim_config.c - building an event loop from a mortar-sim description.
  *
  * The description (JSON) names components and links:
- *   {"until": "1ms", "trace": "t.bin", "stats": "s.json",
+ *   {"start": "3s", "until": "1ms", "trace": "t.bin", "stats": "s.json",
  *    "components": [{"name": "sw", "kind": "switch", "params": {...}}],
  *    "links": [{"name": "l0", "port": "sw.0", "peer": "nic.0", ...},      in-process
  *              {"name": "l1", "port": "sw.1", "listen": "/run/x.sock"},  we listen
@@ -315,7 +315,10 @@ int sim_config_build(const char *text, sim_config *cfg, char *err, size_t size)
         json_decref(root);
         return MORTAR_EINVAL;
     }
+    uint64_t start_ps = 0;
     int rc = get_time(root, "until", MORTAR_TIME_MAX, &cfg->until_ps, "description", err, size);
+    if (!rc)
+        rc = get_time(root, "start", 0, &start_ps, "description", err, size);
     const char *s;
     if ((s = json_string_value(json_object_get(root, "trace"))))
         snprintf(cfg->trace_path, sizeof cfg->trace_path, "%s", s);
@@ -323,6 +326,8 @@ int sim_config_build(const char *text, sim_config *cfg, char *err, size_t size)
         snprintf(cfg->stats_path, sizeof cfg->stats_path, "%s", s);
     if (!rc && mortar_loop_create(&cfg->loop) != 0)
         rc = fail(err, size, "out of memory");
+    if (!rc)
+        mortar_loop_set_start(cfg->loop, start_ps);
     if (!rc && cfg->trace_path[0] && mortar_loop_trace_to(cfg->loop, cfg->trace_path) != 0)
         rc = fail(err, size, "%s", mortar_loop_errmsg(cfg->loop));
     if (!rc)

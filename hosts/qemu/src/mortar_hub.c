@@ -15,6 +15,8 @@
 #include "qemu/main-loop.h"
 #include "sysemu/cpu-timers.h"
 #include "hw/core/cpu.h"
+#include "sysemu/cpus.h"
+#include "sysemu/runstate.h"
 
 #include "mortar_hub.h"
 #include "mortar/error.h"
@@ -22,6 +24,7 @@
 
 #define MAX_ENDPOINTS 16
 #define WAIT_SLICE_MS 100
+#define IDLE_BATCH_NS 1000000 /* wall time per idle fast-forward batch */
 
 typedef void (*sync_start_fn)(void *opaque);
 
@@ -30,6 +33,11 @@ static struct {
     int n;
     uint64_t start_ps;
     bool synced;
+    bool ended; /* the guest asked to shut down: the links are terminated */
+    bool guest_ready;
+    const char *rendezvous; /* directory shared by the run's hosts, or NULL */
+    unsigned hosts;         /* how many hosts meet there */
+    const char *host;       /* this host's name in it */
     QEMUTimer *timer;
     mortar_hub_stats stats;
 } hub;
@@ -203,33 +211,40 @@ static uint64_t ceil_ns(uint64_t ps)
     return ps / 1000 + (ps % 1000 != 0);
 }
 
-/* Next time the hub must look: a message to handle, a horizon the guest may
- * not pass, or a null message due. */
-static void arm(uint64_t now_ps)
+/* Next time (ns) the hub must look: a message to handle, a horizon the
+ * guest may not pass, or a null message due. Before synchronization: its
+ * start, or in a functional run (no start) a look every 100 us. */
+static uint64_t next_deadline_ns(uint64_t now_ps)
 {
     uint64_t now_ns = now_ps / 1000, next = UINT64_MAX;
     if (!hub.synced) {
-        next = MAX(hub.start_ps / 1000, now_ns + 1);
-        /* until then (or in a functional run), look for traffic every 10 us */
-        next = MIN(next, now_ns + 10000);
-    } else {
-        for (int i = 0; i < hub.n; i++) {
-            mortar_link *l = hub.eps[i]->link;
-            mortar_msg m;
-            uint64_t cand;
-            if (mortar_link_peek(l, &m) == 1) {
-                cand = ceil_ns(m.timestamp_ps);
-            } else {
-                cand = mortar_link_in_horizon(l) / 1000; /* strict: wait there */
-            }
-            next = MIN(next, MAX(cand, now_ns + 1));
-            next = MIN(next, MAX(ceil_ns(mortar_link_sync_due(l)), now_ns + 1));
+        if (hub.start_ps == MORTAR_START_AT_READY) {
+            return now_ns + 1000000; /* booting: nothing should come; look each 1 ms */
         }
+        if (hub.start_ps != UINT64_MAX) {
+            return MAX(hub.start_ps / 1000, now_ns + 1);
+        }
+        return now_ns + 100000;
     }
-    if (next > (uint64_t)INT64_MAX) {
-        next = INT64_MAX;
+    for (int i = 0; i < hub.n; i++) {
+        mortar_link *l = hub.eps[i]->link;
+        mortar_msg m;
+        uint64_t cand;
+        if (mortar_link_peek(l, &m) == 1) {
+            cand = ceil_ns(m.timestamp_ps);
+        } else {
+            cand = mortar_link_in_horizon(l) / 1000; /* strict: wait there */
+        }
+        next = MIN(next, MAX(cand, now_ns + 1));
+        next = MIN(next, MAX(ceil_ns(mortar_link_sync_due(l)), now_ns + 1));
     }
-    timer_mod(hub.timer, (int64_t)next);
+    return next;
+}
+
+static void arm(uint64_t now_ps)
+{
+    uint64_t next = next_deadline_ns(now_ps);
+    timer_mod(hub.timer, (int64_t)MIN(next, (uint64_t)INT64_MAX));
 }
 
 static void start_synchronization(uint64_t now)
@@ -243,22 +258,95 @@ static void start_synchronization(uint64_t now)
     }
 }
 
+/* Handles everything due at `now` and sends the due null messages. */
+static void service(uint64_t now)
+{
+    uint64_t clock = now, limit = now;
+    hub.stats.services++;
+    run_until(&clock, &limit, NULL);
+    send_due_syncs(now);
+}
+
+/*
+ * While the guest is idle, moving time from one link deadline to the next
+ * needs no trip through QEMU's main loop: warp the virtual clock ourselves,
+ * as QEMU's idle warp would, until another timer is due or a device message
+ * wakes the CPU.
+ */
+static void idle_fast_forward(void)
+{
+    /* Give the lock back now and then: QEMU's main loop (shutdown, console)
+     * needs it too. */
+    int64_t until = get_clock() + IDLE_BATCH_NS;
+    while (all_cpu_threads_idle() && get_clock() < until) {
+        uint64_t now_ns = (uint64_t)qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+        uint64_t next = next_deadline_ns(now_ns * 1000);
+        timer_del(hub.timer);
+        int64_t other = qemu_clock_deadline_ns_all(QEMU_CLOCK_VIRTUAL, QEMU_TIMER_ATTR_ALL);
+        if (other >= 0 && next >= now_ns + (uint64_t)other) {
+            return; /* another device's timer comes first */
+        }
+        icount_add_stall_ns((int64_t)(next - now_ns));
+        hub.stats.idle_skips++;
+        service(next * 1000);
+    }
+}
+
+/* Terminates every link once: nothing more comes from this host. */
+static void end_links(void)
+{
+    if (hub.ended) {
+        return;
+    }
+    hub.ended = true;
+    for (int i = 0; i < hub.n; i++) {
+        mortar_link_terminate(hub.eps[i]->link, 1000);
+    }
+}
+
 static void hub_timer_cb(void *opaque)
 {
     uint64_t now = mortar_hub_now_ps();
-    hub.stats.services++;
+    if (qemu_shutdown_requested_get()) {
+        /* Stop pacing the guest, so QEMU's main loop gets the lock and
+         * finishes the shutdown; the models see a clean end. */
+        end_links();
+        return;
+    }
     if (!hub.synced) {
+        hub.stats.services++;
         drain_unsynchronized();
         if (now >= hub.start_ps) {
             start_synchronization(now);
         }
     }
     if (hub.synced) {
-        uint64_t clock = now, limit = now;
-        run_until(&clock, &limit, NULL);
-        send_due_syncs(now);
+        service(now);
+        idle_fast_forward();
     }
-    arm(now);
+    arm(mortar_hub_now_ps());
+}
+
+/* At exit: terminate every link, and MORTAR_HOST_STATS=path gets the
+ * host's counters as JSON. */
+static void write_stats_at_exit(void)
+{
+    end_links();
+    const char *path = getenv("MORTAR_HOST_STATS");
+    FILE *f = path ? fopen(path, "w") : NULL;
+    if (!f) {
+        return;
+    }
+    fprintf(f,
+            "{\"virtual_time_ps\": %" PRIu64 ", \"sync_start_ps\": %" PRIu64
+            ", \"synchronized\": %s, \"mmio_reads\": %" PRIu64
+            ", \"mmio_stall_ps\": %" PRIu64 ", \"services\": %" PRIu64
+            ", \"waits\": %" PRIu64 ", \"messages\": %" PRIu64
+            ", \"idle_skips\": %" PRIu64 "}\n",
+            mortar_hub_now_ps(), hub.start_ps, hub.synced ? "true" : "false",
+            hub.stats.mmio_reads, hub.stats.mmio_stall_ps, hub.stats.services,
+            hub.stats.waits, hub.stats.messages, hub.stats.idle_skips);
+    fclose(f);
 }
 
 void mortar_hub_add(mortar_endpoint *ep, uint64_t start_ps)
@@ -277,8 +365,91 @@ void mortar_hub_add(mortar_endpoint *ep, uint64_t start_ps)
     hub.eps[hub.n++] = ep;
     if (!hub.timer) {
         hub.timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, hub_timer_cb, NULL);
+        atexit(write_stats_at_exit);
     }
     arm(mortar_hub_now_ps());
+}
+
+/* ---- the common start ------------------------------------------------------ */
+
+#define START_MARGIN_PS 1000000000ull /* 1 ms after the last host is ready */
+#define RENDEZVOUS_TIMEOUT_S 600
+
+static uint64_t read_ready_time(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    uint64_t t = 0;
+    if (f) {
+        if (fscanf(f, "%" SCNu64, &t) != 1) {
+            t = 0;
+        }
+        fclose(f);
+    }
+    return t;
+}
+
+/* Publishes this host's ready time and waits (wall clock, guest frozen)
+ * until every host of the run has; returns the latest of them. */
+static uint64_t meet_other_hosts(uint64_t ready_ps)
+{
+    g_autofree char *mine = g_strdup_printf("%s/%s", hub.rendezvous, hub.host);
+    g_autofree char *tmp = g_strdup_printf("%s.tmp", mine);
+    FILE *f = fopen(tmp, "w");
+    if (!f || fprintf(f, "%" PRIu64 "\n", ready_ps) < 0 || fclose(f) != 0 ||
+        rename(tmp, mine) != 0) {
+        error_report("mortar: cannot write %s: %s", mine, strerror(errno));
+        exit(1);
+    }
+    int64_t deadline = get_clock() + (int64_t)RENDEZVOUS_TIMEOUT_S * 1000000000;
+    for (;;) {
+        g_autoptr(GDir) dir = g_dir_open(hub.rendezvous, 0, NULL);
+        unsigned seen = 0;
+        uint64_t latest = ready_ps;
+        const char *name;
+        while (dir && (name = g_dir_read_name(dir))) {
+            if (g_str_has_suffix(name, ".tmp")) {
+                continue;
+            }
+            g_autofree char *path = g_strdup_printf("%s/%s", hub.rendezvous, name);
+            latest = MAX(latest, read_ready_time(path));
+            seen++;
+        }
+        if (seen >= hub.hosts) {
+            return latest;
+        }
+        if (get_clock() > deadline) {
+            error_report("mortar: host '%s': only %u of %u hosts became ready within %d s",
+                         hub.host, seen, hub.hosts, RENDEZVOUS_TIMEOUT_S);
+            exit(1);
+        }
+        g_usleep(2000);
+    }
+}
+
+void mortar_hub_guest_ready(void)
+{
+    if (hub.guest_ready || hub.synced) {
+        return;
+    }
+    hub.guest_ready = true;
+    uint64_t ready = mortar_hub_now_ps();
+    if (hub.start_ps != MORTAR_START_AT_READY) {
+        return; /* a fixed start, or a functional run */
+    }
+    uint64_t latest = hub.rendezvous ? meet_other_hosts(ready) : ready;
+    /* a common start on a microsecond boundary, later than every clock */
+    uint64_t start = (latest + START_MARGIN_PS + 999999) / 1000000 * 1000000;
+    if (hub.start_ps == MORTAR_START_AT_READY) {
+        hub.start_ps = start;
+    }
+    arm(ready);
+}
+
+void mortar_hub_set_rendezvous(const char *dir, unsigned hosts, const char *host)
+{
+    hub.rendezvous = dir;
+    hub.hosts = hosts;
+    hub.host = host;
 }
 
 /* ---- MMIO reads: the stalled vCPU --------------------------------------------- */

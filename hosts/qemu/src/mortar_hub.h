@@ -40,8 +40,24 @@ struct mortar_endpoint {
 };
 
 /* Registers an endpoint whose link is established. `start_ps` is the time
- * synchronization starts (the same for every endpoint of the host). */
+ * synchronization starts (the same for every endpoint of the host):
+ * MORTAR_START_AT_READY for the common start after boot, UINT64_MAX for a
+ * functional run that never synchronizes. */
 void mortar_hub_add(mortar_endpoint *ep, uint64_t start_ps);
+
+/* Start time meaning "when the guest reports ready" (see below). */
+#define MORTAR_START_AT_READY (UINT64_MAX - 1)
+
+/*
+ * The guest reports that it booted (a write to a mortar device's config
+ * space). With a rendezvous, the host publishes its ready time in the run's
+ * directory and waits until every host has; the common start is the latest
+ * ready time plus 1 ms, rounded up to a microsecond.
+ */
+void mortar_hub_guest_ready(void);
+
+/* Hosts of one run meet in `dir` (one file per host, named `host`). */
+void mortar_hub_set_rendezvous(const char *dir, unsigned hosts, const char *host);
 
 /* The host's current time in picoseconds. */
 uint64_t mortar_hub_now_ps(void);
@@ -65,7 +81,7 @@ uint32_t mortar_hub_mmio_read(mortar_endpoint *ep, const void *req, uint32_t siz
 
 /* Counters for the host's stats line at exit. */
 typedef struct mortar_hub_stats {
-    uint64_t mmio_reads, mmio_stall_ps, services, waits, messages;
+    uint64_t mmio_reads, mmio_stall_ps, services, waits, messages, idle_skips;
 } mortar_hub_stats;
 
 void mortar_hub_get_stats(mortar_hub_stats *out);

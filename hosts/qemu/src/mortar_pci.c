@@ -2,8 +2,12 @@
  * mortar_pci.c - the mortar-pci device: a PCI device in QEMU whose behaviour
  * lives in a mortar device model at the other end of a PCIe link.
  *
- *   -device mortar-pci,socket=/run/x/accel.sock,name=accel,start-ns=3000000000
+ *   -device mortar-pci,socket=/run/x/accel.sock,name=accel[,rendezvous=DIR,hosts=N,host=NAME]
  *
+ * Synchronization starts when every host of the run has booted: the guest
+ * writes 1 to config byte 0xff, and the hosts meet in the rendezvous
+ * directory (mortar_hub.c). `start-ns` fixes the start instead; `sync=off`
+ * makes a functional run that never synchronizes.
  * At realize it connects to the model's socket and builds config space from
  * the model's intro: IDs, class, BARs, MSI, MSI-X (the table is kept here,
  * the model only names vectors), the INTx pin. Guest MMIO reads stall the
@@ -12,7 +16,8 @@
  * message's stamp, and its interrupts are raised here.
  *
  * Config offset 0xfc holds 'M' 'R' 'T' and the hub's state (0 booting,
- * 1 synchronized), so the guest can wait for the common start.
+ * 1 synchronized), so the guest can wait for the common start; writing 1
+ * to byte 0xff reports that the guest is ready.
  */
 #include "qemu/osdep.h"
 #include "qapi/error.h"
@@ -45,6 +50,9 @@ struct MortarPCIState {
     /* properties */
     char *socket;
     char *devname;
+    char *rendezvous;
+    char *host;
+    uint32_t hosts;
     uint64_t start_ns;
     uint32_t timeout_s;
     bool sync;
@@ -130,7 +138,8 @@ static void raise_interrupt(MortarPCIState *s, const mortar_pcie_interrupt *in)
         pci_set_irq(pdev, in->kind == MORTAR_PCIE_INT_LEGACY_HIGH);
         break;
     case MORTAR_PCIE_INT_MSI:
-        if (msi_enabled(pdev) && in->vector < s->intro.msi_vectors) {
+        /* QEMU asserts the vector is one the guest enabled */
+        if (msi_enabled(pdev) && in->vector < msi_nr_vectors_allocated(pdev)) {
             msi_notify(pdev, in->vector);
         }
         break;
@@ -211,6 +220,13 @@ static void send_devctrl(MortarPCIState *s)
 
 static void mortar_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val, int len)
 {
+    /* The guest writes 1 into the marker's state byte when it has booted. */
+    uint32_t state = MARKER_OFFSET + 3;
+    if (addr <= state && state < addr + (uint32_t)len &&
+        ((val >> (8 * (state - addr))) & 0xff) == 1) {
+        mortar_hub_guest_ready();
+        return;
+    }
     pci_default_write_config(pdev, addr, val, len);
     send_devctrl(MORTAR_PCI(pdev));
 }
@@ -228,7 +244,7 @@ static void set_identity(MortarPCIState *s)
     pci_set_word(c + PCI_CLASS_DEVICE, (uint16_t)(in->class_code << 8 | in->subclass));
     pci_set_byte(c + PCI_INTERRUPT_PIN, in->intx_pin <= 4 ? in->intx_pin : 0);
     memcpy(c + MARKER_OFFSET, "MRT", 3);
-    c[MARKER_OFFSET + 3] = mortar_hub_synchronized();
+    c[MARKER_OFFSET + 3] = mortar_hub_synchronized() || !s->sync; /* functional runs: go */
 }
 
 static bool setup_bars(MortarPCIState *s, Error **errp)
@@ -343,7 +359,13 @@ static void mortar_pci_realize(PCIDevice *pdev, Error **errp)
     }
     s->ep = (mortar_endpoint){.link = s->link, .name = s->devname, .handle = mortar_handle,
                               .on_sync_start = mortar_sync_started, .opaque = s};
-    mortar_hub_add(&s->ep, s->sync ? s->start_ns * 1000 : UINT64_MAX);
+    if (s->rendezvous) {
+        mortar_hub_set_rendezvous(s->rendezvous, s->hosts ? s->hosts : 1,
+                                  s->host ? s->host : "host");
+    }
+    uint64_t start = !s->sync ? UINT64_MAX
+                     : s->start_ns ? s->start_ns * 1000 : MORTAR_START_AT_READY;
+    mortar_hub_add(&s->ep, start);
 }
 
 static void mortar_pci_exit(PCIDevice *pdev)
@@ -359,7 +381,10 @@ static void mortar_pci_exit(PCIDevice *pdev)
 static Property mortar_pci_properties[] = {
     DEFINE_PROP_STRING("socket", MortarPCIState, socket),
     DEFINE_PROP_STRING("name", MortarPCIState, devname),
-    DEFINE_PROP_UINT64("start-ns", MortarPCIState, start_ns, 0),
+    DEFINE_PROP_UINT64("start-ns", MortarPCIState, start_ns, 0), /* 0: when ready */
+    DEFINE_PROP_STRING("rendezvous", MortarPCIState, rendezvous),
+    DEFINE_PROP_STRING("host", MortarPCIState, host),
+    DEFINE_PROP_UINT32("hosts", MortarPCIState, hosts, 1),
     DEFINE_PROP_UINT32("timeout", MortarPCIState, timeout_s, 60),
     DEFINE_PROP_BOOL("sync", MortarPCIState, sync, true),
     DEFINE_PROP_END_OF_LIST(),
