@@ -12,8 +12,9 @@ all:
 	@cmake --build $(BUILD) -j $(JOBS)
 
 # Tests run against the sanitizer build (clang, so the libFuzzer targets build
-# too and run briefly as tests); CTest prints its summary.
-test:
+# too and run briefly as tests); CTest prints its summary. The normal build
+# comes first: the QEMU tests put its guest programs into the guest image.
+test: all
 	@CC=clang cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DMORTAR_SANITIZE=ON -DMORTAR_WERROR=ON -DMORTAR_FUZZ=ON $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(SAN_BUILD) -j $(JOBS)
 	@cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_FLAGS)
