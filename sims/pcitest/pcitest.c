@@ -194,16 +194,16 @@ static void write_reg(pcitest *t, uint64_t off, uint32_t v)
 static void mmio_read(pcitest *t, const mortar_msg *m)
 {
     const mortar_pcie_mmio *rd = m->payload;
-    struct {
-        mortar_pcie_mmio_done h;
-        uint8_t data[8];
-    } done = {.h = {.req_id = rd->req_id, .size = rd->size <= 8 ? rd->size : 8}};
+    uint8_t buf[sizeof(mortar_pcie_mmio_done) + 8] = {0};
+    mortar_pcie_mmio_done *done = (mortar_pcie_mmio_done *)buf;
+    done->req_id = rd->req_id;
+    done->size = rd->size <= 8 ? rd->size : 8;
     uint32_t v = rd->bar == 0 ? read_reg(t, rd->offset & ~3ull) : 0;
     uint64_t wide = (uint64_t)v >> (8 * (rd->offset & 3));
-    memcpy(done.data, &wide, sizeof wide);
+    memcpy(done->data, &wide, sizeof wide);
     t->mmio_reads++;
-    mortar_send(t->self, PORT, MORTAR_PCIE_MMIO_READ_DONE, &done, sizeof done.h + done.h.size,
-                0, NULL);
+    mortar_send(t->self, PORT, MORTAR_PCIE_MMIO_READ_DONE, buf,
+                (uint32_t)sizeof *done + done->size, 0, NULL);
 }
 
 static void mmio_write(pcitest *t, const mortar_msg *m)
