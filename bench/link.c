@@ -93,10 +93,13 @@ static void recv_one(mortar_link *l, mortar_msg *m)
         mortar_link_wait(l, 1000);
 }
 
+/* Sends, backing off while the ring is full (hammering a full slot only
+ * steals its cache line from the consumer). */
 static void send_retry(mortar_link *l, const void *buf, uint32_t size)
 {
     while (mortar_link_send(l, 0, 0x10, buf, size, 0, NULL) == MORTAR_EAGAIN)
-        ;
+        for (int i = 0; i < 32; i++)
+            __builtin_ia32_pause();
 }
 
 static int cmp_u64(const void *a, const void *b)

@@ -40,7 +40,7 @@ void mortar_link_params_init(mortar_link_params *p)
     p->latency_ps = MORTAR_NS(500);
     p->sync_mode = MORTAR_SYNC_ON;
     p->wait_policy = MORTAR_WAIT_BLOCK;
-    p->spin_ns = 5000;
+    p->spin_ns = 2000;
     p->handshake_timeout_ms = 30000;
 }
 
@@ -113,12 +113,13 @@ void mortar_link_get_counters(const mortar_link *l, mortar_link_counters *out)
 
 /* ---- sending ----------------------------------------------------------- */
 
-/* Wakes the consumer if it sleeps on this direction. The fence pairs with
- * the one in link_wait.c: either we see `waiting`, or it sees our slot. */
+/* Wakes the consumer if it sleeps on this direction. The slot was published
+ * with a sequentially consistent exchange and `waiting` is read the same
+ * way, as the consumer does in the other order (link_wait.c): either we see
+ * `waiting`, or it sees our slot. */
 static void wake_peer(mortar_link *link)
 {
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(&link->tx_dir->waiting, memory_order_relaxed)) {
+    if (atomic_load_explicit(&link->tx_dir->waiting, memory_order_seq_cst)) {
         atomic_fetch_add_explicit(&link->tx_dir->futex_seq, 1, memory_order_release);
         syscall(SYS_futex, &link->tx_dir->futex_seq, FUTEX_WAKE, 1, NULL, NULL, 0);
         link->counters.wakes_sent++;
@@ -139,7 +140,8 @@ static void publish(mortar_link *link, mortar_slot_header *h, uint8_t type, uint
     h->payload_size = size;
     h->sequence = link->tx_seq++;
     h->timestamp_ps = stamp;
-    slot_set_own_type(h, (uint8_t)(MORTAR_SLOT_FULL | type));
+    atomic_exchange_explicit((_Atomic uint8_t *)&h->own_type, (uint8_t)(MORTAR_SLOT_FULL | type),
+                             memory_order_seq_cst);
     link->tx_pos = (link->tx_pos + 1 == link->slot_count) ? 0 : link->tx_pos + 1;
     wake_peer(link);
 }
@@ -158,8 +160,7 @@ void *mortar_link_reserve(mortar_link *link, uint32_t size)
     }
     mortar_slot_header *h = free_tx_slot(link);
     if (!h) {
-        link->counters.full_stalls++;
-        link_set_error(link, MORTAR_EAGAIN, "ring full");
+        link->counters.full_stalls++; /* not an error: no message text (hot path) */
         return NULL;
     }
     link->reserved_slot = true;

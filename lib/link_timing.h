@@ -27,7 +27,9 @@ static inline int link_timing_stamp(link_timing *t, uint64_t now, uint64_t wire_
     if (now < t->last_send_ps)
         return MORTAR_EINVAL;
     uint64_t start = now > t->busy_until_ps ? now : t->busy_until_ps;
-    t->busy_until_ps = start + mortar_serialization_ps(wire_bytes, t->bandwidth_bps);
+    if (t->bandwidth_bps)
+        start += mortar_serialization_ps(wire_bytes, t->bandwidth_bps);
+    t->busy_until_ps = start;
     t->last_send_ps = now;
     t->last_stamp_ps = t->busy_until_ps + t->latency_ps;
     *stamp = t->last_stamp_ps;

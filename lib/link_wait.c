@@ -25,7 +25,7 @@
 #define PEER_CHECK_NS 20000000ull /* look at the socket every 20 ms of waiting */
 /* BLOCK: after spinning, yield this long before sleeping, so a peer that
  * shares our core gets it without paying for a futex round trip. */
-#define YIELD_NS 50000ull
+#define YIELD_NS 500000ull
 
 static uint64_t wall_ns(void)
 {
@@ -62,9 +62,10 @@ int mortar_link_check_peer(mortar_link *link)
 static void block_on_futex(mortar_link *link, uint64_t max_ns)
 {
     uint32_t seq = atomic_load_explicit(&link->rx_dir->futex_seq, memory_order_acquire);
-    atomic_store_explicit(&link->rx_dir->waiting, 1, memory_order_relaxed);
-    atomic_thread_fence(memory_order_seq_cst);
-    if (!mortar_link_has_input(link)) {
+    atomic_store_explicit(&link->rx_dir->waiting, 1, memory_order_seq_cst);
+    const mortar_slot_header *h = link_slot(link->rx_ring, link->slot_size, link->rx_pos);
+    if (!(atomic_load_explicit((const _Atomic uint8_t *)&h->own_type, memory_order_seq_cst) &
+          MORTAR_SLOT_FULL)) {
         struct timespec ts = {.tv_sec = (time_t)(max_ns / 1000000000ull),
                               .tv_nsec = (long)(max_ns % 1000000000ull)};
         syscall(SYS_futex, &link->rx_dir->futex_seq, FUTEX_WAIT, seq, &ts, NULL, 0);
