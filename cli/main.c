@@ -2,6 +2,7 @@
  * main.c - the `mortar` command: a dispatcher over subcommands.
  *
  *   mortar alone --design a|b|regcopy --speed S   component benchmark
+ *   mortar spec SPEC [--set key=value]...         check a spec, print it resolved
  *   mortar version                                versions of the parts
  *   mortar help                                   this list
  *
@@ -12,6 +13,7 @@
 
 #include "mortar/log.h"
 #include "alone.h"
+#include "spec_cmd.h"
 
 typedef struct subcommand {
     const char *name;
@@ -25,6 +27,8 @@ static int help_main(int argc, char **argv);
 static const subcommand subcommands[] = {
     {"alone", "alone --design a|b|regcopy --speed S   one request through a device model alone",
      mortar_alone_main},
+    {"spec", "spec SPEC [--set key=value]...         check a spec and print it resolved",
+     mortar_spec_main},
     {"version", "version                                 print versions", version_main},
     {"help", "help                                    this list", help_main},
 };

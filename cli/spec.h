@@ -1,0 +1,38 @@
+/*
+ * spec.h - experiment specs: loading, inheritance, variables, overrides and
+ * validation, before anything starts.
+ *
+ * A spec is a JSON object (docs/experiments.md):
+ *   {"base": "base.json",                   optional, relative to this file
+ *    "vars": {"pcie.latency": "1us", ...},   knobs; "$name" or "${name}" in any
+ *                                            string is replaced by the value
+ *    "hosts": [...], "components": [...], "links": [...], "measure": {...}}
+ * A spec with a base is merged into it: objects key by key, "vars" too; the
+ * arrays "hosts", "components" and "links" are concatenated, and an element
+ * with {"remove": true} and a name removes the base's element of that name.
+ * `--set key=value` sets vars.key when the spec has such a var, otherwise
+ * the value at that dotted JSON path. A string that is exactly "$name" takes
+ * the variable's JSON type (a number stays a number).
+ */
+#ifndef MORTAR_CLI_SPEC_H
+#define MORTAR_CLI_SPEC_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+/* Loads `path` with its bases, applies the `nsets` overrides ("key=value")
+ * and resolves every variable. Returns the resolved spec (owned by the
+ * caller) or NULL with a message in `err` naming the file and JSON path. */
+json_t *spec_load(const char *path, char *const sets[], size_t nsets, char *err,
+                  size_t err_size);
+
+/* Checks the resolved spec's structure: hosts, components (known kinds,
+ * parameters accepted by the model), links (existing ends, a port bound
+ * once, latency > 0, units readable). Returns 0 or -1 with the JSON path of
+ * the first problem in `err`. */
+int spec_validate(json_t *spec, char *err, size_t err_size);
+
+/* A variable of the resolved spec as text ("1us", "a", "1"); NULL if absent. */
+const char *spec_var_text(json_t *spec, const char *name, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,41 @@
+/*
+ * spec_cmd.c - `mortar spec SPEC [--set key=value]...`: load, resolve and
+ * check an experiment spec without running it; prints the resolved spec.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "spec.h"
+#include "spec_cmd.h"
+
+int mortar_spec_main(int argc, char **argv)
+{
+    const char *path = NULL;
+    char *sets[64];
+    size_t nsets = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--set") && i + 1 < argc && nsets < 64)
+            sets[nsets++] = argv[++i];
+        else if (argv[i][0] != '-' && !path)
+            path = argv[i];
+        else {
+            fprintf(stderr, "usage: mortar spec SPEC [--set key=value]...\n");
+            return 2;
+        }
+    }
+    if (!path) {
+        fprintf(stderr, "usage: mortar spec SPEC [--set key=value]...\n");
+        return 2;
+    }
+    char err[1024];
+    json_t *spec = spec_load(path, sets, nsets, err, sizeof err);
+    if (!spec || spec_validate(spec, err, sizeof err)) {
+        fprintf(stderr, "mortar: %s: %s\n", path, err);
+        json_decref(spec);
+        return 1;
+    }
+    json_dumpf(spec, stdout, JSON_INDENT(2));
+    putchar('\n');
+    json_decref(spec);
+    return 0;
+}
