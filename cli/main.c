@@ -2,6 +2,8 @@
  * main.c - the `mortar` command: a dispatcher over subcommands.
  *
  *   mortar alone --design a|b|regcopy --speed S   component benchmark
+ *   mortar run SPEC [--set key=value]...          run an experiment, record it
+ *   mortar results [--db FILE] [--json]           the recorded runs
  *   mortar spec SPEC [--set key=value]...         check a spec, print it resolved
  *   mortar version                                versions of the parts
  *   mortar help                                   this list
@@ -13,6 +15,8 @@
 
 #include "mortar/log.h"
 #include "alone.h"
+#include "results.h"
+#include "run.h"
 #include "spec_cmd.h"
 
 typedef struct subcommand {
@@ -27,6 +31,10 @@ static int help_main(int argc, char **argv);
 static const subcommand subcommands[] = {
     {"alone", "alone --design a|b|regcopy --speed S   one request through a device model alone",
      mortar_alone_main},
+    {"run", "run SPEC [--set key=value]... [--db FILE] [--out DIR] [--trace]   run one experiment",
+     mortar_run_main},
+    {"results", "results [--db FILE] [--json]            list the recorded runs",
+     mortar_results_main},
     {"spec", "spec SPEC [--set key=value]...         check a spec and print it resolved",
      mortar_spec_main},
     {"version", "version                                 print versions", version_main},

@@ -1,0 +1,48 @@
+/*
+ * db.h - the results database (SQLite): one row per run, its per-request
+ * results and every component's stats. A run's row is written when it
+ * starts (status "running") and completed in one transaction when it ends,
+ * so an interrupted orchestrator never loses a finished run.
+ */
+#ifndef MORTAR_CLI_DB_H
+#define MORTAR_CLI_DB_H
+
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Opens (creating if needed) the database and its tables. */
+int db_open(sqlite3 **db, const char *path, char *err, size_t size);
+
+typedef struct db_run_info {
+    const char *name, *design, *run_dir;
+    double pcie_latency_us, speed;
+    int64_t in_flight;
+    json_t *spec; /* the resolved spec */
+} db_run_info;
+
+/* Inserts a run with status "running"; returns its id, or -1. */
+int64_t db_begin_run(sqlite3 *db, const db_run_info *info);
+
+typedef struct db_request {
+    int64_t idx, latency_ns, service_ns, compute_ns;
+    int verified;
+} db_request;
+
+typedef struct db_summary {
+    int64_t requests, verified;
+    double median_us, p99_us, mean_us, min_us, max_us;
+} db_summary;
+
+/* Completes a run: status ("ok"/"failed"), error text (may be NULL), wall
+ * time, versions and stats (JSON objects, may be NULL), the requests and
+ * their summary. One transaction. */
+int db_finish_run(sqlite3 *db, int64_t id, const char *status, const char *error,
+                  double wall_s, json_t *versions, json_t *stats, const db_request *reqs,
+                  size_t nreqs, const db_summary *summary);
+
+/* Every run as the JSON of `mortar results --json`. */
+json_t *db_runs_json(sqlite3 *db);
+
+#endif

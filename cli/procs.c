@@ -1,0 +1,114 @@
+/*
+ * procs.c - starting, watching and ending the processes of a run.
+ */
+#include "procs.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+static void redirect(const char *path, int fd)
+{
+    int f = open(path ? path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (f >= 0) {
+        dup2(f, fd);
+        close(f);
+    }
+}
+
+proc *procs_start(procs *ps, const char *name, char *const argv[], const char *out,
+                  const char *err, char *const env[])
+{
+    if (ps->n == PROCS_MAX)
+        return NULL;
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0)
+        return NULL;
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(127); /* the orchestrator is already gone */
+        setpgid(0, 0); /* Ctrl-C reaches the orchestrator only; it ends us */
+        redirect(NULL, 0);
+        redirect(out, 1);
+        redirect(err, 2);
+        for (int i = 0; env && env[i]; i++)
+            putenv(env[i]);
+        execv(argv[0], argv);
+        fprintf(stderr, "mortar: cannot run %s\n", argv[0]);
+        _exit(127);
+    }
+    proc *p = &ps->list[ps->n++];
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "%s", name);
+    snprintf(p->log, sizeof p->log, "%s", err ? err : "");
+    p->pid = pid;
+    p->running = true;
+    return p;
+}
+
+proc *procs_poll(procs *ps)
+{
+    for (int i = 0; i < ps->n; i++) {
+        proc *p = &ps->list[i];
+        int st;
+        if (!p->running || waitpid(p->pid, &st, WNOHANG) != p->pid)
+            continue;
+        p->running = false;
+        p->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        return p;
+    }
+    return NULL;
+}
+
+bool procs_any_running(const procs *ps, const char *prefix)
+{
+    for (int i = 0; i < ps->n; i++)
+        if (ps->list[i].running && !strncmp(ps->list[i].name, prefix, strlen(prefix)))
+            return true;
+    return false;
+}
+
+void procs_kill_all(procs *ps)
+{
+    for (int i = 0; i < ps->n; i++) {
+        proc *p = &ps->list[i];
+        if (!p->running)
+            continue;
+        kill(p->pid, SIGKILL);
+        waitpid(p->pid, NULL, 0);
+        p->running = false;
+        p->status = 128 + SIGKILL;
+    }
+}
+
+void procs_print_tail(const char *path, int lines)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char *ring[64] = {0};
+    char buf[512];
+    int n = 0;
+    if (lines > 64)
+        lines = 64;
+    while (fgets(buf, sizeof buf, f)) {
+        free(ring[n % lines]);
+        ring[n % lines] = strdup(buf);
+        n++;
+    }
+    fclose(f);
+    for (int i = n > lines ? n - lines : 0; i < n; i++) {
+        char *l = ring[i % lines];
+        l[strcspn(l, "\r\n")] = '\0';
+        fprintf(stderr, "    | %s\n", l);
+    }
+    for (int i = 0; i < lines; i++)
+        free(ring[i]);
+}

@@ -1,0 +1,47 @@
+/*
+ * procs.h - the processes of one run: start them, watch them, end them all.
+ *
+ * Every child gets PR_SET_PDEATHSIG, so none outlives the orchestrator, and
+ * its stdout/stderr go to files in the run directory.
+ */
+#ifndef MORTAR_CLI_PROCS_H
+#define MORTAR_CLI_PROCS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#define PROCS_MAX 32
+
+typedef struct proc {
+    char name[64];   /* "sim0", "host client" */
+    char log[512];   /* where its stderr went (for the last lines) */
+    pid_t pid;
+    bool running;
+    int status;      /* exit code, or 128 + signal */
+} proc;
+
+typedef struct procs {
+    proc list[PROCS_MAX];
+    int n;
+} procs;
+
+/* Starts argv (NULL-terminated) with stdout to `out` and stderr to `err`
+ * (paths; NULL: /dev/null) and the extra environment `env` ("K=V", NULL
+ * terminated, may be NULL). Returns the entry, or NULL. */
+proc *procs_start(procs *ps, const char *name, char *const argv[], const char *out,
+                  const char *err, char *const env[]);
+
+/* Reaps children that ended; returns the first one that ended since the last
+ * call (NULL if none). */
+proc *procs_poll(procs *ps);
+
+/* True while any child whose name starts with `prefix` runs. */
+bool procs_any_running(const procs *ps, const char *prefix);
+
+/* Kills every running child (SIGKILL) and reaps it. */
+void procs_kill_all(procs *ps);
+
+/* Prints the last `lines` lines of a file to stderr, indented. */
+void procs_print_tail(const char *path, int lines);
+
+#endif

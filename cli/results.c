@@ -1,0 +1,67 @@
+/*
+ * results.c - `mortar results [--db FILE] [--json]`: the runs in the
+ * database with their parameters and summaries.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "db.h"
+#include "results.h"
+
+static void print_table(json_t *runs)
+{
+    printf("%4s  %-8s %-16s %-8s %8s %6s %4s %9s %9s %9s %7s\n", "id", "status", "name",
+           "design", "L(us)", "speed", "inf", "requests", "median", "p99", "wall(s)");
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(runs, "runs"), i, r) {
+        json_t *s = json_object_get(r, "summary");
+        printf("%4lld  %-8s %-16.16s %-8s %8.2f %6.2f %4lld %9lld %9.1f %9.1f %7.1f\n",
+               (long long)json_integer_value(json_object_get(r, "id")),
+               json_string_value(json_object_get(r, "status")) ?: "?",
+               json_string_value(json_object_get(r, "name")) ?: "?",
+               json_string_value(json_object_get(r, "design")) ?: "?",
+               json_number_value(json_object_get(r, "pcie_latency_us")),
+               json_number_value(json_object_get(r, "speed")),
+               (long long)json_integer_value(json_object_get(r, "in_flight")),
+               (long long)json_integer_value(json_object_get(s, "requests")),
+               json_number_value(json_object_get(s, "median_us")),
+               json_number_value(json_object_get(s, "p99_us")),
+               json_number_value(json_object_get(r, "wall_s")));
+        const char *e = json_string_value(json_object_get(r, "error"));
+        if (e)
+            printf("      error: %s\n", e);
+    }
+}
+
+int mortar_results_main(int argc, char **argv)
+{
+    const char *path = "mortar.db";
+    int as_json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--db") && i + 1 < argc)
+            path = argv[++i];
+        else if (!strcmp(argv[i], "--json"))
+            as_json = 1;
+        else {
+            fprintf(stderr, "usage: mortar results [--db FILE] [--json]\n");
+            return 2;
+        }
+    }
+    sqlite3 *db;
+    char err[512];
+    if (db_open(&db, path, err, sizeof err)) {
+        fprintf(stderr, "mortar: %s\n", err);
+        return 1;
+    }
+    json_t *runs = db_runs_json(db);
+    if (as_json) {
+        json_dumpf(runs, stdout, JSON_INDENT(1));
+        putchar('\n');
+    } else {
+        print_table(runs);
+    }
+    json_decref(runs);
+    sqlite3_close(db);
+    return 0;
+}

@@ -1,0 +1,525 @@
+/*
+ * run.c - `mortar run SPEC [--set key=value]... [--db FILE] [--out DIR]
+ * [--trace] [--stall-timeout S] [--timeout S]`: one experiment, end to end.
+ *
+ * Validates the spec before anything starts, plans the processes, starts
+ * the simulators and then the QEMU hosts (which boot unsynchronized and meet
+ * at the common start), watches every process, and writes one run record
+ * into the results database: the resolved spec, versions, per-request
+ * results, their summary, every component's stats and the wall time. A
+ * crashed process or a stall ends the run, kills every process of it and
+ * names the culprit with the last lines of its log; Ctrl-C does the same.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "mortar/time.h"
+#include "db.h"
+#include "plan.h"
+#include "procs.h"
+#include "run.h"
+#include "spec.h"
+
+#define MAX_REQUESTS 100000
+
+typedef struct run_opts {
+    const char *spec_path, *db_path, *out_dir;
+    char *sets[64];
+    size_t nsets;
+    bool trace;
+    int stall_s, timeout_s;
+} run_opts;
+
+typedef struct tools {
+    char source[PATH_MAX];
+    char qemu[PATH_MAX], image[PATH_MAX], kernel[PATH_MAX + 16], initrd[PATH_MAX + 32];
+    char firmware[2][PATH_MAX];
+    char kernel_version[64], qemu_version[128];
+} tools;
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: mortar run SPEC [--set key=value]... [--db FILE] [--out DIR]"
+                    " [--trace] [--stall-timeout S] [--timeout S]\n");
+    return 2;
+}
+
+static int parse_args(int argc, char **argv, run_opts *o)
+{
+    *o = (run_opts){.db_path = "mortar.db", .out_dir = "runs", .stall_s = 300,
+                    .timeout_s = 3600};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool has = i + 1 < argc;
+        if (!strcmp(a, "--set") && has && o->nsets < 64)
+            o->sets[o->nsets++] = argv[++i];
+        else if (!strcmp(a, "--db") && has)
+            o->db_path = argv[++i];
+        else if (!strcmp(a, "--out") && has)
+            o->out_dir = argv[++i];
+        else if (!strcmp(a, "--trace"))
+            o->trace = true;
+        else if (!strcmp(a, "--stall-timeout") && has)
+            o->stall_s = atoi(argv[++i]);
+        else if (!strcmp(a, "--timeout") && has)
+            o->timeout_s = atoi(argv[++i]);
+        else if (a[0] != '-' && !o->spec_path)
+            o->spec_path = a;
+        else
+            return -1;
+    }
+    return o->spec_path && o->stall_s > 0 && o->timeout_s > 0 ? 0 : -1;
+}
+
+/* ---- the tools: QEMU build, guest image, firmware ---------------------------- */
+
+/* Runs a command and returns the last line of its stdout in `out`. */
+static int last_line(const char *cmd, char *out, size_t size)
+{
+    FILE *f = popen(cmd, "r");
+    if (!f)
+        return -1;
+    char line[PATH_MAX];
+    out[0] = '\0';
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (line[0])
+            snprintf(out, size, "%s", line);
+    }
+    return pclose(f) == 0 && out[0] ? 0 : -1;
+}
+
+static void find_source(tools *t)
+{
+    const char *env = getenv("MORTAR_SOURCE");
+    if (env) {
+        snprintf(t->source, sizeof t->source, "%s", env);
+        return;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    /* build/bin/mortar -> the source tree two levels up */
+    for (int up = 0; up < 3; up++) {
+        char *slash = strrchr(exe, '/');
+        if (slash)
+            *slash = '\0';
+    }
+    snprintf(t->source, sizeof t->source, "%s", exe);
+}
+
+static int find_tools(tools *t, char *err, size_t size)
+{
+    find_source(t);
+    char cmd[PATH_MAX * 2];
+    snprintf(cmd, sizeof cmd, "'%s/hosts/qemu/build.sh' --print-path 2>/dev/null", t->source);
+    if (last_line(cmd, t->qemu, sizeof t->qemu) || access(t->qemu, X_OK)) {
+        snprintf(err, size, "QEMU is not built (%s); run 'make setup' first", t->qemu);
+        return -1;
+    }
+    fprintf(stderr, "[mortar] guest image (cached after the first build)\n");
+    snprintf(cmd, sizeof cmd, "MORTAR_GUEST_BIN=\"${MORTAR_GUEST_BIN:-%s/build/guest-bin}\" "
+             "'%s/guest/build-image.sh' 2>/dev/null", t->source, t->source);
+    if (last_line(cmd, t->image, sizeof t->image)) {
+        snprintf(err, size, "the guest image could not be built (run guest/build-image.sh)");
+        return -1;
+    }
+    snprintf(t->kernel, sizeof t->kernel, "%s/vmlinuz", t->image);
+    snprintf(t->initrd, sizeof t->initrd, "%s/initramfs.cpio.gz", t->image);
+    snprintf(cmd, sizeof cmd, "cat '%s/kernel-version'", t->image);
+    last_line(cmd, t->kernel_version, sizeof t->kernel_version);
+    /* .../qemu/<debian version>-<hash>/bin/qemu-system-x86_64 */
+    snprintf(cmd, sizeof cmd, "basename \"$(dirname \"$(dirname '%s')\")\"", t->qemu);
+    last_line(cmd, t->qemu_version, sizeof t->qemu_version);
+    snprintf(t->firmware[0], PATH_MAX, "/usr/share/seabios");
+    snprintf(t->firmware[1], PATH_MAX, "/usr/share/qemu");
+    return 0;
+}
+
+/* ---- watching ----------------------------------------------------------------- */
+
+static bool file_has_line(const char *path, const char *prefix)
+{
+    FILE *f = fopen(path, "r");
+    char line[4096];
+    bool found = false;
+    while (f && !found && fgets(line, sizeof line, f))
+        found = !strncmp(line, prefix, strlen(prefix));
+    if (f)
+        fclose(f);
+    return found;
+}
+
+static long file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (long)st.st_size : 0;
+}
+
+static int wait_for_sockets(procs *ps, proc *pr, const plan_sim *s, char *err, size_t size)
+{
+    double end = wall_now() + 30;
+    for (int i = 0; i < s->nsockets; i++) {
+        while (access(s->sockets[i], F_OK) != 0) {
+            proc *done = procs_poll(ps);
+            if (done == pr || !pr->running) {
+                snprintf(err, size, "simulator '%s' exited with %d while starting", s->name,
+                         pr->status);
+                return -1;
+            }
+            if (wall_now() > end || interrupted) {
+                snprintf(err, size, "simulator '%s' did not open %s", s->name, s->sockets[i]);
+                return -1;
+            }
+            usleep(10000);
+        }
+    }
+    return 0;
+}
+
+static int start_all(procs *ps, plan *p, const char *sim_bin, char *err, size_t size)
+{
+    for (int i = 0; i < p->nsims; i++) {
+        plan_sim *s = &p->sims[i];
+        char name[80], log[600];
+        snprintf(name, sizeof name, "sim %s", s->name);
+        snprintf(log, sizeof log, "%s/%s.log", p->run_dir, s->name);
+        char *argv[] = {(char *)sim_bin, s->desc_path, NULL};
+        proc *pr = procs_start(ps, name, argv, NULL, log, NULL);
+        if (!pr || wait_for_sockets(ps, pr, s, err, size))
+            return -1;
+    }
+    for (int i = 0; i < p->nhosts; i++) {
+        plan_host *h = &p->hosts[i];
+        char name[80], env[600];
+        snprintf(name, sizeof name, "host %s", h->name);
+        snprintf(env, sizeof env, "MORTAR_HOST_STATS=%s", h->stats);
+        char *envs[] = {env, NULL};
+        if (!procs_start(ps, name, h->argv, h->console, h->qemu_log, envs)) {
+            snprintf(err, size, "cannot start QEMU for host '%s'", h->name);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void show_failure(const plan *p, const proc *pr)
+{
+    if (!pr)
+        return;
+    fprintf(stderr, "[mortar] last lines of %s (%s):\n", pr->name, pr->log);
+    procs_print_tail(pr->log, 12);
+    for (int i = 0; i < p->nhosts; i++)
+        if (!strcmp(pr->name + 5, p->hosts[i].name)) {
+            fprintf(stderr, "[mortar] last lines of its console (%s):\n", p->hosts[i].console);
+            procs_print_tail(p->hosts[i].console, 12);
+        }
+}
+
+/* Watches until every host powered off and every simulator ended. Returns 0,
+ * or -1 with the reason (and the culprit's log shown). */
+static int watch(procs *ps, plan *p, const run_opts *o, char *err, size_t size)
+{
+    double start = wall_now(), last_progress = start;
+    long last_out = -1;
+    bool synced = false;
+    for (;;) {
+        proc *pr;
+        while ((pr = procs_poll(ps))) {
+            /* A simulator ends with 0 once its hosts terminated their
+             * links; only a failing status is a failure. */
+            if (pr->status != 0) {
+                snprintf(err, size, "%s %s with status %d", pr->name,
+                         pr->status > 128 ? "was killed" : "exited", pr->status);
+                show_failure(p, pr);
+                return -1;
+            }
+        }
+        if (!procs_any_running(ps, "host ") && !procs_any_running(ps, "sim "))
+            return 0;
+        long out = 0;
+        bool all_synced = true;
+        for (int i = 0; i < p->nhosts; i++) {
+            out += file_size(p->hosts[i].console);
+            all_synced &= file_has_line(p->hosts[i].console, "MORTAR-SYNCHRONIZED");
+        }
+        if (all_synced && !synced) {
+            synced = true;
+            fprintf(stderr, "[mortar] hosts booted and synchronized after %.1f s\n",
+                    wall_now() - start);
+        }
+        if (out != last_out) {
+            last_out = out;
+            last_progress = wall_now();
+        }
+        if (interrupted) {
+            snprintf(err, size, "interrupted");
+            return -1;
+        }
+        if (wall_now() - last_progress > o->stall_s) {
+            snprintf(err, size, "stalled: no guest output for %d s (--stall-timeout)", o->stall_s);
+            for (int i = 0; i < p->nhosts; i++) {
+                fprintf(stderr, "[mortar] %s console:\n", p->hosts[i].name);
+                procs_print_tail(p->hosts[i].console, 6);
+            }
+            return -1;
+        }
+        if (wall_now() - start > o->timeout_s) {
+            snprintf(err, size, "timed out after %d s (--timeout)", o->timeout_s);
+            return -1;
+        }
+        usleep(100000);
+    }
+}
+
+/* ---- results ------------------------------------------------------------------ */
+
+static int64_t field(const char *line, const char *key)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "%s=", key);
+    const char *p = strstr(line, pat);
+    while (p && p != line && p[-1] != ' ')
+        p = strstr(p + 1, pat);
+    return p ? strtoll(p + strlen(pat), NULL, 10) : -1;
+}
+
+static db_request *find_req(db_request *reqs, size_t n, int64_t idx)
+{
+    for (size_t i = 0; i < n; i++)
+        if (reqs[i].idx == idx)
+            return &reqs[i];
+    return NULL;
+}
+
+/* Reads "req=<i> latency_ns=<n> verified=<0|1>" lines of the measuring host
+ * and "req=<i> service_ns=... device_compute_ns=..." of the others. */
+static size_t collect_requests(const plan *p, const char *measure, db_request *reqs)
+{
+    size_t n = 0;
+    char line[4096];
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < p->nhosts; i++) {
+            bool is_measure = !strcmp(p->hosts[i].name, measure);
+            if (is_measure != (pass == 0))
+                continue;
+            FILE *f = fopen(p->hosts[i].console, "r");
+            while (f && fgets(line, sizeof line, f)) {
+                if (strncmp(line, "req=", 4))
+                    continue;
+                int64_t idx = field(line, "req");
+                if (pass == 0 && field(line, "latency_ns") >= 0 && n < MAX_REQUESTS) {
+                    reqs[n++] = (db_request){.idx = idx, .latency_ns = field(line, "latency_ns"),
+                                             .verified = field(line, "verified") == 1,
+                                             .service_ns = -1, .compute_ns = -1};
+                } else if (pass == 1) {
+                    db_request *r = find_req(reqs, n, idx);
+                    if (r && field(line, "service_ns") >= 0)
+                        r->service_ns = field(line, "service_ns");
+                    if (r && field(line, "device_compute_ns") >= 0)
+                        r->compute_ns = field(line, "device_compute_ns");
+                }
+            }
+            if (f)
+                fclose(f);
+        }
+    }
+    return n;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median and p99 by the nearest-rank method on the sorted latencies. */
+static db_summary summarize(const db_request *reqs, size_t n)
+{
+    db_summary s = {.requests = (int64_t)n};
+    if (n == 0)
+        return s;
+    int64_t *v = malloc(n * sizeof *v);
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        v[i] = reqs[i].latency_ns;
+        sum += (double)v[i];
+        s.verified += reqs[i].verified;
+    }
+    qsort(v, n, sizeof *v, cmp_i64);
+    size_t med = (n + 1) / 2 - 1, p99 = (size_t)ceil(0.99 * (double)n) - 1;
+    s.median_us = (n % 2 ? (double)v[med] : ((double)v[med] + (double)v[med + 1]) / 2) / 1000;
+    s.p99_us = (double)v[p99] / 1000;
+    s.mean_us = sum / (double)n / 1000;
+    s.min_us = (double)v[0] / 1000;
+    s.max_us = (double)v[n - 1] / 1000;
+    free(v);
+    return s;
+}
+
+static json_t *collect_stats(const plan *p)
+{
+    json_t *all = json_object();
+    char path[700];
+    for (int i = 0; i < p->nsims; i++) {
+        snprintf(path, sizeof path, "%s/%s.stats.json", p->run_dir, p->sims[i].name);
+        json_t *s = json_load_file(path, 0, NULL);
+        if (json_is_object(s))
+            json_object_update(all, s);
+        json_decref(s);
+    }
+    for (int i = 0; i < p->nhosts; i++) {
+        json_t *s = json_load_file(p->hosts[i].stats, 0, NULL);
+        if (json_is_object(s)) {
+            char key[80];
+            snprintf(key, sizeof key, "host_%s", p->hosts[i].name);
+            json_object_set(all, key, s);
+        }
+        json_decref(s);
+    }
+    json_object_del(all, "_sim_time_ps");
+    return all;
+}
+
+/* ---- the run -------------------------------------------------------------------- */
+
+static double var_us(json_t *spec, const char *name)
+{
+    char buf[64];
+    const char *t = spec_var_text(spec, name, buf, sizeof buf);
+    uint64_t ps;
+    return t && mortar_time_parse(t, &ps) == 0 ? (double)ps / 1e6 : 0;
+}
+
+static double var_num(json_t *spec, const char *name, double def)
+{
+    json_t *v = json_object_get(json_object_get(spec, "vars"), name);
+    return json_is_number(v) ? json_number_value(v) : def;
+}
+
+static int make_run_dir(char *dir, size_t size, const char *out, int64_t id, const char *name)
+{
+    mkdir(out, 0755);
+    snprintf(dir, size, "%s/%06lld-%s", out, (long long)id, name);
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        return -1;
+    char *abs = realpath(dir, NULL);
+    if (abs) {
+        snprintf(dir, size, "%s", abs);
+        free(abs);
+    }
+    return 0;
+}
+
+int mortar_run_main(int argc, char **argv)
+{
+    run_opts o;
+    if (parse_args(argc, argv, &o))
+        return usage();
+    char err[2048];
+    json_t *spec = spec_load(o.spec_path, o.sets, o.nsets, err, sizeof err);
+    if (!spec || spec_validate(spec, err, sizeof err)) {
+        fprintf(stderr, "mortar: %s: %s\n", o.spec_path, err);
+        json_decref(spec);
+        return 1;
+    }
+    tools t;
+    sqlite3 *db;
+    if (find_tools(&t, err, sizeof err) || db_open(&db, o.db_path, err, sizeof err)) {
+        fprintf(stderr, "mortar: %s\n", err);
+        json_decref(spec);
+        return 1;
+    }
+    char design[64] = "", name[128];
+    spec_var_text(spec, "design", design, sizeof design);
+    snprintf(name, sizeof name, "%s", json_string_value(json_object_get(spec, "name")) ?: "run");
+    db_run_info info = {.name = name, .design = design, .spec = spec, .run_dir = "",
+                        .pcie_latency_us = var_us(spec, "pcie.latency"),
+                        .speed = var_num(spec, "speed", 1),
+                        .in_flight = (int64_t)var_num(spec, "inflight", 1)};
+    int64_t id = db_begin_run(db, &info);
+    char run_dir[PATH_MAX];
+    if (id < 0 || make_run_dir(run_dir, sizeof run_dir, o.out_dir, id, name)) {
+        fprintf(stderr, "mortar: cannot record the run in %s or create its directory\n", o.db_path);
+        return 1;
+    }
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "UPDATE runs SET run_dir=? WHERE id=?", -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, run_dir, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(st, 2, id);
+        sqlite3_step(st);
+        sqlite3_finalize(st);
+    }
+    json_dump_file(spec, strcat(strcpy(err, run_dir), "/spec.json"), JSON_INDENT(2));
+
+    plan p;
+    plan_tools pt = {.qemu = t.qemu, .firmware = {t.firmware[0], t.firmware[1], NULL},
+                     .kernel = t.kernel, .initrd = t.initrd, .trace = o.trace};
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    procs ps = {0};
+    char sim_bin[PATH_MAX + 32];
+    snprintf(sim_bin, sizeof sim_bin, "%s/build/bin/mortar-sim", t.source);
+    if (getenv("MORTAR_BIN"))
+        snprintf(sim_bin, sizeof sim_bin, "%s/mortar-sim", getenv("MORTAR_BIN"));
+    fprintf(stderr, "[mortar] run %lld: %s, logs in %s\n", (long long)id, name, run_dir);
+    double t0 = wall_now();
+    int rc = plan_build(&p, spec, run_dir, &pt, err, sizeof err);
+    if (!rc)
+        rc = start_all(&ps, &p, sim_bin, err, sizeof err);
+    if (!rc)
+        rc = watch(&ps, &p, &o, err, sizeof err);
+    procs_kill_all(&ps);
+    double wall = wall_now() - t0;
+
+    const char *measure = json_string_value(json_object_get(json_object_get(spec, "measure"), "host"));
+    db_request *reqs = calloc(MAX_REQUESTS, sizeof *reqs);
+    size_t n = collect_requests(&p, measure ? measure : "", reqs);
+    db_summary sum = summarize(reqs, n);
+    if (!rc && measure && (n == 0 || sum.verified != sum.requests)) {
+        snprintf(err, sizeof err, "%lld of %lld products verified",
+                 (long long)sum.verified, (long long)sum.requests);
+        rc = -1;
+    }
+    json_t *versions = json_pack("{s:s, s:s, s:s}", "mortar", MORTAR_COMMIT, "qemu",
+                                 t.qemu_version, "kernel", t.kernel_version);
+    json_t *stats = collect_stats(&p);
+    db_finish_run(db, id, rc ? "failed" : "ok", rc ? err : NULL, wall, versions, stats, reqs,
+                  n, &sum);
+    if (rc)
+        fprintf(stderr, "[mortar] run %lld FAILED: %s\n", (long long)id, err);
+    else
+        printf("run %lld ok: %lld requests verified, median %.1f us, p99 %.1f us, "
+               "wall %.1f s\n", (long long)id, (long long)sum.requests, sum.median_us,
+               sum.p99_us, wall);
+    json_decref(versions);
+    json_decref(stats);
+    free(reqs);
+    plan_free(&p);
+    sqlite3_close(db);
+    json_decref(spec);
+    return rc ? 1 : 0;
+}
