@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# mortar run's failure handling: a bad spec is rejected before anything
+# starts, with its JSON path; a killed component ends the run, names the
+# component, records the run as failed and leaves no process behind; Ctrl-C
+# leaves no process, socket directory or lost record behind.
+source "$(dirname "$0")/harness.sh"
+qh_init run-failures
+MORTAR=$QH_BIN/mortar
+[ -x "$MORTAR" ] || MORTAR=$QH_SOURCE/build/bin/mortar
+SPEC=$QH_SOURCE/experiments/examples/pcitest.json
+DB=$QH_DIR/results.db
+export MORTAR_BIN=$QH_BIN
+
+runs() { sqlite3 "$DB" "select count(*) from runs" 2>/dev/null || echo 0; }
+leftovers() { pgrep -f "$QH_DIR/runs" | grep -v "^$$\$" || true; }
+
+# 1. A bad spec: nothing starts, nothing is recorded.
+if "$MORTAR" run "$SPEC" --db "$DB" --out "$QH_DIR/runs" --set pcie.latency=0ns \
+    2>"$QH_DIR/bad.err"; then
+    qh_fail "a spec with latency 0 was accepted"
+fi
+grep -q 'links\[0\].latency: must be greater than 0' "$QH_DIR/bad.err" ||
+    qh_fail "the error does not name the JSON path: $(cat "$QH_DIR/bad.err")"
+[ "$(runs)" = 0 ] || qh_fail "a rejected spec left a run record"
+
+# Starts a long run in the background; waits until its hosts synchronized.
+start_long_run() {
+    "$MORTAR" run "$SPEC" --db "$DB" --out "$QH_DIR/runs" --set reads=100000000 \
+        2>"$QH_DIR/$1.err" &
+    RUN_PID=$!
+    local end=$((SECONDS + 300))
+    until grep -q synchronized "$QH_DIR/$1.err"; do
+        kill -0 "$RUN_PID" 2>/dev/null || qh_fail "$1: mortar run ended early"
+        [ "$SECONDS" -lt "$end" ] || qh_fail "$1: the hosts never synchronized"
+        sleep 0.2
+    done
+    sleep 1
+}
+
+# 2. A component killed mid-run.
+start_long_run crash
+sim=$(pgrep -f "mortar-sim $QH_DIR/runs/.*/sim0.json" | head -n 1)
+[ -n "$sim" ] || qh_fail "no mortar-sim process found"
+kill -9 "$sim"
+wait "$RUN_PID" && qh_fail "the run succeeded although its simulator was killed"
+grep -Eq "sim sim0 was killed|device 'pcie0'" "$QH_DIR/crash.err" ||
+    qh_fail "the failure does not name the component: $(tail -n 5 "$QH_DIR/crash.err")"
+[ "$(sqlite3 "$DB" "select status from runs order by id desc limit 1")" = failed ] ||
+    qh_fail "the crashed run is not recorded as failed"
+sleep 0.5
+[ -z "$(leftovers)" ] || qh_fail "processes left behind: $(leftovers)"
+
+# 3. Ctrl-C.
+start_long_run interrupt
+sockdirs_before=$(ls -d /tmp/mortar-run-* 2>/dev/null | wc -l)
+kill -INT "$RUN_PID"
+wait "$RUN_PID" && qh_fail "an interrupted run reported success"
+grep -q "interrupted" "$QH_DIR/interrupt.err" || qh_fail "no 'interrupted' message"
+[ "$(sqlite3 "$DB" "select error from runs order by id desc limit 1")" = interrupted ] ||
+    qh_fail "the interrupted run is not recorded"
+[ "$(sqlite3 "$DB" "select count(*) from runs where status='failed'")" = 2 ] ||
+    qh_fail "a finished run record was lost"
+sleep 0.5
+[ -z "$(leftovers)" ] || qh_fail "processes left behind after Ctrl-C: $(leftovers)"
+sockdirs_after=$(ls -d /tmp/mortar-run-* 2>/dev/null | wc -l)
+[ "$sockdirs_after" -lt "$sockdirs_before" ] || qh_fail "the socket directory was not removed"
+echo "PASS: bad specs, crashed components and Ctrl-C are handled cleanly"
