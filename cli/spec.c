@@ -209,7 +209,7 @@ static char *substitute(const char *in, json_t *vars, const char *where, char *e
     size_t cap = strlen(in) + 256, len = 0;
     char *out = malloc(cap);
     for (const char *p = in; *p;) {
-        if (*p != '$') {
+        if (*p != '$' || p[1] == '(') { /* "$(...)" is the guest shell's */
             if (len + 2 > cap)
                 out = realloc(out, cap *= 2);
             out[len++] = *p++;

@@ -1,0 +1,186 @@
+/*
+ * matmul_b.c - the design B driver: one descriptor per request in a ring in
+ * host memory (docs/models/matmul.md, "Design B"; the sequence of
+ * sims/matmul/drivers_hoststub.c).
+ *
+ * DMA memory: per slot (one request in flight) a 2 MiB huge page holding A
+ * and B tiled int8 and C tiled int32; one more buffer holds the ring (slots
+ * + 1 descriptors of 64 bytes, so the ring never fills) and one 64-byte
+ * completion record per slot. A request: operands tiled into the slot, its
+ * record cleared, the descriptor written at TAIL, RING_TAIL written once
+ * (posted); that is all the link sees from the CPU. The driver sees it done
+ * when the record's DONE bit is set in host memory, by polling (no link
+ * traffic), or with use_irq after MSI-X vector 0 lands in the guest
+ * library's mailbox. The device serves the ring in order and starts the
+ * next queued descriptor by itself.
+ */
+#include <string.h>
+
+#include "matmul_internal.h"
+
+#define CHECKS_PER_CLOCK 64 /* record reads between clock reads */
+
+static int b_open(matmul_guest *d)
+{
+    for (unsigned i = 0; i < d->nslots; i++) {
+        int rc = matmul_slot_alloc(d, &d->slots[i], true);
+        if (rc) {
+            return rc;
+        }
+    }
+    d->ring_entries = d->nslots + 1;
+    size_t ring_bytes = (size_t)d->ring_entries * sizeof(matmul_desc);
+    size_t bytes = ring_bytes + (size_t)d->nslots * sizeof(matmul_completion);
+    char err[320];
+    int rc = mortar_guest_dma_alloc(&d->ring_mem, bytes, 0, err, sizeof err);
+    if (rc) {
+        return matmul_fail(d, rc, "DMA memory for the ring: %s", err);
+    }
+    if (!mortar_guest_dma_contiguous(d->ring_mem, 0, bytes)) {
+        return matmul_fail(d, MORTAR_ENOMEM, "the ring is not physically contiguous");
+    }
+    uint8_t *base = mortar_guest_dma_virt(d->ring_mem);
+    d->ring = (volatile matmul_desc *)base;
+    d->ring_phys = mortar_guest_dma_phys(d->ring_mem, 0);
+    for (unsigned i = 0; i < d->nslots; i++) {
+        size_t off = ring_bytes + i * sizeof(matmul_completion);
+        d->slots[i].cpl = (volatile matmul_completion *)(base + off);
+        d->slots[i].cpl_phys = mortar_guest_dma_phys(d->ring_mem, off);
+    }
+
+    /* A previous program may have left the ring enabled: disable, clear the
+     * error bits, set the ring, enable (0 -> 1 resets HEAD and TAIL). */
+    mm_wr32(d, MATMUL_B_CONTROL, 0);
+    mm_wr32(d, MATMUL_B_STATUS,
+            MATMUL_B_ST_ERR_RING | MATMUL_B_ST_ERR_DMA | MATMUL_B_ST_ERR_DESC);
+    mm_wr64(d, MATMUL_B_RING_BASE, d->ring_phys);
+    mm_wr32(d, MATMUL_B_RING_SIZE, d->ring_entries);
+    rc = mortar_guest_bus_master(d->pci, true);
+    uint32_t ctrl = MATMUL_B_CTRL_ENABLE;
+    if (!rc && d->o.use_irq) {
+        rc = mortar_guest_irq_setup(d->pci, MORTAR_GUEST_IRQ_MSIX, 1);
+        ctrl |= MATMUL_B_CTRL_IRQ;
+    }
+    if (rc) {
+        return matmul_fail(d, rc, "%s", mortar_guest_errmsg(d->pci));
+    }
+    mm_wr32(d, MATMUL_B_CONTROL, ctrl);
+    uint32_t st = mm_rd32(d, MATMUL_B_STATUS);
+    if (st & MATMUL_B_ST_ERR_RING) {
+        return matmul_fail(d, MORTAR_EPROTO, "the device refused the ring (STATUS 0x%x)",
+                           st);
+    }
+    d->tail = 0;
+    return 0;
+}
+
+static void b_close(matmul_guest *d)
+{
+    if (d->regs && d->ring_mem) {
+        mm_wr32(d, MATMUL_B_CONTROL, 0);
+    }
+}
+
+static int b_submit(matmul_guest *d, matmul_slot *s, const int8_t *a, const int8_t *b)
+{
+    matmul_guest_tile_i8(s->n, a, s->a_virt);
+    matmul_guest_tile_i8(s->n, b, s->b_virt);
+    s->t.submit_ns = mortar_guest_now_ns();
+    volatile uint64_t *rec = (volatile uint64_t *)s->cpl;
+    for (size_t i = 0; i < sizeof(matmul_completion) / 8; i++) {
+        rec[i] = 0;
+    }
+    matmul_desc desc = {.req_id = s->req_id,
+                        .a_addr = s->a_phys,
+                        .b_addr = s->b_phys,
+                        .c_addr = s->c_phys,
+                        .completion_addr = s->cpl_phys,
+                        .n = s->n};
+    d->ring[d->tail] = desc;
+    /* Operands, record and descriptor are in memory before the doorbell. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    d->tail = (d->tail + 1) % d->ring_entries;
+    mm_wr32(d, MATMUL_B_RING_TAIL, d->tail);
+    return 0;
+}
+
+static bool record_done(const matmul_slot *s)
+{
+    return s->cpl->status & MATMUL_CPL_DONE;
+}
+
+static int seen_done(matmul_slot *s)
+{
+    s->t.done_ns = mortar_guest_now_ns();
+    s->done = true;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* record and result read after DONE */
+    return 1;
+}
+
+static int b_wait(matmul_guest *d, matmul_slot *s, uint64_t timeout_ns)
+{
+    if (record_done(s)) {
+        return seen_done(s);
+    }
+    if (timeout_ns == 0) {
+        return 0;
+    }
+    uint64_t deadline = mortar_guest_now_ns() + timeout_ns;
+    if (!d->o.use_irq) {
+        for (;;) {
+            for (int i = 0; i < CHECKS_PER_CLOCK; i++) {
+                if (record_done(s)) {
+                    return seen_done(s);
+                }
+            }
+            if (mortar_guest_now_ns() >= deadline) {
+                return 0;
+            }
+        }
+    }
+    for (;;) {
+        uint64_t now = mortar_guest_now_ns();
+        if (now >= deadline) {
+            return record_done(s) ? seen_done(s) : 0;
+        }
+        /* Messages coalesce and may belong to an earlier request: the record
+         * decides. */
+        int rc = mortar_guest_irq_wait(d->pci, 0, deadline - now);
+        if (rc && rc != MORTAR_ETIMEDOUT) {
+            return matmul_fail(d, rc, "%s", mortar_guest_errmsg(d->pci));
+        }
+        if (record_done(s)) {
+            return seen_done(s);
+        }
+    }
+}
+
+static int b_complete(matmul_guest *d, matmul_slot *s)
+{
+    matmul_completion cpl = *s->cpl;
+    s->t.dev_accept_ps = cpl.t_accept_ps;
+    s->t.dev_start_ps = cpl.t_start_ps;
+    s->t.dev_end_ps = cpl.t_end_ps;
+    s->t.dev_compute_ps = cpl.compute_ps;
+    s->t.dev_done_ps = cpl.t_done_ps;
+    s->t.steps = cpl.steps;
+    s->t.dev_timing = true;
+    if (cpl.req_id != s->req_id) {
+        return matmul_fail(d, MORTAR_EPROTO, "the record names request %llu, not %llu",
+                           (unsigned long long)cpl.req_id, (unsigned long long)s->req_id);
+    }
+    if (cpl.status & MATMUL_CPL_ERROR) {
+        return matmul_fail(d, MORTAR_EPROTO, "request %llu: the device reported error %u",
+                           (unsigned long long)s->req_id, cpl.error);
+    }
+    matmul_guest_untile_i32(s->n, s->c_virt, s->c);
+    return 0;
+}
+
+const matmul_ops matmul_ops_b = {
+    .open = b_open,
+    .close = b_close,
+    .submit = b_submit,
+    .wait = b_wait,
+    .complete = b_complete,
+};

@@ -1,0 +1,402 @@
+/*
+ * matmul_drv.c - the common part of the matmul drivers (matmul_drv.h):
+ * opening a backend, the slot bookkeeping around submit / wait / complete,
+ * STATUS polling shared by designs a and regcopy, DMA memory per request,
+ * and the tiled layout. The backends' own sequences are in matmul_a.c,
+ * matmul_b.c, matmul_regcopy.c and matmul_sw.c.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "matmul_internal.h"
+
+#define DEFAULT_MAX_N      512u
+#define DEFAULT_INFLIGHT   8u
+#define DEFAULT_TIMEOUT_NS 10000000000ull /* 10 s of guest time */
+#define POLLS_PER_CLOCK    16             /* STATUS reads between clock reads */
+
+static const struct {
+    const char *name;
+    matmul_backend backend;
+    uint16_t device_id;
+    char code;
+    const matmul_ops *ops;
+} backends[] = {
+    {"a", MATMUL_BACKEND_A, MATMUL_DEVICE_A, MATMUL_CODE_A, &matmul_ops_a},
+    {"b", MATMUL_BACKEND_B, MATMUL_DEVICE_B, MATMUL_CODE_B, &matmul_ops_b},
+    {"regcopy", MATMUL_BACKEND_REGCOPY, MATMUL_DEVICE_REGCOPY, MATMUL_CODE_REGCOPY,
+     &matmul_ops_regcopy},
+    {"software", MATMUL_BACKEND_SOFTWARE, 0, 0, &matmul_ops_software},
+};
+#define NBACKENDS (sizeof backends / sizeof backends[0])
+
+int matmul_backend_parse(const char *name, matmul_backend *backend)
+{
+    for (size_t i = 0; i < NBACKENDS; i++) {
+        if (!strcmp(name, backends[i].name)) {
+            *backend = backends[i].backend;
+            return 0;
+        }
+    }
+    if (!strcmp(name, "sw")) {
+        *backend = MATMUL_BACKEND_SOFTWARE;
+        return 0;
+    }
+    return MORTAR_EINVAL;
+}
+
+const char *matmul_backend_name(matmul_backend backend)
+{
+    return (unsigned)backend < NBACKENDS ? backends[backend].name : "?";
+}
+
+int matmul_fail(matmul_guest *d, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->err, sizeof d->err, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+const char *matmul_guest_errmsg(const matmul_guest *d)
+{
+    return d->err[0] ? d->err : "no error";
+}
+
+matmul_backend matmul_guest_backend(const matmul_guest *d)
+{
+    return d->backend;
+}
+
+unsigned matmul_guest_capacity(const matmul_guest *d)
+{
+    return d->nslots;
+}
+
+uint32_t matmul_guest_max_n(const matmul_guest *d)
+{
+    return d->o.max_n;
+}
+
+unsigned matmul_guest_in_flight(const matmul_guest *d)
+{
+    return d->in_flight;
+}
+
+/* ---- opening ------------------------------------------------------------------ */
+
+static int set_options(matmul_guest *d, const matmul_guest_opts *o)
+{
+    if (o) {
+        d->o = *o;
+    }
+    if (!d->o.max_n) {
+        d->o.max_n = DEFAULT_MAX_N;
+    }
+    if (d->o.max_n % MATMUL_TILE || d->o.max_n > 4096) {
+        return matmul_fail(d, MORTAR_EINVAL, "max_n = %u: a multiple of 128 up to 4096",
+                           d->o.max_n);
+    }
+    if (!d->o.inflight) {
+        d->o.inflight = d->backend == MATMUL_BACKEND_B ? DEFAULT_INFLIGHT : 1;
+    }
+    if (d->o.inflight > (d->backend == MATMUL_BACKEND_B ? MATMUL_SLOTS_MAX : 1)) {
+        return matmul_fail(d, MORTAR_EINVAL,
+                           "backend %s holds %u request%s at once, not %u",
+                           matmul_backend_name(d->backend),
+                           d->backend == MATMUL_BACKEND_B ? MATMUL_SLOTS_MAX : 1,
+                           d->backend == MATMUL_BACKEND_B ? "s" : "", d->o.inflight);
+    }
+    if (!d->o.copy_bytes) {
+        d->o.copy_bytes = 8;
+    }
+    uint32_t cb = d->o.copy_bytes;
+    if (cb != 1 && cb != 2 && cb != 4 && cb != 8) {
+        return matmul_fail(d, MORTAR_EINVAL, "copy_bytes = %u: 1, 2, 4 or 8", cb);
+    }
+    if (!d->o.timeout_ns) {
+        d->o.timeout_ns = DEFAULT_TIMEOUT_NS;
+    }
+    d->nslots = d->o.inflight;
+    return 0;
+}
+
+/* Finds and opens the design's device, maps BAR0 and checks ID. */
+static int open_device(matmul_guest *d, size_t which)
+{
+    char err[320];
+    int rc = mortar_guest_open(&d->pci, MATMUL_VENDOR_ID, backends[which].device_id, 0,
+                               err, sizeof err);
+    if (rc) {
+        return matmul_fail(d, rc, "design %s: %s", backends[which].name, err);
+    }
+    rc = mortar_guest_bar_map(d->pci, MATMUL_BAR_REGS, &d->regs);
+    if (rc) {
+        return matmul_fail(d, rc, "%s", mortar_guest_errmsg(d->pci));
+    }
+    uint32_t id = mm_rd32(d, MATMUL_REG_ID);
+    if (id != MATMUL_ID(backends[which].code)) {
+        return matmul_fail(
+            d, MORTAR_EPROTO, "%s: ID register reads 0x%08x, expected 0x%08x",
+            mortar_guest_info(d->pci)->bdf, id, MATMUL_ID(backends[which].code));
+    }
+    return 0;
+}
+
+int matmul_guest_open(matmul_guest **dp, matmul_backend backend,
+                      const matmul_guest_opts *o, char *err, size_t err_size)
+{
+    *dp = NULL;
+    if ((unsigned)backend >= NBACKENDS) {
+        snprintf(err, err_size, "unknown backend %d", (int)backend);
+        return MORTAR_EINVAL;
+    }
+    matmul_guest *d = calloc(1, sizeof *d);
+    if (!d) {
+        snprintf(err, err_size, "out of memory");
+        return MORTAR_ENOMEM;
+    }
+    d->backend = backend;
+    d->ops = backends[backend].ops;
+    int rc = set_options(d, o);
+    if (!rc && backend != MATMUL_BACKEND_SOFTWARE) {
+        rc = open_device(d, backend);
+    }
+    if (!rc) {
+        rc = d->ops->open(d);
+    }
+    if (rc) {
+        snprintf(err, err_size, "%s", d->err);
+        matmul_guest_close(d);
+        return rc;
+    }
+    *dp = d;
+    return 0;
+}
+
+void matmul_guest_close(matmul_guest *d)
+{
+    if (!d) {
+        return;
+    }
+    if (d->ops->close) {
+        d->ops->close(d);
+    }
+    mortar_guest_close(d->pci); /* bus mastering and interrupts off */
+    for (unsigned i = 0; i < MATMUL_SLOTS_MAX; i++) {
+        mortar_guest_dma_free(d->slots[i].mem);
+    }
+    mortar_guest_dma_free(d->ring_mem);
+    free(d->work);
+    free(d);
+}
+
+int matmul_slot_alloc(matmul_guest *d, matmul_slot *s, bool contiguous)
+{
+    size_t nn = (size_t)d->o.max_n * d->o.max_n;
+    char err[320];
+    int rc = mortar_guest_dma_alloc(&s->mem, 6 * nn, 0, err, sizeof err);
+    if (rc) {
+        return matmul_fail(d, rc, "DMA memory for n = %u: %s", d->o.max_n, err);
+    }
+    uint8_t *base = mortar_guest_dma_virt(s->mem);
+    s->a_virt = (int8_t *)base;
+    s->b_virt = (int8_t *)base + nn;
+    s->c_virt = (int32_t *)(base + 2 * nn);
+    s->a_phys = mortar_guest_dma_phys(s->mem, 0);
+    s->b_phys = mortar_guest_dma_phys(s->mem, nn);
+    s->c_phys = mortar_guest_dma_phys(s->mem, 2 * nn);
+    if (contiguous && (!mortar_guest_dma_contiguous(s->mem, 0, nn) ||
+                       !mortar_guest_dma_contiguous(s->mem, nn, nn) ||
+                       !mortar_guest_dma_contiguous(s->mem, 2 * nn, 4 * nn))) {
+        return matmul_fail(d, MORTAR_ENOMEM,
+                           "n = %u: a matrix is not physically contiguous in DMA memory "
+                           "(%s pages; design b needs each matrix in one piece)",
+                           d->o.max_n,
+                           mortar_guest_dma_is_huge(s->mem) ? "huge" : "small");
+    }
+    return 0;
+}
+
+/* ---- requests ------------------------------------------------------------------- */
+
+static matmul_slot *slot_of(matmul_guest *d, int slot)
+{
+    if (slot < 0 || (unsigned)slot >= d->nslots || !d->slots[slot].busy) {
+        return NULL;
+    }
+    return &d->slots[slot];
+}
+
+int matmul_guest_submit(matmul_guest *d, uint64_t req_id, uint32_t n, const int8_t *a,
+                        const int8_t *b, int32_t *c)
+{
+    if (n == 0 || n % MATMUL_TILE || n > d->o.max_n) {
+        return matmul_fail(d, MORTAR_EINVAL, "n = %u: a multiple of 128 up to %u", n,
+                           d->o.max_n);
+    }
+    int free_slot = -1;
+    uint32_t behind = 0;
+    for (unsigned i = 0; i < d->nslots; i++) {
+        if (!d->slots[i].busy) {
+            free_slot = free_slot < 0 ? (int)i : free_slot;
+        } else if (!d->slots[i].done) {
+            behind++;
+        }
+    }
+    if (free_slot < 0) {
+        return matmul_fail(d, MORTAR_EAGAIN, "all %u slots are busy", d->nslots);
+    }
+    matmul_slot *s = &d->slots[free_slot];
+    s->busy = true;
+    s->done = false;
+    s->req_id = req_id;
+    s->n = n;
+    s->c = c;
+    s->seq = d->next_seq++;
+    s->t = (matmul_guest_timing){.req_id = req_id, .n = n, .queued_behind = behind};
+    uint64_t reads = d->mmio_reads, writes = d->mmio_writes;
+    d->in_flight++;
+    int rc = d->ops->submit(d, s, a, b);
+    s->t.mmio_reads += d->mmio_reads - reads;
+    s->t.mmio_writes += d->mmio_writes - writes;
+    if (rc) {
+        s->busy = false;
+        d->in_flight--;
+        return rc;
+    }
+    return free_slot;
+}
+
+int matmul_guest_wait(matmul_guest *d, int slot, uint64_t timeout_ns)
+{
+    matmul_slot *s = slot_of(d, slot);
+    if (!s) {
+        return matmul_fail(d, MORTAR_EINVAL, "slot %d holds no request", slot);
+    }
+    if (s->done) {
+        return 1;
+    }
+    if (!d->ops->wait) {
+        return matmul_fail(d, MORTAR_ESTATE, "slot %d: not done and nothing to wait for",
+                           slot);
+    }
+    uint64_t reads = d->mmio_reads, writes = d->mmio_writes;
+    int rc = d->ops->wait(d, s, timeout_ns);
+    s->t.mmio_reads += d->mmio_reads - reads;
+    s->t.mmio_writes += d->mmio_writes - writes;
+    return rc;
+}
+
+int matmul_guest_complete(matmul_guest *d, int slot, matmul_guest_timing *t)
+{
+    matmul_slot *s = slot_of(d, slot);
+    if (!s) {
+        return matmul_fail(d, MORTAR_EINVAL, "slot %d holds no request", slot);
+    }
+    if (!s->done) {
+        return matmul_fail(d, MORTAR_ESTATE, "slot %d: request %llu is not done", slot,
+                           (unsigned long long)s->req_id);
+    }
+    int rc = d->ops->complete ? d->ops->complete(d, s) : 0;
+    if (t) {
+        *t = s->t;
+    }
+    s->busy = false;
+    d->in_flight--;
+    return rc;
+}
+
+int matmul_guest_read_device_timing(matmul_guest *d, matmul_guest_timing *t)
+{
+    return d->ops->device_timing ? d->ops->device_timing(d, t) : 0;
+}
+
+int matmul_guest_run(matmul_guest *d, uint64_t req_id, uint32_t n, const int8_t *a,
+                     const int8_t *b, int32_t *c, matmul_guest_timing *t)
+{
+    int slot = matmul_guest_submit(d, req_id, n, a, b, c);
+    if (slot < 0) {
+        return slot;
+    }
+    int rc = matmul_guest_wait(d, slot, d->o.timeout_ns);
+    if (rc == 0) {
+        rc = matmul_fail(d, MORTAR_ETIMEDOUT, "request %llu: not done within %llu ns",
+                         (unsigned long long)req_id, (unsigned long long)d->o.timeout_ns);
+    }
+    if (rc < 0) {
+        return rc;
+    }
+    matmul_guest_timing tmp;
+    if (!t) {
+        t = &tmp;
+    }
+    rc = matmul_guest_complete(d, slot, t);
+    if (!rc) {
+        rc = matmul_guest_read_device_timing(d, t);
+    }
+    return rc;
+}
+
+/* ---- a and regcopy: STATUS and errors ------------------------------------------- */
+
+int matmul_poll_status(matmul_guest *d, uint64_t reg, uint32_t *st)
+{
+    uint64_t deadline = mortar_guest_now_ns() + d->o.timeout_ns;
+    for (;;) {
+        for (int i = 0; i < POLLS_PER_CLOCK; i++) {
+            *st = mm_rd32(d, reg);
+            if (*st & (MATMUL_STATUS_DONE | MATMUL_STATUS_ERROR)) {
+                return 0;
+            }
+        }
+        if (mortar_guest_now_ns() > deadline) {
+            return matmul_fail(d, MORTAR_ETIMEDOUT, "STATUS stayed 0x%x for %llu ns", *st,
+                               (unsigned long long)d->o.timeout_ns);
+        }
+    }
+}
+
+int matmul_device_error(matmul_guest *d, uint64_t err_reg, uint64_t status_reg)
+{
+    uint32_t code = mm_rd32(d, err_reg);
+    mm_wr32(d, status_reg, MATMUL_STATUS_ERROR);
+    return matmul_fail(d, MORTAR_EPROTO, "the device reported error %u", code);
+}
+
+/* ---- tiled layout --------------------------------------------------------------- */
+
+void matmul_guest_tile_i8(uint32_t n, const int8_t *row_major, int8_t *tiled)
+{
+    uint32_t t = n / MATMUL_TILE;
+    for (uint32_t tr = 0; tr < t; tr++) {
+        for (uint32_t tc = 0; tc < t; tc++) {
+            int8_t *dst = tiled + matmul_tile_offset(n, tr, tc, MATMUL_TILE_I8);
+            const int8_t *src =
+                row_major + (size_t)tr * MATMUL_TILE * n + (size_t)tc * MATMUL_TILE;
+            for (uint32_t r = 0; r < MATMUL_TILE; r++) {
+                memcpy(dst + (size_t)r * MATMUL_TILE, src + (size_t)r * n, MATMUL_TILE);
+            }
+        }
+    }
+}
+
+void matmul_guest_untile_i32(uint32_t n, const int32_t *tiled, int32_t *row_major)
+{
+    uint32_t t = n / MATMUL_TILE;
+    for (uint32_t tr = 0; tr < t; tr++) {
+        for (uint32_t tc = 0; tc < t; tc++) {
+            const int32_t *src =
+                tiled + matmul_tile_offset(n, tr, tc, MATMUL_TILE_I32) / sizeof *tiled;
+            int32_t *dst =
+                row_major + (size_t)tr * MATMUL_TILE * n + (size_t)tc * MATMUL_TILE;
+            for (uint32_t r = 0; r < MATMUL_TILE; r++) {
+                memcpy(dst + (size_t)r * n, src + (size_t)r * MATMUL_TILE,
+                       MATMUL_TILE * sizeof *src);
+            }
+        }
+    }
+}

@@ -1,0 +1,298 @@
+/*
+ * nettest.c - mortar-nettest, a TCP bulk transfer with a checked pattern,
+ * for the network tests of simulated hosts (tests/qemu/test_network.sh).
+ *
+ *   mortar-nettest serve PORT [TIMEOUT_S]   accept one connection, receive
+ *                                           until EOF, check the pattern
+ *   mortar-nettest send HOST PORT BYTES [TIMEOUT_S]
+ *                                           connect (retrying until the
+ *                                           server listens), send BYTES
+ *
+ * The data is a deterministic pattern: the 8-byte little-endian word k of
+ * the stream (bytes 8k..8k+7) is splitmix64(k), so a lost, duplicated or
+ * reordered piece shows up at its offset. Both sides print one line of
+ * key=value pairs:
+ *
+ *   serve: bytes=N ok=1 ns=T mbps=M sum=0x... [first_bad=OFFSET]
+ *   send:  bytes=N ns=T mbps=M connect_tries=K sum=0x...
+ *
+ * `sum` is an FNV-1a-style hash over the stream's words (a last partial word
+ * padded with zeros), the same on both sides when the data arrived intact.
+ * Both sides work a word at a time: the guest's CPU time is simulated time,
+ * and the check should cost little of it. `ns` runs from the connection to
+ * the last byte
+ * (CLOCK_MONOTONIC: simulated time in a mortar host). Exit status 0 on
+ * success, 1 on failure (a message "mortar-nettest: ..." on stderr), 2 on
+ * bad usage. TIMEOUT_S (guest seconds, default 60) bounds the whole run so
+ * that a host never waits forever for a peer that is gone.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BUF_BYTES       (256 * 1024)
+#define RETRY_NS        20000000ull /* 20 ms between connection attempts */
+#define FNV_OFFSET      0xcbf29ce484222325ull
+#define FNV_PRIME       0x100000001b3ull
+#define DEFAULT_TIMEOUT 60
+
+static const char *prog = "mortar-nettest";
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", prog);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(1);
+}
+
+static void usage(void)
+{
+    fprintf(stderr,
+            "usage: %s serve PORT [TIMEOUT_S]\n"
+            "       %s send HOST PORT BYTES [TIMEOUT_S]\n",
+            prog, prog);
+    exit(2);
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t splitmix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* Fills buf (8-aligned, a whole number of words) with the words from k. */
+static void pattern_words(uint64_t *buf, uint64_t k, size_t nwords)
+{
+    for (size_t i = 0; i < nwords; i++)
+        buf[i] = splitmix64(k + i);
+}
+
+static uint64_t hash_word(uint64_t h, uint64_t w)
+{
+    return (h ^ w) * FNV_PRIME;
+}
+
+/* The first `n` (< 8) bytes of a word, the rest zero. */
+static uint64_t low_bytes(uint64_t w, size_t n)
+{
+    return n ? w & (~0ull >> (64 - 8 * n)) : 0;
+}
+
+/* Index of the first byte where two words differ (little-endian). */
+static unsigned first_diff(uint64_t a, uint64_t b)
+{
+    return (unsigned)__builtin_ctzll(a ^ b) / 8;
+}
+
+static unsigned long parse_num(const char *s, const char *what, unsigned long max)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || *s == '\0' || *end != '\0' || v > max) {
+        fprintf(stderr, "%s: bad %s '%s'\n", prog, what, s);
+        usage();
+    }
+    return v;
+}
+
+/* Waits until fd is ready for `events`, or dies at the deadline. */
+static void wait_fd(int fd, short events, uint64_t deadline, const char *what)
+{
+    for (;;) {
+        uint64_t now = now_ns();
+        if (now >= deadline)
+            die("timed out %s", what);
+        uint64_t left_ms = (deadline - now) / 1000000 + 1;
+        struct pollfd p = {.fd = fd, .events = events};
+        int rc = poll(&p, 1, left_ms > 1000 ? 1000 : (int)left_ms);
+        if (rc > 0)
+            return;
+        if (rc < 0 && errno != EINTR)
+            die("poll: %s", strerror(errno));
+    }
+}
+
+static double mbps(uint64_t bytes, uint64_t ns)
+{
+    return ns ? (double)bytes * 8.0 * 1000.0 / (double)ns : 0.0;
+}
+
+static int serve(unsigned port, uint64_t deadline)
+{
+    int ls = socket(AF_INET, SOCK_STREAM, 0);
+    if (ls < 0)
+        die("socket: %s", strerror(errno));
+    int one = 1;
+    setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_port = htons((uint16_t)port),
+                            .sin_addr.s_addr = htonl(INADDR_ANY)};
+    if (bind(ls, (struct sockaddr *)&a, sizeof a) != 0)
+        die("bind port %u: %s", port, strerror(errno));
+    if (listen(ls, 1) != 0)
+        die("listen: %s", strerror(errno));
+    printf("listening port=%u\n", port);
+    fflush(stdout);
+    wait_fd(ls, POLLIN, deadline, "waiting for a connection");
+    int s = accept(ls, NULL, NULL);
+    if (s < 0)
+        die("accept: %s", strerror(errno));
+    close(ls);
+    uint64_t t0 = now_ns();
+
+    /* Whole words are checked as they come; up to 7 bytes wait in front of
+     * the buffer for the rest of their word. */
+    static uint64_t wbuf[BUF_BYTES / 8 + 1];
+    uint8_t *buf = (uint8_t *)wbuf;
+    uint64_t total = 0, k = 0, sum = FNV_OFFSET, first_bad = UINT64_MAX;
+    size_t carry = 0;
+    for (;;) {
+        wait_fd(s, POLLIN, deadline, "receiving");
+        ssize_t n = read(s, buf + carry, BUF_BYTES);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            die("read after %llu bytes: %s", (unsigned long long)total, strerror(errno));
+        if (n == 0)
+            break;
+        total += (uint64_t)n;
+        size_t have = carry + (size_t)n, nwords = have / 8;
+        for (size_t i = 0; i < nwords; i++, k++) {
+            uint64_t w = wbuf[i], want = splitmix64(k);
+            if (w != want && first_bad == UINT64_MAX)
+                first_bad = 8 * k + first_diff(w, want);
+            sum = hash_word(sum, w);
+        }
+        carry = have % 8;
+        memmove(buf, buf + 8 * nwords, carry);
+    }
+    if (carry) {
+        uint64_t w = 0, want = low_bytes(splitmix64(k), carry);
+        memcpy(&w, buf, carry);
+        if (w != want && first_bad == UINT64_MAX)
+            first_bad = 8 * k + first_diff(w, want);
+        sum = hash_word(sum, w);
+    }
+    uint64_t ns = now_ns() - t0;
+    close(s);
+    bool ok = first_bad == UINT64_MAX && total > 0;
+    printf("bytes=%llu ok=%d ns=%llu mbps=%.1f sum=0x%016llx", (unsigned long long)total,
+           ok, (unsigned long long)ns, mbps(total, ns), (unsigned long long)sum);
+    if (!ok && total > 0)
+        printf(" first_bad=%llu", (unsigned long long)first_bad);
+    printf("\n");
+    return ok ? 0 : 1;
+}
+
+static int connect_retrying(const char *host, unsigned port, uint64_t deadline,
+                            unsigned *tries)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    if (inet_pton(AF_INET, host, &a.sin_addr) != 1)
+        die("bad address '%s' (an IPv4 address is expected)", host);
+    for (*tries = 1;; (*tries)++) {
+        int s = socket(AF_INET, SOCK_STREAM, 0);
+        if (s < 0)
+            die("socket: %s", strerror(errno));
+        if (connect(s, (struct sockaddr *)&a, sizeof a) == 0)
+            return s;
+        int err = errno;
+        close(s);
+        if (err != ECONNREFUSED && err != ETIMEDOUT && err != EHOSTUNREACH &&
+            err != ENETUNREACH && err != EINTR)
+            die("connect %s:%u: %s", host, port, strerror(err));
+        if (now_ns() + RETRY_NS >= deadline)
+            die("connect %s:%u: %s (gave up after %u tries)", host, port, strerror(err),
+                *tries);
+        struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)RETRY_NS};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static int send_data(const char *host, unsigned port, uint64_t bytes, uint64_t deadline)
+{
+    unsigned tries;
+    int s = connect_retrying(host, port, deadline, &tries);
+    uint64_t t0 = now_ns();
+    static uint64_t wbuf[BUF_BYTES / 8];
+    uint8_t *buf = (uint8_t *)wbuf;
+    uint64_t sent = 0, sum = FNV_OFFSET;
+    while (sent < bytes) {
+        size_t n = bytes - sent < BUF_BYTES ? (size_t)(bytes - sent) : BUF_BYTES;
+        size_t nwords = (n + 7) / 8;
+        pattern_words(wbuf, sent / 8, nwords);
+        for (size_t i = 0; i < n / 8; i++)
+            sum = hash_word(sum, wbuf[i]);
+        if (n % 8)
+            sum = hash_word(sum, low_bytes(wbuf[n / 8], n % 8));
+        size_t done = 0;
+        while (done < n) {
+            wait_fd(s, POLLOUT, deadline, "sending");
+            ssize_t w = write(s, buf + done, n - done);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w < 0)
+                die("write after %llu bytes: %s", (unsigned long long)(sent + done),
+                    strerror(errno));
+            done += (size_t)w;
+        }
+        sent += n;
+    }
+    /* Half-close, then wait for the server's close: every byte has been
+     * received (and read) when it closes its end. */
+    shutdown(s, SHUT_WR);
+    for (;;) {
+        wait_fd(s, POLLIN, deadline, "waiting for the server to close");
+        ssize_t n = read(s, buf, sizeof buf);
+        if (n == 0 || (n < 0 && errno != EINTR))
+            break;
+    }
+    uint64_t ns = now_ns() - t0;
+    close(s);
+    printf("bytes=%llu ns=%llu mbps=%.1f connect_tries=%u sum=0x%016llx\n",
+           (unsigned long long)sent, (unsigned long long)ns, mbps(sent, ns), tries,
+           (unsigned long long)sum);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 3 && argc <= 4 && strcmp(argv[1], "serve") == 0) {
+        unsigned port = (unsigned)parse_num(argv[2], "port", 65535);
+        unsigned long t = argc > 3 ? parse_num(argv[3], "timeout", 86400) : DEFAULT_TIMEOUT;
+        return serve(port, now_ns() + t * 1000000000ull);
+    }
+    if (argc >= 5 && argc <= 6 && strcmp(argv[1], "send") == 0) {
+        unsigned port = (unsigned)parse_num(argv[3], "port", 65535);
+        uint64_t bytes = parse_num(argv[4], "byte count", ~0ul);
+        unsigned long t = argc > 5 ? parse_num(argv[5], "timeout", 86400) : DEFAULT_TIMEOUT;
+        return send_data(argv[2], port, bytes, now_ns() + t * 1000000000ull);
+    }
+    usage();
+}

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# The matmul case study's backends inside a QEMU host, each against the
+# matmul model over a 1 us PCIe link: `mortar-matmul-server --selftest 2`
+# computes requests 0 and 1 of seed 1 (n = 512) and checks both products
+# against the reference computed on the build machine (matmul-expected.bin).
+#
+# For the devices it also checks the compute time the device reports, 64
+# tile steps of 12,000 (a, regcopy) or 16,000 (b) cycles at 400 MHz: 1,920
+# and 2,560 us at speed 1, and the service time against the model's cost
+# (docs/models/matmul.md, L = 1 us, C = step time): design a between
+# C + 8L and C + 10L per step; design b S*C + 6L for a request that finds
+# the ring empty, and its second request queued behind the first (both are
+# in the ring at once). The register copy moves every operand word with a
+# posted 8-byte MMIO write and every result word with an 8-byte MMIO read
+# (a round trip each: about 262 ms of simulated time per request, some 4 s
+# of wall time). The software baseline runs in design a's guest.
+source "$(dirname "$0")/harness.sh"
+
+# run_host TAG DESIGN GUEST-SCRIPT: one host with the matmul model; the
+# console log in $LOG.
+run_host() {
+    local tag=$1 design=$2 script=$3 start=$SECONDS
+    qh_init "matmul-$tag"
+    qh_sim dev "{\"components\":[{\"name\":\"mm\",\"kind\":\"matmul\",
+      \"params\":{\"design\":\"$design\"}}],
+     \"links\":[{\"name\":\"pcie\",\"port\":\"mm.0\",\"listen\":\"$QH_DIR/mm.sock\",\"latency\":\"1us\"}]}"
+    qh_host h0 "$script" $(qh_device h0 "$QH_DIR/mm.sock" mm)
+    qh_wait_hosts 600
+    qh_wait_sims 30
+    qh_log h0 | grep -q '^MORTAR-EXIT 0' || qh_fail "$tag: the guest program failed"
+    LOG=$(qh_log h0)
+    echo "$tag: wall $((SECONDS - start)) s (boot included)"
+}
+
+# Ends the run of run_host (the next one starts from scratch).
+finish_host() {
+    qh_cleanup
+    trap - EXIT
+    QH_PIDS_SIM=()
+    QH_PIDS_HOST=()
+    QH_NAMES_HOST=()
+}
+
+# The value of KEY in LINE.
+value() {
+    printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+
+# check TAG BACKEND SEGMENT COMPUTE_NS SERVICE_MIN_NS SERVICE_MAX_NS: the
+# summary and both request lines of one self-test (SEGMENT: its part of the
+# log). Empty bounds are not checked; the service bounds apply to request 0.
+check() {
+    local tag=$1 backend=$2 seg=$3 compute=$4 smin=$5 smax=$6 line req svc
+    line=$(printf '%s\n' "$seg" | grep "^backend=$backend " | tail -n 1)
+    [ -n "$line" ] || qh_fail "$tag: no summary from backend $backend"
+    case $line in
+        *" verified=2 selftest_ok=1"*) ;;
+        *) qh_fail "$tag: products not verified: $line" ;;
+    esac
+    for req in 0 1; do
+        line=$(printf '%s\n' "$seg" | grep "^req=$req .* n=512 " | tail -n 1)
+        [ -n "$line" ] || qh_fail "$tag: no line for request $req"
+        echo "$tag: $line"
+        [ "$(value "$line" verified)" = 1 ] || qh_fail "$tag: request $req not verified"
+        if [ -n "$compute" ] && [ "$(value "$line" device_compute_ns)" != "$compute" ]; then
+            qh_fail "$tag: request $req: device compute time is not $compute ns"
+        fi
+    done
+    line=$(printf '%s\n' "$seg" | grep "^req=0 " | tail -n 1)
+    svc=$(value "$line" service_ns)
+    if [ -n "$smin" ] && { [ "$svc" -lt "$smin" ] || [ "$svc" -gt "$smax" ]; }; then
+        qh_fail "$tag: service time $svc ns, expected $smin..$smax ns"
+    fi
+}
+
+# Design a, then the software baseline in the same guest. Per step C = 30 us.
+run_host a a "mortar-matmul-server --backend a --selftest 2 &&
+    mortar-matmul-server --backend software --selftest 2"
+check a a "$(printf '%s\n' "$LOG" | sed -n '1,/^backend=a /p')" \
+    1920000 $((64 * 38000)) $((64 * 40000 + 50000))
+check software software "$(printf '%s\n' "$LOG" | sed -n '/^backend=a /,$p')" "" "" ""
+finish_host
+
+# Design b: both requests in the ring at once. C = 40 us, 64 steps.
+run_host b b "mortar-matmul-server --backend b --inflight 2 --selftest 2"
+check b b "$LOG" 2560000 $((2560000 + 6000)) $((2560000 + 6000 + 20000))
+line=$(printf '%s\n' "$LOG" | grep '^req=1 ' | tail -n 1)
+[ "$(value "$line" queued_behind)" = 1 ] ||
+    qh_fail "b: request 1 was not queued behind request 0"
+finish_host
+
+# Register copy: design a's unit, 8-byte MMIO accesses for all data.
+run_host regcopy regcopy "mortar-matmul-server --backend regcopy --selftest 2"
+check regcopy regcopy "$LOG" 1920000 "" ""
+line=$(printf '%s\n' "$LOG" | grep '^req=0 ' | tail -n 1)
+[ "$(value "$line" mmio_reads)" -ge 131072 ] ||
+    qh_fail "regcopy: fewer MMIO reads than 8-byte result words"
+finish_host
+
+echo "PASS: designs a and b, the register copy and the software baseline compute verified products; device compute 1920/2560/1920 us"
