@@ -69,7 +69,7 @@ static int usage(void)
 
 static int parse_args(int argc, char **argv, run_opts *o)
 {
-    *o = (run_opts){.db_path = "mortar.db", .out_dir = "runs", .stall_s = 300,
+    *o = (run_opts){.db_path = "mortar.db", .out_dir = "runs", .stall_s = 1200,
                     .timeout_s = 3600};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];

@@ -204,7 +204,12 @@ static int find_inflight(const e1000_dma *q, uint64_t id)
 void e1000_dma_completion(e1000 *d, const mortar_msg *msg)
 {
     const mortar_pcie_dma_done *c = msg->payload;
-    if (msg->size < sizeof *c || msg->size - sizeof *c < c->size) {
+    bool is_write = msg->type == MORTAR_PCIE_DMA_WRITE_DONE;
+    /* Only a read completion carries `size` bytes of data; a write
+     * completion may echo the size it wrote (QEMU's mortar-pci does) with
+     * no data after it. Counting that as malformed leaked the request's
+     * slot, and after dma_outstanding writes all DMA stopped. */
+    if (msg->size < sizeof *c || (!is_write && msg->size - sizeof *c < c->size)) {
         d->c.bad_messages++;
         return;
     }
@@ -214,7 +219,6 @@ void e1000_dma_completion(e1000 *d, const mortar_msg *msg)
         return;
     }
     e1000_dma_req *r = d->dma.inflight[slot];
-    bool is_write = msg->type == MORTAR_PCIE_DMA_WRITE_DONE;
     uint32_t status = c->status;
     if (is_write != r->write || (!r->write && status == 0 && c->size != r->size))
         status = 0xffffffffu; /* a completion that does not match its request */

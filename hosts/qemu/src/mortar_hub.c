@@ -35,6 +35,8 @@ static struct {
     bool synced;
     bool ended; /* the guest asked to shut down: the links are terminated */
     bool guest_ready;
+    bool handling;  /* inside run_until: handlers send at `clock` */
+    uint64_t clock;
     const char *rendezvous; /* directory shared by the run's hosts, or NULL */
     unsigned hosts;         /* how many hosts meet there */
     const char *host;       /* this host's name in it */
@@ -42,9 +44,14 @@ static struct {
     mortar_hub_stats stats;
 } hub;
 
+/* While the hub handles messages (in particular while the vCPU is stalled on
+ * an MMIO read and the hub's clock runs ahead of the frozen virtual clock),
+ * "now" for anything a handler sends is the hub's clock: never earlier than
+ * the null messages already sent. */
 uint64_t mortar_hub_now_ps(void)
 {
-    return (uint64_t)qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) * 1000u;
+    uint64_t v = (uint64_t)qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) * 1000u;
+    return hub.handling && hub.clock > v ? hub.clock : v;
 }
 
 bool mortar_hub_synchronized(void)
@@ -176,7 +183,10 @@ static void run_until(uint64_t *clock, uint64_t *limit, mortar_endpoint *stall)
             *clock = t;
         }
         if (is_msg) {
+            hub.handling = true;
+            hub.clock = *clock;
             dispatch(ep, &m);
+            hub.handling = false;
             mortar_link_pop(ep->link);
             if (stall && stall->wait_done && *limit == MORTAR_TIME_MAX) {
                 *limit = stall->wait_stamp_ps;
