@@ -285,13 +285,15 @@ int main(int argc, char **argv)
 {
     if (argc >= 3 && argc <= 4 && strcmp(argv[1], "serve") == 0) {
         unsigned port = (unsigned)parse_num(argv[2], "port", 65535);
-        unsigned long t = argc > 3 ? parse_num(argv[3], "timeout", 86400) : DEFAULT_TIMEOUT;
+        unsigned long t =
+            argc > 3 ? parse_num(argv[3], "timeout", 86400) : DEFAULT_TIMEOUT;
         return serve(port, now_ns() + t * 1000000000ull);
     }
     if (argc >= 5 && argc <= 6 && strcmp(argv[1], "send") == 0) {
         unsigned port = (unsigned)parse_num(argv[3], "port", 65535);
         uint64_t bytes = parse_num(argv[4], "byte count", ~0ul);
-        unsigned long t = argc > 5 ? parse_num(argv[5], "timeout", 86400) : DEFAULT_TIMEOUT;
+        unsigned long t =
+            argc > 5 ? parse_num(argv[5], "timeout", 86400) : DEFAULT_TIMEOUT;
         return send_data(argv[2], port, bytes, now_ns() + t * 1000000000ull);
     }
     usage();
