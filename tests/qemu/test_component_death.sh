@@ -5,7 +5,7 @@ source "$(dirname "$0")/harness.sh"
 qh_init death
 qh_sim dev "{\"components\":[{\"name\":\"pt\",\"kind\":\"pcitest\"}],
  \"links\":[{\"name\":\"pcie\",\"port\":\"pt.0\",\"listen\":\"$QH_DIR/pt.sock\",\"latency\":\"500ns\"}]}"
-qh_host h0 "mortar-pcitest mmio-timing 100000000" $(qh_device h0 "$QH_DIR/pt.sock" accel0)
+qh_host h0 "mortar-pcitest mmio-timing 10000000" $(qh_device h0 "$QH_DIR/pt.sock" accel0)
 end=$((SECONDS + 300))
 until qh_log h0 | grep -q '^MORTAR-SYNCHRONIZED'; do
     [ "$SECONDS" -lt "$end" ] || qh_fail "the guest never synchronized"

@@ -25,7 +25,7 @@ grep -q 'links\[0\].latency: must be greater than 0' "$QH_DIR/bad.err" ||
 
 # Starts a long run in the background; waits until its hosts synchronized.
 start_long_run() {
-    "$MORTAR" run "$SPEC" --db "$DB" --out "$QH_DIR/runs" --set reads=100000000 \
+    "$MORTAR" run "$SPEC" --db "$DB" --out "$QH_DIR/runs" --set reads=10000000 \
         2>"$QH_DIR/$1.err" &
     RUN_PID=$!
     local end=$((SECONDS + 300))
