@@ -14,7 +14,10 @@
 
 static void redirect(const char *path, int fd)
 {
-    int f = open(path ? path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    /* stdin must be readable: QEMU's stdio console treats a failing read
+     * as a closed console and drops the guest's output */
+    int f = fd == 0 ? open("/dev/null", O_RDONLY)
+                    : open(path ? path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (f >= 0) {
         dup2(f, fd);
         close(f);
