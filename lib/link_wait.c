@@ -25,7 +25,7 @@
 #define PEER_CHECK_NS 20000000ull /* look at the socket every 20 ms of waiting */
 /* BLOCK: after spinning, yield this long before sleeping, so a peer that
  * shares our core gets it without paying for a futex round trip. */
-#define YIELD_NS 500000ull
+#define YIELD_NS 5000000ull
 
 static uint64_t wall_ns(void)
 {
