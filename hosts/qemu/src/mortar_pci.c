@@ -62,7 +62,6 @@ struct MortarPCIState {
     mortar_pcie_dev_intro intro;
     MortarBar bars[MORTAR_PCIE_BARS];
     uint64_t next_req;
-    uint64_t msg_stamp_ps; /* stamp of the message being handled */
     uint32_t ctrl_flags;
     uint64_t unknown_msgs;
 };
@@ -106,34 +105,6 @@ static const MemoryRegionOps mortar_bar_ops = {
 
 /* ---- what the model sends ---------------------------------------------------------- */
 
-/*
- * Answers the message being handled (a DMA request) at its stamp, or now if
- * that is later. While the vCPU is stalled on an MMIO read, the hub handles
- * messages with a clock that runs ahead of the frozen virtual clock and has
- * already sent null messages at that clock: a completion sent at the
- * virtual clock would be earlier than those, which the link refuses
- * ("earlier than a previous send"). The request's stamp is never earlier.
- * (A fix belongs in mortar_hub.c: its handlers should see the hub's clock.)
- */
-static void reply(MortarPCIState *s, uint8_t type, const void *payload, uint32_t size)
-{
-    uint64_t now = mortar_hub_now_ps();
-    if (mortar_hub_synchronized()) { /* before, the model's stamps are not host time */
-        now = MAX(now, s->msg_stamp_ps);
-    }
-    for (;;) {
-        int rc = mortar_link_send(s->link, now, type, payload, size, 0, NULL);
-        if (rc == 0) {
-            return;
-        }
-        if (rc != MORTAR_EAGAIN || mortar_link_check_peer(s->link) != 0) {
-            error_report("mortar: device '%s': %s", s->devname, mortar_link_errmsg(s->link));
-            exit(1);
-        }
-        g_usleep(10); /* ring full: the device drains it */
-    }
-}
-
 static void serve_dma_read(MortarPCIState *s, const mortar_pcie_dma *d)
 {
     uint32_t max = mortar_link_max_payload(s->link) - sizeof(mortar_pcie_dma_done);
@@ -145,7 +116,7 @@ static void serve_dma_read(MortarPCIState *s, const mortar_pcie_dma *d)
     if (size != d->size || pci_dma_read(&s->pdev, d->addr, done->data, size) != MEMTX_OK) {
         done->status = 1;
     }
-    reply(s, MORTAR_PCIE_DMA_READ_DONE, buf, sizeof *done + size);
+    mortar_hub_send(&s->ep, MORTAR_PCIE_DMA_READ_DONE, buf, sizeof *done + size);
 }
 
 static void serve_dma_write(MortarPCIState *s, const mortar_pcie_dma *d, uint32_t msg_size)
@@ -155,7 +126,7 @@ static void serve_dma_write(MortarPCIState *s, const mortar_pcie_dma *d, uint32_
         pci_dma_write(&s->pdev, d->addr, d->data, d->size) != MEMTX_OK) {
         done.status = 1;
     }
-    reply(s, MORTAR_PCIE_DMA_WRITE_DONE, &done, sizeof done);
+    mortar_hub_send(&s->ep, MORTAR_PCIE_DMA_WRITE_DONE, &done, sizeof done);
 }
 
 static void raise_interrupt(MortarPCIState *s, const mortar_pcie_interrupt *in)
@@ -185,7 +156,6 @@ static void raise_interrupt(MortarPCIState *s, const mortar_pcie_interrupt *in)
 static void mortar_handle(void *opaque, const mortar_msg *m)
 {
     MortarPCIState *s = opaque;
-    s->msg_stamp_ps = m->timestamp_ps;
     switch (m->type) {
     case MORTAR_PCIE_DMA_READ:
         if (m->size >= sizeof(mortar_pcie_dma)) {
