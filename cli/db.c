@@ -14,14 +14,22 @@ static const char *const schema =
     " design TEXT, pcie_latency_us REAL, speed REAL, in_flight INTEGER,"
     " started_at TEXT, wall_s REAL, run_dir TEXT, spec TEXT, versions TEXT,"
     " requests INTEGER, verified INTEGER, median_us REAL, p99_us REAL,"
-    " mean_us REAL, min_us REAL, max_us REAL);"
+    " mean_us REAL, min_us REAL, max_us REAL, throughput_rps REAL);"
     "CREATE TABLE IF NOT EXISTS requests ("
     " run_id INTEGER REFERENCES runs(id), idx INTEGER, latency_ns INTEGER,"
-    " verified INTEGER, service_ns INTEGER, compute_ns INTEGER);"
+    " verified INTEGER, service_ns INTEGER, compute_ns INTEGER, start_ns INTEGER);"
     "CREATE TABLE IF NOT EXISTS stats ("
     " run_id INTEGER REFERENCES runs(id), component TEXT, key TEXT, value REAL);"
     "CREATE INDEX IF NOT EXISTS requests_run ON requests(run_id);"
     "CREATE INDEX IF NOT EXISTS stats_run ON stats(run_id);";
+
+/* Columns added after the first release: a database made before gets them
+ * (SQLite refuses a column that is there; that error is the expected one). */
+static void add_new_columns(sqlite3 *db)
+{
+    sqlite3_exec(db, "ALTER TABLE runs ADD COLUMN throughput_rps REAL", NULL, NULL, NULL);
+    sqlite3_exec(db, "ALTER TABLE requests ADD COLUMN start_ns INTEGER", NULL, NULL, NULL);
+}
 
 int db_open(sqlite3 **db, const char *path, char *err, size_t size)
 {
@@ -35,6 +43,7 @@ int db_open(sqlite3 **db, const char *path, char *err, size_t size)
         *db = NULL;
         return -1;
     }
+    add_new_columns(*db);
     return 0;
 }
 
@@ -67,7 +76,7 @@ int64_t db_begin_run(sqlite3 *db, const db_run_info *in)
 static int insert_requests(sqlite3 *db, int64_t id, const db_request *r, size_t n)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "INSERT INTO requests VALUES(?,?,?,?,?,?)", -1, &st, NULL))
+    if (sqlite3_prepare_v2(db, "INSERT INTO requests VALUES(?,?,?,?,?,?,?)", -1, &st, NULL))
         return -1;
     for (size_t i = 0; i < n; i++) {
         sqlite3_bind_int64(st, 1, id);
@@ -76,6 +85,7 @@ static int insert_requests(sqlite3 *db, int64_t id, const db_request *r, size_t 
         sqlite3_bind_int(st, 4, r[i].verified);
         sqlite3_bind_int64(st, 5, r[i].service_ns);
         sqlite3_bind_int64(st, 6, r[i].compute_ns);
+        sqlite3_bind_int64(st, 7, r[i].start_ns);
         if (sqlite3_step(st) != SQLITE_DONE)
             break;
         sqlite3_reset(st);
@@ -117,8 +127,8 @@ int db_finish_run(sqlite3 *db, int64_t id, const char *status, const char *error
     insert_stats(db, id, stats);
     sqlite3_stmt *st;
     const char *sql = "UPDATE runs SET status=?, error=?, wall_s=?, versions=?, requests=?,"
-                      " verified=?, median_us=?, p99_us=?, mean_us=?, min_us=?, max_us=?"
-                      " WHERE id=?";
+                      " verified=?, median_us=?, p99_us=?, mean_us=?, min_us=?, max_us=?,"
+                      " throughput_rps=? WHERE id=?";
     int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
     if (rc == SQLITE_OK) {
         char *v = versions ? json_dumps(versions, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
@@ -135,7 +145,11 @@ int db_finish_run(sqlite3 *db, int64_t id, const char *status, const char *error
             else
                 sqlite3_bind_null(st, 7 + i);
         }
-        sqlite3_bind_int64(st, 12, id);
+        if (s->requests && s->throughput_rps > 0)
+            sqlite3_bind_double(st, 12, s->throughput_rps);
+        else
+            sqlite3_bind_null(st, 12);
+        sqlite3_bind_int64(st, 13, id);
         rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
         sqlite3_finalize(st);
         free(v);
@@ -160,7 +174,7 @@ json_t *db_runs_json(sqlite3 *db)
     sqlite3_stmt *st;
     const char *sql = "SELECT id, name, status, error, design, pcie_latency_us, speed, in_flight,"
                       " wall_s, run_dir, started_at, versions, requests, verified, median_us,"
-                      " p99_us, mean_us, min_us, max_us FROM runs ORDER BY id";
+                      " p99_us, mean_us, min_us, max_us, throughput_rps FROM runs ORDER BY id";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return runs;
     while (sqlite3_step(st) == SQLITE_ROW) {
@@ -174,8 +188,8 @@ json_t *db_runs_json(sqlite3 *db)
         json_object_set_new(r, "versions", versions ? versions : json_null());
         json_t *sum = json_object();
         const char *skeys[] = {"requests", "verified", "median_us", "p99_us", "mean_us",
-                               "min_us", "max_us"};
-        for (int i = 0; i < 7; i++)
+                               "min_us", "max_us", "throughput_rps"};
+        for (int i = 0; i < 8; i++)
             json_object_set_new(sum, skeys[i], column_json(st, 12 + i));
         json_object_set_new(r, "summary", sum);
         json_array_append_new(runs, r);

@@ -27,12 +27,14 @@ int64_t db_begin_run(sqlite3 *db, const db_run_info *info);
 
 typedef struct db_request {
     int64_t idx, latency_ns, service_ns, compute_ns;
+    int64_t start_ns; /* on the client's clock, from the first measured request */
     int verified;
 } db_request;
 
 typedef struct db_summary {
     int64_t requests, verified;
     double median_us, p99_us, mean_us, min_us, max_us;
+    double throughput_rps; /* measured requests / first start to last end */
 } db_summary;
 
 /* Completes a run: status ("ok"/"failed"), error text (may be NULL), wall

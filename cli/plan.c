@@ -194,9 +194,12 @@ static void host_cmdline(plan_host *h, json_t *host, json_t *spec, const plan_to
         if (strcmp(str(l, "host", ""), h->name))
             continue;
         arg(h, "-device");
+        /* the device is named after its component ("accel" of "accel.0") */
+        char device[128];
+        snprintf(device, sizeof device, "%s", str(l, "component", ""));
+        device[strcspn(device, ".")] = '\0';
         arg(h, "mortar-pci,socket=%s/%s.sock,name=%s,rendezvous=%s/rendezvous,hosts=%d,host=%s",
-            p->sock_dir, str(l, "name", ""), str(l, "name", ""), p->sock_dir, p->nhosts_total,
-            h->name);
+            p->sock_dir, str(l, "name", ""), device, p->sock_dir, p->nhosts_total, h->name);
     }
     h->argv[h->argc] = NULL;
 }

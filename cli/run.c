@@ -200,7 +200,8 @@ static int wait_for_sockets(procs *ps, proc *pr, const plan_sim *s, char *err, s
     return 0;
 }
 
-static int start_all(procs *ps, plan *p, const char *sim_bin, char *err, size_t size)
+static int start_all(procs *ps, plan *p, const char *sim_bin, bool trace, char *err,
+                     size_t size)
 {
     for (int i = 0; i < p->nsims; i++) {
         plan_sim *s = &p->sims[i];
@@ -214,10 +215,17 @@ static int start_all(procs *ps, plan *p, const char *sim_bin, char *err, size_t 
     }
     for (int i = 0; i < p->nhosts; i++) {
         plan_host *h = &p->hosts[i];
-        char name[80], env[600];
+        char name[80], env[600], trace_file[700], trace_host[200];
         snprintf(name, sizeof name, "host %s", h->name);
         snprintf(env, sizeof env, "MORTAR_HOST_STATS=%s", h->stats);
-        char *envs[] = {env, NULL};
+        /* the host adapter's trace: PCIe events and the guest's marks */
+        snprintf(trace_file, sizeof trace_file, "MORTAR_TRACE=%s/%s.trace", p->run_dir, h->name);
+        snprintf(trace_host, sizeof trace_host, "MORTAR_TRACE_HOST=%s", h->name);
+        char *envs[4] = {env, NULL, NULL, NULL};
+        if (trace) {
+            envs[1] = trace_file;
+            envs[2] = trace_host;
+        }
         if (!procs_start(ps, name, h->argv, h->console, h->qemu_log, envs)) {
             snprintf(err, size, "cannot start QEMU for host '%s'", h->name);
             return -1;
@@ -334,7 +342,8 @@ static size_t collect_requests(const plan *p, const char *measure, db_request *r
                 if (pass == 0 && field(line, "latency_ns") >= 0 && n < MAX_REQUESTS) {
                     reqs[n++] = (db_request){.idx = idx, .latency_ns = field(line, "latency_ns"),
                                              .verified = field(line, "verified") == 1,
-                                             .service_ns = -1, .compute_ns = -1};
+                                             .service_ns = -1, .compute_ns = -1,
+                                             .start_ns = field(line, "start_ns")};
                 } else if (pass == 1) {
                     db_request *r = find_req(reqs, n, idx);
                     if (r && field(line, "service_ns") >= 0)
@@ -354,6 +363,21 @@ static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return x < y ? -1 : x > y;
+}
+
+/* Measured requests per second of guest time, first start to last end;
+ * 0 when the client did not report start times. */
+static double throughput(const db_request *reqs, size_t n)
+{
+    int64_t first = INT64_MAX, last = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (reqs[i].start_ns < 0)
+            return 0;
+        first = reqs[i].start_ns < first ? reqs[i].start_ns : first;
+        int64_t end = reqs[i].start_ns + reqs[i].latency_ns;
+        last = end > last ? end : last;
+    }
+    return last > first ? (double)n / ((double)(last - first) / 1e9) : 0;
 }
 
 /* Median and p99 by the nearest-rank method on the sorted latencies. */
@@ -377,6 +401,7 @@ static db_summary summarize(const db_request *reqs, size_t n)
     s.min_us = (double)v[0] / 1000;
     s.max_us = (double)v[n - 1] / 1000;
     free(v);
+    s.throughput_rps = throughput(reqs, n);
     return s;
 }
 
@@ -489,7 +514,7 @@ int mortar_run_main(int argc, char **argv)
     double t0 = wall_now();
     int rc = plan_build(&p, spec, run_dir, &pt, err, sizeof err);
     if (!rc)
-        rc = start_all(&ps, &p, sim_bin, err, sizeof err);
+        rc = start_all(&ps, &p, sim_bin, o.trace, err, sizeof err);
     if (!rc)
         rc = watch(&ps, &p, &o, err, sizeof err);
     procs_kill_all(&ps);

@@ -292,6 +292,33 @@ int mortar_guest_irq_fd(const mortar_guest_dev *dev);
  * INTx: /dev/uioN closed) and free the mailbox. */
 void mortar_guest_irq_teardown(mortar_guest_dev *dev);
 
+/* ---- marks for the host's trace ----------------------------------------------------- */
+
+/*
+ * Every mortar-pci device shows 'M' 'R' 'T' <state> at config offset 0xfc.
+ * Opens the sysfs config file of each (read-write) into fds; returns how
+ * many (0 when the guest runs outside mortar).
+ */
+int mortar_guest_mortar_devices(int *fds, int max);
+
+/* What a mark says happened; the host's trace names them (docs/traces.md). */
+typedef enum mortar_guest_mark_kind {
+    MORTAR_MARK_REQUEST_START = 1, /* client: request sent off */
+    MORTAR_MARK_REQUEST_END,       /* client: reply complete */
+    MORTAR_MARK_REQUEST_RECEIVED,  /* server: request complete */
+    MORTAR_MARK_DEVICE_START,      /* server: handed to the backend */
+    MORTAR_MARK_DEVICE_DONE,       /* server: backend finished */
+    MORTAR_MARK_REPLY_SENT,        /* server: reply handed to TCP */
+} mortar_guest_mark_kind;
+
+/*
+ * Records `kind` for request `req` (its low 24 bits) in the host's trace at
+ * the current simulated time: a 4-byte config write to the first mortar
+ * device (offset 0xf8), costing the same whether the run traces or not.
+ * Does nothing outside mortar.
+ */
+void mortar_guest_mark(mortar_guest_mark_kind kind, uint64_t req);
+
 /* ---- kernel modules ---------------------------------------------------------------- */
 
 /* Make sure module `name` is loaded: nothing to do if /sys/module/<name>

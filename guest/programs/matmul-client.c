@@ -253,6 +253,7 @@ static void start_request(client *cl, conn *c)
     cl->req[i].conn = c->id;
     cl->req[i].state = 1;
     cl->req[i].start_ns = mortar_guest_now_ns();
+    mortar_guest_mark(MORTAR_MARK_REQUEST_START, i);
 }
 
 static void conn_send(client *cl, conn *c)
@@ -283,6 +284,7 @@ static void answered(client *cl, conn *c)
 {
     uint64_t now = mortar_guest_now_ns();
     unsigned i = (unsigned)c->req;
+    mortar_guest_mark(MORTAR_MARK_REQUEST_END, i);
     request *r = &cl->req[i];
     r->end_ns = now;
     r->state = 2;
@@ -375,8 +377,9 @@ static void summary(client *cl)
         first = r->start_ns < first ? r->start_ns : first;
         last = r->end_ns > last ? r->end_ns : last;
         printf("req=%u latency_ns=%" PRIu64 " verified=%d server_service_ns=%" PRIu64
-               " conn=%d\n",
-               w + k, lat[k], r->verified == 1, r->service_ns, r->conn);
+               " conn=%d start_ns=%" PRIu64 "\n",
+               w + k, lat[k], r->verified == 1, r->service_ns, r->conn,
+               r->start_ns - cl->req[w].start_ns);
     }
     qsort(lat, m, sizeof *lat, cmp_u64);
     uint64_t med = m % 2 ? lat[m / 2] : (lat[m / 2 - 1] + lat[m / 2]) / 2;

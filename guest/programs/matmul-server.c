@@ -589,6 +589,7 @@ static void conn_flush(server *s, conn *c)
             }
             if (j->rec != SIZE_MAX) {
                 recs.r[j->rec].tx_done_ns = mortar_guest_now_ns();
+                mortar_guest_mark(MORTAR_MARK_REPLY_SENT, j->req_id);
             }
             job_put(s, j);
         }
@@ -637,6 +638,9 @@ static bool supported(const server *s, uint32_t n)
 static void request_received(server *s, job *j)
 {
     j->rx_done_ns = mortar_guest_now_ns();
+    if (j->type == MATMUL_WIRE_MULTIPLY) {
+        mortar_guest_mark(MORTAR_MARK_REQUEST_RECEIVED, j->req_id);
+    }
     if (j->type == MATMUL_WIRE_STATS) {
         print_stats(s->o->backend, NULL);
         reply(s, j, MATMUL_WIRE_OK, 0);
@@ -787,6 +791,7 @@ static void reap(server *s)
             die("request %" PRIu64 ": %s", j->req_id, matmul_guest_errmsg(s->d));
         }
         q_pop(&s->inflight);
+        mortar_guest_mark(MORTAR_MARK_DEVICE_DONE, j->req_id);
         record *r = record_add();
         r->conn = j->c->id;
         r->rx_first_ns = j->rx_first_ns;
@@ -823,6 +828,7 @@ static void submit_pending(server *s)
         /* The timing registers restart with the next request: read them now. */
         read_pending_timing(s);
         job *j = q_pop(&s->pending);
+        mortar_guest_mark(MORTAR_MARK_DEVICE_START, j->req_id);
         j->slot = matmul_guest_submit(s->d, j->req_id, j->n, j->ab,
                                       j->ab + (size_t)j->n * j->n, j->cbuf);
         if (j->slot < 0) {

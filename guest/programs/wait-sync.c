@@ -7,38 +7,13 @@
  * Polls every 100 us of guest time (the idle guest costs nearly nothing).
  * Exit status 0 once synchronized (or when there is no mortar device).
  */
-#include <dirent.h>
-#include <fcntl.h>
 #include <stdio.h>
-#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_DEVICES 32
+#include "mortar_guest.h"
 
-static int find_devices(int fds[MAX_DEVICES])
-{
-    int n = 0;
-    DIR *d = opendir("/sys/bus/pci/devices");
-    struct dirent *e;
-    while (d && (e = readdir(d)) && n < MAX_DEVICES) {
-        char path[300];
-        unsigned char sig[4];
-        if (e->d_name[0] == '.')
-            continue;
-        snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/config", e->d_name);
-        int fd = open(path, O_RDWR);
-        if (fd < 0)
-            continue;
-        if (pread(fd, sig, 4, 0xfc) == 4 && memcmp(sig, "MRT", 3) == 0)
-            fds[n++] = fd;
-        else
-            close(fd);
-    }
-    if (d)
-        closedir(d);
-    return n;
-}
+#define MAX_DEVICES 32
 
 static int synchronized(const int *fds, int n)
 {
@@ -53,7 +28,7 @@ static int synchronized(const int *fds, int n)
 int main(void)
 {
     int fds[MAX_DEVICES];
-    int n = find_devices(fds);
+    int n = mortar_guest_mortar_devices(fds, MAX_DEVICES);
     const unsigned char ready = 1;
     for (int i = 0; i < n; i++)
         if (pwrite(fds[i], &ready, 1, 0xff) != 1)

@@ -1,6 +1,4 @@
 #!/usr/bin/env bash
-# quarantine: guest kernel crashes in about 1 run of 4 (QEMU side, under
-# investigation); CTest lists it as disabled until that is fixed.
 # Two hosts, each with an e1000 model driven by the unmodified Linux e1000
 # driver, joined by a 2-port switch; the three models share one mortar-sim.
 # The driver binds and brings the link up, host 0 pings host 1, and 8 MiB go

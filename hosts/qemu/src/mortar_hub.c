@@ -251,10 +251,20 @@ static uint64_t next_deadline_ns(uint64_t now_ps)
     return next;
 }
 
+/* The vCPU runs until the next deadline and no further: the horizon holds
+ * it there even while the timer is out of QEMU's list for its callback. */
 static void arm(uint64_t now_ps)
 {
-    uint64_t next = next_deadline_ns(now_ps);
-    timer_mod(hub.timer, (int64_t)MIN(next, (uint64_t)INT64_MAX));
+    int64_t next = (int64_t)MIN(next_deadline_ns(now_ps), (uint64_t)INT64_MAX - 1);
+    icount_set_horizon_ns(next);
+    timer_mod(hub.timer, next);
+}
+
+/* Lets the guest run freely: the links are gone. */
+static void disarm(void)
+{
+    icount_set_horizon_ns(INT64_MAX);
+    timer_del(hub.timer);
 }
 
 static void start_synchronization(uint64_t now)
@@ -321,6 +331,7 @@ static void hub_timer_cb(void *opaque)
         /* Stop pacing the guest, so QEMU's main loop gets the lock and
          * finishes the shutdown; the models see a clean end. */
         end_links();
+        disarm();
         return;
     }
     if (!hub.synced) {

@@ -30,6 +30,7 @@
 #include "qom/object.h"
 
 #include "mortar_hub.h"
+#include "mortar_hub_trace.h"
 #include "mortar/error.h"
 #include "mortar/pcie.h"
 
@@ -74,10 +75,20 @@ static uint64_t mortar_bar_read(void *opaque, hwaddr addr, unsigned size)
     MortarPCIState *s = b->s;
     mortar_pcie_mmio req = {.req_id = ++s->next_req, .offset = addr, .size = size,
                             .bar = b->index};
+    uint64_t where = (uint64_t)b->index << 32 | addr;
+    if (mortar_trace_on()) {
+        mortar_trace_device(s->devname, MORTAR_EV_MMIO_READ, mortar_hub_now_ps(), req.req_id,
+                            where, size);
+    }
     uint32_t got = mortar_hub_mmio_read(&s->ep, &req, sizeof req, req.req_id);
     uint64_t value = 0;
     memcpy(&value, s->ep.wait_data, MIN(got, size));
-    return le64_to_cpu(value);
+    value = le64_to_cpu(value);
+    if (mortar_trace_on()) {
+        mortar_trace_device(s->devname, MORTAR_EV_MMIO_READ_DONE, s->ep.wait_stamp_ps,
+                            req.req_id, where, value);
+    }
+    return value;
 }
 
 static void mortar_bar_write(void *opaque, hwaddr addr, uint64_t value, unsigned size)
@@ -92,6 +103,10 @@ static void mortar_bar_write(void *opaque, hwaddr addr, uint64_t value, unsigned
               .posted = 1},
         .data = cpu_to_le64(value),
     };
+    if (mortar_trace_on()) {
+        mortar_trace_device(s->devname, MORTAR_EV_MMIO_WRITE, mortar_hub_now_ps(), wr.h.req_id,
+                            (uint64_t)b->index << 32 | addr, value);
+    }
     mortar_hub_send(&s->ep, MORTAR_PCIE_MMIO_WRITE, &wr, sizeof wr.h + size);
 }
 
@@ -105,8 +120,17 @@ static const MemoryRegionOps mortar_bar_ops = {
 
 /* ---- what the model sends ---------------------------------------------------------- */
 
+static void trace_message(MortarPCIState *s, mortar_host_event ev, uint64_t req_id,
+                          uint64_t arg0, uint64_t arg1)
+{
+    if (mortar_trace_on()) {
+        mortar_trace_device(s->devname, ev, mortar_hub_now_ps(), req_id, arg0, arg1);
+    }
+}
+
 static void serve_dma_read(MortarPCIState *s, const mortar_pcie_dma *d)
 {
+    trace_message(s, MORTAR_EV_DMA_READ, d->req_id, d->addr, d->size);
     uint32_t max = mortar_link_max_payload(s->link) - sizeof(mortar_pcie_dma_done);
     uint32_t size = d->size <= max ? d->size : 0;
     g_autofree uint8_t *buf = g_malloc0(sizeof(mortar_pcie_dma_done) + size);
@@ -122,6 +146,7 @@ static void serve_dma_read(MortarPCIState *s, const mortar_pcie_dma *d)
 static void serve_dma_write(MortarPCIState *s, const mortar_pcie_dma *d, uint32_t msg_size)
 {
     mortar_pcie_dma_done done = {.req_id = d->req_id, .size = d->size};
+    trace_message(s, MORTAR_EV_DMA_WRITE, d->req_id, d->addr, d->size);
     if (msg_size < sizeof *d + (uint64_t)d->size ||
         pci_dma_write(&s->pdev, d->addr, d->data, d->size) != MEMTX_OK) {
         done.status = 1;
@@ -132,6 +157,7 @@ static void serve_dma_write(MortarPCIState *s, const mortar_pcie_dma *d, uint32_
 static void raise_interrupt(MortarPCIState *s, const mortar_pcie_interrupt *in)
 {
     PCIDevice *pdev = &s->pdev;
+    trace_message(s, MORTAR_EV_INTERRUPT, 0, in->kind, in->vector);
     switch (in->kind) {
     case MORTAR_PCIE_INT_LEGACY_HIGH:
     case MORTAR_PCIE_INT_LEGACY_LOW:
@@ -225,6 +251,13 @@ static void mortar_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val, in
     if (addr <= state && state < addr + (uint32_t)len &&
         ((val >> (8 * (state - addr))) & 0xff) == 1) {
         mortar_hub_guest_ready();
+        return;
+    }
+    /* A guest program's mark (a request started, ...): for the trace only. */
+    if (addr == MORTAR_MARK_OFFSET && len == 4) {
+        if (mortar_trace_on()) {
+            mortar_trace_mark(val, mortar_hub_now_ps());
+        }
         return;
     }
     pci_default_write_config(pdev, addr, val, len);
