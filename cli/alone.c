@@ -54,7 +54,7 @@ static bool parse_u64(const char *s, uint64_t *out)
 /* Returns 0, or the exit code of a usage error. */
 static int parse_args(int argc, char **argv, alone_opts *o)
 {
-    *o = (alone_opts){.speed = 1.0, .n = 512, .seed = 1};
+    *o = (alone_opts){.speed = 1.0, .n = ALONE_DEFAULT_N, .seed = ALONE_DEFAULT_SEED};
     bool have_speed = false;
     for (int i = 1; i < argc; i++) {
         const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;

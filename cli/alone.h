@@ -1,8 +1,27 @@
 /*
- * alone.h - `mortar alone`: the matmul component benchmark.
+ * alone.h - `mortar alone`: the matmul component benchmark, and
+ * alone_measure(), the same benchmark as a function for the verdict.
  */
 #ifndef MORTAR_CLI_ALONE_H
 #define MORTAR_CLI_ALONE_H
+
+#include <stddef.h>
+
+/* The case study's request: n x n operands from this seed (mortar alone's
+ * defaults, and what alone_measure() runs). */
+#define ALONE_DEFAULT_N    512
+#define ALONE_DEFAULT_SEED 1
+
+/*
+ * Runs the component benchmark for `design` ("a", "b", "regcopy") at `speed`
+ * with the case study's request and stores the device's compute time for
+ * it in *alone_us. Deterministic and quick: one request through the model
+ * and the reference multiply. Returns 0, or a negative MORTAR_E code with
+ * the reason in `err` (the run failed, or the product differs from the
+ * reference multiply). In the library (alone_bench.c).
+ */
+int alone_measure(const char *design, double speed, double *alone_us, char *err,
+                  size_t err_size);
 
 /*
  * mortar alone --design a|b|regcopy --speed S [--n 512] [--seed N]

@@ -4,6 +4,11 @@
  *   mortar alone --design a|b|regcopy --speed S   component benchmark
  *   mortar run SPEC [--set key=value]...          run an experiment, record it
  *   mortar results [--db FILE] [--json]           the recorded runs
+ *   mortar sweep SPEC --grid path=v1,v2 ...        run a grid of experiments
+ *   mortar verdict [--db FILE] [--json]           which design wins where
+ *   mortar trace RUN --format perfetto|otlp       export one run's trace
+ *   mortar report [--db FILE] [--out DIR]         write the explorer page
+ *   mortar serve [--db FILE] [--port N]           serve the explorer
  *   mortar spec SPEC [--set key=value]...         check a spec, print it resolved
  *   mortar version                                versions of the parts
  *   mortar help                                   this list
@@ -17,7 +22,11 @@
 #include "alone.h"
 #include "results.h"
 #include "run.h"
+#include "report_cmd.h"
 #include "spec_cmd.h"
+#include "sweep_cmd.h"
+#include "trace_cmd.h"
+#include "verdict_cmd.h"
 
 typedef struct subcommand {
     const char *name;
@@ -35,6 +44,15 @@ static const subcommand subcommands[] = {
      mortar_run_main},
     {"results", "results [--db FILE] [--json]            list the recorded runs",
      mortar_results_main},
+    {"sweep", "sweep SPEC --grid path=v1,v2,... [--grid ...] [--jobs N] [--db FILE]   run a grid",
+     mortar_sweep_main},
+    {"verdict", "verdict [--db FILE] [--json]            which design wins where, from the runs",
+     mortar_verdict_main},
+    {"trace", "trace RUN [--db FILE] --format perfetto|otlp [--out FILE]   export a run's trace",
+     mortar_trace_main},
+    {"report", "report [--db FILE] [--out DIR]          write the explorer page", mortar_report_main},
+    {"serve", "serve [--db FILE] [--port N]            serve the explorer on 127.0.0.1",
+     mortar_serve_main},
     {"spec", "spec SPEC [--set key=value]...         check a spec and print it resolved",
      mortar_spec_main},
     {"version", "version                                 print versions", version_main},

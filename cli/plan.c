@@ -115,6 +115,8 @@ static int plan_sims(plan *p, json_t *spec, const plan_tools *t, char *err, size
         char path[640];
         snprintf(path, sizeof path, "%s/%s.stats.json", p->run_dir, s->name);
         json_object_set_new(s->desc, "stats", json_string(path));
+        snprintf(s->progress, sizeof s->progress, "%s/%s.progress", p->run_dir, s->name);
+        json_object_set_new(s->desc, "progress", json_string(s->progress));
         if (t->trace) {
             snprintf(path, sizeof path, "%s/%s.trace", p->run_dir, s->name);
             json_object_set_new(s->desc, "trace", json_string(path));
@@ -233,6 +235,7 @@ int plan_build(plan *p, json_t *spec, const char *run_dir, const plan_tools *t, 
         snprintf(ph->console, sizeof ph->console, "%s/%s.console.log", dir, name);
         snprintf(ph->qemu_log, sizeof ph->qemu_log, "%s/%s.qemu.log", dir, name);
         snprintf(ph->stats, sizeof ph->stats, "%s/%s.host.json", dir, name);
+        snprintf(ph->progress, sizeof ph->progress, "%s/%s.progress", dir, name);
         host_cmdline(ph, h, spec, t, p);
     }
     return 0;

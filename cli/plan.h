@@ -22,6 +22,7 @@ typedef struct plan_sim {
     char desc_path[512];
     char sockets[PLAN_MAX][256]; /* the sockets it listens on */
     int nsockets;
+    char progress[640];       /* its simulated time, once a second */
 } plan_sim;
 
 typedef struct plan_host {
@@ -31,6 +32,7 @@ typedef struct plan_host {
     char console[512];        /* guest console (stdout) */
     char qemu_log[512];       /* QEMU's stderr */
     char stats[512];          /* MORTAR_HOST_STATS */
+    char progress[512];       /* MORTAR_PROGRESS: its simulated time */
 } plan_host;
 
 typedef struct plan {

@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "mortar/progress.h"
 #include "mortar/time.h"
 #include "db.h"
 #include "plan.h"
@@ -69,7 +70,7 @@ static int usage(void)
 
 static int parse_args(int argc, char **argv, run_opts *o)
 {
-    *o = (run_opts){.db_path = "mortar.db", .out_dir = "runs", .stall_s = 1200,
+    *o = (run_opts){.db_path = "mortar.db", .out_dir = "runs", .stall_s = 120,
                     .timeout_s = 3600};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -215,16 +216,17 @@ static int start_all(procs *ps, plan *p, const char *sim_bin, bool trace, char *
     }
     for (int i = 0; i < p->nhosts; i++) {
         plan_host *h = &p->hosts[i];
-        char name[80], env[600], trace_file[700], trace_host[200];
+        char name[80], env[600], trace_file[700], trace_host[200], progress[600];
         snprintf(name, sizeof name, "host %s", h->name);
         snprintf(env, sizeof env, "MORTAR_HOST_STATS=%s", h->stats);
         /* the host adapter's trace: PCIe events and the guest's marks */
         snprintf(trace_file, sizeof trace_file, "MORTAR_TRACE=%s/%s.trace", p->run_dir, h->name);
         snprintf(trace_host, sizeof trace_host, "MORTAR_TRACE_HOST=%s", h->name);
-        char *envs[4] = {env, NULL, NULL, NULL};
+        snprintf(progress, sizeof progress, "MORTAR_PROGRESS=%s", h->progress);
+        char *envs[5] = {env, progress, NULL, NULL, NULL};
         if (trace) {
-            envs[1] = trace_file;
-            envs[2] = trace_host;
+            envs[2] = trace_file;
+            envs[3] = trace_host;
         }
         if (!procs_start(ps, name, h->argv, h->console, h->qemu_log, envs)) {
             snprintf(err, size, "cannot start QEMU for host '%s'", h->name);
@@ -247,12 +249,65 @@ static void show_failure(const plan *p, const proc *pr)
         }
 }
 
+/* A guest that crashed, or whose program failed, cannot finish its part:
+ * the others would wait for it until the stall watch. Looks for the
+ * kernel's oops lines and for "MORTAR-EXIT <nonzero>" (guest/init). */
+static bool guest_failed(const plan *p, char *err, size_t size)
+{
+    static const char *const oops[] = {"general protection fault", "double fault",
+                                       "Kernel panic", "BUG: ", "Oops: "};
+    char line[4096];
+    for (int i = 0; i < p->nhosts; i++) {
+        FILE *f = fopen(p->hosts[i].console, "r");
+        while (f && fgets(line, sizeof line, f)) {
+            bool crashed = false;
+            for (size_t k = 0; k < sizeof oops / sizeof oops[0]; k++)
+                crashed |= strstr(line, oops[k]) != NULL;
+            long code = !strncmp(line, "MORTAR-EXIT ", 12) ? strtol(line + 12, NULL, 10) : 0;
+            if (crashed || code != 0) {
+                line[strcspn(line, "\n")] = '\0';
+                snprintf(err, size, "host %s: %s: %s", p->hosts[i].name,
+                         crashed ? "the guest kernel crashed" : "its program failed", line);
+                fclose(f);
+                return true;
+            }
+        }
+        if (f)
+            fclose(f);
+    }
+    return false;
+}
+
+/* The simulated time every process reported (mortar/progress.h), summed:
+ * it moves as long as any clock moves. Names the lowest clock in `who`. */
+static uint64_t clocks(const plan *p, char *who, size_t size, uint64_t *lowest)
+{
+    uint64_t sum = 0, t;
+    *lowest = UINT64_MAX;
+    snprintf(who, size, "no process reported its clock");
+    for (int i = 0; i < p->nsims + p->nhosts; i++) {
+        bool sim = i < p->nsims;
+        const char *path = sim ? p->sims[i].progress : p->hosts[i - p->nsims].progress;
+        if (mortar_progress_read(path, &t) != 0)
+            continue;
+        sum += t;
+        if (t < *lowest) {
+            *lowest = t;
+            snprintf(who, size, "%s %s", sim ? "sim" : "host",
+                     sim ? p->sims[i].name : p->hosts[i - p->nsims].name);
+        }
+    }
+    return sum;
+}
+
 /* Watches until every host powered off and every simulator ended. Returns 0,
  * or -1 with the reason (and the culprit's log shown). */
 static int watch(procs *ps, plan *p, const run_opts *o, char *err, size_t size)
 {
     double start = wall_now(), last_progress = start;
     long last_out = -1;
+    uint64_t last_clocks = 0, lowest;
+    char who[128];
     bool synced = false;
     for (;;) {
         proc *pr;
@@ -279,16 +334,28 @@ static int watch(procs *ps, plan *p, const run_opts *o, char *err, size_t size)
             fprintf(stderr, "[mortar] hosts booted and synchronized after %.1f s\n",
                     wall_now() - start);
         }
-        if (out != last_out) {
+        uint64_t now_clocks = clocks(p, who, sizeof who, &lowest);
+        if (out != last_out || now_clocks != last_clocks) {
             last_out = out;
+            last_clocks = now_clocks;
             last_progress = wall_now();
         }
         if (interrupted) {
             snprintf(err, size, "interrupted");
             return -1;
         }
+        if (guest_failed(p, err, size)) {
+            for (int i = 0; i < p->nhosts; i++) {
+                fprintf(stderr, "[mortar] %s console:\n", p->hosts[i].name);
+                procs_print_tail(p->hosts[i].console, 8);
+            }
+            return -1;
+        }
         if (wall_now() - last_progress > o->stall_s) {
-            snprintf(err, size, "stalled: no guest output for %d s (--stall-timeout)", o->stall_s);
+            snprintf(err, size,
+                     "stalled: no simulated time passed and no guest output for %d s"
+                     " (--stall-timeout); the lowest clock is %s at %.6f s",
+                     o->stall_s, who, lowest == UINT64_MAX ? 0 : (double)lowest / 1e12);
             for (int i = 0; i < p->nhosts; i++) {
                 fprintf(stderr, "[mortar] %s console:\n", p->hosts[i].name);
                 procs_print_tail(p->hosts[i].console, 6);

@@ -111,10 +111,17 @@ static bool all_peers_terminated(const mortar_loop *loop)
     return true;
 }
 
+/* The clock is also read by other threads (mortar_loop_now_shared): an
+ * atomic store, free on the usual machines. */
+static void set_now(mortar_loop *loop, uint64_t t)
+{
+    __atomic_store_n(&loop->now, t, __ATOMIC_RELAXED);
+}
+
 static void dispatch(mortar_loop *loop, event *ev)
 {
     mortar_component *c = loop->comps[ev->comp];
-    loop->now = ev->time;
+    set_now(loop, ev->time);
     if (ev->cls == EV_MESSAGE) {
         mortar_msg m = {.type = ev->msg_type, .size = ev->msg.size, .timestamp_ps = ev->time,
                         .payload = ev->msg.data};
@@ -190,7 +197,7 @@ int mortar_loop_set_start(mortar_loop *loop, uint64_t start_ps)
 {
     if (loop->started)
         return loop_set_error(loop, MORTAR_ESTATE, "the start time is set before the run");
-    loop->now = start_ps;
+    set_now(loop, start_ps);
     return MORTAR_OK;
 }
 
@@ -230,7 +237,7 @@ int mortar_loop_step(mortar_loop *loop, uint64_t until_ps)
         if (until_ps < target)
             target = until_ps;
         if (target > loop->now && target != MORTAR_TIME_MAX)
-            loop->now = target;
+            set_now(loop, target);
         if ((rc = send_due_syncs(loop)) != 0)
             break;
         if (loop->now >= until_ps || all_peers_terminated(loop))
@@ -268,6 +275,11 @@ void *mortar_component_state(mortar_component *c)
 uint64_t mortar_loop_now(const mortar_loop *loop)
 {
     return loop->now;
+}
+
+uint64_t mortar_loop_now_shared(const mortar_loop *loop)
+{
+    return __atomic_load_n(&loop->now, __ATOMIC_RELAXED);
 }
 
 uint64_t mortar_loop_events(const mortar_loop *loop)

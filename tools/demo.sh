@@ -1,15 +1,25 @@
 #!/usr/bin/env bash
-# The main job, as far as it is built: every accelerator design on the
-# component bench ("alone") at every compute speed of the case study, each
-# product checked against the reference. The full case study (hosts, NICs,
-# switch) replaces this as it lands.
+# The main job: the matmul case study. The designs on the component bench
+# ("alone"), then the case study's sweep (experiments/matmul/sweep.json,
+# or SWEEP=quick for experiments/matmul/sweep-quick.json), then the
+# verdict computed from the runs and the explorer page.
+#
+# The sweep resumes: run it again after an interruption and finished runs
+# are kept. Results go to mortar.db, run directories to runs/, the page to
+# report/index.html.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mortar=build/bin/mortar
 [ -x "$mortar" ] || { echo "demo: build first (make)" >&2; exit 1; }
+case "${SWEEP:-full}" in
+  full) sweep=experiments/matmul/sweep.json ;;
+  quick) sweep=experiments/matmul/sweep-quick.json ;;
+  *) sweep=$SWEEP ;;
+esac
+db=${MORTAR_DB:-mortar.db}
 
 speeds=(0.25 0.5 1 2)
-echo "matmul 512x512 int8, one request, device alone (us):"
+echo "== matmul 512x512 int8, one request, device alone (us):"
 printf '%-10s' design
 for s in "${speeds[@]}"; do printf '%10s' "${s}x"; done
 echo
@@ -22,3 +32,13 @@ for d in a b regcopy; do
   echo
 done
 echo "every product verified against the reference multiply"
+echo
+echo "== the case study in the whole system: $sweep"
+"$mortar" sweep "$sweep" --db "$db" --out runs --trace || echo "demo: some runs failed; run 'make run' again to retry them" >&2
+echo
+"$mortar" results --db "$db"
+echo
+"$mortar" report --db "$db" --out report
+echo
+echo "== the verdict"
+"$mortar" verdict --db "$db"

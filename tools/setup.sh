@@ -26,7 +26,12 @@ packages=(
   # QEMU build and guest image
   meson libglib2.0-dev libpixman-1-dev zlib1g-dev libfdt-dev python3-venv dpkg-dev flex bison
   seabios qemu-system-data busybox-static cpio xz-utils zstd bzip2
+  # the explorer: mortar serve's HTTP server, and the browser its test drives
+  libmicrohttpd-dev chromium
 )
+# node and npm build the explorer's page (web/); a node installed another way
+# brings its own npm, which Debian's npm package would conflict with.
+command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -98,6 +98,10 @@ void *mortar_component_state(mortar_component *c);
 /* The loop's current simulated time. */
 uint64_t mortar_loop_now(const mortar_loop *loop);
 
+/* The same, safe to call from another thread while the loop runs (for
+ * progress reports). */
+uint64_t mortar_loop_now_shared(const mortar_loop *loop);
+
 /* Events handled so far (messages + timers), for benchmarks. */
 uint64_t mortar_loop_events(const mortar_loop *loop);
 

@@ -61,6 +61,8 @@ void matmul_compute_start(matmul *m, uint64_t req, uint32_t step, bool clear,
     if (clear)
         memset(u->acc, 0, MATMUL_TILE * MATMUL_TILE * sizeof *u->acc);
     matmul_unit_mac(u->acc, a, lda, b, ldb);
+    if (m->p.corrupt)
+        u->acc[0] += 1; /* a broken unit, for the tests that wrong products fail */
     u->busy = true;
     u->req_id = req;
     u->step = step;

@@ -9,7 +9,8 @@
  * cycles_a (12000), cycles_b (16000), clock_mhz (400), dma_chunk (4096
  * bytes), dma_outstanding (8 reads), msix (false: design B raises MSI-X
  * vector 0 after each completion record when true), n (512, a multiple of
- * 128). See docs/models/matmul.md.
+ * 128), corrupt (false; a test knob: every computed tile is off by one, so
+ * the products are wrong). See docs/models/matmul.md.
  *
  * Malformed input never crashes the model: bad offsets, sizes or BARs are
  * counted and reads return zeros; truncated messages are counted and
@@ -37,7 +38,7 @@ static int read_params(const mortar_params *p, matmul_params *out)
 {
     static const char *const known[] = {
         "design",    "speed",           "cycles_a", "cycles_b", "clock_mhz",
-        "dma_chunk", "dma_outstanding", "msix",     "n",        NULL};
+        "dma_chunk", "dma_outstanding", "msix",     "n",        "corrupt", NULL};
     int rc = mortar_params_check_known(p, known);
     if (!rc)
         rc = mortar_params_string(p, "design", NULL, &out->design);
@@ -55,6 +56,8 @@ static int read_params(const mortar_params *p, matmul_params *out)
         rc = mortar_params_u64(p, "dma_outstanding", 8, &out->dma_outstanding);
     if (!rc)
         rc = mortar_params_bool(p, "msix", false, &out->msix);
+    if (!rc)
+        rc = mortar_params_bool(p, "corrupt", false, &out->corrupt);
     if (!rc)
         rc = mortar_params_u64(p, "n", 512, &out->n);
     return rc;

@@ -38,6 +38,7 @@ typedef struct matmul_params {
     uint64_t cycles_a, cycles_b, clock_mhz;
     uint64_t dma_chunk, dma_outstanding;
     bool msix;
+    bool corrupt; /* test knob: every computed tile is off by one */
     uint64_t n;
 } matmul_params;
 

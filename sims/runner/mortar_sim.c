@@ -8,13 +8,17 @@
  * Exit status: 0 after a clean end, 1 on a bad description, 2 when the run
  * failed (a peer died, a protocol error); the reason is on stderr.
  */
+#include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mortar/error.h"
 #include "mortar/log.h"
+#include "mortar/progress.h"
 #include "sim_config.h"
 #include "sims/registry.h"
 
@@ -50,6 +54,52 @@ static int list_kinds(void)
     for (int i = 0; all[i]; i++)
         printf("%-10s %s\n", all[i]->kind, all[i]->summary);
     return 0;
+}
+
+/* Reports the loop's time into the progress file once a second, until
+ * the run ends (see mortar/progress.h). */
+typedef struct reporter {
+    sim_config *cfg;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool done;
+} reporter;
+
+static void *report_progress(void *arg)
+{
+    reporter *r = arg;
+    pthread_mutex_lock(&r->lock);
+    while (!r->done) {
+        mortar_progress_write(r->cfg->progress_path, mortar_loop_now_shared(r->cfg->loop));
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 1;
+        pthread_cond_timedwait(&r->cond, &r->lock, &until);
+    }
+    pthread_mutex_unlock(&r->lock);
+    return NULL;
+}
+
+static bool reporter_start(reporter *r, sim_config *cfg)
+{
+    *r = (reporter){.cfg = cfg};
+    pthread_mutex_init(&r->lock, NULL);
+    pthread_cond_init(&r->cond, NULL);
+    return cfg->progress_path[0] && pthread_create(&r->thread, NULL, report_progress, r) == 0;
+}
+
+static void reporter_stop(reporter *r, bool started)
+{
+    if (started) {
+        pthread_mutex_lock(&r->lock);
+        r->done = true;
+        pthread_cond_signal(&r->cond);
+        pthread_mutex_unlock(&r->lock);
+        pthread_join(r->thread, NULL);
+    }
+    pthread_cond_destroy(&r->cond);
+    pthread_mutex_destroy(&r->lock);
 }
 
 static int write_stats(sim_config *cfg)
@@ -89,7 +139,10 @@ int main(int argc, char **argv)
         mortar_log(MORTAR_LOG_ERROR, "mortar-sim", "%s: %s", argv[1], err);
         return 1;
     }
+    reporter rep;
+    bool reporting = reporter_start(&rep, &cfg);
     rc = mortar_loop_run(cfg.loop, cfg.until_ps);
+    reporter_stop(&rep, reporting);
     if (rc != 0)
         mortar_log(MORTAR_LOG_ERROR, "mortar-sim", "run failed: %s", mortar_loop_errmsg(cfg.loop));
     int st = write_stats(&cfg);

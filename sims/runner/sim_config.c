@@ -324,6 +324,8 @@ int sim_config_build(const char *text, sim_config *cfg, char *err, size_t size)
         snprintf(cfg->trace_path, sizeof cfg->trace_path, "%s", s);
     if ((s = json_string_value(json_object_get(root, "stats"))))
         snprintf(cfg->stats_path, sizeof cfg->stats_path, "%s", s);
+    if ((s = json_string_value(json_object_get(root, "progress"))))
+        snprintf(cfg->progress_path, sizeof cfg->progress_path, "%s", s);
     if (!rc && mortar_loop_create(&cfg->loop) != 0)
         rc = fail(err, size, "out of memory");
     if (!rc)

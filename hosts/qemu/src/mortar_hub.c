@@ -21,6 +21,7 @@
 #include "mortar_hub.h"
 #include "mortar/error.h"
 #include "mortar/pcie.h"
+#include "mortar/progress.h"
 
 #define MAX_ENDPOINTS 16
 #define WAIT_SLICE_MS 100
@@ -324,6 +325,25 @@ static void end_links(void)
     }
 }
 
+/* MORTAR_PROGRESS=<file>: the host's virtual time, about once a second of
+ * wall time, for the orchestrator's stall watch (mortar/progress.h). */
+static void report_progress(uint64_t now_ps)
+{
+    static const char *path;
+    static int64_t next_ns;
+    static bool looked;
+    if (!looked) {
+        looked = true;
+        path = getenv("MORTAR_PROGRESS");
+    }
+    int64_t wall = get_clock_realtime();
+    if (!path || wall < next_ns) {
+        return;
+    }
+    next_ns = wall + NANOSECONDS_PER_SECOND;
+    mortar_progress_write(path, now_ps);
+}
+
 static void hub_timer_cb(void *opaque)
 {
     uint64_t now = mortar_hub_now_ps();
@@ -346,6 +366,7 @@ static void hub_timer_cb(void *opaque)
         idle_fast_forward();
     }
     arm(mortar_hub_now_ps());
+    report_progress(mortar_hub_now_ps());
 }
 
 /* At exit: terminate every link, and MORTAR_HOST_STATS=path gets the
@@ -501,5 +522,6 @@ uint32_t mortar_hub_mmio_read(mortar_endpoint *ep, const void *req, uint32_t siz
         cpu_exit(current_cpu); /* re-plan the instruction budget at the new time */
     }
     arm(start + stall_ns * 1000);
+    report_progress(start + stall_ns * 1000);
     return ep->wait_size;
 }

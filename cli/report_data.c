@@ -1,0 +1,128 @@
+/*
+ * report_data.c - the explorer page's data: the runs (db.h), the verdict
+ * (verdict.h) and a traced request per shown run (trace_export.h), put
+ * together in one JSON object. Nothing here computes a conclusion; the page
+ * only displays what these modules return.
+ */
+#include "report_data.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "db.h"
+#include "trace_export.h"
+#include "verdict.h"
+
+/* The run with this id in db_runs_json's array, or NULL. */
+static json_t *find_run(json_t *runs, json_int_t id)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(runs, i, r) {
+        if (json_integer_value(json_object_get(r, "id")) == id)
+            return r;
+    }
+    return NULL;
+}
+
+static int is_design_ab(const char *design)
+{
+    return design && (design[0] == 'a' || design[0] == 'b') && design[1] == '\0';
+}
+
+/* Adds the traced median request of run `id` to `traces` (once). */
+static void add_trace(json_t *traces, json_t *runs, json_int_t id)
+{
+    char key[32];
+    snprintf(key, sizeof key, "%lld", (long long)id);
+    if (json_object_get(traces, key))
+        return;
+    json_t *run = find_run(runs, id);
+    const char *dir = json_string_value(json_object_get(run, "run_dir"));
+    char err[512] = "";
+    json_t *timeline = NULL;
+    if (!run)
+        snprintf(err, sizeof err, "run %lld is not in the database", (long long)id);
+    else if (!dir || !*dir)
+        snprintf(err, sizeof err, "run %lld has no run directory", (long long)id);
+    else
+        timeline = trace_timeline(dir, TRACE_REQUEST_MEDIAN, err, sizeof err);
+    if (!timeline)
+        timeline = json_pack("{s:s}", "error", err[0] ? err : "no trace");
+    json_object_set_new(traces, key, timeline);
+}
+
+/* The verdict's cells name the runs the page shows. */
+static void add_verdict_traces(json_t *traces, json_t *runs, json_t *verdict)
+{
+    size_t i;
+    json_t *cell;
+    json_array_foreach(json_object_get(verdict, "cells"), i, cell) {
+        const char *designs[] = {"a", "b"};
+        for (int d = 0; d < 2; d++) {
+            json_t *id = json_object_get(json_object_get(cell, designs[d]), "run_id");
+            if (json_is_integer(id))
+                add_trace(traces, runs, json_integer_value(id));
+        }
+    }
+}
+
+/* Without a verdict the page shows, per design A/B grid point (one request
+ * in flight), the newest finished run; so do the traces. */
+static void add_grid_traces(json_t *traces, json_t *runs)
+{
+    json_t *newest = json_object(); /* "design|L|speed" -> id */
+    size_t i;
+    json_t *r;
+    json_array_foreach(runs, i, r) {
+        const char *design = json_string_value(json_object_get(r, "design"));
+        const char *status = json_string_value(json_object_get(r, "status"));
+        if (!is_design_ab(design) || !status || strcmp(status, "ok") ||
+            json_integer_value(json_object_get(r, "in_flight")) != 1)
+            continue;
+        char key[96];
+        snprintf(key, sizeof key, "%s|%.17g|%.17g", design,
+                 json_number_value(json_object_get(r, "pcie_latency_us")),
+                 json_number_value(json_object_get(r, "speed")));
+        json_object_set(newest, key, json_object_get(r, "id")); /* ids ascend */
+    }
+    const char *key;
+    json_t *id;
+    json_object_foreach(newest, key, id) {
+        add_trace(traces, runs, json_integer_value(id));
+    }
+    json_decref(newest);
+}
+
+json_t *report_data(sqlite3 *db, const char *db_path)
+{
+    json_t *data = json_object();
+    char now[32];
+    time_t t = time(NULL);
+    strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+    json_object_set_new(
+        data, "generator",
+        json_sprintf("mortar %s (commit %s)", MORTAR_VERSION, MORTAR_COMMIT));
+    json_object_set_new(data, "generated_at", json_string(now));
+    json_object_set_new(data, "database", json_string(db_path));
+
+    json_t *all = db_runs_json(db);
+    json_t *runs = json_object_get(all, "runs");
+    json_object_set(data, "runs", runs ? runs : json_array());
+
+    char err[1024] = "";
+    json_t *verdict = verdict_compute(db, err, sizeof err);
+    json_object_set_new(data, "verdict", verdict ? verdict : json_null());
+    json_object_set_new(data, "verdict_error",
+                        verdict ? json_null() : json_string(err[0] ? err : "no verdict"));
+
+    json_t *traces = json_object();
+    if (verdict)
+        add_verdict_traces(traces, runs, verdict);
+    else
+        add_grid_traces(traces, runs);
+    json_object_set_new(data, "traces", traces);
+    json_decref(all);
+    return data;
+}

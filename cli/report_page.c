@@ -1,0 +1,171 @@
+/*
+ * report_page.c - fills the explorer's template with a database's data.
+ *
+ * The template is built once by the build (web/build.mjs): the page's HTML
+ * with its script, style and Chart.js inlined, and one slot where the data
+ * goes. Here the data is serialized and escaped so that no text in it can end
+ * the <script> element that holds it: every '<' becomes \u003c, which JSON
+ * reads back as the same character (a '<' only ever occurs inside a string).
+ */
+#include "report_page.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "db.h"
+#include "report_data.h"
+
+int report_page_find_template(char *path, size_t size, char *err, size_t err_size)
+{
+    const char *env = getenv("MORTAR_WEB_DIR");
+    if (env && *env) {
+        snprintf(path, size, "%s/%s", env, REPORT_PAGE_TEMPLATE);
+        if (access(path, R_OK) == 0)
+            return 0;
+        snprintf(err, err_size, "no explorer template at %s (MORTAR_WEB_DIR=%s): %s",
+                 path, env, strerror(errno));
+        return -1;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) {
+        snprintf(err, err_size, "cannot find the mortar binary's directory: %s",
+                 strerror(errno));
+        return -1;
+    }
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = '\0';
+    snprintf(path, size, "%s/../share/mortar/web/%s", exe, REPORT_PAGE_TEMPLATE);
+    if (access(path, R_OK) == 0)
+        return 0;
+    snprintf(
+        err, err_size,
+        "the explorer page is not built: no %s (build the \"web\" target, which needs "
+        "node and npm: tools/setup.sh; or point MORTAR_WEB_DIR at a built one)",
+        path);
+    return -1;
+}
+
+/* The whole file, NUL-terminated; NULL with err set. */
+static char *read_file(const char *path, size_t *len, char *err, size_t err_size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, err_size, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    char *buf = NULL;
+    long size = -1;
+    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 &&
+        fseek(f, 0, SEEK_SET) == 0)
+        buf = malloc((size_t)size + 1);
+    size_t got = buf ? fread(buf, 1, (size_t)size, f) : 0;
+    fclose(f);
+    if (!buf || got != (size_t)size) {
+        free(buf);
+        snprintf(err, err_size, "%s: cannot read it", path);
+        return NULL;
+    }
+    buf[got] = '\0';
+    *len = got;
+    return buf;
+}
+
+/* The template with `json` in place of the slot, each '<' in it escaped. */
+static char *fill_template(const char *tpl, size_t tpl_len, const char *json, size_t *len,
+                           char *err, size_t err_size)
+{
+    const char *slot = strstr(tpl, REPORT_PAGE_SLOT);
+    if (!slot) {
+        snprintf(err, err_size, "the explorer template has no %s slot", REPORT_PAGE_SLOT);
+        return NULL;
+    }
+    size_t lts = 0, json_len = strlen(json);
+    for (const char *p = json; *p; p++)
+        lts += *p == '<';
+    size_t out_len = tpl_len - strlen(REPORT_PAGE_SLOT) + json_len + lts * 5;
+    char *out = malloc(out_len + 1);
+    if (!out) {
+        snprintf(err, err_size, "out of memory for a %zu-byte page", out_len);
+        return NULL;
+    }
+    size_t before = (size_t)(slot - tpl);
+    memcpy(out, tpl, before);
+    char *w = out + before;
+    for (const char *p = json; *p; p++) {
+        if (*p == '<') {
+            memcpy(w, "\\u003c", 6);
+            w += 6;
+        } else {
+            *w++ = *p;
+        }
+    }
+    const char *after = slot + strlen(REPORT_PAGE_SLOT);
+    size_t rest = tpl_len - (size_t)(after - tpl);
+    memcpy(w, after, rest);
+    w[rest] = '\0';
+    *len = out_len;
+    return out;
+}
+
+/* Opens the database at db_path, which must exist (db_open would create it). */
+static int open_existing(sqlite3 **db, const char *db_path, char *err, size_t err_size)
+{
+    struct stat st;
+    if (stat(db_path, &st) != 0) {
+        snprintf(
+            err, err_size,
+            "no results database at %s (record runs with `mortar run` or `mortar sweep`, "
+            "or name the database with --db FILE)",
+            db_path);
+        return -1;
+    }
+    return db_open(db, db_path, err, err_size);
+}
+
+int report_page_check(const char *db_path, char *err, size_t err_size)
+{
+    char tpl_path[PATH_MAX + 64];
+    sqlite3 *db;
+    if (report_page_find_template(tpl_path, sizeof tpl_path, err, err_size) ||
+        open_existing(&db, db_path, err, err_size))
+        return -1;
+    sqlite3_close(db);
+    return 0;
+}
+
+char *report_page_build(const char *db_path, size_t *len, char *err, size_t err_size)
+{
+    char tpl_path[PATH_MAX + 64];
+    sqlite3 *db;
+    if (report_page_find_template(tpl_path, sizeof tpl_path, err, err_size) ||
+        open_existing(&db, db_path, err, err_size))
+        return NULL;
+    size_t tpl_len;
+    char *tpl = read_file(tpl_path, &tpl_len, err, err_size);
+    if (!tpl) {
+        sqlite3_close(db);
+        return NULL;
+    }
+    char *shown = realpath(db_path, NULL);
+    json_t *data = report_data(db, shown ? shown : db_path);
+    free(shown);
+    sqlite3_close(db);
+    char *json = json_dumps(data, JSON_COMPACT);
+    json_decref(data);
+    char *page = NULL;
+    if (json)
+        page = fill_template(tpl, tpl_len, json, len, err, err_size);
+    else
+        snprintf(err, err_size, "cannot serialize the page's data");
+    free(json);
+    free(tpl);
+    return page;
+}

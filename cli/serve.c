@@ -1,0 +1,196 @@
+/*
+ * serve.c - `mortar serve [--db FILE] [--port N]`: the explorer over HTTP on
+ * 127.0.0.1 only (libmicrohttpd). Every request of / builds the page afresh
+ * from the database (report_page.h), so a reload shows the runs a sweep has
+ * finished since; any other path is 404. Ctrl-C (or SIGTERM) stops it.
+ *
+ * The listening socket is bound here rather than by libmicrohttpd, so that a
+ * port in use is reported plainly and --port 0 can print the port the kernel
+ * picked before the first request.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "report_cmd.h"
+#include "report_page.h"
+
+static const char serve_usage[] =
+    "usage: mortar serve [--db FILE] [--port N]\n"
+    "  serves the explorer for the results database FILE (default mortar.db) at\n"
+    "  http://127.0.0.1:N/ (default 8080; 0 picks a free port), rebuilt on every\n"
+    "  load; Ctrl-C stops\n";
+
+typedef struct serve_ctx {
+    const char *db_path;
+} serve_ctx;
+
+static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status,
+                               const char *type, char *body, size_t len)
+{
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+    if (!r) {
+        free(body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    enum MHD_Result ret = MHD_queue_response(conn, status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static enum MHD_Result respond_text(struct MHD_Connection *conn, unsigned status,
+                                    const char *text)
+{
+    char *body = strdup(text);
+    return body ? respond(conn, status, "text/plain; charset=utf-8", body, strlen(body))
+                : MHD_NO;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
+                              const char *method, const char *version,
+                              const char *upload_data, size_t *upload_data_size,
+                              void **con_cls)
+{
+    const serve_ctx *ctx = cls;
+    if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+        return respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET is served\n");
+    if (strcmp(url, "/") && strcmp(url, "/index.html"))
+        return respond_text(conn, MHD_HTTP_NOT_FOUND,
+                            "not found: the explorer is at /\n");
+    double t0 = now_ms();
+    char err[2048];
+    size_t len;
+    char *page = report_page_build(ctx->db_path, &len, err, sizeof err);
+    if (!page) {
+        fprintf(stderr, "mortar serve: %s\n", err);
+        char msg[2100];
+        snprintf(msg, sizeof msg, "mortar serve: %s\n", err);
+        return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, msg);
+    }
+    fprintf(stderr, "mortar serve: GET %s, page built in %.0f ms\n", url, now_ms() - t0);
+    return respond(conn, MHD_HTTP_OK, "text/html; charset=utf-8", page, len);
+}
+
+/* A socket listening on 127.0.0.1:port (0: any free port); -1 with err. */
+static int listen_local(unsigned port, unsigned *bound, char *err, size_t err_size)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        snprintf(err, err_size, "socket: %s", strerror(errno));
+        return -1;
+    }
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0 || listen(fd, 32) != 0) {
+        if (errno == EADDRINUSE)
+            snprintf(err, err_size,
+                     "port %u on 127.0.0.1 is in use (choose another with --port N, or "
+                     "--port 0 for a free one)",
+                     port);
+        else
+            snprintf(err, err_size, "cannot listen on 127.0.0.1:%u: %s", port,
+                     strerror(errno));
+        close(fd);
+        return -1;
+    }
+    socklen_t alen = sizeof addr;
+    getsockname(fd, (struct sockaddr *)&addr, &alen);
+    *bound = ntohs(addr.sin_port);
+    return fd;
+}
+
+static int parse_port(const char *s, unsigned *port)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 0 || v > 65535)
+        return -1;
+    *port = (unsigned)v;
+    return 0;
+}
+
+int mortar_serve_main(int argc, char **argv)
+{
+    serve_ctx ctx = {.db_path = "mortar.db"};
+    unsigned port = 8080;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--db") && i + 1 < argc) {
+            ctx.db_path = argv[++i];
+        } else if (!strcmp(argv[i], "--port") && i + 1 < argc) {
+            if (parse_port(argv[++i], &port)) {
+                fprintf(stderr, "mortar serve: --port wants 0 to 65535, not '%s'\n%s",
+                        argv[i], serve_usage);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(serve_usage, stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "mortar serve: unexpected '%s'\n%s", argv[i], serve_usage);
+            return 2;
+        }
+    }
+
+    /* Fail now, not on the first load, when the page cannot be built. */
+    char err[2048];
+    if (report_page_check(ctx.db_path, err, sizeof err)) {
+        fprintf(stderr, "mortar serve: %s\n", err);
+        return 1;
+    }
+
+    unsigned bound;
+    int fd = listen_local(port, &bound, err, sizeof err);
+    if (fd < 0) {
+        fprintf(stderr, "mortar serve: %s\n", err);
+        return 1;
+    }
+
+    /* The daemon's thread inherits this mask: only sigwait below sees the
+     * signals that stop it. */
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+
+    struct MHD_Daemon *d = MHD_start_daemon(
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, (uint16_t)bound, NULL, NULL,
+        handle, &ctx, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_END);
+    if (!d) {
+        fprintf(stderr, "mortar serve: cannot start the HTTP server on 127.0.0.1:%u\n",
+                bound);
+        close(fd);
+        return 1;
+    }
+    printf("serving the explorer for %s at http://127.0.0.1:%u/ (Ctrl-C stops)\n",
+           ctx.db_path, bound);
+    fflush(stdout);
+
+    int sig = 0;
+    sigwait(&stop, &sig);
+    MHD_stop_daemon(d); /* closes the listening socket too */
+    fprintf(stderr, "mortar serve: stopped (%s)\n", sig == SIGINT ? "Ctrl-C" : "SIGTERM");
+    return 0;
+}

@@ -1,0 +1,616 @@
+/*
+ * sweep_cmd.c - `mortar sweep SPEC|SWEEPFILE [--grid path=v1,v2,...]...
+ * [--set path=value]... [--jobs N] [--db FILE] [--out DIR] [--trace|--no-trace]`:
+ * many runs of a grid, several at a time, resumable.
+ *
+ * The points come from sweep_plan.c: all of them are resolved and validated
+ * before anything starts, and the points that already have an ok run in the
+ * database are skipped. Each remaining point is one `mortar run` of the
+ * same binary (/proc/self/exe) as a child process, its output in a log of
+ * its own under <out>/sweep-<name>/; every run records itself, so a run
+ * that finished is never lost, whatever happens to the sweep. A failed run
+ * is reported and the sweep goes on; the next invocation retries it.
+ *
+ * Ctrl-C (or SIGTERM) is forwarded to the runs as SIGINT; they end their
+ * processes and record themselves as interrupted; the sweep waits for them,
+ * prints the summary and exits 130. A second Ctrl-C kills the runs. If the
+ * sweep itself is killed, each run gets SIGTERM (PR_SET_PDEATHSIG) and
+ * cleans up the same way.
+ *
+ * Exit: 0 when every point has an ok run, 1 otherwise, 2 for bad input
+ * (nothing started), 130 when interrupted.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "db.h"
+#include "sweep_progress.h"
+#include "sweep_cmd.h"
+#include "sweep_plan.h"
+
+#define MAX_ARGS         64
+#define EXIT_INTERRUPTED 130
+
+typedef struct sweep_opts {
+    const char *path, *db_path, *out_dir;
+    char *grids[MAX_ARGS], *sets[MAX_ARGS];
+    size_t ngrids, nsets;
+    long jobs;
+    bool trace, dry_run;
+} sweep_opts;
+
+/* A run in progress. */
+typedef struct job {
+    pid_t pid; /* 0: the slot is free */
+    size_t point;
+    double start_s;
+} job;
+
+typedef struct sweep {
+    const sweep_opts *opts;
+    sweep_plan plan;
+    sqlite3 *db;
+    int64_t last_id_before; /* runs recorded by this sweep have larger ids */
+    char dir[PATH_MAX];     /* the sweep's logs */
+    job *jobs;
+    size_t njobs;
+    size_t next;                /* the next point to consider */
+    size_t skipped, ok, failed; /* skipped: already done before */
+    size_t interrupted;         /* ended by a Ctrl-C of the sweep */
+    char **errors;              /* per point: "failed: <point>: <error>", or NULL */
+    progress prog;
+    double start_s;
+} sweep;
+
+static volatile sig_atomic_t stop_signals; /* Ctrl-C / SIGTERM received */
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    stop_signals++;
+}
+
+static int usage(void)
+{
+    fputs(
+        "usage: mortar sweep SPEC --grid path=v1,v2,... [--grid ...] [--set path=v]...\n"
+        "           [--jobs N] [--db FILE] [--out DIR] [--trace|--no-trace] [--dry-run]\n"
+        "       mortar sweep SWEEPFILE [the same options]   (JSON with \"parts\")\n"
+        "  --dry-run lists the points and which are done, and runs nothing\n",
+        stderr);
+    return 2;
+}
+
+/* ---- options ---------------------------------------------------------------- */
+
+static long default_jobs(void)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    /* a run is two QEMU hosts and a simulator */
+    return cores / 2 > 1 ? cores / 2 : 1;
+}
+
+static int parse_jobs(const char *text, long *jobs)
+{
+    char *end;
+    errno = 0;
+    *jobs = strtol(text, &end, 10);
+    if (errno || end == text || *end || *jobs < 1 || *jobs > 256) {
+        fprintf(stderr, "mortar sweep: --jobs %s: expected a number from 1 to 256\n",
+                text);
+        return -1;
+    }
+    return 0;
+}
+
+static int add_arg(char **list, size_t *n, char *arg, const char *what)
+{
+    if (*n == MAX_ARGS) {
+        fprintf(stderr, "mortar sweep: more than %d %s options\n", MAX_ARGS, what);
+        return -1;
+    }
+    list[(*n)++] = arg;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, sweep_opts *o)
+{
+    *o = (sweep_opts){.db_path = "mortar.db", .out_dir = "runs", .jobs = default_jobs()};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool has = i + 1 < argc;
+        int rc = 0;
+        if (!strcmp(a, "--grid") && has)
+            rc = add_arg(o->grids, &o->ngrids, argv[++i], "--grid");
+        else if (!strcmp(a, "--set") && has)
+            rc = add_arg(o->sets, &o->nsets, argv[++i], "--set");
+        else if (!strcmp(a, "--jobs") && has)
+            rc = parse_jobs(argv[++i], &o->jobs);
+        else if (!strcmp(a, "--db") && has)
+            o->db_path = argv[++i];
+        else if (!strcmp(a, "--out") && has)
+            o->out_dir = argv[++i];
+        else if (!strcmp(a, "--dry-run"))
+            o->dry_run = true;
+        else if (!strcmp(a, "--trace") || !strcmp(a, "--no-trace"))
+            o->trace = !strcmp(a, "--trace");
+        else if (a[0] != '-' && !o->path)
+            o->path = a;
+        else
+            return usage();
+        if (rc)
+            return 2;
+    }
+    return o->path ? 0 : usage();
+}
+
+/* ---- preparing -------------------------------------------------------------- */
+
+/* <out>/sweep-<name>, with anything but [A-Za-z0-9._-] in the name as '_'. */
+static void sweep_dir_path(sweep *s)
+{
+    char name[128];
+    snprintf(name, sizeof name, "%s", s->plan.name);
+    for (char *c = name; *c; c++)
+        if (!(*c == '.' || *c == '_' || *c == '-' || (*c >= '0' && *c <= '9') ||
+              ((*c | 0x20) >= 'a' && (*c | 0x20) <= 'z')))
+            *c = '_';
+    snprintf(s->dir, sizeof s->dir, "%s/sweep-%s", s->opts->out_dir, name);
+}
+
+static int make_sweep_dir(const sweep *s)
+{
+    mkdir(s->opts->out_dir, 0755);
+    if (mkdir(s->dir, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "mortar sweep: cannot create %s: %s\n", s->dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* `mortar run` takes at most 64 --set. */
+static int check_set_counts(const sweep_plan *plan)
+{
+    for (size_t i = 0; i < plan->npoints; i++)
+        if (plan->points[i].nsets > MAX_ARGS) {
+            fprintf(stderr,
+                    "mortar sweep: %s: more than %d overrides (mortar run's limit)\n",
+                    plan->points[i].label, MAX_ARGS);
+            return -1;
+        }
+    return 0;
+}
+
+/* Loads the plan, opens the database, finds what is done. Returns 0, or
+ * the exit code. */
+static int prepare(sweep *s)
+{
+    char err[2048];
+    const sweep_opts *o = s->opts;
+    if (sweep_plan_load(&s->plan, o->path, o->grids, o->ngrids, o->sets, o->nsets, err,
+                        sizeof err)) {
+        fprintf(stderr, "mortar sweep: %s\n", err);
+        return 2;
+    }
+    if (check_set_counts(&s->plan))
+        return 2;
+    int done;
+    if (db_open(&s->db, o->db_path, err, sizeof err) ||
+        (done = sweep_plan_match_done(&s->plan, s->db, err, sizeof err)) < 0 ||
+        (s->last_id_before = sweep_max_run_id(s->db)) < 0) {
+        fprintf(stderr, "mortar sweep: %s\n", err);
+        return 1;
+    }
+    s->skipped = (size_t)done;
+    s->njobs = (size_t)o->jobs;
+    s->jobs = calloc(s->njobs, sizeof *s->jobs);
+    s->errors = calloc(s->plan.npoints + 1, sizeof *s->errors);
+    if (!s->jobs || !s->errors)
+        return 1;
+    sweep_dir_path(s);
+    return o->dry_run || make_sweep_dir(s) == 0 ? 0 : 1;
+}
+
+/* ---- running one point ------------------------------------------------------ */
+
+static void point_log_path(const sweep *s, size_t point, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s/point-%03zu.log", s->dir, point + 1);
+}
+
+/* The `mortar run` command line of a point (NULL-terminated, to free; the
+ * strings are borrowed). */
+static char **run_argv(const sweep *s, const sweep_point *pt)
+{
+    char **argv = calloc(2 * pt->nsets + 10, sizeof *argv);
+    if (!argv)
+        return NULL;
+    size_t n = 0;
+    argv[n++] = "mortar";
+    argv[n++] = "run";
+    argv[n++] = pt->spec_path;
+    for (size_t i = 0; i < pt->nsets; i++) {
+        argv[n++] = "--set";
+        argv[n++] = pt->sets[i];
+    }
+    argv[n++] = "--db";
+    argv[n++] = (char *)s->opts->db_path;
+    argv[n++] = "--out";
+    argv[n++] = (char *)s->opts->out_dir;
+    if (s->opts->trace)
+        argv[n++] = "--trace";
+    argv[n] = NULL;
+    return argv;
+}
+
+/* The log starts with what ran; the run's output follows. */
+static int write_log_header(const char *log, const sweep_point *pt, char *const argv[])
+{
+    FILE *f = fopen(log, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "# mortar sweep point: %s\n#", pt->label);
+    for (size_t i = 0; argv[i]; i++)
+        fprintf(f, " %s", argv[i]);
+    fprintf(f, "\n");
+    return fclose(f);
+}
+
+/* In the child: stdin from /dev/null, stdout and stderr appended to the log. */
+static void redirect_to_log(const char *log)
+{
+    int in = open("/dev/null", O_RDONLY), out = open(log, O_WRONLY | O_APPEND);
+    if (in >= 0)
+        dup2(in, 0);
+    if (out >= 0) {
+        dup2(out, 1);
+        dup2(out, 2);
+    }
+    if (in > 2)
+        close(in);
+    if (out > 2)
+        close(out);
+}
+
+/* In the child, before exec: the sweep's handlers go, and a Ctrl-C
+ * forwarded meanwhile (held back by the mask) ends the child at once. */
+static void child_exec(char **argv, const char *log, pid_t parent,
+                       const sigset_t *old_mask)
+{
+    /* the run cleans up on SIGTERM: it gets one if the sweep dies */
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent)
+        _exit(127);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    sigprocmask(SIG_SETMASK, old_mask, NULL);
+    setpgid(0, 0); /* the terminal's Ctrl-C reaches the sweep only; it forwards */
+    redirect_to_log(log);
+    execv("/proc/self/exe", argv);
+    fprintf(stderr, "mortar sweep: cannot run /proc/self/exe: %s\n", strerror(errno));
+    _exit(127);
+}
+
+/* Starts `mortar run` for the point; returns its pid or -1. */
+static pid_t start_run(const sweep *s, const sweep_point *pt, const char *log)
+{
+    char **argv = run_argv(s, pt);
+    if (!argv || write_log_header(log, pt, argv)) {
+        free(argv);
+        return -1;
+    }
+    sigset_t stops, old_mask;
+    sigemptyset(&stops);
+    sigaddset(&stops, SIGINT);
+    sigaddset(&stops, SIGTERM);
+    sigprocmask(SIG_BLOCK, &stops, &old_mask);
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid == 0)
+        child_exec(argv, log, parent, &old_mask);
+    if (pid > 0)
+        setpgid(pid, pid); /* as the child does: no race with a forwarded Ctrl-C */
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
+    free(argv);
+    return pid;
+}
+
+/* The next point that is not done yet, or npoints. */
+static size_t next_todo(sweep *s)
+{
+    while (s->next < s->plan.npoints && s->plan.points[s->next].done_run_id > 0)
+        s->next++;
+    return s->next;
+}
+
+static job *free_job(sweep *s)
+{
+    for (size_t i = 0; i < s->njobs; i++)
+        if (s->jobs[i].pid == 0)
+            return &s->jobs[i];
+    return NULL;
+}
+
+static size_t running_jobs(const sweep *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->njobs; i++)
+        n += s->jobs[i].pid != 0;
+    return n;
+}
+
+/* A run that did not end ok: failed, or interrupted by the sweep's Ctrl-C. */
+static void record_failure(sweep *s, size_t point, const char *error)
+{
+    char text[1200];
+    snprintf(text, sizeof text, "%s: %s: %s", stop_signals ? "interrupted" : "failed",
+             s->plan.points[point].label, error);
+    free(s->errors[point]);
+    s->errors[point] = strdup(text);
+    if (stop_signals)
+        s->interrupted++;
+    else
+        s->failed++;
+}
+
+/* Starts runs while slots are free and points are left. */
+static void start_runs(sweep *s)
+{
+    job *j;
+    while (!stop_signals && next_todo(s) < s->plan.npoints && (j = free_job(s))) {
+        size_t point = s->next++;
+        char log[PATH_MAX + 32];
+        point_log_path(s, point, log, sizeof log);
+        pid_t pid = start_run(s, &s->plan.points[point], log);
+        if (pid < 0) {
+            char why[PATH_MAX + 64];
+            snprintf(why, sizeof why, "cannot start mortar run (log %s)", log);
+            record_failure(s, point, why);
+            progress_started(&s->prog);
+            progress_finished(&s->prog, false, 0, why);
+            continue;
+        }
+        *j = (job){.pid = pid, .point = point, .start_s = progress_now()};
+        progress_started(&s->prog);
+    }
+}
+
+/* The run's last line in its log (not the sweep's header), for a run that
+ * recorded nothing. */
+static void last_log_line(const char *log, char *buf, size_t size)
+{
+    FILE *f = fopen(log, "r");
+    char line[1024];
+    snprintf(buf, size, "(no output)");
+    while (f && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (line[0] && line[0] != '#')
+            snprintf(buf, size, "%.*s", (int)size - 1, line);
+    }
+    if (f)
+        fclose(f);
+}
+
+/* What the run recorded, or why there is no record. Returns true if ok. */
+static bool run_outcome(sweep *s, const job *j, int status, sweep_run_result *r)
+{
+    const sweep_point *pt = &s->plan.points[j->point];
+    if (sweep_find_run(s->db, pt->canonical, s->last_id_before, r))
+        snprintf(r->error, sizeof r->error, "cannot read the run: %s",
+                 sqlite3_errmsg(s->db));
+    if (r->id > 0 && !strcmp(r->status, "ok") && status == 0)
+        return true;
+    if (r->id > 0 && !strcmp(r->status, "running"))
+        snprintf(r->error, sizeof r->error,
+                 "mortar run ended (status %d) without recording its result", status);
+    if (!r->error[0]) {
+        char log[PATH_MAX + 32], line[400];
+        point_log_path(s, j->point, log, sizeof log);
+        last_log_line(log, line, sizeof line);
+        if (status > 128)
+            snprintf(r->error, sizeof r->error, "mortar run ended by signal %d: %s",
+                     status - 128, line);
+        else
+            snprintf(r->error, sizeof r->error, "mortar run exited with status %d: %s",
+                     status, line);
+    }
+    return false;
+}
+
+static int exit_status(int st)
+{
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void finish_job(sweep *s, job *j, int st)
+{
+    sweep_run_result r;
+    double wall = progress_now() - j->start_s;
+    bool ok = run_outcome(s, j, exit_status(st), &r);
+    const char *label = s->plan.points[j->point].label;
+    char line[PATH_MAX + 2048];
+    if (ok) {
+        s->ok++;
+        snprintf(line, sizeof line, "run %lld ok      %s (%.0f s)", (long long)r.id,
+                 label, wall);
+    } else {
+        record_failure(s, j->point, r.error);
+        char log[PATH_MAX + 32];
+        point_log_path(s, j->point, log, sizeof log);
+        char id[32] = "-";
+        if (r.id > 0)
+            snprintf(id, sizeof id, "%lld", (long long)r.id);
+        snprintf(line, sizeof line, "run %s %s  %s (%.0f s): %s [log %s]", id,
+                 stop_signals ? "INTERRUPTED" : "FAILED", label, wall, r.error, log);
+    }
+    j->pid = 0;
+    progress_finished(&s->prog, ok, wall, line);
+}
+
+/* Reaps the runs that ended. */
+static void reap_runs(sweep *s)
+{
+    for (size_t i = 0; i < s->njobs; i++) {
+        job *j = &s->jobs[i];
+        int st;
+        if (j->pid != 0 && waitpid(j->pid, &st, WNOHANG) == j->pid)
+            finish_job(s, j, st);
+    }
+}
+
+/* Signals each run's process group: the run and its helper scripts, as a
+ * terminal would for a `mortar run` of its own (its simulators and hosts
+ * have groups of their own; the run ends them). */
+static void signal_runs(sweep *s, int sig)
+{
+    for (size_t i = 0; i < s->njobs; i++)
+        if (s->jobs[i].pid != 0)
+            kill(-s->jobs[i].pid, sig);
+}
+
+/* The first Ctrl-C stops new runs and asks the running ones to end; a
+ * second one kills them. */
+static void handle_stop(sweep *s, int *forwarded)
+{
+    if ((int)stop_signals <= *forwarded || *forwarded >= 2)
+        return;
+    if (*forwarded == 0) {
+        progress_message(&s->prog,
+                         "[sweep] interrupted: ending %zu running run(s), starting no"
+                         " more (Ctrl-C again kills them)",
+                         running_jobs(s));
+        signal_runs(s, SIGINT);
+        *forwarded = 1;
+    } else {
+        progress_message(&s->prog, "[sweep] killing the runs");
+        signal_runs(s, SIGKILL);
+        *forwarded = 2;
+    }
+}
+
+static void run_all(sweep *s)
+{
+    int forwarded = 0;
+    double last_draw = 0;
+    for (;;) {
+        handle_stop(s, &forwarded);
+        start_runs(s);
+        if (running_jobs(s) == 0)
+            return;
+        reap_runs(s);
+        if (progress_now() - last_draw >= 1) {
+            progress_draw(&s->prog);
+            last_draw = progress_now();
+        }
+        usleep(100000);
+    }
+}
+
+/* ---- reporting -------------------------------------------------------------- */
+
+static void print_header(const sweep *s)
+{
+    size_t todo = s->plan.npoints - s->skipped;
+    fprintf(stderr, "[sweep] %s: %zu points", s->plan.name, s->plan.npoints);
+    if (s->plan.nduplicates)
+        fprintf(stderr, " (%zu duplicates merged)", s->plan.nduplicates);
+    fprintf(stderr, ", %zu already done, %zu to run, %zu at a time; logs in %s\n",
+            s->skipped, todo, s->njobs, s->dir);
+}
+
+/* --dry-run: every point, and the run that already did it. */
+static void print_points(const sweep *s)
+{
+    for (size_t i = 0; i < s->plan.npoints; i++) {
+        const sweep_point *pt = &s->plan.points[i];
+        printf("%4zu  %s", i + 1, pt->label);
+        if (pt->done_run_id > 0)
+            printf("   [done: run %lld]", (long long)pt->done_run_id);
+        printf("\n");
+    }
+}
+
+static void print_summary(const sweep *s, bool interrupted)
+{
+    double wall = progress_now() - s->start_s;
+    size_t ran = s->ok + s->failed + s->interrupted;
+    size_t not_run = s->plan.npoints - s->skipped - ran;
+    char d[32];
+    printf("\nsweep %s: %zu points: %zu ok, %zu failed, %zu skipped (already done)",
+           s->plan.name, s->plan.npoints, s->ok, s->failed, s->skipped);
+    if (s->interrupted)
+        printf(", %zu interrupted", s->interrupted);
+    if (not_run)
+        printf(", %zu not run", not_run);
+    printf("\n");
+    for (size_t i = 0; i < s->plan.npoints; i++)
+        if (s->errors[i])
+            printf("  %s\n", s->errors[i]);
+    printf("wall %s, %.2f runs per minute\n", progress_format_duration(wall, d, sizeof d),
+           wall > 0 ? (double)ran * 60.0 / wall : 0.0);
+    if (interrupted)
+        printf(
+            "interrupted: run the same command again to resume (done runs are kept)\n");
+    else if (s->failed)
+        printf("run the same command again to retry the failed points\n");
+    printf("next: mortar verdict --db %s\n", s->opts->db_path);
+    fflush(stdout);
+}
+
+static void install_signals(void)
+{
+    struct sigaction sa = {.sa_handler = on_stop_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+static void sweep_free(sweep *s)
+{
+    for (size_t i = 0; s->errors && i < s->plan.npoints; i++)
+        free(s->errors[i]);
+    free(s->errors);
+    free(s->jobs);
+    sweep_plan_free(&s->plan);
+    if (s->db)
+        sqlite3_close(s->db);
+}
+
+int mortar_sweep_main(int argc, char **argv)
+{
+    sweep_opts o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc)
+        return rc;
+    sweep s = {.opts = &o, .start_s = progress_now()};
+    rc = prepare(&s);
+    if (rc) {
+        sweep_free(&s);
+        return rc;
+    }
+    print_header(&s);
+    if (o.dry_run) {
+        print_points(&s);
+        sweep_free(&s);
+        return 0;
+    }
+    install_signals();
+    progress_init(&s.prog, s.plan.npoints, s.skipped, s.njobs, isatty(STDERR_FILENO));
+    run_all(&s);
+    progress_end(&s.prog);
+    bool interrupted = stop_signals > 0;
+    print_summary(&s, interrupted);
+    bool all_ok = s.skipped + s.ok == s.plan.npoints;
+    sweep_free(&s);
+    return interrupted ? EXIT_INTERRUPTED : all_ok ? 0 : 1;
+}

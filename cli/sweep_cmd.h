@@ -1,0 +1,9 @@
+/*
+ * sweep_cmd.h - `mortar sweep` (being written).
+ */
+#ifndef MORTAR_CLI_SWEEP_CMD_H
+#define MORTAR_CLI_SWEEP_CMD_H
+
+int mortar_sweep_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,138 @@
+/*
+ * sweep_progress.c - the sweep's progress bar and status lines. See
+ * sweep_progress.h.
+ */
+#include "sweep_progress.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+
+#define BAR_WIDTH 16
+
+double progress_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+const char *progress_format_duration(double seconds, char *buf, size_t size)
+{
+    long s = seconds > 0 ? (long)(seconds + 0.5) : 0;
+    if (s < 60)
+        snprintf(buf, size, "%lds", s);
+    else if (s < 3600)
+        snprintf(buf, size, "%ldm%02lds", s / 60, s % 60);
+    else
+        snprintf(buf, size, "%ldh%02ldm", s / 3600, s % 3600 / 60);
+    return buf;
+}
+
+void progress_init(progress *p, size_t total, size_t done_before, size_t jobs, bool tty)
+{
+    *p = (progress){.total = total,
+                    .done = done_before,
+                    .jobs = jobs ? jobs : 1,
+                    .start_s = progress_now(),
+                    .tty = tty};
+}
+
+/* "ETA 1h10m", or "ETA --" before the first run ended. */
+static const char *eta_text(const progress *p, char *buf, size_t size)
+{
+    if (p->finished_here == 0) {
+        snprintf(buf, size, "ETA --");
+        return buf;
+    }
+    double mean = p->wall_sum_s / (double)p->finished_here;
+    size_t left = p->total - p->done;
+    char d[32];
+    snprintf(
+        buf, size, "ETA %s",
+        progress_format_duration(mean * (double)left / (double)p->jobs, d, sizeof d));
+    return buf;
+}
+
+static void status_text(const progress *p, char *buf, size_t size)
+{
+    char elapsed[32], eta[48];
+    snprintf(
+        buf, size, "%zu/%zu done, %zu failed, %zu running, %s elapsed, %s", p->done,
+        p->total, p->failed, p->running,
+        progress_format_duration(progress_now() - p->start_s, elapsed, sizeof elapsed),
+        eta_text(p, eta, sizeof eta));
+}
+
+static void clear_bar(progress *p)
+{
+    if (p->tty && p->drawn)
+        fputs("\r\033[K", stderr);
+    p->drawn = false;
+}
+
+/* The terminal's width; a longer line would wrap and break the redraw. */
+static int terminal_columns(void)
+{
+    struct winsize ws;
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    return 80;
+}
+
+void progress_draw(progress *p)
+{
+    if (!p->tty)
+        return;
+    char bar[BAR_WIDTH + 1], status[256];
+    size_t filled = p->total ? p->done * BAR_WIDTH / p->total : BAR_WIDTH;
+    for (size_t i = 0; i < BAR_WIDTH; i++)
+        bar[i] = i < filled ? '#' : '.';
+    bar[BAR_WIDTH] = '\0';
+    status_text(p, status, sizeof status);
+    char line[300];
+    snprintf(line, sizeof line, "[%s] %s", bar, status);
+    fprintf(stderr, "\r\033[K%.*s", terminal_columns() - 1, line);
+    fflush(stderr);
+    p->drawn = true;
+}
+
+void progress_message(progress *p, const char *fmt, ...)
+{
+    clear_bar(p);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    progress_draw(p);
+}
+
+void progress_started(progress *p)
+{
+    p->running++;
+    progress_draw(p);
+}
+
+void progress_finished(progress *p, bool ok, double wall_s, const char *line)
+{
+    p->running--;
+    p->done++;
+    p->failed += !ok;
+    p->finished_here++;
+    p->wall_sum_s += wall_s;
+    progress_message(p, "%s", line);
+    if (!p->tty) {
+        char status[256];
+        status_text(p, status, sizeof status);
+        fprintf(stderr, "[sweep] %s\n", status);
+    }
+}
+
+void progress_end(progress *p)
+{
+    clear_bar(p);
+    fflush(stderr);
+}

@@ -1,0 +1,57 @@
+/*
+ * sweep_progress.h - the progress display of `mortar sweep` on stderr: a
+ * one-line bar redrawn in place when stderr is a terminal (cut to its
+ * width), plain status lines otherwise, and messages (one per finished run)
+ * printed above the bar.
+ *
+ *   [######..........] 23/62 done, 1 failed, 2 running, 41m12s elapsed, ETA 1h10m
+ *
+ * "done" counts every point of the sweep that has finished: ok before this
+ * invocation, ok or failed in it. The ETA is the mean wall time of the runs
+ * finished in this invocation times the runs left, divided by the jobs.
+ */
+#ifndef MORTAR_CLI_SWEEP_PROGRESS_H
+#define MORTAR_CLI_SWEEP_PROGRESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct progress {
+    size_t total;  /* points of the sweep */
+    size_t done;   /* finished (ok before, or ok/failed now) */
+    size_t failed; /* failed in this invocation */
+    size_t running;
+    size_t jobs;          /* runs at a time, for the ETA */
+    size_t finished_here; /* runs that ended in this invocation */
+    double wall_sum_s;    /* their wall times */
+    double start_s;       /* monotonic seconds at progress_init */
+    bool tty;             /* redraw in place */
+    bool drawn;           /* the bar is on the screen */
+} progress;
+
+/* Monotonic wall-clock seconds. */
+double progress_now(void);
+
+/* Starts the display: `done_before` of `total` points are already done. */
+void progress_init(progress *p, size_t total, size_t done_before, size_t jobs, bool tty);
+
+/* A run started. */
+void progress_started(progress *p);
+
+/* A run ended after `wall_s`: counts it and prints `line` above the bar. */
+void progress_finished(progress *p, bool ok, double wall_s, const char *line);
+
+/* Prints a line above the bar (printf-style). */
+void progress_message(progress *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Redraws the bar (terminal only; call it now and then for the clock). */
+void progress_draw(progress *p);
+
+/* Removes the bar (terminal) before the summary. */
+void progress_end(progress *p);
+
+/* "45s", "12m03s", "1h05m" into buf. */
+const char *progress_format_duration(double seconds, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,213 @@
+/*
+ * trace_cmd.c - `mortar trace RUN [--db FILE] --format perfetto|otlp|timeline
+ * [--out FILE] [--request N]`: one request of a recorded run, joined from
+ * the run's trace files (trace_export.h), written to a file or stdout.
+ *
+ * RUN is a run id in the results database. The run's started_at (UTC) is
+ * the OTLP epoch, so the spans land at the wall time the run started plus
+ * the virtual time. Exit status: 0; 1 when the format is unknown, the run,
+ * its trace or the request is missing, or a trace file is corrupt; 2 for a
+ * usage error.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "db.h"
+#include "trace_cmd.h"
+#include "trace_export.h"
+
+typedef struct trace_opts {
+    const char *db, *format, *out;
+    int64_t run, request;
+} trace_opts;
+
+static int usage(const char *why)
+{
+    if (why)
+        fprintf(stderr, "mortar trace: %s\n", why);
+    fprintf(stderr, "usage: mortar trace RUN [--db FILE] --format perfetto|otlp|timeline"
+                    " [--out FILE] [--request N]\n");
+    return 2;
+}
+
+/* A whole non-negative decimal number. */
+static int parse_index(const char *s, int64_t *out)
+{
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (!*s || *end || v < 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_opts(int argc, char **argv, trace_opts *o)
+{
+    *o = (trace_opts){.db = "mortar.db", .run = -1, .request = TRACE_REQUEST_MEDIAN};
+    const char *run = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool has_value = i + 1 < argc;
+        if (!strcmp(a, "--db") && has_value)
+            o->db = argv[++i];
+        else if (!strcmp(a, "--format") && has_value)
+            o->format = argv[++i];
+        else if (!strcmp(a, "--out") && has_value)
+            o->out = argv[++i];
+        else if (!strcmp(a, "--request") && has_value) {
+            if (parse_index(argv[++i], &o->request))
+                return usage("--request takes a request index (0, 1, ...)");
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+            return usage(NULL);
+        else if (a[0] == '-') {
+            bool known = !strcmp(a, "--db") || !strcmp(a, "--format") ||
+                         !strcmp(a, "--out") || !strcmp(a, "--request");
+            fprintf(stderr, "mortar trace: %s %s\n",
+                    known ? "missing the value of" : "unknown option", a);
+            return usage(NULL);
+        } else if (run)
+            return usage("only one RUN");
+        else
+            run = a;
+    }
+    if (!run)
+        return usage("which run? (its id, as in mortar results)");
+    if (parse_index(run, &o->run))
+        return usage("RUN is a run id (a number, as in mortar results)");
+    if (!o->format)
+        return usage("--format is required");
+    if (strcmp(o->format, "perfetto") && strcmp(o->format, "otlp") &&
+        strcmp(o->format, "timeline")) {
+        fprintf(stderr,
+                "mortar trace: unknown format '%s' (perfetto, otlp or timeline)\n",
+                o->format);
+        return 1;
+    }
+    return 0;
+}
+
+/* "2024-05-01T12:00:00Z" as nanoseconds since 1970; 0 when not that. */
+static uint64_t epoch_ns_of(const char *iso)
+{
+    struct tm tm = {0};
+    const char *end = iso ? strptime(iso, "%Y-%m-%dT%H:%M:%S", &tm) : NULL;
+    if (!end || (*end && strcmp(end, "Z") != 0))
+        return 0;
+    time_t t = timegm(&tm);
+    return t < 0 ? 0 : (uint64_t)t * 1000000000ull;
+}
+
+/* The run's directory and start time; 0, or 1 with the error printed. */
+static int look_up_run(const trace_opts *o, char *dir, size_t dir_size,
+                       uint64_t *epoch_ns)
+{
+    struct stat st;
+    if (stat(o->db, &st) != 0) {
+        fprintf(stderr, "mortar trace: no database %s (--db FILE)\n", o->db);
+        return 1;
+    }
+    sqlite3 *db;
+    char err[512];
+    if (db_open(&db, o->db, err, sizeof err)) {
+        fprintf(stderr, "mortar trace: %s\n", err);
+        return 1;
+    }
+    sqlite3_stmt *q;
+    int rc = 1;
+    if (sqlite3_prepare_v2(db, "SELECT run_dir, started_at FROM runs WHERE id = ?", -1,
+                           &q, NULL) != SQLITE_OK) {
+        fprintf(stderr, "mortar trace: %s: %s\n", o->db, sqlite3_errmsg(db));
+        sqlite3_close(db);
+        return 1;
+    }
+    sqlite3_bind_int64(q, 1, o->run);
+    if (sqlite3_step(q) != SQLITE_ROW) {
+        fprintf(stderr, "mortar trace: no run %lld in %s (see mortar results)\n",
+                (long long)o->run, o->db);
+    } else if (sqlite3_column_type(q, 0) == SQLITE_NULL) {
+        fprintf(stderr, "mortar trace: run %lld has no run directory\n",
+                (long long)o->run);
+    } else {
+        snprintf(dir, dir_size, "%s", (const char *)sqlite3_column_text(q, 0));
+        const char *started = (const char *)sqlite3_column_text(q, 1);
+        *epoch_ns = epoch_ns_of(started);
+        if (*epoch_ns == 0 && !strcmp(o->format, "otlp"))
+            fprintf(stderr,
+                    "mortar trace: run %lld has no start time; OTLP times start at"
+                    " 1970\n",
+                    (long long)o->run);
+        rc = 0;
+    }
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    return rc;
+}
+
+static int write_json(json_t *doc, const char *path)
+{
+    FILE *f = path ? fopen(path, "w") : stdout;
+    if (!f) {
+        fprintf(stderr, "mortar trace: cannot write %s\n", path);
+        return 1;
+    }
+    int bad = json_dumpf(doc, f, JSON_COMPACT) != 0 || fputc('\n', f) == EOF;
+    if (path)
+        bad |= fclose(f) != 0;
+    else
+        bad |= fflush(f) != 0;
+    if (bad) {
+        fprintf(stderr, "mortar trace: cannot write %s\n", path ? path : "the output");
+        return 1;
+    }
+    return 0;
+}
+
+int mortar_trace_main(int argc, char **argv)
+{
+    trace_opts o;
+    int rc = parse_opts(argc, argv, &o);
+    if (rc)
+        return rc;
+    char dir[1024];
+    uint64_t epoch_ns = 0;
+    if (look_up_run(&o, dir, sizeof dir, &epoch_ns))
+        return 1;
+    int nfiles = trace_count_files(dir);
+    if (nfiles < 0) {
+        fprintf(stderr, "mortar trace: run %lld's directory %s is gone\n",
+                (long long)o.run, dir);
+        return 1;
+    }
+    if (nfiles == 0) {
+        fprintf(stderr, "mortar trace: run %lld has no trace: rerun it with --trace\n",
+                (long long)o.run);
+        return 1;
+    }
+    char err[1024] = "";
+    json_t *doc;
+    if (!strcmp(o.format, "perfetto"))
+        doc = trace_perfetto(dir, o.request, err, sizeof err);
+    else if (!strcmp(o.format, "otlp"))
+        doc = trace_otlp(dir, o.request, epoch_ns, err, sizeof err);
+    else
+        doc = trace_timeline(dir, o.request, err, sizeof err);
+    if (!doc) {
+        fprintf(stderr, "mortar trace: run %lld: %s\n", (long long)o.run, err);
+        return 1;
+    }
+    rc = write_json(doc, o.out);
+    json_t *req = json_object_get(doc, "request");
+    if (!req)
+        req = json_object_get(json_object_get(doc, "otherData"), "request");
+    if (rc == 0 && o.out && req)
+        fprintf(stderr, "mortar trace: wrote request %lld of run %lld to %s\n",
+                (long long)json_integer_value(req), (long long)o.run, o.out);
+    else if (rc == 0 && o.out)
+        fprintf(stderr, "mortar trace: wrote run %lld to %s\n", (long long)o.run, o.out);
+    json_decref(doc);
+    return rc;
+}

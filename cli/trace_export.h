@@ -1,0 +1,40 @@
+/*
+ * trace_export.h - one request of a run joined end to end on the one
+ * virtual clock, from the trace files in the run's directory (the mortar-sim
+ * processes' <sim>.trace and the QEMU hosts' <host>.trace), exported as a
+ * timeline (for the explorer), Perfetto / Chrome trace-event JSON, or OTLP
+ * JSON. The conventions are in docs/traces.md.
+ */
+#ifndef MORTAR_CLI_TRACE_EXPORT_H
+#define MORTAR_CLI_TRACE_EXPORT_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TRACE_REQUEST_MEDIAN (-1) /* the request with the median latency */
+
+/* How many trace files (*.trace) `run_dir` holds; -1 when it cannot be read. */
+int trace_count_files(const char *run_dir);
+
+/* The run's request `request` (its index, as in the requests table, or
+ * TRACE_REQUEST_MEDIAN) as a timeline: {"request", "start_ps", "end_ps",
+ * "latency_ps", "tracks": [{"name", "events": [{"name", "start_ps", "end_ps",
+ * "args"}]}], "flows": [{"name", "from": [track, event], "to": [track, event]}]}
+ * with tracks along the request's path and each track's events by start time.
+ * NULL with `err` set when the run has no trace or no such request. */
+json_t *trace_timeline(const char *run_dir, int64_t request, char *err, size_t err_size);
+
+/* The same request as Chrome trace-event JSON (Perfetto opens it): a
+ * process per trace file, a thread per component (more when its slices
+ * overlap), flow arrows for the causal chains; ts in microseconds from the
+ * request's start. */
+json_t *trace_perfetto(const char *run_dir, int64_t request, char *err, size_t err_size);
+
+/* The same request as OTLP JSON: a resource per component, one trace whose
+ * root span is the client's request; times are `epoch_unix_ns` plus the
+ * virtual time. */
+json_t *trace_otlp(const char *run_dir, int64_t request, uint64_t epoch_unix_ns, char *err,
+                   size_t err_size);
+
+#endif

@@ -1,0 +1,917 @@
+/*
+ * verdict.c - the case study's conclusions, computed from the finished runs
+ * in the results database: the winner and margin in every grid cell, where
+ * A and B cross at each speed, how far each design moves across the latency
+ * range, the alone ranking next to the in-system one, the baselines, the
+ * load runs, and sentences that say it. `mortar verdict` prints it, and the
+ * report builds on it. The JSON layout is in docs/experiments.md ("The
+ * verdict").
+ *
+ * Only status "ok" runs count. A run's cell is (design, latency, speed, in
+ * flight); when a cell has several runs, the newest (highest id) is used.
+ * Latencies and speeds are REALs, so two are the same grid value when they
+ * differ by at most 1e-9 relative: 1.5 and 1.4999999999 meet in one cell.
+ * The alone times come from the device model itself (alone_measure()).
+ */
+#include "verdict.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alone.h"
+
+/* One finished run, as the verdict sees it; NAN stands for SQL NULL. */
+typedef struct vrun {
+    int64_t id, in_flight;
+    char design[16];
+    double latency_us, speed;
+    double median_us, p99_us, mean_us, min_us, max_us, throughput_rps;
+    double service_us, compute_us; /* medians over the requests; NAN: none known */
+} vrun;
+
+/* Sorted distinct values (a grid axis). */
+typedef struct dlist {
+    double *v;
+    size_t n;
+} dlist;
+
+typedef struct verdict_ctx {
+    sqlite3 *db;
+    vrun *runs; /* the newest ok run of each cell, in id order */
+    size_t nruns, cap;
+    dlist lats, speeds;        /* the grid: in-flight-1 runs of A and B */
+    double *alone_a, *alone_b; /* per speed; NAN where the design has no run */
+    char *err;
+    size_t err_size;
+} verdict_ctx;
+
+/* ---- small helpers ---- */
+
+static bool same_value(double x, double y)
+{
+    double scale = fabs(x) > 1 ? fabs(x) : 1;
+    return fabs(x - y) <= 1e-9 * scale;
+}
+
+static bool is_ab(const char *design)
+{
+    return !strcmp(design, "a") || !strcmp(design, "b");
+}
+
+/* A JSON number, or null for NAN (jansson refuses NAN). */
+static json_t *num(double x)
+{
+    return isnan(x) ? json_null() : json_real(x);
+}
+
+/* The number under `key`, or NAN when it is null or missing. */
+static double jnum(const json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static const char *jstr(const json_t *obj, const char *key)
+{
+    return json_string_value(json_object_get(obj, key));
+}
+
+/* The design with the lower median; "tie" when they are equal. */
+static const char *winner_of(double a_us, double b_us)
+{
+    return a_us < b_us ? "a" : b_us < a_us ? "b" : "tie";
+}
+
+static const char *upper(const char *design)
+{
+    return !strcmp(design, "a") ? "A" : !strcmp(design, "b") ? "B" : design;
+}
+
+static void set_err(verdict_ctx *c, const char *what)
+{
+    snprintf(c->err, c->err_size, "%s: %s", what, sqlite3_errmsg(c->db));
+}
+
+/* ---- reading the runs ---- */
+
+static size_t run_index(const verdict_ctx *c, const char *design, double latency_us,
+                        double speed, int64_t in_flight)
+{
+    for (size_t i = 0; i < c->nruns; i++) {
+        const vrun *r = &c->runs[i];
+        if (!strcmp(r->design, design) && same_value(r->latency_us, latency_us) &&
+            same_value(r->speed, speed) && r->in_flight == in_flight)
+            return i;
+    }
+    return c->nruns;
+}
+
+/* The run of a cell, or NULL. */
+static const vrun *find_run(const verdict_ctx *c, const char *design, double latency_us,
+                            double speed, int64_t in_flight)
+{
+    size_t i = run_index(c, design, latency_us, speed, in_flight);
+    return i < c->nruns ? &c->runs[i] : NULL;
+}
+
+/* The run of an in-flight-1 cell with a median, or NULL. */
+static const vrun *grid_run(const verdict_ctx *c, const char *design, double latency_us,
+                            double speed)
+{
+    const vrun *r = find_run(c, design, latency_us, speed, 1);
+    return r && !isnan(r->median_us) ? r : NULL;
+}
+
+static double column_or_nan(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+/* Adds a run, replacing an older one of the same cell (rows come in id order). */
+static int keep_run(verdict_ctx *c, const vrun *r)
+{
+    size_t i = run_index(c, r->design, r->latency_us, r->speed, r->in_flight);
+    if (i == c->nruns) {
+        if (c->nruns == c->cap) {
+            size_t cap = c->cap ? 2 * c->cap : 64;
+            vrun *runs = realloc(c->runs, cap * sizeof *runs);
+            if (!runs)
+                return -1;
+            c->runs = runs;
+            c->cap = cap;
+        }
+        c->nruns++;
+    }
+    c->runs[i] = *r;
+    return 0;
+}
+
+static void read_run(sqlite3_stmt *st, vrun *r)
+{
+    const char *design = (const char *)sqlite3_column_text(st, 1);
+    *r = (vrun){.id = sqlite3_column_int64(st, 0),
+                .in_flight = sqlite3_column_int64(st, 4)};
+    snprintf(r->design, sizeof r->design, "%s", design ? design : "");
+    r->latency_us = sqlite3_column_double(st, 2);
+    r->speed = sqlite3_column_double(st, 3);
+    double *vals[] = {&r->median_us, &r->p99_us, &r->mean_us,
+                      &r->min_us,    &r->max_us, &r->throughput_rps};
+    for (int i = 0; i < 6; i++)
+        *vals[i] = column_or_nan(st, 5 + i);
+}
+
+static int load_runs(verdict_ctx *c)
+{
+    sqlite3_stmt *st;
+    const char *sql = "SELECT id, design, pcie_latency_us, speed, in_flight, median_us,"
+                      " p99_us, mean_us, min_us, max_us, throughput_rps FROM runs"
+                      " WHERE status = 'ok' ORDER BY id";
+    if (sqlite3_prepare_v2(c->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        set_err(c, "reading the runs");
+        return -1;
+    }
+    int rc = 0, step;
+    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        vrun r;
+        read_run(st, &r);
+        if (keep_run(c, &r)) {
+            snprintf(c->err, c->err_size, "out of memory reading the runs");
+            rc = -1;
+        }
+    }
+    if (!rc && step != SQLITE_DONE) {
+        set_err(c, "reading the runs");
+        rc = -1;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/*
+ * The median of a request column over the run's requests where it is known
+ * (>= 0), in us; NAN when none is. The middle value, or the mean of the two
+ * middle ones, as for the run's own median.
+ */
+static int request_median_us(verdict_ctx *c, int64_t run_id, const char *column,
+                             double *out)
+{
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "WITH known AS (SELECT %s AS v FROM requests WHERE run_id = ?1 AND %s >= 0)"
+             " SELECT AVG(v) FROM (SELECT v FROM known ORDER BY v"
+             " LIMIT 2 - (SELECT COUNT(*) FROM known) %% 2"
+             " OFFSET ((SELECT COUNT(*) FROM known) - 1) / 2)",
+             column, column);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(c->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        set_err(c, "reading the requests");
+        return -1;
+    }
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
+    if (rc)
+        set_err(c, "reading the requests");
+    else
+        *out = column_or_nan(st, 0) / 1000;
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int load_request_medians(verdict_ctx *c)
+{
+    for (size_t i = 0; i < c->nruns; i++) {
+        vrun *r = &c->runs[i];
+        if (request_median_us(c, r->id, "service_ns", &r->service_us) ||
+            request_median_us(c, r->id, "compute_ns", &r->compute_us))
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- the grid's axes and the alone times ---- */
+
+static void add_distinct(dlist *l, double x)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (same_value(l->v[i], x))
+            return;
+    l->v[l->n++] = x;
+}
+
+static int compare_doubles(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static void sort_list(dlist *l)
+{
+    if (l->n > 1)
+        qsort(l->v, l->n, sizeof *l->v, compare_doubles);
+}
+
+static int build_axes(verdict_ctx *c)
+{
+    size_t cap = c->nruns ? c->nruns : 1; /* never more distinct values than runs */
+    c->lats.v = calloc(cap, sizeof(double));
+    c->speeds.v = calloc(cap, sizeof(double));
+    c->alone_a = calloc(cap, sizeof(double));
+    c->alone_b = calloc(cap, sizeof(double));
+    if (!c->lats.v || !c->speeds.v || !c->alone_a || !c->alone_b) {
+        snprintf(c->err, c->err_size, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < c->nruns; i++) {
+        const vrun *r = &c->runs[i];
+        if (r->in_flight == 1 && is_ab(r->design)) {
+            add_distinct(&c->lats, r->latency_us);
+            add_distinct(&c->speeds, r->speed);
+        }
+    }
+    sort_list(&c->lats);
+    sort_list(&c->speeds);
+    return 0;
+}
+
+static bool design_has_speed(const verdict_ctx *c, const char *design, double speed)
+{
+    for (size_t li = 0; li < c->lats.n; li++)
+        if (find_run(c, design, c->lats.v[li], speed, 1))
+            return true;
+    return false;
+}
+
+/* The alone time of `design` at `speed` when the grid has that pair, else NAN. */
+static int alone_for(verdict_ctx *c, const char *design, double speed, double *out)
+{
+    *out = NAN;
+    if (!design_has_speed(c, design, speed))
+        return 0;
+    char why[256];
+    if (alone_measure(design, speed, out, why, sizeof why)) {
+        snprintf(c->err, c->err_size, "alone benchmark of %s at %gx: %s", design, speed,
+                 why);
+        return -1;
+    }
+    return 0;
+}
+
+static int measure_alone(verdict_ctx *c)
+{
+    for (size_t si = 0; si < c->speeds.n; si++)
+        if (alone_for(c, "a", c->speeds.v[si], &c->alone_a[si]) ||
+            alone_for(c, "b", c->speeds.v[si], &c->alone_b[si]))
+            return -1;
+    return 0;
+}
+
+/* ---- cells ---- */
+
+static json_t *design_cell(const vrun *r, double alone_us)
+{
+    if (!r)
+        return json_null();
+    return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "run_id",
+                     (json_int_t)r->id, "median_us", num(r->median_us), "p99_us",
+                     num(r->p99_us), "mean_us", num(r->mean_us), "min_us", num(r->min_us),
+                     "max_us", num(r->max_us), "service_us", num(r->service_us),
+                     "compute_us", num(r->compute_us), "alone_us", num(alone_us));
+}
+
+/* The winner of an in-flight-1 cell, or NULL unless both designs ran there. */
+static const char *cell_winner(const verdict_ctx *c, double latency_us, double speed)
+{
+    const vrun *a = grid_run(c, "a", latency_us, speed);
+    const vrun *b = grid_run(c, "b", latency_us, speed);
+    return a && b ? winner_of(a->median_us, b->median_us) : NULL;
+}
+
+static void set_margin(json_t *cell, const vrun *a, const vrun *b)
+{
+    double margin = NAN, pct = NAN;
+    if (a && b) {
+        double lo = a->median_us < b->median_us ? a->median_us : b->median_us;
+        margin = fabs(a->median_us - b->median_us);
+        pct = lo > 0 ? 100 * margin / lo : NAN;
+    }
+    json_object_set_new(cell, "margin_us", num(margin));
+    json_object_set_new(cell, "margin_pct", num(pct));
+}
+
+/* The cell at (latency, speed), or NULL when neither design ran there. */
+static json_t *cell_json(const verdict_ctx *c, size_t li, size_t si)
+{
+    double lat = c->lats.v[li], speed = c->speeds.v[si];
+    const vrun *a = find_run(c, "a", lat, speed, 1), *b = find_run(c, "b", lat, speed, 1);
+    if (!a && !b)
+        return NULL;
+    const char *winner = cell_winner(c, lat, speed);
+    json_t *cell = json_pack("{s:f, s:f, s:o, s:o, s:o}", "pcie_latency_us", lat, "speed",
+                             speed, "a", design_cell(a, c->alone_a[si]), "b",
+                             design_cell(b, c->alone_b[si]), "winner",
+                             winner ? json_string(winner) : json_null());
+    set_margin(cell, grid_run(c, "a", lat, speed), grid_run(c, "b", lat, speed));
+    return cell;
+}
+
+static json_t *cells_json(const verdict_ctx *c)
+{
+    json_t *cells = json_array();
+    for (size_t si = 0; si < c->speeds.n; si++)
+        for (size_t li = 0; li < c->lats.n; li++) {
+            json_t *cell = cell_json(c, li, si);
+            if (cell)
+                json_array_append_new(cells, cell);
+        }
+    return cells;
+}
+
+static json_t *list_json(const dlist *l)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < l->n; i++)
+        json_array_append_new(arr, json_real(l->v[i]));
+    return arr;
+}
+
+/* ---- crossovers ---- */
+
+/* A latency where both designs ran, and median A - median B there. */
+typedef struct diff_point {
+    double latency_us, diff_us;
+} diff_point;
+
+static size_t diff_points(const verdict_ctx *c, double speed, diff_point *p)
+{
+    size_t n = 0;
+    for (size_t li = 0; li < c->lats.n; li++) {
+        double lat = c->lats.v[li];
+        const vrun *a = grid_run(c, "a", lat, speed), *b = grid_run(c, "b", lat, speed);
+        if (a && b)
+            p[n++] = (diff_point){lat, a->median_us - b->median_us};
+    }
+    return n;
+}
+
+/* Who wins where the difference has this (nonzero) sign: A when A is lower. */
+static const char *side(double diff_us)
+{
+    return diff_us < 0 ? "a" : "b";
+}
+
+static json_t *crossover(double speed, double at_us, const char *below, const char *above,
+                         const char *text)
+{
+    return json_pack("{s:f, s:o, s:o, s:o, s:s}", "speed", speed, "latency_us",
+                     num(at_us), "below", below ? json_string(below) : json_null(),
+                     "above", above ? json_string(above) : json_null(), "text", text);
+}
+
+static json_t *crossing_json(double speed, double at_us, const char *below,
+                             const char *above)
+{
+    char text[256];
+    snprintf(text, sizeof text, "At %gx, %s wins below %.2f us and %s above.", speed,
+             upper(below), at_us, upper(above));
+    return crossover(speed, at_us, below, above, text);
+}
+
+/* No sign change: one design wins (or ties) everywhere, or nothing to compare. */
+static json_t *no_crossing_json(double speed, const diff_point *p, size_t n, int last)
+{
+    char text[256];
+    if (n == 0) {
+        snprintf(text, sizeof text, "At %gx, no latency has runs of both A and B.",
+                 speed);
+        return crossover(speed, NAN, NULL, NULL, text);
+    }
+    if (last < 0) {
+        snprintf(text, sizeof text, "At %gx, A and B tie at every latency measured.",
+                 speed);
+        return crossover(speed, NAN, NULL, NULL, text);
+    }
+    bool ties = false;
+    for (size_t i = 0; i < n; i++)
+        ties |= p[i].diff_us == 0;
+    const char *w = side(p[last].diff_us);
+    snprintf(
+        text, sizeof text,
+        "At %gx, %s wins%s at every latency from %.2f to %.2f us: no crossing in range.",
+        speed, upper(w), ties ? " or ties" : "", p[0].latency_us, p[n - 1].latency_us);
+    return crossover(speed, NAN, w, w, text);
+}
+
+/*
+ * The first change of sign of median A - median B across the sorted
+ * latencies. Between two measured points the difference is interpolated
+ * linearly; when ties sit between the two signs, the crossing is the first
+ * tie.
+ */
+static json_t *crossover_json(const verdict_ctx *c, double speed)
+{
+    diff_point *p = calloc(c->lats.n ? c->lats.n : 1, sizeof *p);
+    if (!p)
+        return NULL;
+    size_t n = diff_points(c, speed, p);
+    int last = -1; /* the last point with a nonzero difference */
+    json_t *out = NULL;
+    for (size_t j = 0; j < n && !out; j++) {
+        if (p[j].diff_us == 0)
+            continue;
+        if (last >= 0 && (p[j].diff_us < 0) != (p[last].diff_us < 0)) {
+            const diff_point *p0 = &p[last], *p1 = &p[j];
+            double at = j == (size_t)last + 1
+                            ? p0->latency_us + p0->diff_us / (p0->diff_us - p1->diff_us) *
+                                                   (p1->latency_us - p0->latency_us)
+                            : p[last + 1].latency_us;
+            out = crossing_json(speed, at, side(p0->diff_us), side(p1->diff_us));
+        }
+        last = (int)j;
+    }
+    if (!out)
+        out = no_crossing_json(speed, p, n, last);
+    free(p);
+    return out;
+}
+
+static json_t *crossovers_json(const verdict_ctx *c)
+{
+    json_t *arr = json_array();
+    for (size_t si = 0; si < c->speeds.n; si++)
+        json_array_append_new(arr, crossover_json(c, c->speeds.v[si]));
+    return arr;
+}
+
+/* ---- movement, alone, ranking ---- */
+
+/* A design's median at the lowest and the highest latency it ran at. */
+static json_t *movement_entry(const verdict_ctx *c, const char *design, double speed)
+{
+    const vrun *first = NULL, *last = NULL;
+    for (size_t li = 0; li < c->lats.n; li++) {
+        const vrun *r = grid_run(c, design, c->lats.v[li], speed);
+        if (r) {
+            first = first ? first : r;
+            last = r;
+        }
+    }
+    if (!first || first == last)
+        return NULL;
+    double delta = last->median_us - first->median_us;
+    return json_pack("{s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:o}", "design", design,
+                     "speed", speed, "from_latency_us", first->latency_us,
+                     "to_latency_us", last->latency_us, "from_median_us",
+                     first->median_us, "to_median_us", last->median_us, "delta_us", delta,
+                     "delta_pct",
+                     num(first->median_us > 0 ? 100 * delta / first->median_us : NAN));
+}
+
+static json_t *movement_json(const verdict_ctx *c)
+{
+    json_t *arr = json_array();
+    const char *designs[] = {"a", "b"};
+    for (size_t si = 0; si < c->speeds.n; si++)
+        for (int d = 0; d < 2; d++) {
+            json_t *m = movement_entry(c, designs[d], c->speeds.v[si]);
+            if (m)
+                json_array_append_new(arr, m);
+        }
+    return arr;
+}
+
+static const char *alone_winner(const verdict_ctx *c, size_t si)
+{
+    double a = c->alone_a[si], b = c->alone_b[si];
+    return isnan(a) || isnan(b) ? NULL : winner_of(a, b);
+}
+
+static json_t *alone_json(const verdict_ctx *c)
+{
+    json_t *arr = json_array();
+    for (size_t si = 0; si < c->speeds.n; si++) {
+        const char *w = alone_winner(c, si);
+        json_array_append_new(arr, json_pack("{s:f, s:o, s:o, s:o}", "speed",
+                                             c->speeds.v[si], "a_us", num(c->alone_a[si]),
+                                             "b_us", num(c->alone_b[si]), "winner",
+                                             w ? json_string(w) : json_null()));
+    }
+    return arr;
+}
+
+/* The in-system winners at one speed (keyed by the latency, "%g") and whether
+ * the other design than the alone winner wins anywhere. */
+static json_t *ranking_entry(const verdict_ctx *c, size_t si)
+{
+    double speed = c->speeds.v[si];
+    const char *alone = alone_winner(c, si);
+    json_t *winners = json_object();
+    bool flips = false;
+    for (size_t li = 0; li < c->lats.n; li++) {
+        const char *w = cell_winner(c, c->lats.v[li], speed);
+        if (!w)
+            continue;
+        char key[32];
+        snprintf(key, sizeof key, "%g", c->lats.v[li]);
+        json_object_set_new(winners, key, json_string(w));
+        flips |= alone && strcmp(alone, "tie") && strcmp(w, "tie") && strcmp(w, alone);
+    }
+    return json_pack("{s:f, s:o, s:o, s:b}", "speed", speed, "alone_winner",
+                     alone ? json_string(alone) : json_null(), "system_winners", winners,
+                     "flips", flips);
+}
+
+static json_t *ranking_json(const verdict_ctx *c)
+{
+    json_t *arr = json_array();
+    for (size_t si = 0; si < c->speeds.n; si++)
+        json_array_append_new(arr, ranking_entry(c, si));
+    return arr;
+}
+
+/* ---- baselines and load (speed 1) ---- */
+
+static double median_or_nan(const vrun *r)
+{
+    return r ? r->median_us : NAN;
+}
+
+static json_t *baselines_json(const verdict_ctx *c)
+{
+    static const char *const designs[] = {"software", "regcopy", "a", "b"};
+    static const char *const keys[] = {"software_median_us", "regcopy_median_us",
+                                       "a_median_us", "b_median_us"};
+    dlist lats = {.v = calloc(c->nruns ? c->nruns : 1, sizeof(double))};
+    json_t *arr = json_array();
+    for (size_t i = 0; lats.v && i < c->nruns; i++) {
+        const vrun *r = &c->runs[i];
+        bool known = false;
+        for (int d = 0; d < 4; d++)
+            known |= !strcmp(r->design, designs[d]);
+        if (known && r->in_flight == 1 && same_value(r->speed, 1))
+            add_distinct(&lats, r->latency_us);
+    }
+    sort_list(&lats);
+    for (size_t li = 0; li < lats.n; li++) {
+        json_t *row = json_pack("{s:f}", "pcie_latency_us", lats.v[li]);
+        for (int d = 0; d < 4; d++)
+            json_object_set_new(
+                row, keys[d],
+                num(median_or_nan(find_run(c, designs[d], lats.v[li], 1, 1))));
+        json_array_append_new(arr, row);
+    }
+    free(lats.v);
+    return arr;
+}
+
+static int compare_load(const void *x, const void *y)
+{
+    const vrun *a = *(const vrun *const *)x, *b = *(const vrun *const *)y;
+    int d = strcmp(a->design, b->design);
+    if (d)
+        return d;
+    if (a->latency_us != b->latency_us)
+        return a->latency_us < b->latency_us ? -1 : 1;
+    return (a->in_flight > b->in_flight) - (a->in_flight < b->in_flight);
+}
+
+static json_t *load_json(const verdict_ctx *c)
+{
+    const vrun **rows = calloc(c->nruns ? c->nruns : 1, sizeof *rows);
+    json_t *arr = json_array();
+    size_t n = 0;
+    for (size_t i = 0; rows && i < c->nruns; i++)
+        if (is_ab(c->runs[i].design) && same_value(c->runs[i].speed, 1))
+            rows[n++] = &c->runs[i];
+    if (n)
+        qsort(rows, n, sizeof *rows, compare_load);
+    for (size_t i = 0; i < n; i++) {
+        const vrun *r = rows[i];
+        json_array_append_new(arr, json_pack("{s:s, s:f, s:I, s:o, s:o, s:o}", "design",
+                                             r->design, "pcie_latency_us", r->latency_us,
+                                             "in_flight", (json_int_t)r->in_flight,
+                                             "median_us", num(r->median_us), "p99_us",
+                                             num(r->p99_us), "throughput_rps",
+                                             num(r->throughput_rps)));
+    }
+    free(rows);
+    return arr;
+}
+
+/* ---- the summary: sentences built from the sections above ---- */
+
+typedef struct sbuf {
+    char s[1024];
+    size_t n;
+} sbuf;
+
+static void sb_add(sbuf *b, const char *fmt, ...)
+{
+    if (b->n >= sizeof b->s - 1)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->n, sizeof b->s - b->n, fmt, ap);
+    va_end(ap);
+    b->n = strlen(b->s);
+}
+
+static void add_sentence(json_t *summary, const sbuf *b)
+{
+    if (b->n)
+        json_array_append_new(summary, json_string(b->s));
+}
+
+/* ", A's largest margin is 300.0 us (12.0%) at 2.50 us and 1x" */
+static void add_best(sbuf *b, const char *design, json_t *cell)
+{
+    if (cell)
+        sb_add(b, ", %s's largest margin is %.1f us (%.1f%%) at %.2f us and %gx",
+               upper(design), jnum(cell, "margin_us"), jnum(cell, "margin_pct"),
+               jnum(cell, "pcie_latency_us"), jnum(cell, "speed"));
+}
+
+/* "A wins 12 and B 8 of the 20 cells where both ran, A's largest margin is..." */
+static void summarize_wins(json_t *summary, json_t *cells)
+{
+    size_t total = 0, wins[2] = {0, 0}, i;
+    json_t *best[2] = {NULL, NULL}, *cell;
+    json_array_foreach(cells, i, cell) {
+        const char *w = jstr(cell, "winner");
+        if (!w)
+            continue;
+        total++;
+        if (!strcmp(w, "tie"))
+            continue;
+        int d = !strcmp(w, "b");
+        wins[d]++;
+        if (!best[d] || jnum(cell, "margin_us") > jnum(best[d], "margin_us"))
+            best[d] = cell;
+    }
+    if (!total)
+        return;
+    sbuf b = {.n = 0};
+    sb_add(&b, "A wins %zu and B %zu of the %zu cells where both ran", wins[0], wins[1],
+           total);
+    if (wins[0] + wins[1] < total)
+        sb_add(&b, " (%zu tied)", total - wins[0] - wins[1]);
+    add_best(&b, "a", best[0]);
+    add_best(&b, "b", best[1]);
+    sb_add(&b, ".");
+    add_sentence(summary, &b);
+}
+
+static void summarize_crossovers(json_t *summary, json_t *crossovers)
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach(crossovers, i, x)
+        json_array_append_new(summary, json_string(jstr(x, "text")));
+}
+
+/* "Alone, A is faster at every speed (A 1920.00 us, B 2560.00 us at 1x); in
+ * the system the ranking flips at 0.5x, 1x." */
+static void summarize_alone(json_t *summary, json_t *alone, json_t *ranking)
+{
+    size_t i;
+    json_t *row, *ref = NULL; /* the row shown: speed 1 when there is one */
+    const char *w = NULL;
+    bool same = true, flips = false;
+    json_array_foreach(alone, i, row) {
+        const char *rw = jstr(row, "winner");
+        if (!rw)
+            continue;
+        same &= !w || !strcmp(w, rw);
+        w = w ? w : rw;
+        if (!ref || jnum(row, "speed") == 1)
+            ref = row;
+    }
+    if (!w)
+        return;
+    sbuf b = {.n = 0};
+    if (same && strcmp(w, "tie"))
+        sb_add(&b, "Alone, %s is faster at every speed", upper(w));
+    else
+        sb_add(&b, "Alone, neither design is faster at every speed");
+    sb_add(&b, " (A %.2f us, B %.2f us at %gx)", jnum(ref, "a_us"), jnum(ref, "b_us"),
+           jnum(ref, "speed"));
+    json_array_foreach(ranking, i, row) {
+        if (json_is_true(json_object_get(row, "flips"))) {
+            sb_add(&b, "%s%gx", flips ? ", " : "; in the system the ranking flips at ",
+                   jnum(row, "speed"));
+            flips = true;
+        }
+    }
+    sb_add(&b, flips ? "." : "; in the system the ranking holds at every latency.");
+    add_sentence(summary, &b);
+}
+
+/* "A's median moves by +1152.0 us (+45.9%)", or "B's by ..." after the first. */
+static void add_move(sbuf *b, json_t *m, bool first)
+{
+    sb_add(b, "%s's%s by %+.1f us (%+.1f%%)", upper(jstr(m, "design")),
+           first ? " median moves" : "", jnum(m, "delta_us"), jnum(m, "delta_pct"));
+}
+
+/* One sentence per speed: "At 1x, from 0.50 to 2.50 us A's median moves by ...". */
+static void summarize_movement(json_t *summary, json_t *movement)
+{
+    size_t n = json_array_size(movement);
+    for (size_t i = 0; i < n; i++) {
+        json_t *m = json_array_get(movement, i), *next = json_array_get(movement, i + 1);
+        bool pair = next && jnum(next, "speed") == jnum(m, "speed");
+        sbuf b = {.n = 0};
+        sb_add(&b, "At %gx, from %.2f to %.2f us ", jnum(m, "speed"),
+               jnum(m, "from_latency_us"), jnum(m, "to_latency_us"));
+        add_move(&b, m, true);
+        if (pair) {
+            sb_add(&b, " and ");
+            add_move(&b, next, false);
+            if (jnum(next, "from_latency_us") != jnum(m, "from_latency_us") ||
+                jnum(next, "to_latency_us") != jnum(m, "to_latency_us"))
+                sb_add(&b, " (from %.2f to %.2f us)", jnum(next, "from_latency_us"),
+                       jnum(next, "to_latency_us"));
+            i++;
+        }
+        sb_add(&b, ".");
+        add_sentence(summary, &b);
+    }
+}
+
+/* ", software 50000.0 to 50010.0 us": the range of one baselines column. */
+static void add_range(sbuf *b, json_t *baselines, const char *key, const char *label)
+{
+    double lo = NAN, hi = NAN;
+    size_t i;
+    json_t *row;
+    json_array_foreach(baselines, i, row) {
+        double v = jnum(row, key);
+        if (isnan(v))
+            continue;
+        lo = isnan(lo) || v < lo ? v : lo;
+        hi = isnan(hi) || v > hi ? v : hi;
+    }
+    if (isnan(lo))
+        return;
+    if (lo == hi)
+        sb_add(b, ", %s %.1f us", label, lo);
+    else
+        sb_add(b, ", %s %.1f to %.1f us", label, lo, hi);
+}
+
+static void summarize_baselines(json_t *summary, json_t *baselines)
+{
+    size_t n = json_array_size(baselines);
+    if (!n)
+        return;
+    sbuf b = {.n = 0};
+    sb_add(&b, "At 1x over %.2f to %.2f us, the medians are",
+           jnum(json_array_get(baselines, 0), "pcie_latency_us"),
+           jnum(json_array_get(baselines, n - 1), "pcie_latency_us"));
+    size_t head = b.n;
+    add_range(&b, baselines, "software_median_us", "software");
+    add_range(&b, baselines, "regcopy_median_us", "register copy");
+    add_range(&b, baselines, "a_median_us", "A");
+    add_range(&b, baselines, "b_median_us", "B");
+    b.s[head] = ':'; /* the first ", " becomes ": " */
+    sb_add(&b, ".");
+    add_sentence(summary, &b);
+}
+
+/* Per design and latency with several in-flight values: the first and last. */
+static void summarize_load(json_t *summary, json_t *load)
+{
+    size_t n = json_array_size(load);
+    for (size_t i = 0; i < n;) {
+        json_t *first = json_array_get(load, i);
+        size_t j = i;
+        while (
+            j + 1 < n &&
+            !strcmp(jstr(json_array_get(load, j + 1), "design"), jstr(first, "design")) &&
+            jnum(json_array_get(load, j + 1), "pcie_latency_us") ==
+                jnum(first, "pcie_latency_us"))
+            j++;
+        json_t *last = json_array_get(load, j);
+        if (j > i) {
+            sbuf b = {.n = 0};
+            sb_add(
+                &b,
+                "At %.2f us and 1x, %s goes from %.1f to %.1f requests/s and from a "
+                "median of %.1f to %.1f us as requests in flight go from %lld to %lld.",
+                jnum(first, "pcie_latency_us"), upper(jstr(first, "design")),
+                jnum(first, "throughput_rps"), jnum(last, "throughput_rps"),
+                jnum(first, "median_us"), jnum(last, "median_us"),
+                (long long)jnum(first, "in_flight"), (long long)jnum(last, "in_flight"));
+            add_sentence(summary, &b);
+        }
+        i = j + 1;
+    }
+}
+
+static json_t *summary_json(json_t *v)
+{
+    json_t *summary = json_array();
+    summarize_wins(summary, json_object_get(v, "cells"));
+    summarize_crossovers(summary, json_object_get(v, "crossovers"));
+    summarize_alone(summary, json_object_get(v, "alone"), json_object_get(v, "ranking"));
+    summarize_movement(summary, json_object_get(v, "movement"));
+    summarize_baselines(summary, json_object_get(v, "baselines"));
+    summarize_load(summary, json_object_get(v, "load"));
+    return summary;
+}
+
+/* ---- putting it together ---- */
+
+static json_t *build_verdict(const verdict_ctx *c)
+{
+    json_t *v =
+        json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "cells", cells_json(c),
+                  "latencies_us", list_json(&c->lats), "speeds", list_json(&c->speeds),
+                  "crossovers", crossovers_json(c), "movement", movement_json(c), "alone",
+                  alone_json(c), "ranking", ranking_json(c), "baselines",
+                  baselines_json(c), "load", load_json(c));
+    if (v)
+        json_object_set_new(v, "summary", summary_json(v));
+    return v;
+}
+
+static void ctx_free(verdict_ctx *c)
+{
+    free(c->runs);
+    free(c->lats.v);
+    free(c->speeds.v);
+    free(c->alone_a);
+    free(c->alone_b);
+}
+
+json_t *verdict_compute(sqlite3 *db, char *err, size_t err_size)
+{
+    verdict_ctx c = {.db = db, .err = err, .err_size = err_size};
+    json_t *v = NULL;
+    if (!load_runs(&c) && !load_request_medians(&c) && !build_axes(&c) &&
+        !measure_alone(&c)) {
+        v = build_verdict(&c);
+        if (!v)
+            snprintf(err, err_size, "out of memory building the verdict");
+    }
+    ctx_free(&c);
+    return v;
+}
+
+int64_t verdict_finished_runs(sqlite3 *db, char *err, size_t err_size)
+{
+    sqlite3_stmt *st;
+    int64_t n = -1;
+    if (sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM runs WHERE status = 'ok'", -1, &st,
+                           NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            n = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    if (n < 0)
+        snprintf(err, err_size, "counting the runs: %s", sqlite3_errmsg(db));
+    return n;
+}

@@ -1,0 +1,29 @@
+/*
+ * verdict.h - what the case study concludes, computed from the runs in the
+ * results database (never typed in): the winner and margin in every grid
+ * cell, where A and B cross per speed, how far each design moves across the
+ * latency range, alone vs in-system ranking, the baselines, and the load
+ * results. The JSON layout is in docs/experiments.md ("The verdict").
+ */
+#ifndef MORTAR_CLI_VERDICT_H
+#define MORTAR_CLI_VERDICT_H
+
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The verdict over the finished (status "ok") runs in `db`, the newest run
+ * of each cell; it runs the alone benchmark (alone_measure()) once for each
+ * design and speed in the grid. NULL with `err` set on a database error or
+ * when the alone benchmark fails. The caller owns the result. With no
+ * finished runs every section is empty.
+ */
+json_t *verdict_compute(sqlite3 *db, char *err, size_t err_size);
+
+/* How many runs in `db` finished ("ok"); -1 with `err` set on a database
+ * error. */
+int64_t verdict_finished_runs(sqlite3 *db, char *err, size_t err_size);
+
+#endif

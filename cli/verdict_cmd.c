@@ -1,0 +1,273 @@
+/*
+ * verdict_cmd.c - `mortar verdict [--db FILE] [--json]`: what the case study
+ * concludes from the finished runs (verdict.c computes it). It prints the
+ * winner map (latency x speed), the cells, the crossovers, how each design
+ * moves across the latency range, alone vs in-system ranking, the
+ * baselines, the load runs and the summary sentences; with --json the
+ * verdict's JSON (layout in docs/experiments.md, "The verdict").
+ */
+#include "verdict_cmd.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "db.h"
+#include "verdict.h"
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: mortar verdict [--db FILE] [--json]\n");
+    return 2;
+}
+
+/* The number under `key`, or NAN when it is null or missing. */
+static double jnum(const json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static const char *jstr(const json_t *obj, const char *key)
+{
+    return json_string_value(json_object_get(obj, key));
+}
+
+/* `v` with `decimals` decimals, or "-" when it is missing. */
+static const char *fmt(char *buf, size_t size, double v, int decimals)
+{
+    if (isnan(v))
+        snprintf(buf, size, "-");
+    else
+        snprintf(buf, size, "%.*f", decimals, v);
+    return buf;
+}
+
+static const char *upper(const char *design)
+{
+    return !design                ? "-"
+           : !strcmp(design, "a") ? "A"
+           : !strcmp(design, "b") ? "B"
+                                  : design;
+}
+
+/* The cell at (latency, speed), or NULL. */
+static json_t *find_cell(json_t *cells, double latency_us, double speed)
+{
+    size_t i;
+    json_t *cell;
+    json_array_foreach(cells, i, cell) {
+        if (jnum(cell, "pcie_latency_us") == latency_us && jnum(cell, "speed") == speed)
+            return cell;
+    }
+    return NULL;
+}
+
+/* "A 12.3%", "B only", "tie" or "-". */
+static void map_entry(json_t *cell, char *buf, size_t size)
+{
+    const char *w = cell ? jstr(cell, "winner") : NULL;
+    if (w && !strcmp(w, "tie"))
+        snprintf(buf, size, "tie");
+    else if (w)
+        snprintf(buf, size, "%s %.1f%%", upper(w), jnum(cell, "margin_pct"));
+    else if (cell)
+        snprintf(buf, size, "%s only",
+                 json_is_null(json_object_get(cell, "a")) ? "B" : "A");
+    else
+        snprintf(buf, size, "-");
+}
+
+static void print_map(json_t *v)
+{
+    json_t *lats = json_object_get(v, "latencies_us"),
+           *speeds = json_object_get(v, "speeds");
+    json_t *cells = json_object_get(v, "cells"), *lat, *speed;
+    size_t li, si;
+    printf("Winner and margin (%% of the winner's median), in flight 1:\n%8s", "L(us)");
+    json_array_foreach(speeds, si, speed)
+        printf(" %10gx", json_number_value(speed));
+    printf("\n");
+    json_array_foreach(lats, li, lat) {
+        printf("%8.2f", json_number_value(lat));
+        json_array_foreach(speeds, si, speed) {
+            char entry[32];
+            map_entry(find_cell(cells, json_number_value(lat), json_number_value(speed)),
+                      entry, sizeof entry);
+            printf(" %11s", entry);
+        }
+        printf("\n");
+    }
+}
+
+static double design_value(json_t *cell, const char *design, const char *key)
+{
+    return jnum(json_object_get(cell, design), key);
+}
+
+static void print_cells(json_t *cells)
+{
+    size_t i;
+    json_t *c;
+    char b[8][32];
+    printf("\nCells (medians in us; service and compute: medians over the requests):\n");
+    printf("%6s %6s %9s %9s %9s %9s %9s %9s %6s %9s %7s\n", "speed", "L(us)", "A",
+           "A svc", "A comp", "B", "B svc", "B comp", "winner", "margin", "%");
+    json_array_foreach(cells, i, c) {
+        printf("%6g %6.2f %9s %9s %9s %9s %9s %9s %6s %9s %7s\n", jnum(c, "speed"),
+               jnum(c, "pcie_latency_us"),
+               fmt(b[0], 32, design_value(c, "a", "median_us"), 1),
+               fmt(b[1], 32, design_value(c, "a", "service_us"), 1),
+               fmt(b[2], 32, design_value(c, "a", "compute_us"), 1),
+               fmt(b[3], 32, design_value(c, "b", "median_us"), 1),
+               fmt(b[4], 32, design_value(c, "b", "service_us"), 1),
+               fmt(b[5], 32, design_value(c, "b", "compute_us"), 1),
+               upper(jstr(c, "winner")), fmt(b[6], 32, jnum(c, "margin_us"), 1),
+               fmt(b[7], 32, jnum(c, "margin_pct"), 1));
+    }
+}
+
+static void print_crossovers(json_t *crossovers)
+{
+    size_t i;
+    json_t *x;
+    printf("\nWhere the ranking flips (linear interpolation between measured points):\n");
+    json_array_foreach(crossovers, i, x)
+        printf("  %s\n", jstr(x, "text"));
+}
+
+static void print_movement(json_t *movement)
+{
+    size_t i;
+    json_t *m;
+    char b[32];
+    printf("\nMovement across the latency range (median, in flight 1):\n");
+    printf("%6s %6s %8s %8s %10s %10s %10s %8s\n", "design", "speed", "from L", "to L",
+           "from(us)", "to(us)", "delta(us)", "delta%");
+    json_array_foreach(movement, i, m) {
+        printf("%6s %6g %8.2f %8.2f %10.1f %10.1f %+10.1f %8s\n",
+               upper(jstr(m, "design")), jnum(m, "speed"), jnum(m, "from_latency_us"),
+               jnum(m, "to_latency_us"), jnum(m, "from_median_us"),
+               jnum(m, "to_median_us"), jnum(m, "delta_us"),
+               fmt(b, sizeof b, jnum(m, "delta_pct"), 1));
+    }
+}
+
+static void print_alone(json_t *alone, json_t *ranking)
+{
+    size_t i;
+    json_t *a;
+    char b[2][32];
+    printf("\nAlone (device model, no system) vs in the system:\n");
+    printf("%6s %10s %10s %7s  %s\n", "speed", "A(us)", "B(us)", "alone",
+           "system winners");
+    json_array_foreach(alone, i, a) {
+        json_t *r = json_array_get(ranking, i), *w;
+        const char *lat;
+        printf("%6g %10s %10s %7s ", jnum(a, "speed"), fmt(b[0], 32, jnum(a, "a_us"), 2),
+               fmt(b[1], 32, jnum(a, "b_us"), 2), upper(jstr(a, "winner")));
+        json_object_foreach(json_object_get(r, "system_winners"), lat, w)
+            printf(" %s:%s", lat, upper(json_string_value(w)));
+        printf("%s\n", json_is_true(json_object_get(r, "flips")) ? "  (flips)" : "");
+    }
+}
+
+static void print_baselines(json_t *baselines)
+{
+    size_t i;
+    json_t *r;
+    char b[4][32];
+    printf("\nBaselines at 1x, in flight 1 (median us):\n");
+    printf("%6s %10s %10s %10s %10s\n", "L(us)", "software", "regcopy", "A", "B");
+    json_array_foreach(baselines, i, r) {
+        printf("%6.2f %10s %10s %10s %10s\n", jnum(r, "pcie_latency_us"),
+               fmt(b[0], 32, jnum(r, "software_median_us"), 1),
+               fmt(b[1], 32, jnum(r, "regcopy_median_us"), 1),
+               fmt(b[2], 32, jnum(r, "a_median_us"), 1),
+               fmt(b[3], 32, jnum(r, "b_median_us"), 1));
+    }
+}
+
+static void print_load(json_t *load)
+{
+    size_t i;
+    json_t *r;
+    char b[3][32];
+    printf("\nLoad at 1x:\n");
+    printf("%6s %6s %9s %10s %10s %10s\n", "design", "L(us)", "in flight", "median(us)",
+           "p99(us)", "req/s");
+    json_array_foreach(load, i, r) {
+        printf("%6s %6.2f %9lld %10s %10s %10s\n", upper(jstr(r, "design")),
+               jnum(r, "pcie_latency_us"), (long long)jnum(r, "in_flight"),
+               fmt(b[0], 32, jnum(r, "median_us"), 1),
+               fmt(b[1], 32, jnum(r, "p99_us"), 1),
+               fmt(b[2], 32, jnum(r, "throughput_rps"), 1));
+    }
+}
+
+static void print_report(json_t *v)
+{
+    print_map(v);
+    print_cells(json_object_get(v, "cells"));
+    print_crossovers(json_object_get(v, "crossovers"));
+    print_movement(json_object_get(v, "movement"));
+    print_alone(json_object_get(v, "alone"), json_object_get(v, "ranking"));
+    print_baselines(json_object_get(v, "baselines"));
+    print_load(json_object_get(v, "load"));
+    printf("\nSummary:\n");
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(v, "summary"), i, s)
+        printf("- %s\n", json_string_value(s));
+}
+
+/* Opens the database (refusing to create one) and computes the verdict; NULL
+ * with the message printed. */
+static json_t *load_verdict(const char *path)
+{
+    if (access(path, F_OK)) {
+        fprintf(stderr, "mortar verdict: no finished runs in %s (no such file)\n", path);
+        return NULL;
+    }
+    sqlite3 *db;
+    char err[512];
+    if (db_open(&db, path, err, sizeof err)) {
+        fprintf(stderr, "mortar verdict: %s\n", err);
+        return NULL;
+    }
+    json_t *v = NULL;
+    int64_t n = verdict_finished_runs(db, err, sizeof err);
+    if (n == 0)
+        fprintf(stderr, "mortar verdict: no finished runs in %s\n", path);
+    else if (n < 0 || !(v = verdict_compute(db, err, sizeof err)))
+        fprintf(stderr, "mortar verdict: %s: %s\n", path, err);
+    sqlite3_close(db);
+    return v;
+}
+
+int mortar_verdict_main(int argc, char **argv)
+{
+    const char *path = "mortar.db";
+    bool as_json = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--db") && i + 1 < argc)
+            path = argv[++i];
+        else if (!strcmp(argv[i], "--json"))
+            as_json = true;
+        else
+            return usage();
+    }
+    json_t *v = load_verdict(path);
+    if (!v)
+        return 1;
+    if (as_json) {
+        json_dumpf(v, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+        putchar('\n');
+    } else {
+        print_report(v);
+    }
+    json_decref(v);
+    return 0;
+}

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The case study end to end with `mortar run` (two QEMU hosts, two e1000
+# models, a switch, the accelerator): short runs of every backend complete
+# with every product verified and are recorded in SQLite; the same spec run
+# twice, and once more with tracing, gives identical per-request latencies;
+# the traced run can be exported; a device that computes wrong products
+# fails its run.
+source "$(dirname "$0")/harness.sh"
+qh_init case-study
+MORTAR=$QH_BIN/mortar
+[ -x "$MORTAR" ] || MORTAR=$QH_SOURCE/build/bin/mortar
+SPECS=$QH_SOURCE/experiments/matmul
+DB=$QH_DIR/results.db
+export MORTAR_BIN=$QH_BIN
+
+# run NAME SPEC [ARGS...]: one run into $DB; its id in $RUN_ID.
+run() {
+    local name=$1 spec=$2 rc
+    shift 2
+    "$MORTAR" run "$SPECS/$spec" --db "$DB" --out "$QH_DIR/runs" "$@" \
+        >"$QH_DIR/$name.out" 2>"$QH_DIR/$name.err"
+    rc=$?
+    RUN_ID=$(sqlite3 "$DB" "select max(id) from runs")
+    return $rc
+}
+
+# latencies ID: the run's "idx latency_ns" lines.
+latencies() {
+    sqlite3 "$DB" "select idx, latency_ns from requests where run_id=$1 order by idx"
+}
+
+expect_ok() {
+    local name=$1 requests=$2
+    [ "$(sqlite3 "$DB" "select status from runs where id=$RUN_ID")" = ok ] ||
+        qh_fail "$name: the run is not recorded as ok: $(tail -n 5 "$QH_DIR/$name.err")"
+    [ "$(sqlite3 "$DB" "select count(*) from requests where run_id=$RUN_ID and verified=1")" \
+        = "$requests" ] || qh_fail "$name: not every one of $requests products was verified"
+}
+
+# 1. Design B, three times: plain, plain again, traced.
+run b1 design-b.json --set requests=3 --set warmup=1 || qh_fail "b1 failed: $(tail -n 5 "$QH_DIR/b1.err")"
+expect_ok b1 3
+B1=$RUN_ID
+run b2 design-b.json --set requests=3 --set warmup=1 || qh_fail "b2 failed"
+expect_ok b2 3
+B2=$RUN_ID
+run b3 design-b.json --set requests=3 --set warmup=1 --trace || qh_fail "b3 (traced) failed"
+expect_ok b3 3
+B3=$RUN_ID
+[ "$(latencies "$B1")" = "$(latencies "$B2")" ] ||
+    qh_fail "the same spec gave different latencies: $(latencies "$B1" | tr '\n' ' ') vs $(latencies "$B2" | tr '\n' ' ')"
+[ "$(latencies "$B1")" = "$(latencies "$B3")" ] ||
+    qh_fail "tracing changed the latencies: $(latencies "$B1" | tr '\n' ' ') vs $(latencies "$B3" | tr '\n' ' ')"
+echo "design b: identical latencies in 3 runs (one traced): $(latencies "$B1" | tr '\n' ' ')"
+
+# 2. The traced run's files, and its export.
+dir=$(sqlite3 "$DB" "select run_dir from runs where id=$B3")
+for f in client.trace server.trace sim0.trace; do
+    [ -s "$dir/$f" ] || qh_fail "the traced run has no $f"
+done
+if "$MORTAR" trace "$B3" --db "$DB" --format perfetto --out "$QH_DIR/b3.perfetto.json" \
+    2>"$QH_DIR/trace.err"; then
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["traceEvents"]' \
+        "$QH_DIR/b3.perfetto.json" || qh_fail "the Perfetto export does not parse"
+    "$MORTAR" trace "$B3" --db "$DB" --format otlp --out "$QH_DIR/b3.otlp.json" ||
+        qh_fail "the OTLP export failed"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["resourceSpans"]' \
+        "$QH_DIR/b3.otlp.json" || qh_fail "the OTLP export does not parse"
+else
+    qh_fail "mortar trace failed: $(cat "$QH_DIR/trace.err")"
+fi
+
+# 3. The other backends, one measured request each.
+run a design-a.json --set requests=1 --set warmup=0 || qh_fail "design a failed: $(tail -n 5 "$QH_DIR/a.err")"
+expect_ok a 1
+run regcopy design-regcopy.json --set requests=1 --set warmup=0 ||
+    qh_fail "register copy failed: $(tail -n 5 "$QH_DIR/regcopy.err")"
+expect_ok regcopy 1
+run software software.json --set requests=1 --set warmup=0 ||
+    qh_fail "software failed: $(tail -n 5 "$QH_DIR/software.err")"
+expect_ok software 1
+
+# 4. A device that computes wrong products fails the run.
+if run wrong design-a.json --set requests=1 --set warmup=0 --set components.3.params.corrupt=true; then
+    qh_fail "a run with wrong products succeeded"
+fi
+[ "$(sqlite3 "$DB" "select status from runs where id=$RUN_ID")" = failed ] ||
+    qh_fail "the run with wrong products is not recorded as failed"
+grep -Eq "WRONG|verified" "$QH_DIR/wrong.err" || qh_fail "the failure does not say the products were wrong: $(tail -n 3 "$QH_DIR/wrong.err")"
+echo "PASS: every backend verified, deterministic, tracing changes nothing, wrong products fail"

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# mortar sweep resumes: a sweep of three points interrupted (Ctrl-C, as a
+# terminal sends it to the sweep's process group) right after its first run
+# is recorded ok exits 130 and leaves no process or socket directory
+# behind; the same command again skips the finished point (same run id),
+# runs the others, and ends with exactly one ok run per point. A run that
+# fails (the guest's intermittent crash) is retried by one more invocation,
+# as a user would.
+source "$(dirname "$0")/harness.sh"
+qh_init sweep-resume
+MORTAR=$QH_BIN/mortar
+[ -x "$MORTAR" ] || MORTAR=$QH_SOURCE/build/bin/mortar
+SPEC=$QH_SOURCE/experiments/matmul/design-b.json
+DB=$QH_DIR/results.db
+OUT=$QH_DIR/runs
+export MORTAR_BIN=$QH_BIN
+SWEEP_PID=
+
+sweep_args=("$SPEC" --set requests=2 --set warmup=1 --grid pcie.latency=0.5us,1us,1.5us
+    --jobs 1 --db "$DB" --out "$OUT")
+
+# Fails with the sweep's output and the end of each point's log.
+fail() {
+    for f in "$QH_DIR"/sweep*.out "$QH_DIR"/sweep*.err "$OUT"/sweep-*/point-*.log; do
+        [ -s "$f" ] || continue
+        echo "---- $f (last 15 lines)" >&2
+        tail -n 15 "$f" >&2
+    done
+    qh_fail "$@"
+}
+
+cleanup() {
+    [ -n "$SWEEP_PID" ] && kill -TERM -- "-$SWEEP_PID" 2>/dev/null && wait "$SWEEP_PID"
+    qh_cleanup
+}
+trap cleanup EXIT
+
+# "id latency_ns status" per run, from mortar results.
+runs() {
+    "$MORTAR" results --db "$DB" --json 2>/dev/null |
+        jq -r '.runs[] | "\(.id) \(.pcie_latency_us * 1000 | round) \(.status)"'
+}
+ok_runs() { runs | awk '$3 == "ok"'; }
+
+# The socket directories of this test's runs, from their mortar-sim descriptions.
+sock_dirs() {
+    cat "$OUT"/*/sim*.json 2>/dev/null | grep -o '/tmp/mortar-run-[A-Za-z0-9]*' | sort -u
+}
+leftovers() {
+    pgrep -af "$QH_DIR" | grep -v "^$$ " || true
+    for d in $(sock_dirs); do
+        pgrep -af "$d" || true
+        [ ! -e "$d" ] || echo "directory $d"
+    done
+}
+
+# 1. Start the sweep in its own process group; interrupt it once the first
+#    run is recorded ok and the second one has started its processes.
+setsid "$MORTAR" sweep "${sweep_args[@]}" >"$QH_DIR/sweep1.out" 2>"$QH_DIR/sweep1.err" &
+SWEEP_PID=$!
+end=$((SECONDS + 420))
+until [ -n "$(ok_runs)" ]; do
+    kill -0 "$SWEEP_PID" 2>/dev/null || fail "the sweep ended before a run was ok"
+    [ "$SECONDS" -lt "$end" ] || fail "no run finished ok within 420 s"
+    sleep 0.5
+done
+read -r first_id first_latency _ <<<"$(ok_runs)"
+started() { ls "$OUT"/*/sim0.json 2>/dev/null | wc -l; }
+started_at_ok=$(started)
+end=$((SECONDS + 30))
+until [ "$(started)" -gt "$started_at_ok" ] || [ "$SECONDS" -ge "$end" ]; do
+    sleep 0.2
+done
+sleep 1
+kill -INT -- "-$SWEEP_PID"
+wait "$SWEEP_PID"
+rc=$?
+SWEEP_PID=
+[ "$rc" = 130 ] || fail "the interrupted sweep exited with $rc, not 130"
+grep -q interrupted "$QH_DIR/sweep1.err" || fail "the sweep did not say it was interrupted"
+grep -q "1 ok" "$QH_DIR/sweep1.out" || fail "the summary lost the ok run: $(cat "$QH_DIR/sweep1.out")"
+sleep 0.5
+[ -z "$(leftovers)" ] || fail "left behind after Ctrl-C: $(leftovers)"
+
+# 2. The same command again: the done point is skipped, the rest run (a
+#    failed one once more, if need be).
+for attempt in 2 3; do
+    "$MORTAR" sweep "${sweep_args[@]}" >"$QH_DIR/sweep$attempt.out" 2>"$QH_DIR/sweep$attempt.err"
+    rc=$?
+    grep -Eq "[1-9] skipped \(already done\)" "$QH_DIR/sweep$attempt.out" ||
+        fail "the done point was not skipped: $(cat "$QH_DIR/sweep$attempt.out")"
+    [ "$rc" = 0 ] && break
+    [ "$rc" = 1 ] || fail "the resumed sweep exited with $rc"
+done
+[ "$rc" = 0 ] || fail "the resumed sweep still failed: $(cat "$QH_DIR/sweep$attempt.out")"
+grep -q "next: mortar verdict --db $DB" "$QH_DIR/sweep$attempt.out" || fail "no next-step hint"
+[ "$(ok_runs | wc -l)" = 3 ] || fail "expected 3 ok runs: $(runs)"
+[ "$(ok_runs | awk '{print $2}' | sort -n | tr '\n' ' ')" = "500 1000 1500 " ] ||
+    fail "not one ok run per latency: $(runs)"
+ok_runs | grep -q "^$first_id $first_latency ok$" || fail "the first ok run was redone: $(runs)"
+[ "$(ls "$OUT"/sweep-design-b/point-*.log | wc -l)" = 3 ] || fail "a point has no log"
+sleep 0.5
+[ -z "$(leftovers)" ] || fail "left behind after the sweep: $(leftovers)"
+echo "PASS: an interrupted sweep resumes without redoing its finished run ($(runs | wc -l) runs recorded)"

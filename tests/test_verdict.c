@@ -1,0 +1,537 @@
+/*
+ * test_verdict.c - the verdict from a synthetic results database: winners
+ * and margins per cell, the crossover latency by interpolation, no crossing
+ * where one design wins everywhere, movement across the latency range,
+ * request medians, alone times from the real device model, baselines, load
+ * runs; failed runs ignored and the newest run of a cell used; the null
+ * cases, an empty database and a broken one.
+ *
+ * The grid at 1x: A's median is 1000 + 800 L us and B's 1500 + 200 L, so
+ * they cross at L = 5/6 us, which interpolation between the measured points
+ * 0.5 and 1.0 finds exactly. At 2x A wins everywhere.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "db.h"
+#include "verdict.h"
+
+/* ---- building the database ---- */
+
+typedef struct test_db {
+    char path[64];
+    sqlite3 *db;
+} test_db;
+
+static void open_db(test_db *t)
+{
+    snprintf(t->path, sizeof t->path, "/tmp/test_verdict_XXXXXX");
+    int fd = mkstemp(t->path);
+    assert_true(fd >= 0);
+    close(fd);
+    char err[256];
+    if (db_open(&t->db, t->path, err, sizeof err))
+        fail_msg("db_open: %s", err);
+}
+
+static void close_db(test_db *t)
+{
+    sqlite3_close(t->db);
+    char side[80];
+    unlink(t->path);
+    snprintf(side, sizeof side, "%s-wal", t->path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", t->path);
+    unlink(side);
+}
+
+typedef struct run_args {
+    const char *design, *status;
+    double latency_us, speed, median_us;
+    int64_t in_flight;
+    const db_request *reqs; /* NULL: one request, service and compute unknown */
+    size_t nreqs;
+} run_args;
+
+static int64_t add_run(sqlite3 *db, run_args a)
+{
+    json_t *spec = json_object();
+    db_run_info info = {.name = "t",
+                        .design = a.design,
+                        .run_dir = "/tmp",
+                        .pcie_latency_us = a.latency_us,
+                        .speed = a.speed,
+                        .in_flight = a.in_flight ? a.in_flight : 1,
+                        .spec = spec};
+    int64_t id = db_begin_run(db, &info);
+    json_decref(spec);
+    assert_true(id > 0);
+    db_request one = {.latency_ns = (int64_t)(a.median_us * 1000),
+                      .service_ns = -1,
+                      .compute_ns = -1,
+                      .verified = 1};
+    const db_request *reqs = a.reqs ? a.reqs : &one;
+    size_t n = a.reqs ? a.nreqs : 1;
+    db_summary s = {.requests = (int64_t)n,
+                    .verified = (int64_t)n,
+                    .median_us = a.median_us,
+                    .p99_us = a.median_us * 1.1,
+                    .mean_us = a.median_us,
+                    .min_us = a.median_us * 0.9,
+                    .max_us = a.median_us * 1.2,
+                    .throughput_rps = 1e6 / a.median_us * (double)info.in_flight};
+    assert_int_equal(db_finish_run(db, id, a.status ? a.status : "ok", NULL, 1.0, NULL,
+                                   NULL, reqs, n, &s),
+                     0);
+    return id;
+}
+
+/* A run with one request whose service and compute times are unknown. */
+static int64_t add(sqlite3 *db, const char *design, const char *status, double latency_us,
+                   double speed, double median_us)
+{
+    return add_run(db, (run_args){.design = design,
+                                  .status = status,
+                                  .latency_us = latency_us,
+                                  .speed = speed,
+                                  .median_us = median_us});
+}
+
+static double median_a(double l, double speed)
+{
+    return speed == 1 ? 1000 + 800 * l : 500 + 100 * l;
+}
+
+static double median_b(double l, double speed)
+{
+    return speed == 1 ? 1500 + 200 * l : 900 + 100 * l;
+}
+
+/* service 1000..3000 ns known for three requests (median 2 us); compute known
+ * for two, 5000 and 7000 ns (median 6 us). */
+static const db_request a_requests[] = {
+    {.idx = 0,
+     .latency_ns = 1400000,
+     .service_ns = -1,
+     .compute_ns = 5000,
+     .verified = 1},
+    {.idx = 1,
+     .latency_ns = 1400000,
+     .service_ns = 3000,
+     .compute_ns = 7000,
+     .verified = 1},
+    {.idx = 2,
+     .latency_ns = 1400000,
+     .service_ns = 1000,
+     .compute_ns = -1,
+     .verified = 1},
+    {.idx = 3,
+     .latency_ns = 1400000,
+     .service_ns = 2000,
+     .compute_ns = -1,
+     .verified = 1},
+};
+
+static void fill_grid(sqlite3 *db, int64_t *newest_b)
+{
+    /* An older run of a cell that a newer one replaces. */
+    add(db, "b", "ok", 1.5, 1, 100);
+    const double lats[] = {0.5, 1.0, 1.5}, speeds[] = {1, 2};
+    for (int s = 0; s < 2; s++)
+        for (int l = 0; l < 3; l++) {
+            double L = lats[l], S = speeds[s];
+            bool requests = L == 0.5 && S == 1;
+            add_run(db, (run_args){.design = "a",
+                                   .latency_us = L,
+                                   .speed = S,
+                                   .median_us = median_a(L, S),
+                                   .reqs = requests ? a_requests : NULL,
+                                   .nreqs = requests ? 4 : 0});
+            int64_t id = add(db, "b", "ok", L, S, median_b(L, S));
+            if (L == 1.5 && S == 1)
+                *newest_b = id;
+        }
+    /* Runs that did not finish, newer than the finished ones of their cells. */
+    add(db, "a", "failed", 1.0, 1, 99999);
+    add(db, "a", "running", 1.5, 1, 99999);
+    /* A alone at 2 us: a cell with B null, and the end of A's movement at 1x. */
+    add(db, "a", "ok", 2.0, 1, median_a(2.0, 1));
+    add(db, "software", "ok", 0.5, 1, 90000);
+    add(db, "software", "ok", 1.0, 1, 90100);
+    add(db, "regcopy", "ok", 0.5, 1, 20000);
+    /* Load: four in flight; B's at a latency outside the grid. */
+    add_run(db, (run_args){.design = "a",
+                           .latency_us = 0.5,
+                           .speed = 1,
+                           .median_us = 5000,
+                           .in_flight = 4});
+    add_run(db, (run_args){.design = "b",
+                           .latency_us = 3.0,
+                           .speed = 1,
+                           .median_us = 3000,
+                           .in_flight = 4});
+}
+
+/* ---- reading the verdict ---- */
+
+typedef struct fixture {
+    test_db t;
+    json_t *v;
+    int64_t newest_b;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    open_db(&f->t);
+    fill_grid(f->t.db, &f->newest_b);
+    char err[512] = "";
+    f->v = verdict_compute(f->t.db, err, sizeof err);
+    if (!f->v)
+        fprintf(stderr, "verdict_compute: %s\n", err);
+    *state = f;
+    return f->v ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    json_decref(f->v);
+    close_db(&f->t);
+    free(f);
+    return 0;
+}
+
+static void assert_near(double got, double want, double eps)
+{
+    if (!(fabs(got - want) <= eps))
+        fail_msg("got %.9f, want %.9f (+- %g)", got, want, eps);
+}
+
+static double num(json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!json_is_number(v))
+        fail_msg("\"%s\" is not a number", key);
+    return json_number_value(v);
+}
+
+static void assert_json_null(json_t *obj, const char *key)
+{
+    if (!json_is_null(json_object_get(obj, key)))
+        fail_msg("\"%s\" should be null", key);
+}
+
+static const char *str(json_t *obj, const char *key)
+{
+    const char *s = json_string_value(json_object_get(obj, key));
+    if (!s)
+        fail_msg("\"%s\" is not a string", key);
+    return s;
+}
+
+static json_t *section(void **state, const char *name)
+{
+    fixture *f = *state;
+    json_t *s = json_object_get(f->v, name);
+    assert_true(json_is_array(s));
+    return s;
+}
+
+/* The entry of `arr` whose numbers under k1 and k2 are v1 and v2. */
+static json_t *find(json_t *arr, const char *k1, double v1, const char *k2, double v2)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(arr, i, e) {
+        if (num(e, k1) == v1 && (!k2 || num(e, k2) == v2))
+            return e;
+    }
+    fail_msg("no entry with %s=%g %s=%g", k1, v1, k2 ? k2 : "", v2);
+    return NULL;
+}
+
+static json_t *cell(void **state, double l, double speed)
+{
+    return find(section(state, "cells"), "pcie_latency_us", l, "speed", speed);
+}
+
+/* ---- the tests ---- */
+
+static void test_axes_are_the_sorted_grid_values(void **state)
+{
+    json_t *lats = section(state, "latencies_us"), *speeds = section(state, "speeds");
+    const double want[] = {0.5, 1.0, 1.5, 2.0}; /* not 3.0: only a load run has it */
+    assert_int_equal(json_array_size(lats), 4);
+    for (size_t i = 0; i < 4; i++)
+        assert_near(json_number_value(json_array_get(lats, i)), want[i], 0);
+    assert_int_equal(json_array_size(speeds), 2);
+    assert_near(json_number_value(json_array_get(speeds, 1)), 2, 0);
+    /* Both speeds have every latency of A and B except (2.0, 2x): 7 cells. */
+    assert_int_equal(json_array_size(section(state, "cells")), 7);
+}
+
+static void test_each_cell_has_its_winner_and_margin(void **state)
+{
+    json_t *c = cell(state, 0.5, 1);
+    assert_string_equal(str(c, "winner"), "a");
+    assert_near(num(c, "margin_us"), 200, 1e-9);
+    assert_near(num(c, "margin_pct"), 100.0 * 200 / 1400, 1e-9);
+    c = cell(state, 1.0, 1);
+    assert_string_equal(str(c, "winner"), "b");
+    assert_near(num(c, "margin_us"), 100, 1e-9);
+    assert_near(num(c, "margin_pct"), 100.0 * 100 / 1700, 1e-9);
+    assert_near(num(json_object_get(c, "a"), "median_us"), 1800, 1e-9);
+    c = cell(state, 1.0, 2);
+    assert_string_equal(str(c, "winner"), "a");
+    assert_near(num(c, "margin_us"), 400, 1e-9);
+}
+
+static void test_failed_runs_are_ignored_and_the_newest_run_wins(void **state)
+{
+    fixture *f = *state;
+    json_t *c = cell(state, 1.5, 1);
+    json_t *b = json_object_get(c, "b");
+    assert_int_equal(num(b, "run_id"), f->newest_b);
+    assert_near(num(b, "median_us"), 1800, 1e-9);
+    assert_near(num(json_object_get(c, "a"), "median_us"), 2200, 1e-9);
+    assert_near(num(json_object_get(cell(state, 1.0, 1), "a"), "median_us"), 1800, 1e-9);
+    assert_string_equal(str(c, "winner"), "b");
+    assert_near(num(c, "margin_us"), 400, 1e-9);
+}
+
+static void test_a_cell_with_one_design_has_no_winner(void **state)
+{
+    json_t *c = cell(state, 2.0, 1);
+    assert_true(json_is_object(json_object_get(c, "a")));
+    assert_json_null(c, "b");
+    assert_json_null(c, "winner");
+    assert_json_null(c, "margin_us");
+    assert_json_null(c, "margin_pct");
+}
+
+static void test_request_medians_use_only_known_values(void **state)
+{
+    json_t *a = json_object_get(cell(state, 0.5, 1), "a");
+    assert_near(num(a, "service_us"), 2.0, 1e-9); /* odd count: the middle one */
+    assert_near(num(a, "compute_us"), 6.0, 1e-9); /* even count: mean of the two */
+    json_t *b = json_object_get(cell(state, 0.5, 1), "b");
+    assert_json_null(b, "service_us");
+    assert_json_null(b, "compute_us");
+}
+
+static void test_crossover_is_interpolated_between_measured_points(void **state)
+{
+    json_t *x = find(section(state, "crossovers"), "speed", 1, NULL, 0);
+    assert_near(num(x, "latency_us"), 5.0 / 6.0, 1e-6);
+    assert_string_equal(str(x, "below"), "a");
+    assert_string_equal(str(x, "above"), "b");
+    assert_string_equal(str(x, "text"), "At 1x, A wins below 0.83 us and B above.");
+}
+
+static void test_no_crossing_when_one_design_wins_everywhere(void **state)
+{
+    json_t *x = find(section(state, "crossovers"), "speed", 2, NULL, 0);
+    assert_json_null(x, "latency_us");
+    assert_string_equal(str(x, "below"), "a");
+    assert_string_equal(str(x, "above"), "a");
+    assert_non_null(strstr(str(x, "text"), "no crossing in range"));
+}
+
+static void test_movement_spans_each_designs_latency_range(void **state)
+{
+    json_t *mv = section(state, "movement");
+    assert_int_equal(json_array_size(mv), 4);
+    json_t *m = json_array_get(mv, 0); /* A at 1x: 0.5 to 2.0 us */
+    assert_string_equal(str(m, "design"), "a");
+    assert_near(num(m, "from_latency_us"), 0.5, 0);
+    assert_near(num(m, "to_latency_us"), 2.0, 0);
+    assert_near(num(m, "delta_us"), 1200, 1e-9);
+    assert_near(num(m, "delta_pct"), 100.0 * 1200 / 1400, 1e-9);
+    m = json_array_get(mv, 1); /* B at 1x: 0.5 to 1.5 us */
+    assert_string_equal(str(m, "design"), "b");
+    assert_near(num(m, "to_latency_us"), 1.5, 0);
+    assert_near(num(m, "delta_us"), 200, 1e-9);
+    m = json_array_get(mv, 2); /* A at 2x */
+    assert_near(num(m, "speed"), 2, 0);
+    assert_near(num(m, "delta_pct"), 100.0 * 100 / 550, 1e-9);
+}
+
+static void test_alone_times_come_from_the_device_model(void **state)
+{
+    json_t *a = find(section(state, "alone"), "speed", 1, NULL, 0);
+    char text[32];
+    snprintf(text, sizeof text, "%.2f", num(a, "a_us"));
+    assert_string_equal(text, "1920.00");
+    snprintf(text, sizeof text, "%.2f", num(a, "b_us"));
+    assert_string_equal(text, "2560.00");
+    assert_string_equal(str(a, "winner"), "a");
+    a = find(section(state, "alone"), "speed", 2, NULL, 0);
+    assert_near(num(a, "a_us") * 2, 1920, 1e-6);
+    json_t *c = json_object_get(cell(state, 1.0, 1), "b");
+    assert_near(num(c, "alone_us"), 2560, 1e-6);
+}
+
+static void test_ranking_flips_where_the_system_winner_differs(void **state)
+{
+    json_t *r = find(section(state, "ranking"), "speed", 1, NULL, 0);
+    assert_string_equal(str(r, "alone_winner"), "a");
+    assert_true(json_is_true(json_object_get(r, "flips")));
+    json_t *w = json_object_get(r, "system_winners");
+    assert_int_equal(json_object_size(w), 3);
+    assert_string_equal(str(w, "0.5"), "a");
+    assert_string_equal(str(w, "1"), "b");
+    assert_string_equal(str(w, "1.5"), "b");
+    r = find(section(state, "ranking"), "speed", 2, NULL, 0);
+    assert_true(json_is_false(json_object_get(r, "flips")));
+}
+
+static void test_baselines_list_every_latency_with_nulls(void **state)
+{
+    json_t *bl = section(state, "baselines");
+    assert_int_equal(json_array_size(bl), 4);
+    json_t *r = find(bl, "pcie_latency_us", 0.5, NULL, 0);
+    assert_near(num(r, "software_median_us"), 90000, 1e-9);
+    assert_near(num(r, "regcopy_median_us"), 20000, 1e-9);
+    assert_near(num(r, "a_median_us"), 1400, 1e-9);
+    assert_near(num(r, "b_median_us"), 1600, 1e-9);
+    r = find(bl, "pcie_latency_us", 1.0, NULL, 0);
+    assert_near(num(r, "software_median_us"), 90100, 1e-9);
+    assert_json_null(r, "regcopy_median_us");
+    r = find(bl, "pcie_latency_us", 2.0, NULL, 0);
+    assert_json_null(r, "software_median_us");
+    assert_json_null(r, "b_median_us");
+}
+
+static void test_load_lists_speed_1_runs_by_design_latency_in_flight(void **state)
+{
+    json_t *load = section(state, "load");
+    assert_int_equal(json_array_size(load), 9); /* A: 4 + 1, B: 3 + 1 */
+    json_t *r = json_array_get(load, 1);
+    assert_string_equal(str(r, "design"), "a");
+    assert_int_equal(num(r, "in_flight"), 4);
+    assert_near(num(r, "median_us"), 5000, 1e-9);
+    assert_near(num(r, "throughput_rps"), 800, 1e-9);
+    r = json_array_get(load, 5);
+    assert_string_equal(str(r, "design"), "b");
+    assert_int_equal(num(r, "in_flight"), 1);
+    r = json_array_get(load, 8);
+    assert_near(num(r, "pcie_latency_us"), 3.0, 0);
+    assert_int_equal(num(r, "in_flight"), 4);
+    /* The in-flight-4 runs stay out of the grid. */
+    assert_near(num(json_object_get(cell(state, 0.5, 1), "a"), "median_us"), 1400, 1e-9);
+}
+
+static bool summary_has(void **state, const char *text)
+{
+    size_t i;
+    json_t *s;
+    json_array_foreach(section(state, "summary"), i, s) {
+        if (strstr(json_string_value(s), text))
+            return true;
+    }
+    return false;
+}
+
+static void test_summary_states_the_conclusions_with_numbers(void **state)
+{
+    assert_true(summary_has(state, "At 1x, A wins below 0.83 us and B above."));
+    assert_true(summary_has(state, "A wins 4 and B 2 of the 6 cells where both ran"));
+    assert_true(summary_has(state, "Alone, A is faster at every speed (A 1920.00 us, B "
+                                   "2560.00 us at 1x); in the system the ranking flips "
+                                   "at 1x."));
+    assert_true(summary_has(state, "A's median moves by +1200.0 us (+85.7%)"));
+    assert_true(summary_has(state, "software 90000.0 to 90100.0 us"));
+    assert_true(summary_has(state, "as requests in flight go from 1 to 4"));
+}
+
+/* ---- separate databases ---- */
+
+static void test_a_tie_between_the_signs_is_the_crossing(void **state)
+{
+    test_db t;
+    open_db(&t);
+    /* A - B: -100 at 1, 0 at 2, +100 at 3 (0.5x: the alone runs are cheap). */
+    const double a[] = {900, 1000, 1100}, b[] = {1000, 1000, 1000};
+    for (int i = 0; i < 3; i++) {
+        add(t.db, "a", "ok", i + 1.0, 0.5, a[i]);
+        add(t.db, "b", "ok", i + 1.0, 0.5, b[i]);
+    }
+    char err[512];
+    json_t *v = verdict_compute(t.db, err, sizeof err);
+    assert_non_null(v);
+    json_t *x = json_array_get(json_object_get(v, "crossovers"), 0);
+    assert_near(num(x, "latency_us"), 2.0, 0);
+    assert_string_equal(str(x, "below"), "a");
+    assert_string_equal(str(x, "above"), "b");
+    json_t *c = json_array_get(json_object_get(v, "cells"), 1);
+    assert_string_equal(str(c, "winner"), "tie");
+    assert_near(num(c, "margin_us"), 0, 0);
+    json_decref(v);
+    close_db(&t);
+}
+
+static void test_an_empty_database_has_no_finished_runs(void **state)
+{
+    test_db t;
+    open_db(&t);
+    add(t.db, "a", "failed", 1.0, 1, 1000);
+    char err[256];
+    assert_int_equal(verdict_finished_runs(t.db, err, sizeof err), 0);
+    json_t *v = verdict_compute(t.db, err, sizeof err);
+    assert_non_null(v);
+    assert_int_equal(json_array_size(json_object_get(v, "cells")), 0);
+    assert_int_equal(json_array_size(json_object_get(v, "crossovers")), 0);
+    assert_int_equal(json_array_size(json_object_get(v, "summary")), 0);
+    json_decref(v);
+    close_db(&t);
+}
+
+static void test_a_database_error_is_reported(void **state)
+{
+    test_db t;
+    open_db(&t);
+    assert_int_equal(sqlite3_exec(t.db, "DROP TABLE runs", NULL, NULL, NULL), SQLITE_OK);
+    char err[256] = "";
+    assert_null(verdict_compute(t.db, err, sizeof err));
+    assert_non_null(strstr(err, "reading the runs"));
+    assert_int_equal(verdict_finished_runs(t.db, err, sizeof err), -1);
+    assert_non_null(strstr(err, "no such table"));
+    close_db(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest grid[] = {
+        cmocka_unit_test(test_axes_are_the_sorted_grid_values),
+        cmocka_unit_test(test_each_cell_has_its_winner_and_margin),
+        cmocka_unit_test(test_failed_runs_are_ignored_and_the_newest_run_wins),
+        cmocka_unit_test(test_a_cell_with_one_design_has_no_winner),
+        cmocka_unit_test(test_request_medians_use_only_known_values),
+        cmocka_unit_test(test_crossover_is_interpolated_between_measured_points),
+        cmocka_unit_test(test_no_crossing_when_one_design_wins_everywhere),
+        cmocka_unit_test(test_movement_spans_each_designs_latency_range),
+        cmocka_unit_test(test_alone_times_come_from_the_device_model),
+        cmocka_unit_test(test_ranking_flips_where_the_system_winner_differs),
+        cmocka_unit_test(test_baselines_list_every_latency_with_nulls),
+        cmocka_unit_test(test_load_lists_speed_1_runs_by_design_latency_in_flight),
+        cmocka_unit_test(test_summary_states_the_conclusions_with_numbers),
+    };
+    const struct CMUnitTest alone_dbs[] = {
+        cmocka_unit_test(test_a_tie_between_the_signs_is_the_crossing),
+        cmocka_unit_test(test_an_empty_database_has_no_finished_runs),
+        cmocka_unit_test(test_a_database_error_is_reported),
+    };
+    int failed = cmocka_run_group_tests_name("grid", grid, setup, teardown);
+    return failed + cmocka_run_group_tests_name("separate", alone_dbs, NULL, NULL);
+}

@@ -1,0 +1,921 @@
+// explorer.js - the explorer page's behaviour. It reads the data that
+// `mortar report` embedded in #mortar-data (docs/explorer.md) and draws, from
+// it alone: the verdict, the sliders and the map over the measured grid, a
+// card per design, the timeline of a traced request, and the charts. Winners,
+// margins and crossovers are the verdict's (cli/verdict.c); this script never
+// decides one.
+'use strict';
+
+(function explorer() {
+  const DESIGNS = {
+    a: { name: 'Design A', nick: 'wide array', color: '#2563eb', soft: '#93c5fd' },
+    b: { name: 'Design B', nick: 'deep pipeline', color: '#ea580c', soft: '#fdba74' },
+  };
+  const COLOR = { tie: '#64748b', software: '#059669', regcopy: '#7c3aed', none: '#94a3b8' };
+  const EVENT_PALETTE = ['#2563eb', '#ea580c', '#059669', '#7c3aed', '#db2777', '#0891b2',
+    '#ca8a04', '#4f46e5', '#65a30d', '#dc2626', '#0d9488', '#9333ea'];
+
+  // ---------------------------------------------------------------- helpers
+
+  const $ = (id) => document.getElementById(id);
+
+  // el('div', {class: 'x', text: 'y', data: {k: v}, title, ...attrs}, ...children)
+  function el(tag, attrs, ...children) {
+    const svg = tag.startsWith('svg:');
+    const node = svg
+      ? document.createElementNS('http://www.w3.org/2000/svg', tag.slice(4))
+      : document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === undefined || v === null || v === false) continue;
+      if (k === 'text') node.textContent = v;
+      else if (k === 'data') for (const [dk, dv] of Object.entries(v)) node.dataset[dk] = dv;
+      else if (k === 'on') for (const [ev, fn] of Object.entries(v)) node.addEventListener(ev, fn);
+      else node.setAttribute(k, v === true ? '' : v);
+    }
+    for (const c of children.flat()) {
+      if (c === null || c === undefined || c === false) continue;
+      node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return node;
+  }
+
+  const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
+  const num = (v) => (isNum(v) ? v : null);
+  const key = (...parts) => parts.map((p) => String(p)).join('|');
+
+  // Grid values as given (0.5, 1, 2.5), without float noise.
+  const trim = (v) => String(+Number(v).toFixed(4));
+
+  function fmtNumber(v, digits) {
+    return v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  }
+  // Microseconds: one decimal, two below 10 µs.
+  function fmtUs(v) {
+    if (!isNum(v)) return '—';
+    return fmtNumber(v, Math.abs(v) < 10 ? 2 : 1) + ' µs';
+  }
+  const fmtL = (v) => (isNum(v) ? trim(v) + ' µs' : '—');
+  const fmtSpeed = (v) => (isNum(v) ? trim(v) + '×' : '—');
+  const fmtPct = (v) => (isNum(v) ? fmtNumber(Math.abs(v), 1) + ' %' : '—');
+  const fmtRps = (v) => (isNum(v) ? fmtNumber(v, v < 100 ? 1 : 0) + ' req/s' : '—');
+  const designName = (d) => (DESIGNS[d] ? DESIGNS[d].name : d === 'tie' ? 'tie' : d || '—');
+
+  function uniqueSorted(values) {
+    return [...new Set(values.filter(isNum))].sort((x, y) => x - y);
+  }
+
+  function setTable(table, header, rows) {
+    table.replaceChildren();
+    const box = table.closest('[id$="-box"]') || table;
+    if (!rows.length) {
+      box.hidden = true;
+      return;
+    }
+    box.hidden = false;
+    table.append(el('thead', null, el('tr', null, header.map((h) => el('th', { text: h })))));
+    table.append(el('tbody', null, rows.map((r) =>
+      el('tr', r.attrs || null, r.cells.map((c) =>
+        c instanceof Node ? el('td', null, c) : el('td', { text: c })))))
+    );
+  }
+
+  // ---------------------------------------------------------------- the data
+
+  function loadData() {
+    try {
+      const d = JSON.parse($('mortar-data').textContent);
+      return d && typeof d === 'object' ? d : null;
+    } catch (e) {
+      return null;
+    }
+  }
+
+  // The grid the page shows: the verdict's cells, or without a verdict the
+  // newest finished A and B run of each (latency, speed) with one request in
+  // flight (the measured numbers only: no winner, no margin).
+  function buildModel(data) {
+    const runs = Array.isArray(data.runs) ? data.runs : [];
+    const ok = runs.filter((r) => r.status === 'ok');
+    const verdict = data.verdict && typeof data.verdict === 'object' ? data.verdict : null;
+    const runsById = new Map(runs.map((r) => [r.id, r]));
+
+    let cells;
+    if (verdict && Array.isArray(verdict.cells)) {
+      cells = verdict.cells.filter((c) => isNum(c.pcie_latency_us) && isNum(c.speed));
+    } else {
+      // Runs come in id order: the newest of each grid point is the last.
+      const grid = new Map();
+      for (const r of ok) {
+        if ((r.design === 'a' || r.design === 'b') && r.in_flight === 1)
+          grid.set(key(r.design, r.pcie_latency_us, r.speed), r);
+      }
+      const byCell = new Map();
+      for (const r of grid.values()) {
+        const k = key(r.pcie_latency_us, r.speed);
+        if (!byCell.has(k)) {
+          byCell.set(k, { pcie_latency_us: r.pcie_latency_us, speed: r.speed, a: null, b: null,
+            winner: null, margin_us: null, margin_pct: null });
+        }
+        const s = r.summary || {};
+        byCell.get(k)[r.design] = { run_id: r.id, median_us: s.median_us, p99_us: s.p99_us,
+          mean_us: s.mean_us, min_us: s.min_us, max_us: s.max_us,
+          alone_us: null, service_us: null, compute_us: null };
+      }
+      cells = [...byCell.values()];
+    }
+    const latencies = verdict && Array.isArray(verdict.latencies_us) && verdict.latencies_us.length
+      ? uniqueSorted(verdict.latencies_us) : uniqueSorted(cells.map((c) => c.pcie_latency_us));
+    const speeds = verdict && Array.isArray(verdict.speeds) && verdict.speeds.length
+      ? uniqueSorted(verdict.speeds) : uniqueSorted(cells.map((c) => c.speed));
+    const cellMap = new Map(cells.map((c) => [key(+c.pcie_latency_us, +c.speed), c]));
+
+    return { data, runs, ok, verdict, runsById, cells, cellMap, latencies, speeds,
+      baselines: verdict && Array.isArray(verdict.baselines) ? verdict.baselines : baselinesFromRuns(ok),
+      load: verdict && Array.isArray(verdict.load) ? verdict.load : loadFromRuns(ok) };
+  }
+
+  // Without a verdict: the newest software and register-copy run per latency
+  // beside the A and B grid runs at 1x.
+  function baselinesFromRuns(ok) {
+    const pick = new Map();
+    for (const r of ok) {
+      if (r.in_flight !== 1) continue;
+      if (r.design === 'software' || r.design === 'regcopy' ||
+          ((r.design === 'a' || r.design === 'b') && r.speed === 1)) {
+        pick.set(key(r.design, r.pcie_latency_us), r);
+      }
+    }
+    const med = (d, L) => {
+      const r = pick.get(key(d, L));
+      return r && r.summary ? num(r.summary.median_us) : null;
+    };
+    const Ls = uniqueSorted(ok.filter((r) => r.design === 'software' || r.design === 'regcopy')
+      .map((r) => r.pcie_latency_us));
+    return Ls.map((L) => ({ pcie_latency_us: L, software_median_us: med('software', L),
+      regcopy_median_us: med('regcopy', L), a_median_us: med('a', L), b_median_us: med('b', L) }));
+  }
+
+  // Without a verdict: every A/B latency with runs of several requests in
+  // flight, with its one-in-flight run, at the speed those runs used.
+  function loadFromRuns(ok) {
+    const multi = ok.filter((r) => (r.design === 'a' || r.design === 'b') && r.in_flight > 1);
+    const groups = new Set(multi.map((r) => key(r.design, r.pcie_latency_us, r.speed)));
+    const pick = new Map();
+    for (const r of ok) {
+      if (groups.has(key(r.design, r.pcie_latency_us, r.speed)))
+        pick.set(key(r.design, r.pcie_latency_us, r.speed, r.in_flight), r);
+    }
+    return [...pick.values()].map((r) => ({ design: r.design, pcie_latency_us: r.pcie_latency_us,
+      in_flight: r.in_flight, median_us: (r.summary || {}).median_us, p99_us: (r.summary || {}).p99_us,
+      throughput_rps: (r.summary || {}).throughput_rps }));
+  }
+
+  // ---------------------------------------------------------------- state
+
+  const state = { li: 0, si: 0, design: 'a', zoom: null, timelineOf: '' };
+  let M = null;
+
+  const currentL = () => M.latencies[state.li];
+  const currentS = () => M.speeds[state.si];
+  const cellAt = (L, s) => M.cellMap.get(key(+L, +s)) || null;
+  const currentCell = () => cellAt(currentL(), currentS());
+
+  function select(li, si) {
+    state.li = Math.max(0, Math.min(M.latencies.length - 1, li));
+    state.si = Math.max(0, Math.min(M.speeds.length - 1, si));
+    $('slider-latency').value = String(state.li);
+    $('slider-speed').value = String(state.si);
+    renderSelection();
+  }
+
+  function selectDesign(d) {
+    state.design = d;
+    renderCards();
+    renderTimeline();
+  }
+
+  function renderSelection() {
+    $('latency-value').textContent = fmtL(currentL());
+    $('speed-value').textContent = fmtSpeed(currentS());
+    const explore = $('explore');
+    explore.dataset.latency = String(currentL());
+    explore.dataset.speed = String(currentS());
+    const cell = currentCell();
+    const sel = $('selection');
+    if (!cell) sel.textContent = 'Neither design was measured at this setting.';
+    else if (cell.winner === 'a' || cell.winner === 'b')
+      sel.textContent = `${designName(cell.winner)} is faster here, by ${fmtUs(isNum(cell.margin_us) ? Math.abs(cell.margin_us) : null)} (${fmtPct(cell.margin_pct)}) end to end.`;
+    else if (cell.winner === 'tie') sel.textContent = 'A and B are tied here.';
+    else sel.textContent = M.verdict ? 'No winner here: a design is missing.' : 'Who wins needs the verdict (see above).';
+    renderMapSelection();
+    renderCards();
+    renderTimeline();
+    renderLatencyChart();
+  }
+
+  // ---------------------------------------------------------------- header, verdict
+
+  function renderHeader() {
+    const d = M.data;
+    $('meta').replaceChildren(
+      `${M.runs.length} run${M.runs.length === 1 ? '' : 's'} (${M.ok.length} finished ok) from `,
+      el('code', { text: d.database || '?' }),
+      `, built ${d.generated_at || '?'} by ${d.generator || 'mortar'}.`);
+    $('footer').textContent = 'Every number on this page is read from the runs in the database ' +
+      '(mortar report / mortar serve); docs/explorer.md says where each one comes from.';
+  }
+
+  function renderVerdict() {
+    const v = M.verdict;
+    const err = $('verdict-error');
+    const empty = v && (!Array.isArray(v.cells) || !v.cells.length);
+    err.hidden = !!v && !empty;
+    if (!v) {
+      err.textContent = `No verdict: ${M.data.verdict_error || 'unknown reason'}. ` +
+        'The cards and charts show the measured runs; winners, margins and crossovers come from the verdict.';
+    } else if (empty) {
+      err.textContent = 'Nothing to conclude yet: the database has no finished runs of design A or B.';
+    }
+    const sentences = v && Array.isArray(v.summary) ? v.summary.filter((s) => typeof s === 'string') : [];
+    $('verdict-headline').textContent = sentences.length ? sentences[0] : '';
+    $('verdict-headline').hidden = !sentences.length;
+    $('verdict-summary').replaceChildren(...sentences.slice(1).map((s) => el('li', { text: s })));
+    $('verdict-summary').hidden = sentences.length < 2;
+
+    const cross = v && Array.isArray(v.crossovers) ? v.crossovers : [];
+    setTable($('crossovers'), ['Compute speed', 'A and B cross at', 'Faster below', 'Faster above'],
+      cross.map((c) => ({
+        attrs: { data: { speed: String(c.speed) }, title: c.text || '' },
+        cells: [fmtSpeed(c.speed),
+          isNum(c.latency_us) ? `L ≈ ${fmtNumber(c.latency_us, 2)} µs` : 'no crossing in the measured range',
+          designName(c.below), designName(c.above)],
+      })));
+
+    // Alone (the component benchmark) beside who wins in the system, per
+    // latency (the verdict's ranking; else its cells).
+    const alone = v && Array.isArray(v.alone) ? v.alone : [];
+    const ranking = v && Array.isArray(v.ranking) ? v.ranking : [];
+    const inSystem = (speed) => {
+      const r = ranking.find((x) => +x.speed === +speed);
+      const pairs = r && r.system_winners && typeof r.system_winners === 'object'
+        ? Object.entries(r.system_winners).map(([L, w]) => [+L, w])
+        : M.cells.filter((c) => +c.speed === +speed).map((c) => [c.pcie_latency_us, c.winner]);
+      const by = { a: [], b: [], tie: [] };
+      for (const [L, w] of pairs.sort((p, q) => p[0] - q[0])) if (by[w]) by[w].push(trim(L));
+      return ['a', 'b', 'tie'].filter((w) => by[w].length)
+        .map((w) => `${w === 'tie' ? 'tie' : w.toUpperCase()} at ${by[w].join(', ')} µs`).join('; ') || '—';
+    };
+    setTable($('alone'), ['Speed', 'A alone', 'B alone', 'Faster alone', 'Faster in the system'],
+      alone.map((a) => ({
+        attrs: { data: { speed: String(a.speed) } },
+        cells: [fmtSpeed(a.speed), fmtUs(a.a_us), fmtUs(a.b_us), designName(a.winner), inSystem(a.speed)],
+      })));
+
+    const moves = v && Array.isArray(v.movement) ? v.movement : [];
+    setTable($('movement'), ['Design', 'Speed', 'PCIe latency', 'Median', 'Change'],
+      moves.map((m) => ({
+        cells: [designName(m.design), fmtSpeed(m.speed),
+          `${fmtL(m.from_latency_us)} → ${fmtL(m.to_latency_us)}`,
+          `${fmtUs(m.from_median_us)} → ${fmtUs(m.to_median_us)}`,
+          `${isNum(m.delta_us) && m.delta_us >= 0 ? '+' : ''}${fmtUs(m.delta_us)} (${isNum(m.delta_pct) && m.delta_pct < 0 ? '−' : '+'}${fmtPct(m.delta_pct)})`],
+      })));
+  }
+
+  // ---------------------------------------------------------------- sliders, map
+
+  function renderControls() {
+    const setup = (id, ticksId, values, fmt, onInput) => {
+      const s = $(id);
+      s.max = String(Math.max(0, values.length - 1));
+      s.disabled = values.length < 2;
+      s.addEventListener('input', () => onInput(+s.value));
+      $(ticksId).replaceChildren(...values.map((v) => el('span', { text: fmt(v) })));
+    };
+    setup('slider-latency', 'latency-ticks', M.latencies, fmtL, (i) => select(i, state.si));
+    setup('slider-speed', 'speed-ticks', M.speeds, fmtSpeed, (i) => select(state.li, i));
+  }
+
+  function mapTint(cell) {
+    const w = cell.winner;
+    if (w !== 'a' && w !== 'b') return w === 'tie' ? '#e2e8f0' : '#f1f5f9';
+    const pct = isNum(cell.margin_pct) ? Math.abs(cell.margin_pct) : 0;
+    const alpha = 0.16 + 0.64 * Math.min(1, pct / 25);
+    const hex = DESIGNS[w].color;
+    const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+    return `rgba(${r}, ${g}, ${b}, ${alpha.toFixed(3)})`;
+  }
+
+  function renderMap() {
+    const map = $('map');
+    map.style.gridTemplateColumns = `auto repeat(${M.latencies.length}, minmax(76px, 1fr))`;
+    const nodes = [];
+    for (let si = M.speeds.length - 1; si >= 0; si--) {
+      const s = M.speeds[si];
+      nodes.push(el('div', { class: 'map-axis map-y', text: fmtSpeed(s) }));
+      M.latencies.forEach((L, li) => {
+        const cell = cellAt(L, s);
+        if (!cell) {
+          nodes.push(el('div', { class: 'map-cell missing', text: 'not run',
+            data: { latency: String(L), speed: String(s), winner: 'none' } }));
+          return;
+        }
+        const w = cell.winner === 'a' || cell.winner === 'b' || cell.winner === 'tie' ? cell.winner : 'none';
+        let main, sub;
+        if (w === 'a' || w === 'b') {
+          main = w.toUpperCase();
+          sub = `by ${fmtUs(isNum(cell.margin_us) ? Math.abs(cell.margin_us) : null)} · ${fmtPct(cell.margin_pct)}`;
+        } else if (w === 'tie') {
+          main = 'tie';
+          sub = 'same median';
+        } else {
+          main = '?';
+          sub = `A ${fmtUs(cell.a && cell.a.median_us)} · B ${fmtUs(cell.b && cell.b.median_us)}`;
+        }
+        nodes.push(el('button', {
+          type: 'button', class: `map-cell win-${w}`, role: 'gridcell',
+          style: `background:${mapTint(cell)}`,
+          title: `L = ${fmtL(L)}, speed ${fmtSpeed(s)}: A ${fmtUs(cell.a && cell.a.median_us)}, B ${fmtUs(cell.b && cell.b.median_us)}`,
+          'aria-label': `PCIe latency ${fmtL(L)}, speed ${fmtSpeed(s)}: ${w === 'none' ? 'no verdict' : designName(w) + ' wins'}`,
+          data: { latency: String(L), speed: String(s), li: String(li), si: String(si), winner: w },
+          on: { click: () => select(li, si) },
+        }, el('span', { class: 'map-main', text: main }), el('span', { class: 'map-sub', text: sub })));
+      });
+    }
+    nodes.push(el('div', { class: 'map-axis corner', text: 'speed ↑ / L →' }));
+    for (const L of M.latencies) nodes.push(el('div', { class: 'map-axis map-x', text: fmtL(L) }));
+    map.replaceChildren(...nodes);
+
+    const sw = (color, text) => el('span', { class: 'legend-item' },
+      el('span', { class: 'swatch', style: `background:${color}` }), text);
+    $('map-legend').replaceChildren(sw(DESIGNS.a.color, 'A faster'), sw(DESIGNS.b.color, 'B faster'),
+      sw('#e2e8f0', 'tie'), el('span', { class: 'legend-note', text: 'stronger colour = larger margin' }));
+  }
+
+  function renderMapSelection() {
+    for (const c of document.querySelectorAll('#map .map-cell')) {
+      const on = +c.dataset.latency === +currentL() && +c.dataset.speed === +currentS();
+      c.classList.toggle('selected', on);
+      c.setAttribute('aria-selected', on ? 'true' : 'false');
+    }
+  }
+
+  // ---------------------------------------------------------------- cards
+
+  function renderCards() {
+    const cell = currentCell();
+    for (const d of ['a', 'b']) {
+      const card = $('card-' + d);
+      const m = cell ? cell[d] : null;
+      const win = !!cell && cell.winner === d;
+      card.classList.toggle('winner', win);
+      card.classList.toggle('selected', state.design === d);
+      card.dataset.winner = win ? 'true' : 'false';
+      card.dataset.selected = state.design === d ? 'true' : 'false';
+      card.dataset.runId = m && m.run_id != null ? String(m.run_id) : '';
+      card.style.setProperty('--design', DESIGNS[d].color);
+
+      let badge = null;
+      if (cell && cell.winner === 'tie') badge = el('span', { class: 'badge tie', text: 'tie' });
+      else if (win) badge = el('span', { class: 'badge win', text: `faster by ${fmtUs(Math.abs(num(cell.margin_us) || 0))} (${fmtPct(cell.margin_pct)})` });
+      else if (cell && (cell.winner === 'a' || cell.winner === 'b'))
+        badge = el('span', { class: 'badge lose', text: `slower by ${fmtUs(Math.abs(num(cell.margin_us) || 0))}` });
+
+      const head = el('header', null,
+        el('h3', null, DESIGNS[d].name, el('span', { class: 'nick', text: DESIGNS[d].nick })), badge);
+      if (!m) {
+        card.replaceChildren(head, el('p', { class: 'muted', text: 'Not measured at this setting.' }));
+        continue;
+      }
+      const field = (name, label, help, big) => el('div', { class: big ? 'field big' : 'field' },
+        el('dt', null, label, help ? el('small', { text: help }) : null),
+        el('dd', { 'data-field': name, 'data-value': isNum(m[name]) ? String(m[name]) : '', text: fmtUs(m[name]) }));
+      const run = M.runsById.get(m.run_id);
+      const s = run && run.summary ? run.summary : {};
+      const trace = M.data.traces ? M.data.traces[String(m.run_id)] : null;
+      const traced = trace && Array.isArray(trace.tracks) && trace.tracks.length > 0;
+      card.replaceChildren(
+        head,
+        el('dl', { class: 'headline' },
+          field('median_us', 'End-to-end median', null, true),
+          field('p99_us', 'End-to-end p99', null, true)),
+        breakdown(m),
+        el('dl', { class: 'fields' },
+          field('alone_us', 'Alone', 'the device model by itself, no system'),
+          field('service_us', 'Effective service time', 'driver hands the request over → sees it done'),
+          field('compute_us', 'Time computing', 'the compute unit busy')),
+        el('p', { class: 'run-line' },
+          `run #${m.run_id}`, isNum(s.requests) ? ` · ${s.requests} requests, ${s.verified} verified` : '',
+          ' · ', state.design === d ? (traced ? 'trace shown below' : 'no trace recorded')
+            : 'click to show its trace'));
+    }
+  }
+
+  // Where the median goes: computing, the rest of the service time (the host
+  // interface and the link), the rest of the system (network, software).
+  function breakdown(m) {
+    const med = num(m.median_us), svc = num(m.service_us), comp = num(m.compute_us);
+    if (med === null || svc === null || comp === null || med <= 0) return null;
+    const parts = [
+      ['computing', comp, 'seg-compute'],
+      ['host interface & link', Math.max(0, svc - comp), 'seg-iface'],
+      ['network & software', Math.max(0, med - svc), 'seg-rest'],
+    ];
+    const total = parts.reduce((t, p) => t + p[1], 0) || 1;
+    return el('div', { class: 'breakdown' },
+      el('div', { class: 'bar' }, parts.map(([label, v, cls]) => el('span', {
+        class: cls, style: `width:${(100 * v / total).toFixed(2)}%`, title: `${label}: ${fmtUs(v)}` }))),
+      el('div', { class: 'bar-legend' }, parts.map(([label, v, cls]) =>
+        el('span', null, el('i', { class: cls }), `${label} ${fmtUs(v)}`))));
+  }
+
+  // ---------------------------------------------------------------- timeline
+
+  function niceStep(span, count) {
+    const raw = span / Math.max(1, count);
+    const mag = Math.pow(10, Math.floor(Math.log10(raw)));
+    const f = raw / mag;
+    return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
+  }
+
+  // Colours by what an event is (docs/traces.md): grey for the enclosing
+  // request steps, green computing, blues DMA, red the CPU-stalling MMIO
+  // reads, purples the doorbell path, teals and ambers the frames.
+  const EVENT_COLORS = {
+    request: '#475569', service: '#64748b', device: '#94a3b8',
+    compute: '#16a34a', dma_read: '#2563eb', dma_write: '#0891b2',
+    mmio_read: '#dc2626', mmio_write: '#f59e0b', doorbell: '#9333ea', desc_fetch: '#7c3aed',
+    completion: '#db2777', interrupt: '#be123c', irq: '#be123c',
+    tx_frame: '#0d9488', rx_frame: '#14b8a6', frame_rx: '#a16207', frame_tx: '#ca8a04',
+    frame_drop: '#111827', error: '#991b1b', mark: '#6b7280',
+  };
+
+  function eventColor(name) {
+    if (Object.prototype.hasOwnProperty.call(EVENT_COLORS, name)) return EVENT_COLORS[name];
+    let h = 0;
+    for (const ch of String(name)) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+    return EVENT_PALETTE[h % EVENT_PALETTE.length];
+  }
+
+  function renderTimeline() {
+    const box = $('timeline');
+    const empty = $('timeline-empty');
+    const cell = currentCell();
+    const d = state.design;
+    const m = cell ? cell[d] : null;
+    $('timeline-caption').textContent = m
+      ? `${DESIGNS[d].name} at PCIe latency ${fmtL(currentL())}, compute speed ${fmtSpeed(currentS())}: ` +
+        `the request with the median end-to-end latency of run #${m.run_id}, every event on the one simulated clock. ` +
+        'Click the other card for the other design; drag across the lanes to zoom in.'
+      : 'Nothing measured at this setting.';
+    const t = m && M.data.traces ? M.data.traces[String(m.run_id)] : null;
+    const tracks = t && Array.isArray(t.tracks) ? t.tracks.filter((tr) => Array.isArray(tr.events)) : [];
+    const shown = `${d}|${m ? m.run_id : ''}`;
+    if (state.timelineOf !== shown) {
+      state.timelineOf = shown;
+      state.zoom = null;
+    }
+    box.dataset.design = d;
+    box.dataset.runId = m ? String(m.run_id) : '';
+    $('timeline-tools').hidden = !tracks.length;
+    if (!m || !tracks.length) {
+      box.replaceChildren();
+      box.dataset.state = 'empty';
+      empty.hidden = false;
+      empty.textContent = m ? 'No trace recorded for this run' + (t && t.error ? ` (${t.error}).` : '.') +
+        ' Runs made with `mortar run --trace` have one.' : 'No run at this setting.';
+      return;
+    }
+    empty.hidden = true;
+    box.dataset.state = 'drawn';
+    drawTimeline(box, t, tracks);
+  }
+
+  // The request's window, or the zoomed part of it, in ps.
+  function timelineWindow(t, all) {
+    let t0 = num(t.start_ps), t1 = num(t.end_ps);
+    if (t0 === null) t0 = Math.min(...all.map((e) => e.start_ps).filter(isNum));
+    if (t1 === null) t1 = Math.max(...all.map((e) => (isNum(e.end_ps) ? e.end_ps : e.start_ps)).filter(isNum));
+    const full = [t0, Math.max(t1, t0 + 1)];
+    return { full, view: state.zoom || full };
+  }
+
+  // Swim lanes, one per track; a track's overlapping events stack in rows.
+  function drawTimeline(box, t, tracks) {
+    const all = tracks.flatMap((tr) => tr.events);
+    const { full, view } = timelineWindow(t, all);
+    const [v0, v1] = view;
+    const W = Math.max(560, box.clientWidth || 960);
+    const labelW = 150, padR = 16, rowH = 16, lanePad = 6, top = 6, axisH = 38, maxRows = 6;
+    const plotW = W - labelW - padR;
+    const x = (ps) => labelW + ((ps - v0) / (v1 - v0)) * plotW;
+    const clampX = (px) => Math.max(labelW, Math.min(labelW + plotW, px));
+
+    // Pack each track's visible events into rows by their drawn extent.
+    const layout = tracks.map((tr) => {
+      const rowEnds = [];
+      const placed = new Map();
+      tr.events.forEach((e, pos) => {
+        if (!isNum(e.start_ps)) return;
+        const end = isNum(e.end_ps) ? e.end_ps : e.start_ps;
+        if (end < v0 || e.start_ps > v1) return;
+        const x0 = clampX(x(e.start_ps)), x1 = Math.max(x0 + 2, clampX(x(end)));
+        let row = rowEnds.findIndex((r) => r <= x0);
+        if (row < 0) row = rowEnds.length < maxRows ? rowEnds.length : maxRows - 1;
+        rowEnds[row] = Math.max(rowEnds[row] || 0, x1 + 1);
+        placed.set(pos, { e, end, x0, x1, row });
+      });
+      return { tr, placed, rows: Math.max(1, rowEnds.length) };
+    });
+    let y = top;
+    for (const l of layout) {
+      l.y = y;
+      l.h = l.rows * rowH + 2 * lanePad;
+      y += l.h;
+    }
+    const axisY = y;
+    const H = axisY + axisH;
+
+    const svg = el('svg:svg', { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img',
+      'aria-label': `timeline of request ${t.request}: ${tracks.length} tracks` });
+    const defs = el('svg:defs', null,
+      el('svg:clipPath', { id: 'plot-clip' }, el('svg:rect', { x: labelW, y: 0, width: plotW, height: H })),
+      el('svg:marker', { id: 'arrow', viewBox: '0 0 8 8', refX: 7, refY: 4, markerWidth: 6, markerHeight: 6,
+        orient: 'auto-start-reverse' }, el('svg:path', { d: 'M0,0 L8,4 L0,8 z', class: 'flow-head' })));
+    svg.append(defs);
+
+    // Lane backgrounds and labels, under the grid and the events.
+    for (const [i, l] of layout.entries()) {
+      const g = el('svg:g', { class: 'lane', 'data-track': l.tr.name });
+      g.append(el('svg:rect', { x: 0, y: l.y, width: W, height: l.h, class: i % 2 ? 'lane-bg odd' : 'lane-bg' }));
+      const label = String(l.tr.name);
+      g.append(el('svg:text', { x: 8, y: l.y + l.h / 2 + 4, class: 'lane-label',
+        text: label.length > 20 ? label.slice(0, 19) + '…' : label }, el('svg:title', { text: label })));
+      svg.append(g);
+    }
+
+    // Time axis: µs since the request started, with grid lines.
+    const spanUs = (v1 - v0) / 1e6;
+    const step = niceStep(spanUs, Math.max(4, Math.floor(plotW / 110)));
+    const startUs = (v0 - full[0]) / 1e6;
+    const grid = el('svg:g', { class: 'axis' });
+    for (let us = Math.ceil(startUs / step) * step; us <= startUs + spanUs + 1e-9; us += step) {
+      const gx = x(full[0] + us * 1e6);
+      grid.append(el('svg:line', { x1: gx, x2: gx, y1: top, y2: axisY, class: 'grid' }),
+        el('svg:text', { x: gx, y: axisY + 14, 'text-anchor': 'middle', text: trim(+us.toFixed(6)) }));
+    }
+    grid.append(el('svg:line', { x1: labelW, x2: labelW + plotW, y1: axisY, y2: axisY, class: 'base' }),
+      el('svg:text', { x: labelW + plotW, y: axisY + 31, 'text-anchor': 'end', class: 'axis-title',
+        text: 'time since the request started (µs)' }));
+    svg.append(grid);
+
+    // Events.
+    const centre = (l, p) => l.y + lanePad + p.row * rowH + rowH / 2;
+    for (const l of layout) {
+      const g = el('svg:g', { class: 'lane-events', 'data-track': l.tr.name, 'clip-path': 'url(#plot-clip)' });
+      for (const p of l.placed.values()) {
+        const { e, end, x0, x1 } = p;
+        const durUs = (end - e.start_ps) / 1e6;
+        const args = e.args && typeof e.args === 'object' && Object.keys(e.args).length
+          ? '\n' + JSON.stringify(e.args) : '';
+        const tip = `${e.name} (${l.tr.name})\n${trim((e.start_ps - full[0]) / 1e6)} → ` +
+          `${trim((end - full[0]) / 1e6)} µs: ${durUs > 0 ? fmtUs(durUs) : 'instant'}${args}`;
+        const ev = el('svg:g', { class: durUs > 0 ? 'event' : 'event instant', 'data-name': e.name });
+        ev.append(el('svg:rect', { x: x0, y: centre(l, p) - rowH / 2 + 2, width: x1 - x0, height: rowH - 4,
+          rx: 2, fill: eventColor(e.name) }, el('svg:title', { text: tip })));
+        if (x1 - x0 > 48) {
+          ev.append(el('svg:text', { x: x0 + 4, y: centre(l, p) + 3.5, class: 'event-label',
+            text: String(e.name).slice(0, Math.floor((x1 - x0 - 8) / 6)) }));
+        }
+        g.append(ev);
+      }
+      svg.append(g);
+    }
+
+    // Causal arrows (doorbell -> DMA -> interrupt, frames), as the trace inferred them.
+    const flows = Array.isArray(t.flows) ? t.flows : [];
+    if ($('timeline-arrows').checked && flows.length) {
+      const g = el('svg:g', { class: 'flows', 'clip-path': 'url(#plot-clip)' });
+      for (const f of flows) {
+        const a = layout[f.from && f.from[0]], b = layout[f.to && f.to[0]];
+        const pa = a && a.placed.get(f.from[1]), pb = b && b.placed.get(f.to[1]);
+        if (!pa || !pb) continue;
+        const ax = pa.x0, ay = centre(a, pa), bx = pb.x0, by = centre(b, pb);
+        if (ay === by && Math.abs(bx - ax) < 1) continue;
+        g.append(el('svg:path', { d: `M${ax},${ay} C${ax + 12},${ay} ${bx - 12},${by} ${bx},${by}`,
+          class: `flow flow-${f.name}`, 'marker-end': 'url(#arrow)' }, el('svg:title', { text: f.name })));
+      }
+      svg.append(g);
+    }
+
+    // Drag across the plot to zoom into that stretch of time.
+    const brush = el('svg:rect', { class: 'brush', x: 0, y: top, width: 0, height: axisY - top, visibility: 'hidden' });
+    svg.append(brush);
+    let dragFrom = null;
+    const svgX = (ev) => clampX(ev.clientX - svg.getBoundingClientRect().left);
+    svg.addEventListener('pointerdown', (ev) => {
+      if (ev.button !== 0 || ev.clientX - svg.getBoundingClientRect().left < labelW) return;
+      dragFrom = svgX(ev);
+      svg.setPointerCapture(ev.pointerId);
+    });
+    svg.addEventListener('pointermove', (ev) => {
+      if (dragFrom === null) return;
+      const now = svgX(ev);
+      brush.setAttribute('visibility', 'visible');
+      brush.setAttribute('x', Math.min(dragFrom, now));
+      brush.setAttribute('width', Math.abs(now - dragFrom));
+    });
+    svg.addEventListener('pointerup', (ev) => {
+      if (dragFrom === null) return;
+      const a = Math.min(dragFrom, svgX(ev)), b = Math.max(dragFrom, svgX(ev));
+      dragFrom = null;
+      brush.setAttribute('visibility', 'hidden');
+      if (b - a < 4) return;
+      const ps = (px) => v0 + ((px - labelW) / plotW) * (v1 - v0);
+      state.zoom = [ps(a), ps(b)];
+      renderTimeline();
+    });
+
+    const names = [...new Set(all.map((e) => e.name))].slice(0, 16);
+    $('timeline-zoom').textContent = state.zoom
+      ? `showing ${fmtUs((v0 - full[0]) / 1e6)} to ${fmtUs((v1 - full[0]) / 1e6)} of ${fmtUs((full[1] - full[0]) / 1e6)}`
+      : `request ${t.request}: ${fmtUs((full[1] - full[0]) / 1e6)} end to end`;
+    $('timeline-reset').disabled = !state.zoom;
+    const legend = el('div', { class: 'timeline-legend' }, names.map((n) => el('span', { class: 'legend-item' },
+      el('span', { class: 'swatch', style: `background:${eventColor(n)}` }), n)));
+    box.replaceChildren(svg, legend);
+  }
+
+  // ---------------------------------------------------------------- charts
+
+  const charts = {};
+  const hasChart = () => typeof window.Chart === 'function';
+
+  // A vertical line at options.plugins.markX.x (the selected latency).
+  const markXPlugin = {
+    id: 'markX',
+    afterDatasetsDraw(chart, args, opts) {
+      if (!opts || !isNum(opts.x)) return;
+      const { ctx, chartArea, scales } = chart;
+      const px = scales.x.getPixelForValue(opts.x);
+      if (px < chartArea.left || px > chartArea.right) return;
+      ctx.save();
+      ctx.strokeStyle = 'rgba(15, 23, 42, 0.35)';
+      ctx.setLineDash([4, 4]);
+      ctx.beginPath();
+      ctx.moveTo(px, chartArea.top);
+      ctx.lineTo(px, chartArea.bottom);
+      ctx.stroke();
+      ctx.restore();
+    },
+  };
+
+  function chartOptions(xTitle, yTitle, extra) {
+    return Object.assign({
+      animation: false,
+      responsive: true,
+      maintainAspectRatio: false,
+      interaction: { mode: 'nearest', intersect: false },
+      scales: {
+        x: { type: 'linear', title: { display: true, text: xTitle } },
+        y: { title: { display: true, text: yTitle } },
+      },
+      plugins: { legend: { position: 'bottom', labels: { boxWidth: 12, usePointStyle: true } } },
+    }, extra || {});
+  }
+
+  function upsertChart(id, config) {
+    if (!hasChart()) return null;
+    if (charts[id]) {
+      charts[id].data = config.data;
+      charts[id].options = config.options;
+      charts[id].update('none');
+    } else {
+      charts[id] = new window.Chart($(id), config);
+    }
+    return charts[id];
+  }
+
+  function line(label, color, points, extra) {
+    return Object.assign({ label, data: points, borderColor: color, backgroundColor: color,
+      pointRadius: 4, pointHoverRadius: 6, borderWidth: 2, tension: 0 }, extra || {});
+  }
+
+  // Linear interpolation between measured points, to place the crossover
+  // marker on the chart (the crossover itself is the verdict's).
+  function interpolate(points, xv) {
+    for (let i = 1; i < points.length; i++) {
+      const p = points[i - 1], q = points[i];
+      if (xv >= p.x && xv <= q.x) return p.y + ((q.y - p.y) * (xv - p.x)) / ((q.x - p.x) || 1);
+    }
+    return null;
+  }
+
+  function renderLatencyChart() {
+    const s = currentS();
+    const series = (d) => M.latencies.map((L) => {
+      const c = cellAt(L, s);
+      return c && c[d] && isNum(c[d].median_us) ? { x: L, y: c[d].median_us } : null;
+    }).filter(Boolean);
+    const a = series('a'), b = series('b');
+    const cross = M.verdict && Array.isArray(M.verdict.crossovers)
+      ? M.verdict.crossovers.find((c) => +c.speed === +s) : null;
+    const datasets = [line('Design A', DESIGNS.a.color, a), line('Design B', DESIGNS.b.color, b)];
+    if (cross && isNum(cross.latency_us)) {
+      const y = interpolate(a, cross.latency_us);
+      if (y !== null) {
+        datasets.push(line(`crossover at L ≈ ${fmtNumber(cross.latency_us, 2)} µs`, '#0f172a',
+          [{ x: cross.latency_us, y }], { showLine: false, pointRadius: 8, pointStyle: 'crossRot', borderWidth: 3 }));
+      }
+    }
+    $('latency-caption').textContent = `End-to-end median of A and B at compute speed ${fmtSpeed(s)} ` +
+      'for each measured one-way PCIe latency; the dashed line is the selected latency.';
+    setTable($('latency-table'), ['PCIe latency', 'Design A', 'Design B', 'Faster', 'By'],
+      M.latencies.map((L) => {
+        const c = cellAt(L, s);
+        const w = c && (c.winner === 'a' || c.winner === 'b' || c.winner === 'tie') ? c.winner : null;
+        return {
+          attrs: { data: { latency: String(L) }, class: +L === +currentL() ? 'current' : null },
+          cells: [fmtL(L), fmtUs(c && c.a && c.a.median_us), fmtUs(c && c.b && c.b.median_us),
+            w ? designName(w) : '—',
+            w === 'a' || w === 'b' ? `${fmtUs(Math.abs(num(c.margin_us) || 0))} (${fmtPct(c.margin_pct)})` : '—'],
+        };
+      }));
+    const txt = $('crossover-text');
+    txt.textContent = cross ? cross.text || '' : M.verdict ? `No crossover reported at ${fmtSpeed(s)}.` : '';
+    txt.hidden = !txt.textContent;
+    upsertChart('latency-chart', {
+      type: 'line',
+      data: { datasets },
+      options: chartOptions('one-way PCIe latency L (µs)', 'end-to-end median (µs)', {
+        plugins: {
+          legend: { position: 'bottom', labels: { boxWidth: 12, usePointStyle: true } },
+          markX: { x: currentL() },
+          tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmtUs(c.parsed.y)} at L = ${fmtL(c.parsed.x)}` } },
+        },
+      }),
+      plugins: [markXPlugin],
+    });
+  }
+
+  function renderBaselines() {
+    const rows = M.baselines.filter((r) => isNum(r.pcie_latency_us));
+    const panel = $('baselines-panel');
+    panel.hidden = !rows.length;
+    if (!rows.length) return;
+    setTable($('baselines'), ['PCIe latency', 'Software (CPU)', 'Register copy', 'Design A', 'Design B'],
+      rows.map((r) => ({ cells: [fmtL(r.pcie_latency_us), fmtUs(r.software_median_us),
+        fmtUs(r.regcopy_median_us), fmtUs(r.a_median_us), fmtUs(r.b_median_us)] })));
+    const pts = (f) => rows.filter((r) => isNum(r[f]) && r[f] > 0).map((r) => ({ x: r.pcie_latency_us, y: r[f] }));
+    upsertChart('baselines-chart', {
+      type: 'line',
+      data: { datasets: [
+        line('Software', COLOR.software, pts('software_median_us')),
+        line('Register copy', COLOR.regcopy, pts('regcopy_median_us')),
+        line('Design A', DESIGNS.a.color, pts('a_median_us')),
+        line('Design B', DESIGNS.b.color, pts('b_median_us')),
+      ] },
+      options: chartOptions('one-way PCIe latency L (µs)', 'end-to-end median (µs, log scale)', {
+        scales: {
+          x: { type: 'linear', title: { display: true, text: 'one-way PCIe latency L (µs)' } },
+          y: { type: 'logarithmic', title: { display: true, text: 'end-to-end median (µs, log scale)' } },
+        },
+        plugins: {
+          legend: { position: 'bottom', labels: { boxWidth: 12, usePointStyle: true } },
+          tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmtUs(c.parsed.y)}` } },
+        },
+      }),
+    });
+  }
+
+  function renderLoad() {
+    const counts = new Map();
+    for (const r of M.load) counts.set(key(r.design, r.pcie_latency_us), (counts.get(key(r.design, r.pcie_latency_us)) || 0) + 1);
+    const rows = M.load.filter((r) => isNum(r.in_flight) && isNum(r.pcie_latency_us) &&
+        counts.get(key(r.design, r.pcie_latency_us)) > 1)
+      .sort((p, q) => String(p.design).localeCompare(q.design) || p.pcie_latency_us - q.pcie_latency_us || p.in_flight - q.in_flight);
+    const panel = $('load-panel');
+    panel.hidden = !rows.length;
+    if (!rows.length) return;
+    setTable($('load'), ['Design', 'PCIe latency', 'In flight', 'Throughput', 'Median', 'p99'],
+      rows.map((r) => ({ cells: [designName(r.design), fmtL(r.pcie_latency_us), String(r.in_flight),
+        fmtRps(r.throughput_rps), fmtUs(r.median_us), fmtUs(r.p99_us)] })));
+    const groups = new Map();
+    for (const r of rows) {
+      const k = key(r.design, r.pcie_latency_us);
+      if (!groups.has(k)) groups.set(k, []);
+      groups.get(k).push(r);
+    }
+    const Ls = uniqueSorted(rows.map((r) => r.pcie_latency_us));
+    const datasets = (field) => [...groups.values()].map((g) => {
+      const d = g[0].design;
+      const high = Ls.length > 1 && g[0].pcie_latency_us === Ls[Ls.length - 1];
+      const color = DESIGNS[d] ? (high ? DESIGNS[d].color : DESIGNS[d].soft) : COLOR.none;
+      return line(`${designName(d)}, L = ${fmtL(g[0].pcie_latency_us)}`, color,
+        g.filter((r) => isNum(r[field])).map((r) => ({ x: r.in_flight, y: r[field] })),
+        { borderDash: high ? [] : [6, 4] });
+    });
+    const inFlight = uniqueSorted(rows.map((r) => r.in_flight));
+    const inflightTicks = { callback: (v) => String(v) };
+    const onlyCounts = (scale) => { scale.ticks = inFlight.map((v) => ({ value: v })); };
+    upsertChart('load-throughput-chart', {
+      type: 'line',
+      data: { datasets: datasets('throughput_rps') },
+      options: chartOptions('requests in flight', 'throughput (requests/s)', {
+        scales: { x: { type: 'linear', ticks: inflightTicks, afterBuildTicks: onlyCounts, title: { display: true, text: 'requests in flight' } },
+          y: { beginAtZero: true, title: { display: true, text: 'throughput (requests/s)' } } },
+        plugins: { legend: { position: 'bottom', labels: { boxWidth: 12, usePointStyle: true } },
+          title: { display: true, text: 'Throughput' },
+          tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmtRps(c.parsed.y)} with ${c.parsed.x} in flight` } } },
+      }),
+    });
+    upsertChart('load-latency-chart', {
+      type: 'line',
+      data: { datasets: datasets('median_us') },
+      options: chartOptions('requests in flight', 'end-to-end median (µs)', {
+        scales: { x: { type: 'linear', ticks: inflightTicks, afterBuildTicks: onlyCounts, title: { display: true, text: 'requests in flight' } },
+          y: { beginAtZero: true, title: { display: true, text: 'end-to-end median (µs)' } } },
+        plugins: { legend: { position: 'bottom', labels: { boxWidth: 12, usePointStyle: true } },
+          title: { display: true, text: 'Latency per request' },
+          tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmtUs(c.parsed.y)} with ${c.parsed.x} in flight` } } },
+      }),
+    });
+  }
+
+  function renderRuns() {
+    $('runs-count').textContent = `(${M.runs.length})`;
+    setTable($('runs'), ['Run', 'Status', 'Design', 'PCIe latency', 'Speed', 'In flight', 'Requests',
+      'Median', 'p99', 'Throughput', 'Wall time', 'Error'],
+    M.runs.map((r) => {
+      const s = r.summary || {};
+      return {
+        attrs: { data: { runId: String(r.id), status: String(r.status) } },
+        cells: [`#${r.id}`, String(r.status), designName(r.design), fmtL(r.pcie_latency_us),
+          fmtSpeed(r.speed), String(r.in_flight ?? '—'),
+          isNum(s.requests) ? `${s.requests} (${s.verified} verified)` : '—',
+          fmtUs(s.median_us), fmtUs(s.p99_us), fmtRps(s.throughput_rps),
+          isNum(r.wall_s) ? `${fmtNumber(r.wall_s, 1)} s` : '—', r.error || ''],
+      };
+    }));
+  }
+
+  // ---------------------------------------------------------------- start
+
+  function start() {
+    const data = loadData();
+    if (!data) {
+      const e = $('page-error');
+      e.hidden = false;
+      e.textContent = 'This page has no data: it is the template. Open the page that `mortar report` writes, or `mortar serve`.';
+      document.body.dataset.ready = 'error';
+      return;
+    }
+    M = buildModel(data);
+    if (hasChart()) {
+      window.Chart.defaults.font.family = getComputedStyle(document.body).fontFamily;
+      window.Chart.defaults.color = '#334155';
+    }
+    renderHeader();
+    renderVerdict();
+    renderRuns();
+    renderBaselines();
+    renderLoad();
+    const explore = [$('explore'), $('timeline-panel'), $('latency-panel')];
+    if (!M.cells.length || !M.latencies.length || !M.speeds.length) {
+      for (const p of explore) p.hidden = true;
+      const e = $('page-error');
+      e.hidden = false;
+      e.textContent = M.runs.length
+        ? 'No finished design A/B runs with one request in flight yet: the grid is empty.'
+        : 'The database has no runs yet: record some with `mortar sweep` or `mortar run`.';
+      document.body.dataset.ready = 'true';
+      return;
+    }
+    renderControls();
+    renderMap();
+    for (const d of ['a', 'b']) {
+      const card = $('card-' + d);
+      card.addEventListener('click', () => selectDesign(d));
+      card.addEventListener('keydown', (ev) => {
+        if (ev.key === 'Enter' || ev.key === ' ') {
+          ev.preventDefault();
+          selectDesign(d);
+        }
+      });
+    }
+    $('timeline-reset').addEventListener('click', () => {
+      state.zoom = null;
+      renderTimeline();
+    });
+    $('timeline-arrows').addEventListener('change', renderTimeline);
+    const one = M.speeds.indexOf(1);
+    select(0, one >= 0 ? one : 0);
+    let pending = 0;
+    window.addEventListener('resize', () => {
+      clearTimeout(pending);
+      pending = setTimeout(renderTimeline, 150);
+    });
+    document.body.dataset.ready = 'true';
+  }
+
+  start();
+})();
