@@ -1,5 +1,5 @@
 /*
- * sweep_cmd.h - `mortar sweep` (being written).
+ * sweep_cmd.h - `mortar sweep`: a grid of runs, resumable (docs/experiments.md).
  */
 #ifndef MORTAR_CLI_SWEEP_CMD_H
 #define MORTAR_CLI_SWEEP_CMD_H

@@ -1,5 +1,5 @@
 /*
- * verdict_cmd.h - `mortar verdict` (being written).
+ * verdict_cmd.h - `mortar verdict`: who wins where, from the runs (verdict.h).
  */
 #ifndef MORTAR_CLI_VERDICT_CMD_H
 #define MORTAR_CLI_VERDICT_CMD_H
