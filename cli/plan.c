@@ -2,6 +2,7 @@
  * plan.c - turning a resolved spec into simulator descriptions and QEMU
  * command lines (see plan.h).
  */
+#include "errbuf.h"
 #include "plan.h"
 
 #include <stdarg.h>
@@ -11,14 +12,6 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-static int fail(char *err, size_t size, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, size, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static const char *str(json_t *o, const char *key, const char *def)
 {
@@ -84,7 +77,7 @@ static int plan_sims(plan *p, json_t *spec, const plan_tools *t, char *err, size
     json_array_foreach(json_object_get(spec, "components"), i, c) {
         plan_sim *s = sim_named(p, str(c, "process", "sim0"));
         if (!s)
-            return fail(err, size, "more than %d simulator processes", PLAN_MAX);
+            return errbuf_fail(err, size, "more than %d simulator processes", PLAN_MAX);
         json_t *e = json_pack("{s:s, s:s}", "name", str(c, "name", ""), "kind", str(c, "kind", ""));
         if (json_object_get(c, "params"))
             json_object_set(e, "params", json_object_get(c, "params"));
@@ -123,7 +116,7 @@ static int plan_sims(plan *p, json_t *spec, const plan_tools *t, char *err, size
         }
         snprintf(s->desc_path, sizeof s->desc_path, "%s/%s.json", p->run_dir, s->name);
         if (json_dump_file(s->desc, s->desc_path, JSON_INDENT(1)) != 0)
-            return fail(err, size, "cannot write %s", s->desc_path);
+            return errbuf_fail(err, size, "cannot write %s", s->desc_path);
     }
     return 0;
 }
@@ -213,11 +206,11 @@ int plan_build(plan *p, json_t *spec, const char *run_dir, const plan_tools *t, 
     snprintf(p->run_dir, sizeof p->run_dir, "%s", run_dir);
     snprintf(p->sock_dir, sizeof p->sock_dir, "/tmp/mortar-run-XXXXXX");
     if (!mkdtemp(p->sock_dir))
-        return fail(err, size, "cannot create a private directory in /tmp");
+        return errbuf_fail(err, size, "cannot create a private directory in /tmp");
     char rv[300];
     snprintf(rv, sizeof rv, "%s/rendezvous", p->sock_dir);
     if (mkdir(rv, 0700) != 0)
-        return fail(err, size, "cannot create %s", rv);
+        return errbuf_fail(err, size, "cannot create %s", rv);
     p->nhosts_total = (int)json_array_size(json_object_get(spec, "hosts"));
     if (plan_sims(p, spec, t, err, size))
         return -1;
@@ -228,7 +221,7 @@ int plan_build(plan *p, json_t *spec, const char *run_dir, const plan_tools *t, 
     json_t *h;
     json_array_foreach(hosts, i, h) {
         if (p->nhosts == PLAN_MAX)
-            return fail(err, size, "more than %d hosts", PLAN_MAX);
+            return errbuf_fail(err, size, "more than %d hosts", PLAN_MAX);
         plan_host *ph = &p->hosts[p->nhosts++];
         const char *name = str(h, "name", "host");
         snprintf(ph->name, sizeof ph->name, "%s", name);

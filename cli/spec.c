@@ -2,6 +2,7 @@
  * spec.c - experiment specs: bases, variables, --set overrides, validation.
  * See spec.h for the format and docs/experiments.md for the reference.
  */
+#include "errbuf.h"
 #include "spec.h"
 
 #include <ctype.h>
@@ -18,14 +19,6 @@
 
 #define MAX_BASE_DEPTH 8
 
-static int fail(char *err, size_t size, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, size, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 /* ---- bases --------------------------------------------------------------- */
 
@@ -75,17 +68,17 @@ static void merge(json_t *base, json_t *over)
 static json_t *load_with_bases(const char *path, int depth, char *err, size_t size)
 {
     if (depth > MAX_BASE_DEPTH) {
-        fail(err, size, "%s: bases nested more than %d deep (a cycle?)", path, MAX_BASE_DEPTH);
+        errbuf_fail(err, size, "%s: bases nested more than %d deep (a cycle?)", path, MAX_BASE_DEPTH);
         return NULL;
     }
     json_error_t je;
     json_t *spec = json_load_file(path, 0, &je);
     if (!spec) {
-        fail(err, size, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+        errbuf_fail(err, size, "%s:%d:%d: %s", path, je.line, je.column, je.text);
         return NULL;
     }
     if (!json_is_object(spec)) {
-        fail(err, size, "%s: expected a JSON object", path);
+        errbuf_fail(err, size, "%s: expected a JSON object", path);
         json_decref(spec);
         return NULL;
     }
@@ -93,7 +86,7 @@ static json_t *load_with_bases(const char *path, int depth, char *err, size_t si
     if (!b)
         return spec;
     if (!json_is_string(b)) {
-        fail(err, size, "%s: base: expected a file name", path);
+        errbuf_fail(err, size, "%s: base: expected a file name", path);
         json_decref(spec);
         return NULL;
     }
@@ -143,15 +136,15 @@ static int set_path(json_t *spec, const char *path, json_t *value, char *err, si
             else if (child)
                 json_array_set(node, strtoul(part, NULL, 10), value);
             else
-                return fail(err, size, "--set %s: no such place in the spec", path);
+                return errbuf_fail(err, size, "--set %s: no such place in the spec", path);
             return 0;
         }
         if (!child)
-            return fail(err, size, "--set %s: '%s' is not in the spec", path, part);
+            return errbuf_fail(err, size, "--set %s: '%s' is not in the spec", path, part);
         node = child;
         part = next;
     }
-    return fail(err, size, "--set %s: empty path", path);
+    return errbuf_fail(err, size, "--set %s: empty path", path);
 }
 
 static int apply_sets(json_t *spec, char *const sets[], size_t n, char *err, size_t size)
@@ -160,7 +153,7 @@ static int apply_sets(json_t *spec, char *const sets[], size_t n, char *err, siz
     for (size_t i = 0; i < n; i++) {
         const char *eq = strchr(sets[i], '=');
         if (!eq || eq == sets[i])
-            return fail(err, size, "--set %s: expected key=value", sets[i]);
+            return errbuf_fail(err, size, "--set %s: expected key=value", sets[i]);
         char key[256];
         snprintf(key, sizeof key, "%.*s", (int)(eq - sets[i]), sets[i]);
         json_t *value = parse_value(eq + 1);
@@ -222,7 +215,7 @@ static char *substitute(const char *in, json_t *vars, const char *where, char *e
         snprintf(key, sizeof key, "%.*s", (int)n, name);
         json_t *v = json_object_get(vars, key);
         if (n == 0 || !v || var_text(v, val, sizeof val)) {
-            fail(err, size, "%s: unknown variable '$%s' (not in \"vars\")", where, key);
+            errbuf_fail(err, size, "%s: unknown variable '$%s' (not in \"vars\")", where, key);
             free(out);
             return NULL;
         }
@@ -292,7 +285,7 @@ json_t *spec_load(const char *path, char *const sets[], size_t nsets, char *err,
     if (!json_object_get(spec, "vars"))
         json_object_set_new(spec, "vars", json_object());
     if (!json_is_object(json_object_get(spec, "vars"))) {
-        fail(err, err_size, "%s: vars: expected an object", path);
+        errbuf_fail(err, err_size, "%s: vars: expected an object", path);
         json_decref(spec);
         return NULL;
     }
@@ -334,34 +327,34 @@ static int check_time(json_t *obj, const char *key, int required, const char *wh
     json_t *v = json_object_get(obj, key);
     uint64_t ps;
     if (!v)
-        return required ? fail(err, size, "%s.%s: required", where, key) : 0;
+        return required ? errbuf_fail(err, size, "%s.%s: required", where, key) : 0;
     if (!json_is_string(v) || mortar_time_parse(json_string_value(v), &ps))
-        return fail(err, size, "%s.%s: '%s' is not a duration with a unit (ns, us, ms)", where,
+        return errbuf_fail(err, size, "%s.%s: '%s' is not a duration with a unit (ns, us, ms)", where,
                     key, json_is_string(v) ? json_string_value(v) : "(not a string)");
     if (ps == 0)
-        return fail(err, size, "%s.%s: must be greater than 0", where, key);
+        return errbuf_fail(err, size, "%s.%s: must be greater than 0", where, key);
     return 0;
 }
 
 static int validate_hosts(json_t *hosts, char *err, size_t size)
 {
     if (!json_is_array(hosts) || json_array_size(hosts) == 0)
-        return fail(err, size, "hosts: expected a non-empty array");
+        return errbuf_fail(err, size, "hosts: expected a non-empty array");
     size_t i;
     json_t *h;
     json_array_foreach(hosts, i, h) {
         const char *name = elem_name(h);
         if (!name)
-            return fail(err, size, "hosts[%zu].name: required", i);
+            return errbuf_fail(err, size, "hosts[%zu].name: required", i);
         if (!json_is_string(json_object_get(h, "run")))
-            return fail(err, size, "hosts[%zu].run: required (the guest's command)", i);
+            return errbuf_fail(err, size, "hosts[%zu].run: required (the guest's command)", i);
         for (size_t k = 0; k < i; k++)
             if (!strcmp(elem_name(json_array_get(hosts, k)), name))
-                return fail(err, size, "hosts[%zu].name: '%s' is used twice", i, name);
+                return errbuf_fail(err, size, "hosts[%zu].name: '%s' is used twice", i, name);
         json_t *shift = json_object_get(h, "cpu_shift");
         if (shift && (!json_is_integer(shift) || json_integer_value(shift) < -4 ||
                       json_integer_value(shift) > 10))
-            return fail(err, size, "hosts[%zu].cpu_shift: an integer from -4 to 10", i);
+            return errbuf_fail(err, size, "hosts[%zu].cpu_shift: an integer from -4 to 10", i);
     }
     return 0;
 }
@@ -371,20 +364,20 @@ static int validate_hosts(json_t *hosts, char *err, size_t size)
 static int validate_components(json_t *comps, mortar_loop *loop, char *err, size_t size)
 {
     if (!json_is_array(comps))
-        return fail(err, size, "components: expected an array");
+        return errbuf_fail(err, size, "components: expected an array");
     size_t i;
     json_t *c;
     json_array_foreach(comps, i, c) {
         const char *name = elem_name(c), *kind = json_string_value(json_object_get(c, "kind"));
         if (!name || !kind)
-            return fail(err, size, "components[%zu]: needs \"name\" and \"kind\"", i);
+            return errbuf_fail(err, size, "components[%zu]: needs \"name\" and \"kind\"", i);
         const mortar_component_ops *ops = mortar_registry_find(kind);
         if (!ops)
-            return fail(err, size, "components[%zu].kind: unknown component kind '%s' "
+            return errbuf_fail(err, size, "components[%zu].kind: unknown component kind '%s' "
                         "(mortar-sim --list shows them)", i, kind);
         json_t *pj = json_object_get(c, "params");
         if (pj && !json_is_object(pj))
-            return fail(err, size, "components[%zu].params: expected an object", i);
+            return errbuf_fail(err, size, "components[%zu].params: expected an object", i);
         char path[64];
         snprintf(path, sizeof path, "components[%zu].params", i);
         char *text = json_dumps(pj ? pj : json_object(), JSON_COMPACT);
@@ -395,7 +388,7 @@ static int validate_components(json_t *comps, mortar_loop *loop, char *err, size
         int rc = mortar_loop_add(loop, ops, name, params, NULL);
         mortar_params_free(params);
         if (rc)
-            return fail(err, size, "%s", mortar_loop_errmsg(loop));
+            return errbuf_fail(err, size, "%s", mortar_loop_errmsg(loop));
     }
     return 0;
 }
@@ -413,14 +406,14 @@ static int use_port(port_use *uses, size_t *n, mortar_loop *loop, const char *re
     }
     mortar_component *c = mortar_loop_find(loop, comp);
     if (!c)
-        return fail(err, size, "%s: no component named '%s'", where, comp);
+        return errbuf_fail(err, size, "%s: no component named '%s'", where, comp);
     if (port >= mortar_component_port_count(c))
-        return fail(err, size, "%s: component '%s' has no port %u", where, comp, port);
+        return errbuf_fail(err, size, "%s: component '%s' has no port %u", where, comp, port);
     char full[160];
     snprintf(full, sizeof full, "%s.%u", comp, port);
     for (size_t k = 0; k < *n; k++)
         if (!strcmp(uses[k].ref, full))
-            return fail(err, size, "%s: port %s is already bound by %s", where, full,
+            return errbuf_fail(err, size, "%s: port %s is already bound by %s", where, full,
                         uses[k].where);
     snprintf(uses[*n].ref, sizeof uses[*n].ref, "%s", full);
     snprintf(uses[*n].where, sizeof uses[*n].where, "%s", where);
@@ -432,7 +425,7 @@ static int validate_links(json_t *spec, mortar_loop *loop, char *err, size_t siz
 {
     json_t *links = json_object_get(spec, "links"), *hosts = json_object_get(spec, "hosts");
     if (!json_is_array(links))
-        return fail(err, size, "links: expected an array");
+        return errbuf_fail(err, size, "links: expected an array");
     port_use *uses = calloc(2 * json_array_size(links) + 1, sizeof *uses);
     size_t n = 0, i;
     json_t *l;
@@ -450,7 +443,7 @@ static int validate_links(json_t *spec, mortar_loop *loop, char *err, size_t siz
         json_t *bw = json_object_get(l, "bandwidth");
         uint64_t bps;
         if (bw && (!json_is_string(bw) || mortar_bandwidth_parse(json_string_value(bw), &bps))) {
-            rc = fail(err, size, "%s.bandwidth: not a bandwidth with a unit (Mbps, Gbps)", where);
+            rc = errbuf_fail(err, size, "%s.bandwidth: not a bandwidth with a unit (Mbps, Gbps)", where);
             break;
         }
         if (host && comp) {
@@ -458,7 +451,7 @@ static int validate_links(json_t *spec, mortar_loop *loop, char *err, size_t siz
             for (size_t k = 0; k < json_array_size(hosts); k++)
                 found |= !strcmp(elem_name(json_array_get(hosts, k)), host);
             if (!found) {
-                rc = fail(err, size, "%s.host: no host named '%s'", where, host);
+                rc = errbuf_fail(err, size, "%s.host: no host named '%s'", where, host);
                 break;
             }
             if ((rc = use_port(uses, &n, loop, comp, where, err, size)))
@@ -468,7 +461,7 @@ static int validate_links(json_t *spec, mortar_loop *loop, char *err, size_t siz
                 (rc = use_port(uses, &n, loop, b, where, err, size)))
                 break;
         } else {
-            rc = fail(err, size, "%s: needs \"host\" and \"component\", or \"a\" and \"b\"", where);
+            rc = errbuf_fail(err, size, "%s: needs \"host\" and \"component\", or \"a\" and \"b\"", where);
             break;
         }
     }
@@ -483,7 +476,7 @@ static int validate_links(json_t *spec, mortar_loop *loop, char *err, size_t siz
             for (size_t k = 0; k < n; k++)
                 bound |= !strcmp(uses[k].ref, full);
             if (!bound)
-                rc = fail(err, size, "components[%zu]: port %s is not connected by any link",
+                rc = errbuf_fail(err, size, "components[%zu]: port %s is not connected by any link",
                           ci, full);
         }
     }
@@ -497,7 +490,7 @@ int spec_validate(json_t *spec, char *err, size_t err_size)
         return -1;
     mortar_loop *loop;
     if (mortar_loop_create(&loop))
-        return fail(err, err_size, "out of memory");
+        return errbuf_fail(err, err_size, "out of memory");
     mortar_log_level saved = mortar_log_get_level();
     mortar_log_set_level(MORTAR_LOG_ERROR); /* the models' own lines are not needed here */
     int rc = validate_components(json_object_get(spec, "components"), loop, err, err_size);
@@ -507,6 +500,6 @@ int spec_validate(json_t *spec, char *err, size_t err_size)
     mortar_loop_destroy(loop);
     json_t *m = json_object_get(spec, "measure");
     if (!rc && m && !json_is_string(json_object_get(m, "host")))
-        rc = fail(err, err_size, "measure.host: expected the name of the host that reports");
+        rc = errbuf_fail(err, err_size, "measure.host: expected the name of the host that reports");
     return rc;
 }

@@ -3,6 +3,7 @@
  * the cross product, resolving and validating every point, merging
  * duplicates, and matching points to finished runs. See sweep_plan.h.
  */
+#include "errbuf.h"
 #include "sweep_plan.h"
 
 #include <errno.h>
@@ -39,14 +40,6 @@ typedef struct part {
     strvec sets;
 } part;
 
-static int fail(char *err, size_t size, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, size, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 /* ---- small helpers ---------------------------------------------------------- */
 
@@ -153,14 +146,14 @@ static int part_add_grid_arg(part *p, const char *arg, char *err, size_t size)
 {
     const char *eq = strchr(arg, '=');
     if (!eq || eq == arg || !eq[1])
-        return fail(err, size, "--grid %s: expected path=value1,value2,...", arg);
+        return errbuf_fail(err, size, "--grid %s: expected path=value1,value2,...", arg);
     char path[MAX_PATH_TEXT];
     snprintf(path, sizeof path, "%.*s", (int)(eq - arg), arg);
     axis *a = part_add_axis(p, path);
     for (const char *v = eq + 1;;) {
         size_t n = strcspn(v, ",");
         if (n == 0)
-            return fail(err, size, "--grid %s: an empty value", arg);
+            return errbuf_fail(err, size, "--grid %s: an empty value", arg);
         char value[MAX_PATH_TEXT];
         snprintf(value, sizeof value, "%.*s", (int)n, v);
         strvec_push(&a->values, value);
@@ -174,7 +167,7 @@ static int part_add_set_arg(part *p, const char *arg, char *err, size_t size)
 {
     const char *eq = strchr(arg, '=');
     if (!eq || eq == arg)
-        return fail(err, size, "--set %s: expected path=value", arg);
+        return errbuf_fail(err, size, "--set %s: expected path=value", arg);
     strvec_push(&p->sets, arg);
     return 0;
 }
@@ -205,7 +198,7 @@ static int part_check_paths_unique(const part *p, const char *where, char *err,
             const char *pb = k < p->sets.n ? path_of(p->sets.v[k], b, sizeof b)
                                            : p->axes[k - p->sets.n].path;
             if (!strcmp(pa, pb))
-                return fail(err, size, "%s: '%s' is given twice (grid or fixed value)",
+                return errbuf_fail(err, size, "%s: '%s' is given twice (grid or fixed value)",
                             where, pa);
         }
     }
@@ -229,7 +222,7 @@ static int check_keys(json_t *obj, const char *const allowed[], const char *wher
     json_t *v;
     json_object_foreach(obj, key, v) {
         if (!key_allowed(key, allowed))
-            return fail(err, size, "%s: unknown key '%s'", where, key);
+            return errbuf_fail(err, size, "%s: unknown key '%s'", where, key);
     }
     return 0;
 }
@@ -239,13 +232,13 @@ static int part_read_specs(part *p, json_t *specs, const char *dir, const char *
                            char *err, size_t size)
 {
     if (!json_is_array(specs) || json_array_size(specs) == 0)
-        return fail(err, size, "%s.specs: expected a non-empty array of spec files",
+        return errbuf_fail(err, size, "%s.specs: expected a non-empty array of spec files",
                     where);
     size_t i;
     json_t *s;
     json_array_foreach(specs, i, s) {
         if (!json_is_string(s))
-            return fail(err, size, "%s.specs[%zu]: expected a file name", where, i);
+            return errbuf_fail(err, size, "%s.specs[%zu]: expected a file name", where, i);
         const char *name = json_string_value(s);
         char path[2 * MAX_PATH_TEXT];
         if (name[0] == '/')
@@ -264,12 +257,12 @@ static int part_read_grid(part *p, json_t *grid, const char *where, char *err,
     if (!grid)
         return 0;
     if (!json_is_object(grid))
-        return fail(err, size, "%s.grid: expected an object of path: [values]", where);
+        return errbuf_fail(err, size, "%s.grid: expected an object of path: [values]", where);
     const char *path;
     json_t *values;
     json_object_foreach(grid, path, values) {
         if (!json_is_array(values) || json_array_size(values) == 0)
-            return fail(err, size, "%s.grid.%s: expected a non-empty array of values",
+            return errbuf_fail(err, size, "%s.grid.%s: expected a non-empty array of values",
                         where, path);
         axis *a = part_add_axis(p, path);
         size_t i;
@@ -277,7 +270,7 @@ static int part_read_grid(part *p, json_t *grid, const char *where, char *err,
         json_array_foreach(values, i, v) {
             char text[MAX_PATH_TEXT];
             if (value_text(v, text, sizeof text))
-                return fail(err, size,
+                return errbuf_fail(err, size,
                             "%s.grid.%s[%zu]: expected a string, number or boolean",
                             where, path, i);
             strvec_push(&a->values, text);
@@ -293,13 +286,13 @@ static int part_read_sets(part *p, json_t *sets, const char *where, char *err,
     if (!sets)
         return 0;
     if (!json_is_object(sets))
-        return fail(err, size, "%s.set: expected an object of path: value", where);
+        return errbuf_fail(err, size, "%s.set: expected an object of path: value", where);
     const char *path;
     json_t *v;
     json_object_foreach(sets, path, v) {
         char text[MAX_PATH_TEXT], assignment[2 * MAX_PATH_TEXT + 2];
         if (value_text(v, text, sizeof text))
-            return fail(err, size, "%s.set.%s: expected a string, number or boolean",
+            return errbuf_fail(err, size, "%s.set.%s: expected a string, number or boolean",
                         where, path);
         snprintf(assignment, sizeof assignment, "%s=%s", path, text);
         strvec_push(&p->sets, assignment);
@@ -312,7 +305,7 @@ static int part_read(part *p, json_t *jp, const char *dir, const char *where, ch
 {
     static const char *const keys[] = {"specs", "grid", "set", "description", NULL};
     if (!json_is_object(jp))
-        return fail(err, size, "%s: expected an object with \"specs\"", where);
+        return errbuf_fail(err, size, "%s: expected an object with \"specs\"", where);
     if (check_keys(jp, keys, where, err, size) ||
         part_read_specs(p, json_object_get(jp, "specs"), dir, where, err, size) ||
         part_read_sets(p, json_object_get(jp, "set"), where, err, size) ||
@@ -331,10 +324,10 @@ static int read_sweep_file(json_t *root, const char *path, sweep_plan *plan, par
         return -1;
     json_t *jparts = json_object_get(root, "parts");
     if (!json_is_array(jparts) || json_array_size(jparts) == 0)
-        return fail(err, size, "%s: parts: expected a non-empty array", path);
+        return errbuf_fail(err, size, "%s: parts: expected a non-empty array", path);
     json_t *name = json_object_get(root, "name");
     if (name && !json_is_string(name))
-        return fail(err, size, "%s: name: expected a string", path);
+        return errbuf_fail(err, size, "%s: name: expected a string", path);
     if (name)
         plan->name = xstrdup(json_string_value(name));
     char dirbuf[2 * MAX_PATH_TEXT];
@@ -415,7 +408,7 @@ static int check_path(json_t *spec, const char *spec_path, const char *path,
         return 0;
     char vars[600];
     list_vars(spec, vars, sizeof vars);
-    return fail(err, size,
+    return errbuf_fail(err, size,
                 "%s: %s=%s: '%s' is neither a variable of the spec nor a place in"
                 " it (its variables: %s)",
                 spec_path, path, value, path, vars);
@@ -426,11 +419,11 @@ static int part_check_paths(const part *p, char *err, size_t size)
 {
     for (size_t s = 0; s < p->specs.n; s++) {
         if (access(p->specs.v[s], R_OK) != 0)
-            return fail(err, size, "%s: %s", p->specs.v[s], strerror(errno));
+            return errbuf_fail(err, size, "%s: %s", p->specs.v[s], strerror(errno));
         char why[1024];
         json_t *spec = spec_load(p->specs.v[s], NULL, 0, why, sizeof why);
         if (!spec)
-            return fail(err, size, "%s", why);
+            return errbuf_fail(err, size, "%s", why);
         int rc = 0;
         for (size_t i = 0; !rc && i < p->sets.n; i++) {
             char path[MAX_PATH_TEXT];
@@ -492,12 +485,12 @@ static int resolve_point(sweep_point *pt, char *err, size_t size)
         for (size_t i = 0, len = 0; i < pt->nsets && len < sizeof sets; i++)
             len += (size_t)snprintf(sets + len, sizeof sets - len, " %s", pt->sets[i]);
         json_decref(spec);
-        return fail(err, size, "%s with%s: %s", pt->spec_path, sets, why);
+        return errbuf_fail(err, size, "%s with%s: %s", pt->spec_path, sets, why);
     }
     pt->canonical = json_dumps(spec, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(spec);
     return pt->canonical ? 0
-                         : fail(err, size, "%s: cannot encode the spec", pt->spec_path);
+                         : errbuf_fail(err, size, "%s: cannot encode the spec", pt->spec_path);
 }
 
 static bool plan_has(const sweep_plan *plan, const char *canonical)
@@ -567,7 +560,7 @@ static int build_parts(sweep_plan *plan, const char *path, part **parts, size_t 
                        char *err, size_t size)
 {
     if (access(path, R_OK) != 0)
-        return fail(err, size, "%s: %s", path, strerror(errno));
+        return errbuf_fail(err, size, "%s: %s", path, strerror(errno));
     json_t *root = load_if_sweep_file(path);
     if (root) {
         int rc = read_sweep_file(root, path, plan, parts, nparts, err, size);
@@ -635,7 +628,7 @@ int sweep_plan_match_done(sweep_plan *plan, sqlite3 *db, char *err, size_t err_s
     const char *sql =
         "SELECT id FROM runs WHERE status='ok' AND spec=? ORDER BY id LIMIT 1";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return fail(err, err_size, "%s", sqlite3_errmsg(db));
+        return errbuf_fail(err, err_size, "%s", sqlite3_errmsg(db));
     int done = 0;
     for (size_t i = 0; i < plan->npoints; i++) {
         sweep_point *pt = &plan->points[i];
@@ -645,7 +638,7 @@ int sweep_plan_match_done(sweep_plan *plan, sqlite3 *db, char *err, size_t err_s
         done += pt->done_run_id > 0;
         sqlite3_reset(st);
         if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-            fail(err, err_size, "%s", sqlite3_errmsg(db));
+            errbuf_fail(err, err_size, "%s", sqlite3_errmsg(db));
             done = -1;
             break;
         }

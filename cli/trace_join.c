@@ -8,6 +8,7 @@
  * end kinds are then paired into slices, the components ordered along the
  * request's path, and each host's view of a device tied to the device model.
  */
+#include "errbuf.h"
 #include "trace_join.h"
 
 #include <dirent.h>
@@ -75,17 +76,6 @@ static const char *const path_order[] = {
 };
 #define N_PATH (sizeof path_order / sizeof path_order[0])
 
-static int fail(char *err, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t size, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, size, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 /* Makes room for `need` elements of `size` bytes in *p. */
 static int grow(void *p, size_t *cap, size_t need, size_t size)
@@ -148,7 +138,7 @@ static int list_files(trace_join *j, join_work *w, char *err, size_t size)
 {
     DIR *d = opendir(j->run_dir);
     if (!d)
-        return fail(err, size, "%s: cannot open the run directory: %s", j->run_dir,
+        return errbuf_fail(err, size, "%s: cannot open the run directory: %s", j->run_dir,
                     strerror(errno));
     size_t cap = 0;
     struct dirent *de;
@@ -159,7 +149,7 @@ static int list_files(trace_join *j, join_work *w, char *err, size_t size)
         char *name = strdup(de->d_name);
         if (!name || grow(&j->files, &cap, j->nfiles + 1, sizeof *j->files)) {
             free(name);
-            rc = fail(err, size, "out of memory");
+            rc = errbuf_fail(err, size, "out of memory");
             break;
         }
         j->files[j->nfiles++] = name;
@@ -168,16 +158,16 @@ static int list_files(trace_join *j, join_work *w, char *err, size_t size)
     if (rc)
         return rc;
     if (j->nfiles == 0)
-        return fail(err, size, "%s: no trace files (*.trace): the run was not traced",
+        return errbuf_fail(err, size, "%s: no trace files (*.trace): the run was not traced",
                     j->run_dir);
     qsort(j->files, j->nfiles, sizeof *j->files, by_string);
     w->paths = calloc(j->nfiles, sizeof *w->paths);
     if (!w->paths)
-        return fail(err, size, "out of memory");
+        return errbuf_fail(err, size, "out of memory");
     for (size_t i = 0; i < j->nfiles; i++) {
         if (asprintf(&w->paths[i], "%s/%s", j->run_dir, j->files[i]) < 0) {
             w->paths[i] = NULL;
-            return fail(err, size, "out of memory");
+            return errbuf_fail(err, size, "out of memory");
         }
         j->files[i][strlen(j->files[i]) - 6] = '\0';
     }
@@ -211,7 +201,7 @@ static int read_file(trace_join *j, join_work *w, size_t fi, visit_fn visit, cha
     char why[600];
     int rc = mortar_trace_reader_open(&r, w->paths[fi], why, sizeof why);
     if (rc != 0)
-        return fail(err, size, "%s",
+        return errbuf_fail(err, size, "%s",
                     rc == MORTAR_EPROTO || rc == MORTAR_EIO
                         ? why
                         : "out of memory reading the trace");
@@ -231,9 +221,9 @@ static int read_file(trace_join *j, join_work *w, size_t fi, visit_fn visit, cha
     }
     mortar_trace_reader_close(r);
     if (rc == 2)
-        return fail(err, size, "out of memory reading %s", w->paths[fi]);
+        return errbuf_fail(err, size, "out of memory reading %s", w->paths[fi]);
     if (rc < 0)
-        return fail(err, size, "%s: corrupt trace file (after %zu good events)",
+        return errbuf_fail(err, size, "%s: corrupt trace file (after %zu good events)",
                     w->paths[fi], e.seq);
     return 0;
 }
@@ -313,14 +303,14 @@ static int choose_request(trace_join *j, join_work *w, int64_t request, char *er
                           size_t size)
 {
     if (w->nmarks == 0)
-        return fail(err, size,
+        return errbuf_fail(err, size,
                     "%s: no request marks (request_start/request_end) in the trace files:"
                     " the hosts were not traced",
                     j->run_dir);
     qsort(w->marks, w->nmarks, sizeof *w->marks, by_request);
     window *wins = calloc(w->nmarks, sizeof *wins);
     if (!wins)
-        return fail(err, size, "out of memory");
+        return errbuf_fail(err, size, "out of memory");
     size_t n = windows_of(w, wins), ncomplete = 0;
     const window *pick = NULL;
     int rc = 0;
@@ -329,12 +319,12 @@ static int choose_request(trace_join *j, join_work *w, int64_t request, char *er
             if (wins[i].idx == (uint64_t)request)
                 pick = &wins[i];
         if (!pick)
-            rc = fail(err, size,
+            rc = errbuf_fail(err, size,
                       "request %lld not found: the trace has requests %llu to %llu",
                       (long long)request, (unsigned long long)wins[0].idx,
                       (unsigned long long)wins[n - 1].idx);
         else if (!pick->has_start || !pick->has_end || !pick->comp)
-            rc = fail(err, size, "request %lld has no %s mark in the trace",
+            rc = errbuf_fail(err, size, "request %lld has no %s mark in the trace",
                       (long long)request,
                       pick->has_start ? "request_end" : "request_start");
     } else {
@@ -342,7 +332,7 @@ static int choose_request(trace_join *j, join_work *w, int64_t request, char *er
             if (wins[i].has_start && wins[i].has_end && wins[i].comp)
                 wins[ncomplete++] = wins[i];
         if (ncomplete == 0)
-            rc = fail(err, size,
+            rc = errbuf_fail(err, size,
                       "no request has both a request_start and a request_end mark");
         else {
             qsort(wins, ncomplete, sizeof *wins, by_latency);
@@ -760,12 +750,12 @@ int trace_join_open(trace_join **out, const char *run_dir, int64_t request, char
     if (!j || !w || !(j->run_dir = strdup(run_dir))) {
         free(j);
         free(w);
-        return fail(err, err_size, "out of memory");
+        return errbuf_fail(err, err_size, "out of memory");
     }
     int rc = list_files(j, w, err, err_size);
     if (rc == 0 && (!(w->k_start = intern(j, "request_start")) ||
                     !(w->k_end = intern(j, "request_end"))))
-        rc = fail(err, err_size, "out of memory");
+        rc = errbuf_fail(err, err_size, "out of memory");
     for (size_t f = 0; f < j->nfiles && rc == 0; f++)
         rc = read_file(j, w, f, collect_mark, err, err_size);
     if (rc == 0)
@@ -774,7 +764,7 @@ int trace_join_open(trace_join **out, const char *run_dir, int64_t request, char
         rc = read_file(j, w, f, collect_in_window, err, err_size);
     if (rc == 0 &&
         (pair_events(j, w) != 0 || build_tracks(j, w) != 0 || tj_build_flows(j) != 0))
-        rc = fail(err, err_size, "out of memory joining the trace of %s", run_dir);
+        rc = errbuf_fail(err, err_size, "out of memory joining the trace of %s", run_dir);
     free_work(j, w);
     if (rc != 0) {
         trace_join_free(j);

@@ -2,7 +2,8 @@
 # mortar run's failure handling: a bad spec is rejected before anything
 # starts, with its JSON path; a killed component ends the run, names the
 # component, records the run as failed and leaves no process behind; Ctrl-C
-# leaves no process, socket directory or lost record behind.
+# leaves no process, socket directory or lost record behind; a stalled
+# component (its clock stops) ends the run naming it.
 source "$(dirname "$0")/harness.sh"
 qh_init run-failures
 MORTAR=$QH_BIN/mortar
@@ -11,6 +12,7 @@ SPEC=$QH_SOURCE/experiments/examples/pcitest.json
 DB=$QH_DIR/results.db
 export MORTAR_BIN=$QH_BIN
 
+EXTRA_ARGS=()
 runs() { sqlite3 "$DB" "select count(*) from runs" 2>/dev/null || echo 0; }
 leftovers() { pgrep -f "$QH_DIR/runs" | grep -v "^$$\$" || true; }
 
@@ -26,7 +28,7 @@ grep -q 'links\[0\].latency: must be greater than 0' "$QH_DIR/bad.err" ||
 # Starts a long run in the background; waits until its hosts synchronized.
 start_long_run() {
     "$MORTAR" run "$SPEC" --db "$DB" --out "$QH_DIR/runs" --set reads=10000000 \
-        2>"$QH_DIR/$1.err" &
+        "${EXTRA_ARGS[@]}" 2>"$QH_DIR/$1.err" &
     RUN_PID=$!
     local end=$((SECONDS + 300))
     until grep -q synchronized "$QH_DIR/$1.err"; do
@@ -64,4 +66,20 @@ sleep 0.5
 [ -z "$(leftovers)" ] || qh_fail "processes left behind after Ctrl-C: $(leftovers)"
 sockdirs_after=$(ls -d /tmp/mortar-run-* 2>/dev/null | wc -l)
 [ "$sockdirs_after" -lt "$sockdirs_before" ] || qh_fail "the socket directory was not removed"
-echo "PASS: bad specs, crashed components and Ctrl-C are handled cleanly"
+# 4. A stalled component: its clock stops (SIGSTOP), so every clock stops.
+EXTRA_ARGS=(--stall-timeout 15)
+start_long_run stall
+sim=$(pgrep -f "mortar-sim $QH_DIR/runs/.*/sim0.json" | head -n 1)
+[ -n "$sim" ] || qh_fail "no mortar-sim process found for the stall"
+kill -STOP "$sim"
+wait "$RUN_PID" && qh_fail "the run succeeded although its simulator stalled"
+grep -q "stalled: no simulated time passed" "$QH_DIR/stall.err" ||
+    qh_fail "no stall reported: $(tail -n 5 "$QH_DIR/stall.err")"
+grep -q "lowest clock is sim sim0" "$QH_DIR/stall.err" ||
+    qh_fail "the stall does not name the stalled simulator: $(grep stalled "$QH_DIR/stall.err")"
+[ "$(sqlite3 "$DB" "select status from runs order by id desc limit 1")" = failed ] ||
+    qh_fail "the stalled run is not recorded as failed"
+sleep 0.5
+[ -z "$(leftovers)" ] || qh_fail "processes left behind after a stall: $(leftovers)"
+
+echo "PASS: bad specs, crashed and stalled components and Ctrl-C are handled cleanly"
