@@ -405,8 +405,8 @@
           field('compute_us', 'Time computing', 'the compute unit busy')),
         el('p', { class: 'run-line' },
           `run #${m.run_id}`, isNum(s.requests) ? ` · ${s.requests} requests, ${s.verified} verified` : '',
-          ' · ', state.design === d ? (traced ? 'trace shown below' : 'no trace recorded')
-            : 'click to show its trace'));
+          ' · ', !traced ? 'no trace recorded'
+            : state.design === d ? 'trace shown below' : 'click to show its trace'));
     }
   }
 
