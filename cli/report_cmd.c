@@ -1,22 +1,28 @@
 /*
  * report_cmd.c - `mortar report [--db FILE] [--out DIR]`: writes the
- * explorer (report_page.h) for a results database to DIR/index.html, one
- * self-contained file that opens from disk. `mortar serve` is in serve.c.
+ * explorer (report_page.h) for a results database to DIR/index.html, a page
+ * that opens from disk without a server, and the traced request of each run
+ * it shows to DIR/traces/<run id>.js, a script the page loads when it shows
+ * that run. `mortar serve` is in serve.c.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "report_cmd.h"
+#include "report_data.h"
 #include "report_page.h"
 
 static const char report_usage[] =
     "usage: mortar report [--db FILE] [--out DIR]\n"
     "  writes the explorer page for the results database FILE (default mortar.db)\n"
-    "  to DIR/index.html (default report/) and prints its path\n";
+    "  to DIR/index.html (default report/) and prints its path; the traced request\n"
+    "  of each run it shows goes to DIR/traces/<run id>.js, loaded when shown\n";
 
 /* Creates `dir` and its missing parents. */
 static int make_dirs(const char *dir, char *err, size_t err_size)
@@ -47,9 +53,22 @@ static int make_dirs(const char *dir, char *err, size_t err_size)
     return 0;
 }
 
-/* Writes the page next to its final name, then renames it there, so that a
+/* `dir`/`name` into `path`; -1 with err when it does not fit. */
+static int join_path(char *path, size_t size, const char *dir, const char *name,
+                     char *err, size_t err_size)
+{
+    size_t n = strlen(dir);
+    const char *sep = n && dir[n - 1] == '/' ? "" : "/";
+    if (snprintf(path, size, "%s%s%s", dir, sep, name) >= (int)size) {
+        snprintf(err, err_size, "%s%s%s: path too long", dir, sep, name);
+        return -1;
+    }
+    return 0;
+}
+
+/* Writes a file next to its final name, then renames it there, so that a
  * browser reloading the page never sees half of it. */
-static int write_page(const char *path, const char *page, size_t len, char *err,
+static int write_file(const char *path, const char *text, size_t len, char *err,
                       size_t err_size)
 {
     char tmp[PATH_MAX + 16];
@@ -59,7 +78,7 @@ static int write_page(const char *path, const char *page, size_t len, char *err,
         snprintf(err, err_size, "cannot write %s: %s", tmp, strerror(errno));
         return -1;
     }
-    int failed = fwrite(page, 1, len, f) != len;
+    int failed = fwrite(text, 1, len, f) != len;
     failed |= fclose(f) != 0;
     if (failed || rename(tmp, path) != 0) {
         snprintf(err, err_size, "cannot write %s: %s", path, strerror(errno));
@@ -67,6 +86,115 @@ static int write_page(const char *path, const char *page, size_t len, char *err,
         return -1;
     }
     return 0;
+}
+
+/* What the report wrote, for its closing message. */
+typedef struct report_files {
+    size_t page_bytes, traces, trace_bytes, stale;
+} report_files;
+
+/* Writes each of `timelines` ({"<run id>": timeline}) to
+ * out_dir/traces/<run id>.js, creating the folder when there is one. */
+static int write_traces(const char *out_dir, json_t *timelines, report_files *done,
+                        char *err, size_t err_size)
+{
+    char dir[PATH_MAX], path[PATH_MAX];
+    if (!json_object_size(timelines))
+        return 0;
+    if (join_path(dir, sizeof dir, out_dir, REPORT_DATA_TRACES_DIR, err, err_size) ||
+        make_dirs(dir, err, err_size))
+        return -1;
+    const char *key;
+    json_t *timeline;
+    json_object_foreach(timelines, key, timeline) {
+        json_int_t id = (json_int_t)strtoll(key, NULL, 10);
+        char file[64];
+        report_data_trace_file(id, file, sizeof file);
+        size_t len;
+        char *script = report_page_trace_script(id, timeline, &len);
+        if (!script) {
+            snprintf(err, err_size, "cannot serialize the trace of run %s", key);
+            return -1;
+        }
+        int rc = join_path(path, sizeof path, out_dir, file, err, err_size) ||
+                 write_file(path, script, len, err, err_size);
+        free(script);
+        if (rc)
+            return -1;
+        done->traces++;
+        done->trace_bytes += len;
+    }
+    return 0;
+}
+
+/* Removes the trace scripts an earlier report left in out_dir/traces that
+ * this one did not write (only names of the form <run id>.js), and the
+ * folder when that empties it. Failing to is only worth a warning: the page
+ * never loads them. */
+static void remove_stale_traces(const char *out_dir, json_t *timelines,
+                                report_files *done)
+{
+    char dir[PATH_MAX], path[PATH_MAX], err[PATH_MAX + 64];
+    if (join_path(dir, sizeof dir, out_dir, REPORT_DATA_TRACES_DIR, err, sizeof err))
+        return;
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        json_int_t id;
+        char key[32];
+        if (report_data_trace_id(e->d_name, &id))
+            continue;
+        snprintf(key, sizeof key, "%lld", (long long)id);
+        if (json_object_get(timelines, key) ||
+            join_path(path, sizeof path, dir, e->d_name, err, sizeof err))
+            continue;
+        if (unlink(path) == 0)
+            done->stale++;
+        else
+            fprintf(stderr, "mortar report: warning: cannot remove the old %s: %s\n",
+                    path, strerror(errno));
+    }
+    closedir(d);
+    rmdir(dir); /* only succeeds when empty */
+}
+
+/* "812 kB", "27.5 MB". */
+static void format_size(char *buf, size_t size, size_t bytes)
+{
+    if (bytes >= 1000 * 1000)
+        snprintf(buf, size, "%.1f MB", bytes / 1e6);
+    else if (bytes >= 1000)
+        snprintf(buf, size, "%.0f kB", bytes / 1e3);
+    else
+        snprintf(buf, size, "%zu bytes", bytes);
+}
+
+/* Says on stderr what was written (stdout has only the page's path). */
+static void print_summary(const char *page_path, const char *out_dir,
+                          const report_files *done)
+{
+    char page_size[32], trace_size[32], dir[PATH_MAX], err[64];
+    format_size(page_size, sizeof page_size, done->page_bytes);
+    format_size(trace_size, sizeof trace_size, done->trace_bytes);
+    if (join_path(dir, sizeof dir, out_dir, REPORT_DATA_TRACES_DIR "/", err, sizeof err))
+        snprintf(dir, sizeof dir, "%s", REPORT_DATA_TRACES_DIR "/");
+    if (done->traces)
+        fprintf(stderr,
+                "mortar report: wrote %s (%s) and %zu traced request%s in %s (%s, each "
+                "loaded when the page shows it)",
+                page_path, page_size, done->traces, done->traces == 1 ? "" : "s", dir,
+                trace_size);
+    else
+        fprintf(stderr,
+                "mortar report: wrote %s (%s); none of the runs it shows has a trace "
+                "(`mortar run --trace` records one)",
+                page_path, page_size);
+    if (done->stale)
+        fprintf(stderr, "; removed %zu old trace file%s", done->stale,
+                done->stale == 1 ? "" : "s");
+    fputs("\n", stderr);
 }
 
 int mortar_report_main(int argc, char **argv)
@@ -86,23 +214,29 @@ int mortar_report_main(int argc, char **argv)
         }
     }
     char err[2048];
-    size_t len;
-    char *page = report_page_build(db_path, &len, err, sizeof err);
+    json_t *timelines;
+    report_files done = {0};
+    char *page =
+        report_page_build(db_path, &timelines, &done.page_bytes, err, sizeof err);
     if (!page) {
         fprintf(stderr, "mortar report: %s\n", err);
         return 1;
     }
+    /* The traces first, so that the new page finds each one it names. */
     char path[PATH_MAX];
-    size_t n = strlen(out_dir);
-    snprintf(path, sizeof path, "%s%sindex.html", out_dir,
-             n && out_dir[n - 1] == '/' ? "" : "/");
-    int rc = make_dirs(out_dir, err, sizeof err) ||
-             write_page(path, page, len, err, sizeof err);
+    int rc = join_path(path, sizeof path, out_dir, "index.html", err, sizeof err) ||
+             make_dirs(out_dir, err, sizeof err) ||
+             write_traces(out_dir, timelines, &done, err, sizeof err) ||
+             write_file(path, page, done.page_bytes, err, sizeof err);
     free(page);
+    if (!rc)
+        remove_stale_traces(out_dir, timelines, &done);
+    json_decref(timelines);
     if (rc) {
         fprintf(stderr, "mortar report: %s\n", err);
         return 1;
     }
     printf("%s\n", path);
+    print_summary(path, out_dir, &done);
     return 0;
 }

@@ -1,12 +1,15 @@
 /*
  * report_data.c - the explorer page's data: the runs (db.h), the verdict
  * (verdict.h) and a traced request per shown run (trace_export.h), put
- * together in one JSON object. Nothing here computes a conclusion; the page
- * only displays what these modules return.
+ * together in one JSON object. The page holds only a summary of each traced
+ * request; the whole timelines go to scripts beside it (report_page.h) that
+ * the page loads when it shows one. Nothing here computes a conclusion; the
+ * page only displays what these modules return.
  */
 #include "report_data.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -31,30 +34,85 @@ static int is_design_ab(const char *design)
     return design && (design[0] == 'a' || design[0] == 'b') && design[1] == '\0';
 }
 
-/* Adds the traced median request of run `id` to `traces` (once). */
-static void add_trace(json_t *traces, json_t *runs, json_int_t id)
+json_t *report_data_trace(json_t *runs, json_int_t id, char *err, size_t err_size)
+{
+    json_t *run = find_run(runs, id);
+    const char *dir = json_string_value(json_object_get(run, "run_dir"));
+    err[0] = '\0';
+    json_t *timeline = NULL;
+    if (!run)
+        snprintf(err, err_size, "run %lld is not in the database", (long long)id);
+    else if (!dir || !*dir)
+        snprintf(err, err_size, "run %lld has no run directory", (long long)id);
+    else
+        timeline = trace_timeline(dir, TRACE_REQUEST_MEDIAN, err, err_size);
+    if (!timeline && !err[0])
+        snprintf(err, err_size, "no trace");
+    return timeline;
+}
+
+void report_data_trace_file(json_int_t id, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s/%lld.js", REPORT_DATA_TRACES_DIR, (long long)id);
+}
+
+int report_data_trace_id(const char *name, json_int_t *id)
+{
+    size_t digits = strspn(name, "0123456789");
+    if (digits == 0 || digits > 18 || (name[0] == '0' && digits > 1) ||
+        strcmp(name + digits, ".js") != 0)
+        return -1;
+    *id = (json_int_t)strtoll(name, NULL, 10);
+    return 0;
+}
+
+/* What the page needs of a timeline before it loads it: its request, times,
+ * how many events it holds and where its script is. */
+static json_t *trace_summary(json_t *timeline, json_int_t id)
+{
+    size_t events = 0, i;
+    json_t *track;
+    json_array_foreach(json_object_get(timeline, "tracks"), i, track) {
+        events += json_array_size(json_object_get(track, "events"));
+    }
+    char file[64];
+    report_data_trace_file(id, file, sizeof file);
+    return json_pack("{s:O?, s:O?, s:O?, s:O?, s:I, s:s}", "request",
+                     json_object_get(timeline, "request"), "start_ps",
+                     json_object_get(timeline, "start_ps"), "end_ps",
+                     json_object_get(timeline, "end_ps"), "latency_ps",
+                     json_object_get(timeline, "latency_ps"), "events",
+                     (json_int_t)events, "file", file);
+}
+
+/* The shown runs' traces: a summary (or the error) per run in `traces`, the
+ * whole timeline in `timelines` when that is not NULL. */
+typedef struct trace_sink {
+    json_t *traces, *timelines;
+} trace_sink;
+
+/* Adds the traced median request of run `id` (once). */
+static void add_trace(trace_sink *sink, json_t *runs, json_int_t id)
 {
     char key[32];
     snprintf(key, sizeof key, "%lld", (long long)id);
-    if (json_object_get(traces, key))
+    if (json_object_get(sink->traces, key))
         return;
-    json_t *run = find_run(runs, id);
-    const char *dir = json_string_value(json_object_get(run, "run_dir"));
-    char err[512] = "";
-    json_t *timeline = NULL;
-    if (!run)
-        snprintf(err, sizeof err, "run %lld is not in the database", (long long)id);
-    else if (!dir || !*dir)
-        snprintf(err, sizeof err, "run %lld has no run directory", (long long)id);
+    char err[512];
+    json_t *timeline = report_data_trace(runs, id, err, sizeof err);
+    if (!timeline) {
+        json_object_set_new(sink->traces, key, json_pack("{s:s}", "error", err));
+        return;
+    }
+    json_object_set_new(sink->traces, key, trace_summary(timeline, id));
+    if (sink->timelines)
+        json_object_set_new(sink->timelines, key, timeline);
     else
-        timeline = trace_timeline(dir, TRACE_REQUEST_MEDIAN, err, sizeof err);
-    if (!timeline)
-        timeline = json_pack("{s:s}", "error", err[0] ? err : "no trace");
-    json_object_set_new(traces, key, timeline);
+        json_decref(timeline);
 }
 
 /* The verdict's cells name the runs the page shows. */
-static void add_verdict_traces(json_t *traces, json_t *runs, json_t *verdict)
+static void add_verdict_traces(trace_sink *sink, json_t *runs, json_t *verdict)
 {
     size_t i;
     json_t *cell;
@@ -63,14 +121,14 @@ static void add_verdict_traces(json_t *traces, json_t *runs, json_t *verdict)
         for (int d = 0; d < 2; d++) {
             json_t *id = json_object_get(json_object_get(cell, designs[d]), "run_id");
             if (json_is_integer(id))
-                add_trace(traces, runs, json_integer_value(id));
+                add_trace(sink, runs, json_integer_value(id));
         }
     }
 }
 
 /* Without a verdict the page shows, per design A/B grid point (one request
  * in flight), the newest finished run; so do the traces. */
-static void add_grid_traces(json_t *traces, json_t *runs)
+static void add_grid_traces(trace_sink *sink, json_t *runs)
 {
     json_t *newest = json_object(); /* "design|L|speed" -> id */
     size_t i;
@@ -90,12 +148,12 @@ static void add_grid_traces(json_t *traces, json_t *runs)
     const char *key;
     json_t *id;
     json_object_foreach(newest, key, id) {
-        add_trace(traces, runs, json_integer_value(id));
+        add_trace(sink, runs, json_integer_value(id));
     }
     json_decref(newest);
 }
 
-json_t *report_data(sqlite3 *db, const char *db_path)
+json_t *report_data(sqlite3 *db, const char *db_path, json_t **timelines)
 {
     json_t *data = json_object();
     char now[32];
@@ -117,12 +175,15 @@ json_t *report_data(sqlite3 *db, const char *db_path)
     json_object_set_new(data, "verdict_error",
                         verdict ? json_null() : json_string(err[0] ? err : "no verdict"));
 
-    json_t *traces = json_object();
+    trace_sink sink = {.traces = json_object(),
+                       .timelines = timelines ? json_object() : NULL};
     if (verdict)
-        add_verdict_traces(traces, runs, verdict);
+        add_verdict_traces(&sink, runs, verdict);
     else
-        add_grid_traces(traces, runs);
-    json_object_set_new(data, "traces", traces);
+        add_grid_traces(&sink, runs);
+    json_object_set_new(data, "traces", sink.traces);
+    if (timelines)
+        *timelines = sink.timelines;
     json_decref(all);
     return data;
 }

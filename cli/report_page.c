@@ -6,6 +6,9 @@
  * goes. Here the data is serialized and escaped so that no text in it can end
  * the <script> element that holds it: every '<' becomes \u003c, which JSON
  * reads back as the same character (a '<' only ever occurs inside a string).
+ * The traced requests, which would make the page tens of megabytes, are
+ * scripts of their own that the page loads when it shows one; they are
+ * escaped the same way.
  */
 #include "report_page.h"
 
@@ -78,6 +81,34 @@ static char *read_file(const char *path, size_t *len, char *err, size_t err_size
     return buf;
 }
 
+/* `before`, then `json` with each '<' written as \u003c, then `after`: a new
+ * NUL-terminated string of *len bytes, or NULL when out of memory. */
+static char *join_escaped(const char *before, size_t before_len, const char *json,
+                          const char *after, size_t after_len, size_t *len)
+{
+    size_t lts = 0, json_len = strlen(json);
+    for (const char *p = json; *p; p++)
+        lts += *p == '<';
+    size_t out_len = before_len + json_len + lts * 5 + after_len;
+    char *out = malloc(out_len + 1);
+    if (!out)
+        return NULL;
+    memcpy(out, before, before_len);
+    char *w = out + before_len;
+    for (const char *p = json; *p; p++) {
+        if (*p == '<') {
+            memcpy(w, "\\u003c", 6);
+            w += 6;
+        } else {
+            *w++ = *p;
+        }
+    }
+    memcpy(w, after, after_len);
+    w[after_len] = '\0';
+    *len = out_len;
+    return out;
+}
+
 /* The template with `json` in place of the slot, each '<' in it escaped. */
 static char *fill_template(const char *tpl, size_t tpl_len, const char *json, size_t *len,
                            char *err, size_t err_size)
@@ -87,31 +118,11 @@ static char *fill_template(const char *tpl, size_t tpl_len, const char *json, si
         snprintf(err, err_size, "the explorer template has no %s slot", REPORT_PAGE_SLOT);
         return NULL;
     }
-    size_t lts = 0, json_len = strlen(json);
-    for (const char *p = json; *p; p++)
-        lts += *p == '<';
-    size_t out_len = tpl_len - strlen(REPORT_PAGE_SLOT) + json_len + lts * 5;
-    char *out = malloc(out_len + 1);
-    if (!out) {
-        snprintf(err, err_size, "out of memory for a %zu-byte page", out_len);
-        return NULL;
-    }
-    size_t before = (size_t)(slot - tpl);
-    memcpy(out, tpl, before);
-    char *w = out + before;
-    for (const char *p = json; *p; p++) {
-        if (*p == '<') {
-            memcpy(w, "\\u003c", 6);
-            w += 6;
-        } else {
-            *w++ = *p;
-        }
-    }
     const char *after = slot + strlen(REPORT_PAGE_SLOT);
-    size_t rest = tpl_len - (size_t)(after - tpl);
-    memcpy(w, after, rest);
-    w[rest] = '\0';
-    *len = out_len;
+    char *out = join_escaped(tpl, (size_t)(slot - tpl), json, after,
+                             tpl_len - (size_t)(after - tpl), len);
+    if (!out)
+        snprintf(err, err_size, "out of memory for the page");
     return out;
 }
 
@@ -141,8 +152,11 @@ int report_page_check(const char *db_path, char *err, size_t err_size)
     return 0;
 }
 
-char *report_page_build(const char *db_path, size_t *len, char *err, size_t err_size)
+char *report_page_build(const char *db_path, json_t **timelines, size_t *len, char *err,
+                        size_t err_size)
 {
+    if (timelines)
+        *timelines = NULL;
     char tpl_path[PATH_MAX + 64];
     sqlite3 *db;
     if (report_page_find_template(tpl_path, sizeof tpl_path, err, err_size) ||
@@ -155,7 +169,7 @@ char *report_page_build(const char *db_path, size_t *len, char *err, size_t err_
         return NULL;
     }
     char *shown = realpath(db_path, NULL);
-    json_t *data = report_data(db, shown ? shown : db_path);
+    json_t *data = report_data(db, shown ? shown : db_path, timelines);
     free(shown);
     sqlite3_close(db);
     char *json = json_dumps(data, JSON_COMPACT);
@@ -167,5 +181,43 @@ char *report_page_build(const char *db_path, size_t *len, char *err, size_t err_
         snprintf(err, err_size, "cannot serialize the page's data");
     free(json);
     free(tpl);
+    if (!page && timelines) {
+        json_decref(*timelines);
+        *timelines = NULL;
+    }
     return page;
+}
+
+char *report_page_trace_script(json_int_t id, const json_t *timeline, size_t *len)
+{
+    char *json = json_dumps(timeline, JSON_COMPACT);
+    if (!json)
+        return NULL;
+    char call[64];
+    int n = snprintf(call, sizeof call, "%s(%lld, ", REPORT_PAGE_TRACE_CALLBACK,
+                     (long long)id);
+    char *script = join_escaped(call, (size_t)n, json, ");\n", 3, len);
+    free(json);
+    return script;
+}
+
+int report_page_trace(const char *db_path, json_int_t id, char **script, size_t *len,
+                      char *err, size_t err_size)
+{
+    sqlite3 *db;
+    if (open_existing(&db, db_path, err, err_size))
+        return -1;
+    json_t *all = db_runs_json(db);
+    sqlite3_close(db);
+    json_t *timeline = report_data_trace(json_object_get(all, "runs"), id, err, err_size);
+    json_decref(all);
+    if (!timeline)
+        return 1;
+    *script = report_page_trace_script(id, timeline, len);
+    json_decref(timeline);
+    if (!*script) {
+        snprintf(err, err_size, "cannot serialize the trace of run %lld", (long long)id);
+        return -1;
+    }
+    return 0;
 }

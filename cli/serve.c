@@ -2,7 +2,9 @@
  * serve.c - `mortar serve [--db FILE] [--port N]`: the explorer over HTTP on
  * 127.0.0.1 only (libmicrohttpd). Every request of / builds the page afresh
  * from the database (report_page.h), so a reload shows the runs a sweep has
- * finished since; any other path is 404. Ctrl-C (or SIGTERM) stops it.
+ * finished since, and /traces/<run id>.js builds the one traced request the
+ * page asks for when it shows that run; any other path is 404. Ctrl-C (or
+ * SIGTERM) stops it.
  *
  * The listening socket is bound here rather than by libmicrohttpd, so that a
  * port in use is reported plainly and --port 0 can print the port the kernel
@@ -22,6 +24,7 @@
 #include <unistd.h>
 
 #include "report_cmd.h"
+#include "report_data.h"
 #include "report_page.h"
 
 static const char serve_usage[] =
@@ -65,27 +68,58 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* Logs `err` and answers it with `status`. */
+static enum MHD_Result respond_error(struct MHD_Connection *conn, unsigned status,
+                                     const char *err)
+{
+    char msg[2100];
+    snprintf(msg, sizeof msg, "mortar serve: %s\n", err);
+    fputs(msg, stderr);
+    return respond_text(conn, status, msg);
+}
+
+/* GET /traces/<run id>.js: that run's traced request, the script the page
+ * loads when it shows the run (report_page_trace). Anything else under
+ * /traces/ is 404, as is a run the database does not have or without a trace. */
+static enum MHD_Result serve_trace(const serve_ctx *ctx, struct MHD_Connection *conn,
+                                   const char *url, const char *name)
+{
+    json_int_t id;
+    if (report_data_trace_id(name, &id))
+        return respond_text(conn, MHD_HTTP_NOT_FOUND,
+                            "not found: a trace is /" REPORT_DATA_TRACES_DIR
+                            "/<run id>.js\n");
+    double t0 = now_ms();
+    char err[2048], *script;
+    size_t len;
+    int rc = report_page_trace(ctx->db_path, id, &script, &len, err, sizeof err);
+    if (rc)
+        return respond_error(
+            conn, rc > 0 ? MHD_HTTP_NOT_FOUND : MHD_HTTP_INTERNAL_SERVER_ERROR, err);
+    fprintf(stderr, "mortar serve: GET %s, trace built in %.0f ms\n", url, now_ms() - t0);
+    return respond(conn, MHD_HTTP_OK, "text/javascript; charset=utf-8", script, len);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
                               const char *method, const char *version,
                               const char *upload_data, size_t *upload_data_size,
                               void **con_cls)
 {
     const serve_ctx *ctx = cls;
+    static const char traces[] = "/" REPORT_DATA_TRACES_DIR "/";
     if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
         return respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET is served\n");
+    if (!strncmp(url, traces, sizeof traces - 1))
+        return serve_trace(ctx, conn, url, url + sizeof traces - 1);
     if (strcmp(url, "/") && strcmp(url, "/index.html"))
         return respond_text(conn, MHD_HTTP_NOT_FOUND,
                             "not found: the explorer is at /\n");
     double t0 = now_ms();
     char err[2048];
     size_t len;
-    char *page = report_page_build(ctx->db_path, &len, err, sizeof err);
-    if (!page) {
-        fprintf(stderr, "mortar serve: %s\n", err);
-        char msg[2100];
-        snprintf(msg, sizeof msg, "mortar serve: %s\n", err);
-        return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, msg);
-    }
+    char *page = report_page_build(ctx->db_path, NULL, &len, err, sizeof err);
+    if (!page)
+        return respond_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, err);
     fprintf(stderr, "mortar serve: GET %s, page built in %.0f ms\n", url, now_ms() - t0);
     return respond(conn, MHD_HTTP_OK, "text/html; charset=utf-8", page, len);
 }

@@ -31,6 +31,8 @@ typedef struct vrun {
     double latency_us, speed;
     double median_us, p99_us, mean_us, min_us, max_us, throughput_rps;
     double service_us, compute_us; /* medians over the requests; NAN: none known */
+    double next_queued;            /* share of requests after which the device's
+                                      queue already held the next (B); NAN: unknown */
 } vrun;
 
 /* Sorted distinct values (a grid axis). */
@@ -191,6 +193,26 @@ static int load_runs(verdict_ctx *c)
     return rc;
 }
 
+/* The one number `sql` (with run_id as ?1) gives for a run; NAN for NULL.
+ * On an error `err` says "<what>: <SQLite's message>". */
+static int run_query_number(verdict_ctx *c, const char *sql, int64_t run_id,
+                            const char *what, double *out)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(c->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        set_err(c, what);
+        return -1;
+    }
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
+    if (rc)
+        set_err(c, what);
+    else
+        *out = column_or_nan(st, 0);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /*
  * The median of a request column over the run's requests where it is known
  * (>= 0), in us; NAN when none is. The middle value, or the mean of the two
@@ -202,23 +224,27 @@ static int request_median_us(verdict_ctx *c, int64_t run_id, const char *column,
     char sql[512];
     snprintf(sql, sizeof sql,
              "WITH known AS (SELECT %s AS v FROM requests WHERE run_id = ?1 AND %s >= 0)"
-             " SELECT AVG(v) FROM (SELECT v FROM known ORDER BY v"
+             " SELECT AVG(v) / 1000.0 FROM (SELECT v FROM known ORDER BY v"
              " LIMIT 2 - (SELECT COUNT(*) FROM known) %% 2"
              " OFFSET ((SELECT COUNT(*) FROM known) - 1) / 2)",
              column, column);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(c->db, sql, -1, &st, NULL) != SQLITE_OK) {
-        set_err(c, "reading the requests");
-        return -1;
-    }
-    sqlite3_bind_int64(st, 1, run_id);
-    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
-    if (rc)
-        set_err(c, "reading the requests");
-    else
-        *out = column_or_nan(st, 0) / 1000;
-    sqlite3_finalize(st);
-    return rc;
+    return run_query_number(c, sql, run_id, "reading the requests", out);
+}
+
+/*
+ * How often the device's queue already held the next request when one
+ * finished: its counters queued_on_finish / requests (docs/models/matmul.md;
+ * only design B's ring has the first), warm-up requests included as the
+ * device cannot tell them apart. NAN when the run has no such counter.
+ */
+static int next_queued_share(verdict_ctx *c, int64_t run_id, double *out)
+{
+    return run_query_number(
+        c,
+        "SELECT SUM(q.value) / SUM(n.value) FROM stats q JOIN stats n"
+        " ON n.run_id = q.run_id AND n.component = q.component AND n.key = 'requests'"
+        " WHERE q.run_id = ?1 AND q.key = 'queued_on_finish' AND n.value > 0",
+        run_id, "reading the device counters", out);
 }
 
 static int load_request_medians(verdict_ctx *c)
@@ -226,7 +252,8 @@ static int load_request_medians(verdict_ctx *c)
     for (size_t i = 0; i < c->nruns; i++) {
         vrun *r = &c->runs[i];
         if (request_median_us(c, r->id, "service_ns", &r->service_us) ||
-            request_median_us(c, r->id, "compute_ns", &r->compute_us))
+            request_median_us(c, r->id, "compute_ns", &r->compute_us) ||
+            next_queued_share(c, r->id, &r->next_queued))
             return -1;
     }
     return 0;
@@ -630,12 +657,12 @@ static json_t *load_json(const verdict_ctx *c)
         qsort(rows, n, sizeof *rows, compare_load);
     for (size_t i = 0; i < n; i++) {
         const vrun *r = rows[i];
-        json_array_append_new(arr, json_pack("{s:s, s:f, s:I, s:o, s:o, s:o}", "design",
-                                             r->design, "pcie_latency_us", r->latency_us,
-                                             "in_flight", (json_int_t)r->in_flight,
-                                             "median_us", num(r->median_us), "p99_us",
-                                             num(r->p99_us), "throughput_rps",
-                                             num(r->throughput_rps)));
+        json_array_append_new(
+            arr, json_pack("{s:s, s:f, s:I, s:o, s:o, s:o, s:o}", "design", r->design,
+                           "pcie_latency_us", r->latency_us, "in_flight",
+                           (json_int_t)r->in_flight, "median_us", num(r->median_us),
+                           "p99_us", num(r->p99_us), "throughput_rps",
+                           num(r->throughput_rps), "next_queued", num(r->next_queued)));
     }
     free(rows);
     return arr;
@@ -679,7 +706,8 @@ static void summarize_wins(json_t *summary, json_t *cells)
 {
     size_t total = 0, wins[2] = {0, 0}, i;
     json_t *best[2] = {NULL, NULL}, *cell;
-    json_array_foreach(cells, i, cell) {
+    json_array_foreach(cells, i, cell)
+    {
         const char *w = jstr(cell, "winner");
         if (!w)
             continue;
@@ -720,7 +748,8 @@ static void summarize_alone(json_t *summary, json_t *alone, json_t *ranking)
     json_t *row, *ref = NULL; /* the row shown: speed 1 when there is one */
     const char *w = NULL;
     bool same = true, flips = false;
-    json_array_foreach(alone, i, row) {
+    json_array_foreach(alone, i, row)
+    {
         const char *rw = jstr(row, "winner");
         if (!rw)
             continue;
@@ -738,7 +767,8 @@ static void summarize_alone(json_t *summary, json_t *alone, json_t *ranking)
         sb_add(&b, "Alone, neither design is faster at every speed");
     sb_add(&b, " (A %.2f us, B %.2f us at %gx)", jnum(ref, "a_us"), jnum(ref, "b_us"),
            jnum(ref, "speed"));
-    json_array_foreach(ranking, i, row) {
+    json_array_foreach(ranking, i, row)
+    {
         if (json_is_true(json_object_get(row, "flips"))) {
             sb_add(&b, "%s%gx", flips ? ", " : "; in the system the ranking flips at ",
                    jnum(row, "speed"));
@@ -787,7 +817,8 @@ static void add_range(sbuf *b, json_t *baselines, const char *key, const char *l
     double lo = NAN, hi = NAN;
     size_t i;
     json_t *row;
-    json_array_foreach(baselines, i, row) {
+    json_array_foreach(baselines, i, row)
+    {
         double v = jnum(row, key);
         if (isnan(v))
             continue;
@@ -837,14 +868,20 @@ static void summarize_load(json_t *summary, json_t *load)
         json_t *last = json_array_get(load, j);
         if (j > i) {
             sbuf b = {.n = 0};
-            sb_add(
-                &b,
-                "At %.2f us and 1x, %s goes from %.1f to %.1f requests/s and from a "
-                "median of %.1f to %.1f us as requests in flight go from %lld to %lld.",
-                jnum(first, "pcie_latency_us"), upper(jstr(first, "design")),
-                jnum(first, "throughput_rps"), jnum(last, "throughput_rps"),
-                jnum(first, "median_us"), jnum(last, "median_us"),
-                (long long)jnum(first, "in_flight"), (long long)jnum(last, "in_flight"));
+            sb_add(&b,
+                   "At %.2f us and 1x, %s goes from %.1f to %.1f requests/s and from a "
+                   "median of %.1f to %.1f us as requests in flight go from %lld to %lld",
+                   jnum(first, "pcie_latency_us"), upper(jstr(first, "design")),
+                   jnum(first, "throughput_rps"), jnum(last, "throughput_rps"),
+                   jnum(first, "median_us"), jnum(last, "median_us"),
+                   (long long)jnum(first, "in_flight"),
+                   (long long)jnum(last, "in_flight"));
+            if (!isnan(jnum(first, "next_queued")) && !isnan(jnum(last, "next_queued")))
+                sb_add(&b,
+                       "; the next request was already queued in the device when one "
+                       "finished for %.0f%% of requests, then %.0f%%",
+                       100 * jnum(first, "next_queued"), 100 * jnum(last, "next_queued"));
+            sb_add(&b, ".");
             add_sentence(summary, &b);
         }
         i = j + 1;

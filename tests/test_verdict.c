@@ -61,6 +61,7 @@ typedef struct run_args {
     int64_t in_flight;
     const db_request *reqs; /* NULL: one request, service and compute unknown */
     size_t nreqs;
+    const char *stats; /* the components' counters as JSON, or NULL */
 } run_args;
 
 static int64_t add_run(sqlite3 *db, run_args a)
@@ -90,9 +91,12 @@ static int64_t add_run(sqlite3 *db, run_args a)
                     .min_us = a.median_us * 0.9,
                     .max_us = a.median_us * 1.2,
                     .throughput_rps = 1e6 / a.median_us * (double)info.in_flight};
+    json_t *stats = a.stats ? json_loads(a.stats, 0, NULL) : NULL;
+    assert_true(!a.stats || stats);
     assert_int_equal(db_finish_run(db, id, a.status ? a.status : "ok", NULL, 1.0, NULL,
-                                   NULL, reqs, n, &s),
+                                   stats, reqs, n, &s),
                      0);
+    json_decref(stats);
     return id;
 }
 
@@ -169,17 +173,27 @@ static void fill_grid(sqlite3 *db, int64_t *newest_b)
     add(db, "software", "ok", 0.5, 1, 90000);
     add(db, "software", "ok", 1.0, 1, 90100);
     add(db, "regcopy", "ok", 0.5, 1, 20000);
-    /* Load: four in flight; B's at a latency outside the grid. */
+    /* Load: four in flight; B's at a latency outside the grid, two and four. */
     add_run(db, (run_args){.design = "a",
                            .latency_us = 0.5,
                            .speed = 1,
                            .median_us = 5000,
                            .in_flight = 4});
+    add_run(db, (run_args){
+                    .design = "b",
+                    .latency_us = 3.0,
+                    .speed = 1,
+                    .median_us = 2000,
+                    .in_flight = 2,
+                    .stats = "{\"accel\": {\"requests\": 64, \"queued_on_finish\": 0}}"});
     add_run(db, (run_args){.design = "b",
                            .latency_us = 3.0,
                            .speed = 1,
                            .median_us = 3000,
-                           .in_flight = 4});
+                           .in_flight = 4,
+                           .stats =
+                               "{\"accel\": {\"requests\": 64, \"queued_on_finish\": 16},"
+                               " \"nic\": {\"requests\": 5}}"});
 }
 
 /* ---- reading the verdict ---- */
@@ -253,7 +267,8 @@ static json_t *find(json_t *arr, const char *k1, double v1, const char *k2, doub
 {
     size_t i;
     json_t *e;
-    json_array_foreach(arr, i, e) {
+    json_array_foreach(arr, i, e)
+    {
         if (num(e, k1) == v1 && (!k2 || num(e, k2) == v2))
             return e;
     }
@@ -416,7 +431,7 @@ static void test_baselines_list_every_latency_with_nulls(void **state)
 static void test_load_lists_speed_1_runs_by_design_latency_in_flight(void **state)
 {
     json_t *load = section(state, "load");
-    assert_int_equal(json_array_size(load), 9); /* A: 4 + 1, B: 3 + 1 */
+    assert_int_equal(json_array_size(load), 10); /* A: 4 + 1, B: 3 + 2 */
     json_t *r = json_array_get(load, 1);
     assert_string_equal(str(r, "design"), "a");
     assert_int_equal(num(r, "in_flight"), 4);
@@ -425,9 +440,14 @@ static void test_load_lists_speed_1_runs_by_design_latency_in_flight(void **stat
     r = json_array_get(load, 5);
     assert_string_equal(str(r, "design"), "b");
     assert_int_equal(num(r, "in_flight"), 1);
-    r = json_array_get(load, 8);
+    assert_json_null(r, "next_queued"); /* no device counter */
+    assert_near(num(json_array_get(load, 8), "next_queued"), 0, 0);
+    r = json_array_get(load, 9);
     assert_near(num(r, "pcie_latency_us"), 3.0, 0);
     assert_int_equal(num(r, "in_flight"), 4);
+    /* The device's own counters: 16 of its 64 requests found the next queued;
+     * another component's "requests" does not count. */
+    assert_near(num(r, "next_queued"), 0.25, 1e-12);
     /* The in-flight-4 runs stay out of the grid. */
     assert_near(num(json_object_get(cell(state, 0.5, 1), "a"), "median_us"), 1400, 1e-9);
 }
@@ -436,7 +456,8 @@ static bool summary_has(void **state, const char *text)
 {
     size_t i;
     json_t *s;
-    json_array_foreach(section(state, "summary"), i, s) {
+    json_array_foreach(section(state, "summary"), i, s)
+    {
         if (strstr(json_string_value(s), text))
             return true;
     }
@@ -452,7 +473,11 @@ static void test_summary_states_the_conclusions_with_numbers(void **state)
                                    "at 1x."));
     assert_true(summary_has(state, "A's median moves by +1200.0 us (+85.7%)"));
     assert_true(summary_has(state, "software 90000.0 to 90100.0 us"));
-    assert_true(summary_has(state, "as requests in flight go from 1 to 4"));
+    assert_true(summary_has(state, "as requests in flight go from 1 to 4."));
+    assert_true(summary_has(state,
+                            "as requests in flight go from 2 to 4; the next request "
+                            "was already queued in the device when one finished "
+                            "for 0% of requests, then 25%."));
 }
 
 /* ---- separate databases ---- */

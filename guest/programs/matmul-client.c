@@ -39,7 +39,6 @@
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +48,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "guest_cli.h"
 #include "matmul_data.h"
 #include "matmul_wire.h"
 #include "mortar_guest.h"
@@ -56,19 +56,6 @@
 #define MAX_INFLIGHT 64
 
 static const char *prog = "mortar-matmul-client";
-
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fflush(stdout);
-    fprintf(stderr, "%s: ", prog);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(1);
-}
 
 static void usage(FILE *out)
 {
@@ -90,19 +77,6 @@ typedef struct options {
     unsigned connect_timeout_s;
     unsigned timeout_s; /* give up when the server is silent this long */
 } options;
-
-static uint64_t parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (errno || *end || !*s || v < min || v > max) {
-        fprintf(stderr, "%s: %s wants a number in %" PRIu64 "..%" PRIu64 ", not '%s'\n",
-                prog, opt, min, max, s);
-        exit(2);
-    }
-    return v;
-}
 
 static void parse_options(int argc, char **argv, options *o)
 {
@@ -131,23 +105,23 @@ static void parse_options(int argc, char **argv, options *o)
         if (!strcmp(a, "--server")) {
             o->server = v;
         } else if (!strcmp(a, "--port")) {
-            o->port = (int)parse_u64(a, v, 1, 65535);
+            o->port = (int)cli_parse_u64(a, v, 1, 65535);
         } else if (!strcmp(a, "--requests")) {
-            o->requests = (unsigned)parse_u64(a, v, 1, 100000);
+            o->requests = (unsigned)cli_parse_u64(a, v, 1, 100000);
         } else if (!strcmp(a, "--warmup")) {
-            o->warmup = (unsigned)parse_u64(a, v, 0, 100000);
+            o->warmup = (unsigned)cli_parse_u64(a, v, 0, 100000);
         } else if (!strcmp(a, "--inflight")) {
-            o->inflight = (unsigned)parse_u64(a, v, 1, MAX_INFLIGHT);
+            o->inflight = (unsigned)cli_parse_u64(a, v, 1, MAX_INFLIGHT);
         } else if (!strcmp(a, "--seed")) {
-            o->seed = parse_u64(a, v, 0, UINT64_MAX);
+            o->seed = cli_parse_u64(a, v, 0, UINT64_MAX);
         } else if (!strcmp(a, "--n")) {
-            o->n = (uint32_t)parse_u64(a, v, 128, 4096);
+            o->n = (uint32_t)cli_parse_u64(a, v, 128, 4096);
         } else if (!strcmp(a, "--reference")) {
             o->reference = v;
         } else if (!strcmp(a, "--connect-timeout")) {
-            o->connect_timeout_s = (unsigned)parse_u64(a, v, 0, 86400);
+            o->connect_timeout_s = (unsigned)cli_parse_u64(a, v, 0, 86400);
         } else if (!strcmp(a, "--timeout")) {
-            o->timeout_s = (unsigned)parse_u64(a, v, 1, 86400);
+            o->timeout_s = (unsigned)cli_parse_u64(a, v, 1, 86400);
         } else {
             usage(stderr);
             exit(2);
@@ -198,18 +172,18 @@ static int connect_one(const options *o)
 {
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)o->port)};
     if (inet_pton(AF_INET, o->server, &sa.sin_addr) != 1) {
-        die("--server wants an IPv4 address, not '%s'", o->server);
+        cli_die("--server wants an IPv4 address, not '%s'", o->server);
     }
     uint64_t deadline =
         mortar_guest_now_ns() + (uint64_t)o->connect_timeout_s * 1000000000u;
     for (;;) {
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0) {
-            die("socket: %s", strerror(errno));
+            cli_die("socket: %s", strerror(errno));
         }
         if (connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0) {
             if (matmul_wire_tune_socket(fd) != 0) {
-                die("socket options: %s", strerror(errno));
+                cli_die("socket options: %s", strerror(errno));
             }
             return fd;
         }
@@ -218,7 +192,7 @@ static int connect_one(const options *o)
         if ((e != ECONNREFUSED && e != ETIMEDOUT && e != EHOSTUNREACH &&
              e != ENETUNREACH) ||
             mortar_guest_now_ns() >= deadline) {
-            die("connecting to %s:%d: %s", o->server, o->port, strerror(e));
+            cli_die("connecting to %s:%d: %s", o->server, o->port, strerror(e));
         }
         struct timespec ts = {0, 5000000}; /* the server may not listen yet */
         nanosleep(&ts, NULL);
@@ -273,7 +247,7 @@ static void conn_send(client *cl, conn *c)
             if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
                 return;
             }
-            die("connection %d: send: %s", c->id, strerror(errno));
+            cli_die("connection %d: send: %s", c->id, strerror(errno));
         }
         c->sent += (size_t)got;
     }
@@ -321,30 +295,30 @@ static void conn_recv(client *cl, conn *c)
             if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
                 return;
             }
-            die("connection %d: recv: %s", c->id, strerror(errno));
+            cli_die("connection %d: recv: %s", c->id, strerror(errno));
         }
         if (got == 0) {
             if (c->req >= 0) {
-                die("connection %d: the server closed it with request %d in flight",
-                    c->id, c->req);
+                cli_die("connection %d: the server closed it with request %d in flight",
+                        c->id, c->req);
             }
             /* The server is done (it half-closes after its last reply). */
             c->closed = true;
             return;
         }
         if (c->req < 0) {
-            die("connection %d: the server sent a reply nobody asked for", c->id);
+            cli_die("connection %d: the server sent a reply nobody asked for", c->id);
         }
         c->got += (size_t)got;
         if (c->got == sizeof c->rhdr) {
             if (matmul_wire_rsp_decode(c->rhdr, &c->rsp) != 0) {
-                die("connection %d: not a matmul reply (magic or version)", c->id);
+                cli_die("connection %d: not a matmul reply (magic or version)", c->id);
             }
             uint64_t want = c->rsp.status == MATMUL_WIRE_OK ? 4 * cl->nn : 0;
             if (c->rsp.req_id != (uint64_t)c->req || c->rsp.payload_bytes != want) {
-                die("connection %d: reply for request %" PRIu64 " with %" PRIu64
-                    " bytes; expected request %d with %" PRIu64,
-                    c->id, c->rsp.req_id, c->rsp.payload_bytes, c->req, want);
+                cli_die("connection %d: reply for request %" PRIu64 " with %" PRIu64
+                        " bytes; expected request %d with %" PRIu64,
+                        c->id, c->rsp.req_id, c->rsp.payload_bytes, c->req, want);
             }
         }
         if (c->got >= sizeof c->rhdr && c->got == sizeof c->rhdr + c->rsp.payload_bytes) {
@@ -354,18 +328,12 @@ static void conn_recv(client *cl, conn *c)
     }
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void summary(client *cl)
 {
     unsigned m = cl->o->requests, w = cl->o->warmup;
     uint64_t *lat = malloc(m * sizeof *lat);
     if (!lat) {
-        die("out of memory");
+        cli_die("out of memory");
     }
     unsigned verified = 0;
     uint64_t sum = 0, first = UINT64_MAX, last = 0;
@@ -381,7 +349,7 @@ static void summary(client *cl)
                w + k, lat[k], r->verified == 1, r->service_ns, r->conn,
                r->start_ns - cl->req[w].start_ns);
     }
-    qsort(lat, m, sizeof *lat, cmp_u64);
+    qsort(lat, m, sizeof *lat, cli_cmp_u64);
     uint64_t med = m % 2 ? lat[m / 2] : (lat[m / 2 - 1] + lat[m / 2]) / 2;
     unsigned p99 = (unsigned)((99ull * m + 99) / 100); /* nearest rank, 1-based */
     uint64_t elapsed = last - first;
@@ -406,7 +374,7 @@ static void request_stats(client *cl)
     while (off < sizeof hdr) {
         ssize_t got = send(c->fd, hdr + off, sizeof hdr - off, MSG_NOSIGNAL);
         if (got < 0 && errno != EAGAIN && errno != EINTR) {
-            die("stats request: %s", strerror(errno));
+            cli_die("stats request: %s", strerror(errno));
         }
         off += got > 0 ? (size_t)got : 0;
     }
@@ -416,7 +384,7 @@ static void request_stats(client *cl)
         poll(&p, 1, 1000);
         ssize_t got = recv(c->fd, rhdr + off, sizeof rhdr - off, 0);
         if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
-            die("stats request: no answer");
+            cli_die("stats request: no answer");
         }
         off += got > 0 ? (size_t)got : 0;
     }
@@ -424,6 +392,7 @@ static void request_stats(client *cl)
 
 int main(int argc, char **argv)
 {
+    cli_set_prog(prog);
     options o;
     parse_options(argc, argv, &o);
     client cl = {.o = &o, .total = o.warmup + o.requests, .nn = (size_t)o.n * o.n};
@@ -431,32 +400,32 @@ int main(int argc, char **argv)
     const char *ref_path =
         o.reference ? o.reference : matmul_expected_default_path(path, sizeof path);
     if (matmul_expected_load(ref_path, o.seed, o.n, &cl.ref, err, sizeof err) != 0) {
-        die("%s", err);
+        cli_die("%s", err);
     }
     if (cl.total > cl.ref.count) {
-        die("the reference holds %u requests for seed %" PRIu64 " n %u; asked for %u "
-            "(warm-up included)",
-            cl.ref.count, o.seed, o.n, cl.total);
+        cli_die("the reference holds %u requests for seed %" PRIu64 " n %u; asked for %u "
+                "(warm-up included)",
+                cl.ref.count, o.seed, o.n, cl.total);
     }
 
     /* Everything the run needs, before the first request. */
     cl.operands = malloc(cl.total * 2 * cl.nn);
     cl.req = calloc(cl.total, sizeof *cl.req);
     if (!cl.operands || !cl.req) {
-        die("out of memory for %u requests of n = %u", cl.total, o.n);
+        cli_die("out of memory for %u requests of n = %u", cl.total, o.n);
     }
     for (unsigned i = 0; i < cl.total; i++) {
         int8_t *a = cl.operands + (size_t)i * 2 * cl.nn;
         matmul_operands(o.seed, i, o.n, a, a + cl.nn);
         cl.req[i].verified = -1;
         if (o.inflight > 1 && !(cl.req[i].c = malloc(cl.nn * sizeof(int32_t)))) {
-            die("out of memory to keep %u products (use --inflight 1)", cl.total);
+            cli_die("out of memory to keep %u products (use --inflight 1)", cl.total);
         }
     }
     if (matmul_hash(cl.operands, cl.nn) != cl.ref.entries[0].hash_a ||
         matmul_hash(cl.operands + cl.nn, cl.nn) != cl.ref.entries[0].hash_b) {
-        die("the generated operands differ from the reference's (generator mismatch: "
-            "rebuild the image)");
+        cli_die("the generated operands differ from the reference's (generator mismatch: "
+                "rebuild the image)");
     }
     unsigned nconn = o.inflight < cl.total ? o.inflight : cl.total;
     for (unsigned k = 0; k < nconn; k++) {
@@ -466,7 +435,7 @@ int main(int argc, char **argv)
         c->req = -1;
         c->cbuf = malloc(cl.nn * sizeof(int32_t));
         if (!c->cbuf) {
-            die("out of memory");
+            cli_die("out of memory");
         }
         memset(c->cbuf, 0, cl.nn * sizeof(int32_t)); /* fault the pages in now */
     }
@@ -487,19 +456,19 @@ int main(int argc, char **argv)
                     (short)(POLLIN | (c->req >= 0 && c->sent < c->total ? POLLOUT : 0))};
         }
         if (open == 0) {
-            die("the server closed every connection with %u of %u requests answered",
-                cl.answered, cl.total);
+            cli_die("the server closed every connection with %u of %u requests answered",
+                    cl.answered, cl.total);
         }
         int ready = poll(fds, nconn, (int)o.timeout_s * 1000);
         if (ready < 0) {
             if (errno == EINTR) {
                 continue;
             }
-            die("poll: %s", strerror(errno));
+            cli_die("poll: %s", strerror(errno));
         }
         if (ready == 0) {
-            die("nothing from the server for %u s (%u of %u requests answered)",
-                o.timeout_s, cl.answered, cl.total);
+            cli_die("nothing from the server for %u s (%u of %u requests answered)",
+                    o.timeout_s, cl.answered, cl.total);
         }
         for (unsigned k = 0; k < nconn; k++) {
             conn *c = &cl.conns[k];

@@ -31,7 +31,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,6 +40,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "guest_cli.h"
+#include "mortar_guest.h"
+
 #define BUF_BYTES       (256 * 1024)
 #define RETRY_NS        20000000ull /* 20 ms between connection attempts */
 #define FNV_OFFSET      0xcbf29ce484222325ull
@@ -49,18 +51,6 @@
 
 static const char *prog = "mortar-nettest";
 
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "%s: ", prog);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(1);
-}
-
 static void usage(void)
 {
     fprintf(stderr,
@@ -68,13 +58,6 @@ static void usage(void)
             "       %s send HOST PORT BYTES [TIMEOUT_S]\n",
             prog, prog);
     exit(2);
-}
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static uint64_t splitmix64(uint64_t x)
@@ -125,16 +108,16 @@ static unsigned long parse_num(const char *s, const char *what, unsigned long ma
 static void wait_fd(int fd, short events, uint64_t deadline, const char *what)
 {
     for (;;) {
-        uint64_t now = now_ns();
+        uint64_t now = mortar_guest_now_ns();
         if (now >= deadline)
-            die("timed out %s", what);
+            cli_die("timed out %s", what);
         uint64_t left_ms = (deadline - now) / 1000000 + 1;
         struct pollfd p = {.fd = fd, .events = events};
         int rc = poll(&p, 1, left_ms > 1000 ? 1000 : (int)left_ms);
         if (rc > 0)
             return;
         if (rc < 0 && errno != EINTR)
-            die("poll: %s", strerror(errno));
+            cli_die("poll: %s", strerror(errno));
     }
 }
 
@@ -147,24 +130,24 @@ static int serve(unsigned port, uint64_t deadline)
 {
     int ls = socket(AF_INET, SOCK_STREAM, 0);
     if (ls < 0)
-        die("socket: %s", strerror(errno));
+        cli_die("socket: %s", strerror(errno));
     int one = 1;
     setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     struct sockaddr_in a = {.sin_family = AF_INET,
                             .sin_port = htons((uint16_t)port),
                             .sin_addr.s_addr = htonl(INADDR_ANY)};
     if (bind(ls, (struct sockaddr *)&a, sizeof a) != 0)
-        die("bind port %u: %s", port, strerror(errno));
+        cli_die("bind port %u: %s", port, strerror(errno));
     if (listen(ls, 1) != 0)
-        die("listen: %s", strerror(errno));
+        cli_die("listen: %s", strerror(errno));
     printf("listening port=%u\n", port);
     fflush(stdout);
     wait_fd(ls, POLLIN, deadline, "waiting for a connection");
     int s = accept(ls, NULL, NULL);
     if (s < 0)
-        die("accept: %s", strerror(errno));
+        cli_die("accept: %s", strerror(errno));
     close(ls);
-    uint64_t t0 = now_ns();
+    uint64_t t0 = mortar_guest_now_ns();
 
     /* Whole words are checked as they come; up to 7 bytes wait in front of
      * the buffer for the rest of their word. */
@@ -178,7 +161,8 @@ static int serve(unsigned port, uint64_t deadline)
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
-            die("read after %llu bytes: %s", (unsigned long long)total, strerror(errno));
+            cli_die("read after %llu bytes: %s", (unsigned long long)total,
+                    strerror(errno));
         if (n == 0)
             break;
         total += (uint64_t)n;
@@ -199,7 +183,7 @@ static int serve(unsigned port, uint64_t deadline)
             first_bad = 8 * k + first_diff(w, want);
         sum = hash_word(sum, w);
     }
-    uint64_t ns = now_ns() - t0;
+    uint64_t ns = mortar_guest_now_ns() - t0;
     close(s);
     bool ok = first_bad == UINT64_MAX && total > 0;
     printf("bytes=%llu ok=%d ns=%llu mbps=%.1f sum=0x%016llx", (unsigned long long)total,
@@ -215,21 +199,21 @@ static int connect_retrying(const char *host, unsigned port, uint64_t deadline,
 {
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     if (inet_pton(AF_INET, host, &a.sin_addr) != 1)
-        die("bad address '%s' (an IPv4 address is expected)", host);
+        cli_die("bad address '%s' (an IPv4 address is expected)", host);
     for (*tries = 1;; (*tries)++) {
         int s = socket(AF_INET, SOCK_STREAM, 0);
         if (s < 0)
-            die("socket: %s", strerror(errno));
+            cli_die("socket: %s", strerror(errno));
         if (connect(s, (struct sockaddr *)&a, sizeof a) == 0)
             return s;
         int err = errno;
         close(s);
         if (err != ECONNREFUSED && err != ETIMEDOUT && err != EHOSTUNREACH &&
             err != ENETUNREACH && err != EINTR)
-            die("connect %s:%u: %s", host, port, strerror(err));
-        if (now_ns() + RETRY_NS >= deadline)
-            die("connect %s:%u: %s (gave up after %u tries)", host, port, strerror(err),
-                *tries);
+            cli_die("connect %s:%u: %s", host, port, strerror(err));
+        if (mortar_guest_now_ns() + RETRY_NS >= deadline)
+            cli_die("connect %s:%u: %s (gave up after %u tries)", host, port,
+                    strerror(err), *tries);
         struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)RETRY_NS};
         nanosleep(&ts, NULL);
     }
@@ -239,7 +223,7 @@ static int send_data(const char *host, unsigned port, uint64_t bytes, uint64_t d
 {
     unsigned tries;
     int s = connect_retrying(host, port, deadline, &tries);
-    uint64_t t0 = now_ns();
+    uint64_t t0 = mortar_guest_now_ns();
     static uint64_t wbuf[BUF_BYTES / 8];
     uint8_t *buf = (uint8_t *)wbuf;
     uint64_t sent = 0, sum = FNV_OFFSET;
@@ -258,8 +242,8 @@ static int send_data(const char *host, unsigned port, uint64_t bytes, uint64_t d
             if (w < 0 && errno == EINTR)
                 continue;
             if (w < 0)
-                die("write after %llu bytes: %s", (unsigned long long)(sent + done),
-                    strerror(errno));
+                cli_die("write after %llu bytes: %s", (unsigned long long)(sent + done),
+                        strerror(errno));
             done += (size_t)w;
         }
         sent += n;
@@ -273,7 +257,7 @@ static int send_data(const char *host, unsigned port, uint64_t bytes, uint64_t d
         if (n == 0 || (n < 0 && errno != EINTR))
             break;
     }
-    uint64_t ns = now_ns() - t0;
+    uint64_t ns = mortar_guest_now_ns() - t0;
     close(s);
     printf("bytes=%llu ns=%llu mbps=%.1f connect_tries=%u sum=0x%016llx\n",
            (unsigned long long)sent, (unsigned long long)ns, mbps(sent, ns), tries,
@@ -283,18 +267,19 @@ static int send_data(const char *host, unsigned port, uint64_t bytes, uint64_t d
 
 int main(int argc, char **argv)
 {
+    cli_set_prog(prog);
     if (argc >= 3 && argc <= 4 && strcmp(argv[1], "serve") == 0) {
         unsigned port = (unsigned)parse_num(argv[2], "port", 65535);
         unsigned long t =
             argc > 3 ? parse_num(argv[3], "timeout", 86400) : DEFAULT_TIMEOUT;
-        return serve(port, now_ns() + t * 1000000000ull);
+        return serve(port, mortar_guest_now_ns() + t * 1000000000ull);
     }
     if (argc >= 5 && argc <= 6 && strcmp(argv[1], "send") == 0) {
         unsigned port = (unsigned)parse_num(argv[3], "port", 65535);
         uint64_t bytes = parse_num(argv[4], "byte count", ~0ul);
         unsigned long t =
             argc > 5 ? parse_num(argv[5], "timeout", 86400) : DEFAULT_TIMEOUT;
-        return send_data(argv[2], port, bytes, now_ns() + t * 1000000000ull);
+        return send_data(argv[2], port, bytes, mortar_guest_now_ns() + t * 1000000000ull);
     }
     usage();
 }

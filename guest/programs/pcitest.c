@@ -14,11 +14,11 @@
  * Timings are CLOCK_MONOTONIC, i.e. simulated time.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "guest_cli.h"
 #include "mortar_guest.h"
 
 #define PCITEST_VENDOR   0x1de5
@@ -54,18 +54,6 @@ enum {
 
 static const char *prog = "mortar-pcitest";
 
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "%s: ", prog);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(1);
-}
-
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -82,7 +70,7 @@ static mortar_guest_dev *open_pcitest(unsigned flags)
     char err[320];
     if (mortar_guest_open(&dev, PCITEST_VENDOR, PCITEST_DEVICE, flags, err, sizeof err) !=
         0) {
-        die("%s", err);
+        cli_die("%s", err);
     }
     return dev;
 }
@@ -92,11 +80,11 @@ static const mortar_guest_bar *map_regs(mortar_guest_dev *dev)
 {
     const mortar_guest_bar *regs;
     if (mortar_guest_bar_map(dev, 0, &regs) != 0) {
-        die("%s", mortar_guest_errmsg(dev));
+        cli_die("%s", mortar_guest_errmsg(dev));
     }
     uint32_t id = mortar_guest_read32(regs, REG_ID);
     if (id != PCITEST_ID_VALUE) {
-        die("ID register reads 0x%08x, expected 0x%08x", id, PCITEST_ID_VALUE);
+        cli_die("ID register reads 0x%08x, expected 0x%08x", id, PCITEST_ID_VALUE);
     }
     return regs;
 }
@@ -147,19 +135,13 @@ static int cmd_ids(void)
 /* ---- mmio-timing
  * ----------------------------------------------------------------------- */
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void check_consecutive(const uint32_t *vals, size_t n, uint32_t *prev, bool *have,
                               const char *pass)
 {
     for (size_t i = 0; i < n; i++) {
         if (*have && vals[i] != (uint32_t)(*prev + 1)) {
-            die("COUNTER not consecutive (%s read %zu): 0x%08x after 0x%08x", pass, i,
-                vals[i], *prev);
+            cli_die("COUNTER not consecutive (%s read %zu): 0x%08x after 0x%08x", pass, i,
+                    vals[i], *prev);
         }
         *prev = vals[i];
         *have = true;
@@ -172,14 +154,14 @@ static int cmd_mmio_timing(const char *arg)
     errno = 0;
     unsigned long long n = strtoull(arg, &end, 10);
     if (errno || *end || n == 0 || n > 10000000) {
-        die("mmio-timing: N must be 1..10000000, not '%s'", arg);
+        cli_die("mmio-timing: N must be 1..10000000, not '%s'", arg);
     }
     mortar_guest_dev *dev = open_pcitest(0);
     const mortar_guest_bar *regs = map_regs(dev);
     uint32_t *vals = malloc(n * sizeof *vals);
     uint64_t *dt = malloc(n * sizeof *dt);
     if (!vals || !dt) {
-        die("out of memory for %llu reads", n);
+        cli_die("out of memory for %llu reads", n);
     }
     /* Pass 1: the batch, the clock read only before and after. */
     uint64_t t0 = mortar_guest_now_ns();
@@ -204,7 +186,7 @@ static int cmd_mmio_timing(const char *arg)
         dt[i] = mortar_guest_now_ns() - a;
     }
     check_consecutive(vals, n, &prev, &have, "timed");
-    qsort(dt, n, sizeof *dt, cmp_u64);
+    qsort(dt, n, sizeof *dt, cli_cmp_u64);
     printf("reads=%llu total_ns=%llu per_read_ns=%llu min_ns=%llu median_ns=%llu "
            "max_ns=%llu clock_ns=%llu counter_ok=1\n",
            n, (unsigned long long)total, (unsigned long long)(total / n),
@@ -234,14 +216,14 @@ static uint64_t wait_irq(dma_test *t, unsigned vector, uint64_t since_ns,
     int rc = mortar_guest_irq_wait(t->dev, vector, IRQ_TIMEOUT_NS);
     uint64_t waited = mortar_guest_now_ns() - since_ns;
     if (rc != 0) {
-        die("%s: %s (DMA_STATUS=0x%x IRQ_COUNT=%u)", what, mortar_guest_errmsg(t->dev),
-            mortar_guest_read32(t->regs, REG_DMA_STATUS),
-            mortar_guest_read32(t->regs, REG_IRQ_COUNT));
+        cli_die("%s: %s (DMA_STATUS=0x%x IRQ_COUNT=%u)", what,
+                mortar_guest_errmsg(t->dev), mortar_guest_read32(t->regs, REG_DMA_STATUS),
+                mortar_guest_read32(t->regs, REG_IRQ_COUNT));
     }
     if (mortar_guest_irq_get_mode(t->dev) == MORTAR_GUEST_IRQ_INTX) {
         mortar_guest_write32(t->regs, REG_IRQ_ACK, 1);
         if (mortar_guest_irq_unmask(t->dev) != 0) {
-            die("%s", mortar_guest_errmsg(t->dev));
+            cli_die("%s", mortar_guest_errmsg(t->dev));
         }
     }
     return waited;
@@ -251,7 +233,7 @@ static void check_dma_done(dma_test *t, const char *what)
 {
     uint32_t st = mortar_guest_read32(t->regs, REG_DMA_STATUS);
     if ((st & (DMA_ST_BUSY | DMA_ST_DONE | DMA_ST_ERROR)) != DMA_ST_DONE) {
-        die("%s: DMA_STATUS=0x%x after the interrupt, expected done (0x2)", what, st);
+        cli_die("%s: DMA_STATUS=0x%x after the interrupt, expected done (0x2)", what, st);
     }
     mortar_guest_write32(t->regs, REG_DMA_STATUS, 0);
 }
@@ -279,7 +261,7 @@ static void setup_irq(dma_test *t, const char *mode)
         snprintf(tried + strlen(tried), sizeof tried - strlen(tried), "%s%s: %s",
                  tried[0] ? "; " : "", name, mortar_guest_errmsg(t->dev));
     }
-    die("dma-irq: no interrupts: %s", tried);
+    cli_die("dma-irq: no interrupts: %s", tried);
 }
 
 static int cmd_dma_irq(const char *irq_mode)
@@ -289,16 +271,16 @@ static int cmd_dma_irq(const char *irq_mode)
     char err[320];
     mortar_guest_dma *dma;
     if (mortar_guest_dma_alloc(&dma, DMA_TEST_BYTES, 0, err, sizeof err) != 0) {
-        die("DMA buffer: %s", err);
+        cli_die("DMA buffer: %s", err);
     }
     if (!mortar_guest_dma_contiguous(dma, 0, DMA_TEST_BYTES)) {
-        die("DMA buffer of %u bytes is not physically contiguous (%s pages)",
-            DMA_TEST_BYTES, mortar_guest_dma_is_huge(dma) ? "huge" : "no huge");
+        cli_die("DMA buffer of %u bytes is not physically contiguous (%s pages)",
+                DMA_TEST_BYTES, mortar_guest_dma_is_huge(dma) ? "huge" : "no huge");
     }
     uint8_t *buf = mortar_guest_dma_virt(dma);
     uint64_t phys = mortar_guest_dma_phys(dma, 0);
     if (mortar_guest_bus_master(t.dev, true) != 0) {
-        die("%s", mortar_guest_errmsg(t.dev));
+        cli_die("%s", mortar_guest_errmsg(t.dev));
     }
     setup_irq(&t, irq_mode);
     mortar_guest_irq_mode mode = mortar_guest_irq_get_mode(t.dev);
@@ -325,9 +307,9 @@ static int cmd_dma_irq(const char *irq_mode)
         }
     }
     if (bad) {
-        die("DMA write: %zu of %u bytes wrong, first at %zu: 0x%02x, expected 0x%02x",
-            bad, DMA_TEST_BYTES, first_bad, buf[first_bad],
-            (uint8_t)(DMA_SEED + first_bad));
+        cli_die("DMA write: %zu of %u bytes wrong, first at %zu: 0x%02x, expected 0x%02x",
+                bad, DMA_TEST_BYTES, first_bad, buf[first_bad],
+                (uint8_t)(DMA_SEED + first_bad));
     }
 
     /* 2. Device reads back bytes the CPU wrote and sums them. */
@@ -343,7 +325,7 @@ static int cmd_dma_irq(const char *irq_mode)
     check_dma_done(&t, "DMA read");
     uint32_t result = mortar_guest_read32(t.regs, REG_DMA_RESULT);
     if (result != sum) {
-        die("DMA read: DMA_RESULT=%u, expected the byte sum %u", result, sum);
+        cli_die("DMA read: DMA_RESULT=%u, expected the byte sum %u", result, sum);
     }
 
     /* 3. An interrupt raised by register write. */
@@ -377,25 +359,26 @@ static int cmd_selftest(void)
     mortar_guest_dma *huge, *small;
     if (mortar_guest_dma_alloc(&huge, DMA_TEST_BYTES, MORTAR_GUEST_DMA_HUGE_ONLY, err,
                                sizeof err) != 0) {
-        die("huge-page DMA buffer: %s", err);
+        cli_die("huge-page DMA buffer: %s", err);
     }
     if (!mortar_guest_dma_contiguous(huge, 0, DMA_TEST_BYTES) ||
         mortar_guest_dma_contiguous(huge, 1, DMA_TEST_BYTES)) {
-        die("huge-page buffer: wrong contiguity answers");
+        cli_die("huge-page buffer: wrong contiguity answers");
     }
     uint64_t p0 = mortar_guest_dma_phys(huge, 0), p;
     if (p0 % (2u << 20) || mortar_guest_dma_phys(huge, 12345) != p0 + 12345 ||
         mortar_guest_dma_phys(huge, DMA_TEST_BYTES) != 0) {
-        die("huge-page buffer: physical address 0x%llx not 2 MiB aligned or not linear",
+        cli_die(
+            "huge-page buffer: physical address 0x%llx not 2 MiB aligned or not linear",
             (unsigned long long)p0);
     }
     uint8_t *v = mortar_guest_dma_virt(huge);
     if (mortar_guest_virt_to_phys(v + 4097, &p, err, sizeof err) != 0 || p != p0 + 4097) {
-        die("virt_to_phys disagrees with the buffer's table: %s", err);
+        cli_die("virt_to_phys disagrees with the buffer's table: %s", err);
     }
     if (mortar_guest_dma_alloc(&small, DMA_TEST_BYTES, MORTAR_GUEST_DMA_NO_HUGE, err,
                                sizeof err) != 0) {
-        die("normal-page DMA buffer: %s", err);
+        cli_die("normal-page DMA buffer: %s", err);
     }
     size_t runs = 1;
     for (size_t off = 4096; off < DMA_TEST_BYTES; off += 4096) {
@@ -405,22 +388,22 @@ static int cmd_selftest(void)
         }
     }
     if (mortar_guest_dma_contiguous(small, 0, DMA_TEST_BYTES) != (runs == 1)) {
-        die("normal-page buffer: contiguity answer disagrees with the page table");
+        cli_die("normal-page buffer: contiguity answer disagrees with the page table");
     }
     uint64_t a = mortar_guest_now_ns(), b = mortar_guest_now_ns();
     if (b < a) {
-        die("CLOCK_MONOTONIC went backwards");
+        cli_die("CLOCK_MONOTONIC went backwards");
     }
     int uio = mortar_guest_load_module("uio", NULL, err, sizeof err) == 0 &&
               mortar_guest_load_module("uio_pci_generic", NULL, err, sizeof err) == 0;
     if (!uio) {
-        die("%s", err);
+        cli_die("%s", err);
     }
     mortar_guest_pci_info info;
     int found =
         mortar_guest_pci_find(PCITEST_VENDOR, PCITEST_DEVICE, 0, &info, err, sizeof err);
     if (found != 0 && found != MORTAR_ENOENT) {
-        die("%s", err);
+        cli_die("%s", err);
     }
     printf("huge_phys=0x%llx huge_ok=1 small_runs=%zu small_contiguous=%d uio=1 "
            "device=%d selftest_ok=1\n",
@@ -432,6 +415,7 @@ static int cmd_selftest(void)
 
 int main(int argc, char **argv)
 {
+    cli_set_prog(prog);
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2) {
         usage(stderr);

@@ -402,6 +402,7 @@ const matmul_iface matmul_iface_b = {
     .design = "b",
     .device_id = MATMUL_DEVICE_B,
     .code = MATMUL_CODE_B,
+    .has_ring = true,
     .cycles = b_cycles,
     .init = b_init,
     .destroy = b_destroy,

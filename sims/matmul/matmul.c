@@ -37,8 +37,8 @@ static const matmul_iface *const ifaces[] = {&matmul_iface_a, &matmul_iface_b,
 static int read_params(const mortar_params *p, matmul_params *out)
 {
     static const char *const known[] = {
-        "design",    "speed",           "cycles_a", "cycles_b", "clock_mhz",
-        "dma_chunk", "dma_outstanding", "msix",     "n",        "corrupt", NULL};
+        "design",          "speed", "cycles_a", "cycles_b", "clock_mhz", "dma_chunk",
+        "dma_outstanding", "msix",  "n",        "corrupt",  NULL};
     int rc = mortar_params_check_known(p, known);
     if (!rc)
         rc = mortar_params_string(p, "design", NULL, &out->design);
@@ -419,9 +419,13 @@ static void matmul_stats(void *state, mortar_stats *s)
     mortar_stats_u64(s, "unknown_reg_accesses", c->unknown_reg_accesses);
     mortar_stats_u64(s, "bad_completions", c->bad_completions);
     mortar_stats_u64(s, "doorbells_ignored", c->doorbells_ignored);
-    mortar_stats_u64(s, "bad_descriptors", c->bad_descriptors);
-    mortar_stats_u64(s, "ring_errors", c->ring_errors);
-    mortar_stats_u64(s, "queued_on_finish", c->queued_on_finish);
+    /* A design without a queue has nothing to count here; reporting zeros
+     * would read as "the queue never held a request". */
+    if (m->iface->has_ring) {
+        mortar_stats_u64(s, "bad_descriptors", c->bad_descriptors);
+        mortar_stats_u64(s, "ring_errors", c->ring_errors);
+        mortar_stats_u64(s, "queued_on_finish", c->queued_on_finish);
+    }
     mortar_stats_u64(s, "interrupts", c->interrupts);
     mortar_stats_u64(s, "bad_messages", c->bad_messages);
     mortar_stats_u64(s, "errors", c->errors);

@@ -47,7 +47,8 @@ typedef struct matmul_params {
 typedef struct matmul_iface {
     const char *design;
     uint16_t device_id;
-    char code; /* MATMUL_CODE_* */
+    char code;     /* MATMUL_CODE_* */
+    bool has_ring; /* a request queue in host memory (B): its counters are reported */
     uint64_t (*cycles)(const matmul_params *p);
     int (*init)(matmul *m);
     void (*destroy)(matmul *m);

@@ -1,13 +1,14 @@
 // cli.test.mjs - `mortar report` and `mortar serve` from the outside, on the
-// synthetic database of make_db.c: the file written and the data in it, the
-// HTTP answers, and every error's message and exit code.
+// synthetic database of make_db.c: the files written and the data in them
+// (the page, and a script per traced request), the HTTP answers, and every
+// error's message and exit code.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
 
-import { MAKE_DB, MORTAR, freshDatabase, pageData, run } from './common.mjs';
+import { MAKE_DB, MORTAR, exited, freshDatabase, pageData, run, startServe, traceScript } from './common.mjs';
 
 let fx;
 before(() => {
@@ -16,15 +17,21 @@ before(() => {
 
 const allRuns = (m) => 1 + m.grid.length + m.baselines.length + m.load.length; // + the failed one
 
+const traced = (m) => m.grid.filter((g) => g.traced);
+
 test('report writes report/index.html by default and prints its path', () => {
   const r = run(MORTAR, ['report', '--db', 'mortar.db'], { cwd: fx.dir });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout.trim(), 'report/index.html');
+  const n = traced(fx.manifest).length;
+  assert.match(r.stderr, new RegExp(`^mortar report: wrote report/index\\.html \\(\\d+ kB\\) and ${n} ` +
+    'traced requests in report/traces/ \\([\\d.]+ (kB|MB), each loaded when the page shows it\\)\n$'));
   const html = readFileSync(join(fx.dir, 'report', 'index.html'), 'utf8');
   const data = pageData(html);
   assert.equal(data.runs.length, allRuns(fx.manifest));
   assert.equal(data.database, join(fx.dir, 'mortar.db'));
-  // One file: nothing loaded from elsewhere.
+  // The page loads nothing from elsewhere but the traces beside it, which it
+  // adds itself when it shows one.
   assert.doesNotMatch(html, /<script[^>]*\ssrc=/);
   assert.doesNotMatch(html, /<link[^>]*stylesheet/);
 });
@@ -36,19 +43,83 @@ test("a run's text cannot end the data's <script> early", () => {
   assert.ok(!html.includes('</script><!-- <b>'), 'the error text is in the page unescaped');
 });
 
-test("every grid run's traced median request is in the page", () => {
-  const data = pageData(readFileSync(join(fx.dir, 'report', 'index.html'), 'utf8'));
+const traceFile = (dir, id) => join(dir, 'traces', `${id}.js`);
+
+test("the page summarizes every grid run's traced median request; traces/<id>.js holds it", () => {
+  const report = join(fx.dir, 'report');
+  const data = pageData(readFileSync(join(report, 'index.html'), 'utf8'));
   for (const g of fx.manifest.grid) {
     const t = data.traces[String(g.run_id)];
     if (!g.traced) {
+      assert.deepEqual(Object.keys(t), ['error']);
       assert.match(t.error, /no trace files/);
+      assert.ok(!existsSync(traceFile(report, g.run_id)), `run ${g.run_id} has no trace but a file`);
       continue;
     }
-    assert.ok(t && Array.isArray(t.tracks), `run ${g.run_id}: ${t && t.error}`);
+    // The page: a summary only.
+    const where = `run ${g.run_id}`;
+    assert.deepEqual(Object.keys(t).sort(), ['end_ps', 'events', 'file', 'latency_ps', 'request', 'start_ps'],
+      `${where}: ${t.error}`);
+    assert.equal(t.file, `traces/${g.run_id}.js`);
     assert.equal(t.request, 5);
     assert.equal(t.latency_ps, Math.round(g.median_us * 1e6));
-    assert.ok(t.tracks.some((k) => k.name === 'accel'));
+    // Beside it: the whole timeline, handed to mortarTrace.
+    const text = readFileSync(join(report, t.file), 'utf8');
+    assert.match(text, new RegExp(`^mortarTrace\\(${g.run_id}, \\{`));
+    assert.ok(!text.includes('<'), `${where}: '<' is escaped as in the page`);
+    const { id, timeline } = traceScript(text);
+    assert.equal(id, g.run_id);
+    for (const k of ['request', 'start_ps', 'end_ps', 'latency_ps']) assert.equal(timeline[k], t[k], `${where}: ${k}`);
+    assert.ok(timeline.tracks.some((k) => k.name === 'accel'), where);
+    assert.ok(timeline.tracks.find((k) => k.name === 'accel').events.length > 10, where);
+    assert.equal(timeline.tracks.reduce((n, k) => n + k.events.length, 0), t.events, `${where}: events`);
+    assert.ok(Array.isArray(timeline.flows) && timeline.flows.length > 0, `${where}: flows`);
   }
+  // Nothing else is in traces/.
+  assert.deepEqual(readdirSync(join(report, 'traces')).sort(),
+    traced(fx.manifest).map((g) => `${g.run_id}.js`).sort());
+});
+
+test('the page stays small: the timelines are only in traces/', () => {
+  const report = join(fx.dir, 'report');
+  const page = statSync(join(report, 'index.html')).size;
+  const traces = readdirSync(join(report, 'traces'))
+    .reduce((n, f) => n + statSync(join(report, 'traces', f)).size, 0);
+  const html = readFileSync(join(report, 'index.html'), 'utf8');
+  assert.doesNotMatch(html, /"tracks"/);
+  assert.ok(page < 600 * 1000, `the page is ${page} bytes`);
+  // The page is the template, the runs and the verdict: far less data than
+  // the traced requests it summarizes.
+  assert.ok(JSON.stringify(pageData(html).traces).length * 20 < traces,
+    `summaries ${JSON.stringify(pageData(html).traces).length} bytes, traces ${traces}`);
+});
+
+test("a new report removes an earlier report's trace scripts that it no longer names", () => {
+  const report = join(fx.dir, 'report');
+  const dir = join(report, 'traces');
+  for (const f of ['999999.js', '0123.js', 'notes.txt', '12.js.map'])
+    writeFileSync(join(dir, f), 'x');
+  const r = run(MORTAR, ['report', '--db', fx.db, '--out', report]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /; removed 1 old trace file\n$/);
+  const left = readdirSync(dir);
+  assert.ok(!left.includes('999999.js'));
+  for (const f of ['0123.js', 'notes.txt', '12.js.map']) assert.ok(left.includes(f), `${f} is not the report's`);
+  for (const g of traced(fx.manifest)) assert.ok(left.includes(`${g.run_id}.js`));
+});
+
+test('a report of runs without traces writes no traces/ and removes an old one', () => {
+  // A report of the synthetic database, then one of an empty database over it.
+  const empty = join(fx.dir, 'untraced.db');
+  assert.equal(run(MORTAR, ['results', '--db', empty]).code, 0); // creates it
+  const out = join(fx.dir, 'untraced');
+  let r = run(MORTAR, ['report', '--db', fx.db, '--out', out]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(existsSync(join(out, 'traces')));
+  r = run(MORTAR, ['report', '--db', empty, '--out', out]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, new RegExp(`none of the runs it shows has a trace .*; removed ${traced(fx.manifest).length} old trace files`));
+  assert.ok(!existsSync(join(out, 'traces')), 'the emptied traces/ is removed');
 });
 
 test('report --out creates the directories it needs', () => {
@@ -90,29 +161,6 @@ test('report says where it looked when the page template is missing', () => {
 
 // ---- mortar serve
 
-// Starts `mortar serve ARGS`; resolves with {proc, port, out} once it prints
-// its address.
-function startServe(args) {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(MORTAR, ['serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const out = { stdout: '', stderr: '' };
-    proc.stdout.on('data', (d) => {
-      out.stdout += d;
-      const m = out.stdout.match(/http:\/\/127\.0\.0\.1:(\d+)\//);
-      if (m) resolve({ proc, port: +m[1], out });
-    });
-    proc.stderr.on('data', (d) => { out.stderr += d; });
-    proc.on('exit', (code) => reject(new Error(`mortar serve exited (${code}): ${out.stderr}`)));
-  });
-}
-
-function exited(proc) {
-  return new Promise((resolve) => {
-    if (proc.exitCode !== null) resolve(proc.exitCode);
-    else proc.on('exit', (code, signal) => resolve(code ?? signal));
-  });
-}
-
 // Who listens on `port`: the local addresses in /proc/net/tcp (hex, as the
 // kernel writes them).
 function listeners(port) {
@@ -143,9 +191,18 @@ test('serve answers / with the page built from the database at each request', as
     assert.equal(res.status, 200);
     assert.equal(pageData(await res.text()).runs.length, 2 * allRuns(fx.manifest));
 
+    // The page holds the summaries; the traces are answered one by one.
+    for (const t of Object.values(first.traces)) {
+      assert.ok(!('tracks' in t), JSON.stringify(t).slice(0, 200));
+      assert.ok(typeof t.file === 'string' || typeof t.error === 'string');
+    }
+
     res = await fetch(base + '/nothing-here');
     assert.equal(res.status, 404);
     res = await fetch(base + '/', { method: 'POST', body: 'x' });
+    assert.equal(res.status, 405);
+
+    res = await fetch(base + '/traces/1.js', { method: 'POST', body: 'x' });
     assert.equal(res.status, 405);
 
     // A second server on the same port says so.
@@ -157,6 +214,64 @@ test('serve answers / with the page built from the database at each request', as
   }
   assert.equal(await exited(proc), 0, out.stderr);
   assert.match(out.stderr, /stopped \(Ctrl-C\)/);
+});
+
+// GET `path` exactly as written (fetch would resolve "..").
+function rawGet(port, path) {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method: 'GET' }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => { body += d; });
+      res.on('end', () => resolve({ status: res.statusCode, type: res.headers['content-type'], body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+test('serve answers /traces/<id>.js with the trace report writes, and 404 for anything else', async () => {
+  const fresh = freshDatabase('cli-serve-traces');
+  const report = join(fresh.dir, 'report');
+  const r = run(MORTAR, ['report', '--db', fresh.db, '--out', report]);
+  assert.equal(r.code, 0, r.stderr);
+  const { proc, port, out } = await startServe(['--db', fresh.db, '--port', '0']);
+  try {
+    for (const g of traced(fresh.manifest)) {
+      const res = await rawGet(port, `/traces/${g.run_id}.js`);
+      assert.equal(res.status, 200, res.body);
+      assert.match(res.type, /^text\/javascript/);
+      assert.equal(res.body, readFileSync(traceFile(report, g.run_id), 'utf8'), `run ${g.run_id}`);
+      assert.equal(traceScript(res.body).id, g.run_id);
+    }
+    const untraced = fresh.manifest.grid.find((g) => !g.traced);
+    const baseline = fresh.manifest.baselines[0]; // a run the page shows no trace of
+    const notFound = [
+      ['/traces/../x', /a trace is \/traces\/<run id>\.js/],
+      ['/traces/../../mortar.db', /a trace is \/traces\/<run id>\.js/],
+      ['/traces/abc.js', /a trace is \/traces\/<run id>\.js/],
+      ['/traces/1e3.js', /a trace is \/traces\/<run id>\.js/],
+      ['/traces/-1.js', /a trace is \/traces\/<run id>\.js/],
+      ['/traces/01.js', /a trace is \/traces\/<run id>\.js/],
+      ['/traces/1.json', /a trace is \/traces\/<run id>\.js/],
+      ['/traces/1.js/x', /a trace is \/traces\/<run id>\.js/],
+      ['/traces/', /a trace is \/traces\/<run id>\.js/],
+      ['/traces/99999999999999999999.js', /a trace is \/traces\/<run id>\.js/],
+      ['/traces/999999.js', /run 999999 is not in the database/],
+      [`/traces/${untraced.run_id}.js`, /no trace files/],
+      [`/traces/${baseline.run_id}.js`, /no trace files/],
+    ];
+    for (const [path, why] of notFound) {
+      const res = await rawGet(port, path);
+      assert.equal(res.status, 404, path);
+      assert.match(res.type, /^text\/plain/, path);
+      assert.match(res.body, why, path);
+    }
+  } finally {
+    proc.kill('SIGINT');
+  }
+  assert.equal(await exited(proc), 0, out.stderr);
+  assert.match(out.stderr, /GET \/traces\/\d+\.js, trace built in \d+ ms/);
 });
 
 test('serve refuses a missing database, a bad port and a bad option', () => {

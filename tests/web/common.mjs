@@ -1,9 +1,11 @@
 // common.mjs - what the explorer's tests share: the paths CTest passes in
-// (tests/web/CMakeLists.txt), running the mortar binary and the database
-// generator, and reading the data a page carries.
-import { spawnSync } from 'node:child_process';
+// (tests/web/CMakeLists.txt), running the mortar binary, `mortar serve` and
+// the database generator, and reading the data a page and its trace scripts
+// carry.
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import vm from 'node:vm';
 
 export function need(name) {
   const v = process.env[name];
@@ -43,6 +45,42 @@ export function pageData(html) {
   const m = html.match(/<script type="application\/json" id="mortar-data">([\s\S]*?)<\/script>/);
   if (!m) throw new Error('the page has no mortar-data script');
   return JSON.parse(m[1]);
+}
+
+// Runs a trace script (traces/<id>.js, from `mortar report` or `mortar
+// serve`) as the page would, and returns what it hands to mortarTrace:
+// {id, timeline}. Throws when it does not call it exactly once.
+export function traceScript(text) {
+  const calls = [];
+  // Through JSON, so that the objects belong to this realm (deepEqual).
+  vm.runInNewContext(text, { mortarTrace: (id, timeline) =>
+    calls.push({ id, timeline: JSON.parse(JSON.stringify(timeline)) }) });
+  if (calls.length !== 1) throw new Error(`the trace script called mortarTrace ${calls.length} times`);
+  return calls[0];
+}
+
+// Starts `mortar serve ARGS`; resolves with {proc, port, base, out} once it
+// prints its address.
+export function startServe(args) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(MORTAR, ['serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = { stdout: '', stderr: '' };
+    proc.stdout.on('data', (d) => {
+      out.stdout += d;
+      const m = out.stdout.match(/http:\/\/127\.0\.0\.1:(\d+)\//);
+      if (m) resolve({ proc, port: +m[1], base: `http://127.0.0.1:${m[1]}`, out });
+    });
+    proc.stderr.on('data', (d) => { out.stderr += d; });
+    proc.on('exit', (code) => reject(new Error(`mortar serve exited (${code}): ${out.stderr}`)));
+  });
+}
+
+// Resolves with a process's exit code (or the signal that ended it).
+export function exited(proc) {
+  return new Promise((resolve) => {
+    if (proc.exitCode !== null) resolve(proc.exitCode);
+    else proc.on('exit', (code, signal) => resolve(code ?? signal));
+  });
 }
 
 export const gridRun = (manifest, design, L, speed) =>

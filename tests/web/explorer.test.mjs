@@ -1,16 +1,17 @@
 // explorer.test.mjs - the explorer page in a real browser: Debian's chromium
 // driven by playwright-core, on the page `mortar report` writes for the
-// synthetic database of make_db.c. Every expected number comes from
-// make_db's manifest (what it wrote into the database), never from the page.
-// Leaves a screenshot in the build's Testing/explorer.png.
+// synthetic database of make_db.c, opened from disk (file://, with the trace
+// scripts beside it), and once as `mortar serve` serves it. Every expected
+// number comes from make_db's manifest (what it wrote into the database),
+// never from the page. Leaves a screenshot in the build's Testing/explorer.png.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 
-import { MORTAR, freshDatabase, gridRun, need, pageData, run } from './common.mjs';
+import { MORTAR, exited, freshDatabase, gridRun, need, pageData, run, startServe, traceScript } from './common.mjs';
 
 const CHROMIUM = process.env.MORTAR_CHROMIUM || '/usr/bin/chromium';
 if (!existsSync(CHROMIUM)) {
@@ -27,7 +28,7 @@ try {
   process.exit(1);
 }
 
-let fx, data, browser, page;
+let fx, data, reportDir, browser, page;
 const problems = []; // console errors and uncaught exceptions
 
 before(async () => {
@@ -35,6 +36,7 @@ before(async () => {
   const r = run(MORTAR, ['report', '--db', fx.db, '--out', join(fx.dir, 'report')]);
   assert.equal(r.code, 0, r.stderr);
   const file = r.stdout.trim();
+  reportDir = dirname(file);
   data = pageData(readFileSync(file, 'utf8'));
   browser = await chromium.launch({ executablePath: CHROMIUM });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -88,6 +90,20 @@ async function expectCards(L, s) {
       assert.equal(got.winner, String(d === faster), `${where}: winner`);
     }
   }
+}
+
+// The timeline `mortar report` wrote for run `id` (traces/<id>.js).
+const writtenTrace = (id) =>
+  traceScript(readFileSync(join(reportDir, 'traces', `${id}.js`), 'utf8')).timeline;
+
+// Waits until #timeline of page `p` shows run `runId` settled (drawn, empty
+// or failed to load: the trace is loaded on demand) and returns that state.
+async function timelineSettles(p, runId) {
+  await p.waitForFunction((id) => {
+    const tl = document.getElementById('timeline');
+    return tl.dataset.runId === String(id) && ['drawn', 'empty', 'error'].includes(tl.dataset.state);
+  }, runId, { timeout: 30000 });
+  return p.getAttribute('#timeline', 'data-state');
 }
 
 async function sliderIndexes() {
@@ -160,9 +176,10 @@ test("clicking a card draws that design's traced request as swim lanes in µs", 
     assert.equal(await page.getAttribute(`#card-${d}`, 'data-selected'), 'true');
     assert.equal(await tl.getAttribute('data-design'), d);
     assert.equal(+(await tl.getAttribute('data-run-id')), want.run_id);
-    assert.equal(await tl.getAttribute('data-state'), 'drawn');
-    const trace = data.traces[String(want.run_id)];
+    assert.equal(await timelineSettles(page, want.run_id), 'drawn');
+    const trace = writtenTrace(want.run_id);
     assert.equal(await page.locator('#timeline .lane').count(), trace.tracks.length);
+    assert.ok(await page.locator('#timeline .flow').count() > 0, 'causal arrows');
     assert.ok(await page.locator('#timeline .lane-events[data-track="accel"] rect').count() > 10);
     assert.match(await page.textContent('#timeline .axis-title'), /µs/);
     assert.match(await page.textContent('#timeline-zoom'), new RegExp(
@@ -188,9 +205,88 @@ test('a run without a trace says so instead of a timeline', async () => {
   const untraced = fx.manifest.grid.find((g) => !g.traced);
   await page.locator(`#map .map-cell[data-latency="${untraced.pcie_latency_us}"][data-speed="${untraced.speed}"]`).click();
   await page.click(`#card-${untraced.design}`);
-  assert.equal(await page.getAttribute('#timeline', 'data-state'), 'empty');
+  assert.equal(await timelineSettles(page, untraced.run_id), 'empty');
   assert.match(await page.textContent('#timeline-empty'), /^No trace recorded for this run/);
   assert.equal(await page.locator('#timeline svg').count(), 0);
+  // The cards know it from the page's summary, before any trace loads.
+  const other = untraced.design === 'a' ? 'b' : 'a';
+  assert.match(await page.textContent(`#card-${untraced.design} .run-line`), /no trace recorded$/);
+  assert.match(await page.textContent(`#card-${other} .run-line`), /click to show its trace$/);
+  assert.deepEqual(problems, []);
+});
+
+test('a trace script that is not beside the page gives a message instead of a timeline', async () => {
+  // The page alone, without its traces/ folder.
+  const lonely = join(fx.dir, 'lonely');
+  mkdirSync(lonely, { recursive: true });
+  copyFileSync(join(reportDir, 'index.html'), join(lonely, 'index.html'));
+  const p = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const exceptions = [];
+  p.on('pageerror', (e) => exceptions.push(e.message));
+  try {
+    await p.goto(pathToFileURL(join(lonely, 'index.html')).href);
+    await p.waitForSelector('body[data-ready="true"]');
+    const want = gridRun(fx.manifest, 'a', 0.5, 1); // where the page opens
+    assert.equal(await timelineSettles(p, want.run_id), 'error');
+    assert.match(await p.textContent('#timeline-empty'),
+      new RegExp(`^Could not load the trace of run #${want.run_id} from traces/${want.run_id}\\.js: ` +
+        'the page needs the traces/ folder'));
+    assert.ok(await p.isVisible('#timeline-empty'));
+    assert.ok(await p.isHidden('#timeline-tools'));
+    assert.equal(await p.locator('#timeline svg').count(), 0);
+    assert.deepEqual(exceptions, []);
+  } finally {
+    await p.close();
+  }
+});
+
+test('over `mortar serve` the page loads a trace from /traces/<id>.js when it shows it, once', async () => {
+  const { proc, base, out } = await startServe(['--db', fx.db, '--port', '0']);
+  const p = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = [];
+  p.on('console', (m) => m.type() === 'error' && errors.push(`console: ${m.text()}`));
+  p.on('pageerror', (e) => errors.push(`exception: ${e.message}`));
+  try {
+    // Hold the traces back until the page has said it is loading one; one
+    // trace the server is made to refuse.
+    const asked = [];
+    let release;
+    const held = new Promise((resolve) => { release = resolve; });
+    const refused = gridRun(fx.manifest, 'a', 2, 1);
+    await p.route('**/traces/*', async (route) => {
+      const path = new URL(route.request().url()).pathname;
+      asked.push(path);
+      await held;
+      if (path === `/traces/${refused.run_id}.js`) await route.fulfill({ status: 404, body: 'no\n' });
+      else await route.continue();
+    });
+    // Not until "load": the held trace script delays that event.
+    await p.goto(base + '/', { timeout: 120000, waitUntil: 'domcontentloaded' });
+    await p.waitForSelector('body[data-ready="true"]');
+    const a = gridRun(fx.manifest, 'a', 0.5, 1), b = gridRun(fx.manifest, 'b', 0.5, 1);
+    assert.equal(await p.getAttribute('#timeline', 'data-state'), 'loading');
+    assert.equal(+(await p.getAttribute('#timeline', 'data-run-id')), a.run_id);
+    assert.match(await p.textContent('#timeline-empty'), /^Loading the trace…/);
+    release();
+    assert.equal(await timelineSettles(p, a.run_id), 'drawn');
+    assert.equal(await p.locator('#timeline .lane').count(), writtenTrace(a.run_id).tracks.length);
+
+    await p.click('#card-b');
+    assert.equal(await timelineSettles(p, b.run_id), 'drawn');
+    // Back to A: drawn from what was loaded, not asked for again.
+    await p.click('#card-a');
+    assert.equal(await timelineSettles(p, a.run_id), 'drawn');
+    assert.deepEqual(asked, [`/traces/${a.run_id}.js`, `/traces/${b.run_id}.js`]);
+    assert.deepEqual(errors, []);
+
+    await p.locator('#map .map-cell[data-latency="2"][data-speed="1"]').click();
+    assert.equal(await timelineSettles(p, refused.run_id), 'error');
+    assert.match(await p.textContent('#timeline-empty'), /: the server did not send it/);
+  } finally {
+    await p.close();
+    proc.kill('SIGINT');
+  }
+  assert.equal(await exited(proc), 0, out.stderr);
 });
 
 test('the charts and tables hold the database numbers', async () => {
@@ -239,6 +335,7 @@ test('a database without runs gives a page that says so', async () => {
 test('a screenshot of the page is left in Testing/explorer.png', async () => {
   await page.locator('#map .map-cell[data-latency="1"][data-speed="1"]').click();
   await page.click('#card-a');
+  assert.equal(await timelineSettles(page, gridRun(fx.manifest, 'a', 1, 1).run_id), 'drawn');
   const dir = need('WEB_SCREENSHOT_DIR');
   mkdirSync(dir, { recursive: true });
   await page.evaluate(() => window.scrollTo(0, 0));

@@ -1,9 +1,11 @@
 // explorer.js - the explorer page's behaviour. It reads the data that
 // `mortar report` embedded in #mortar-data (docs/explorer.md) and draws, from
 // it alone: the verdict, the sliders and the map over the measured grid, a
-// card per design, the timeline of a traced request, and the charts. Winners,
-// margins and crossovers are the verdict's (cli/verdict.c); this script never
-// decides one.
+// card per design, the timeline of a traced request, and the charts. The
+// data holds only a summary of each traced request; the timeline itself is
+// a script beside the page (traces/<run id>.js) loaded when it is first
+// shown. Winners, margins and crossovers are the verdict's (cli/verdict.c);
+// this script never decides one.
 'use strict';
 
 (function explorer() {
@@ -243,7 +245,7 @@
     $('verdict-summary').hidden = sentences.length < 2;
 
     const cross = v && Array.isArray(v.crossovers) ? v.crossovers : [];
-    setTable($('crossovers'), ['Compute speed', 'A and B cross at', 'Faster below', 'Faster above'],
+    setTable($('crossovers'), ['Speed', 'A and B cross at', 'Faster below', 'Faster above'],
       cross.map((c) => ({
         attrs: { data: { speed: String(c.speed) }, title: c.text || '' },
         cells: [fmtSpeed(c.speed),
@@ -391,8 +393,7 @@
         el('dd', { 'data-field': name, 'data-value': isNum(m[name]) ? String(m[name]) : '', text: fmtUs(m[name]) }));
       const run = M.runsById.get(m.run_id);
       const s = run && run.summary ? run.summary : {};
-      const trace = M.data.traces ? M.data.traces[String(m.run_id)] : null;
-      const traced = trace && Array.isArray(trace.tracks) && trace.tracks.length > 0;
+      const traced = hasTrace(traceSummary(m.run_id));
       card.replaceChildren(
         head,
         el('dl', { class: 'headline' },
@@ -456,6 +457,47 @@
     return EVENT_PALETTE[h % EVENT_PALETTE.length];
   }
 
+  // The summary of a run's traced request in the page's data (cli/report_data.h):
+  // {request, start_ps, end_ps, latency_ps, events, file} or {error}.
+  function traceSummary(runId) {
+    const traces = M.data.traces && typeof M.data.traces === 'object' ? M.data.traces : {};
+    const t = traces[String(runId)];
+    return t && typeof t === 'object' ? t : null;
+  }
+  const hasTrace = (summary) => !!summary && typeof summary.file === 'string' &&
+    isNum(summary.events) && summary.events > 0;
+
+  // Timelines by run id, loaded on demand: {state: 'loading' | 'loaded' |
+  // 'failed', file, timeline}. traces/<run id>.js calls mortarTrace(id,
+  // timeline) (cli/report_page.h): a <script> element rather than fetch(),
+  // which a page opened from disk (file://) may not use. A failure stays
+  // until the page is reloaded.
+  const timelines = new Map();
+
+  window.mortarTrace = (id, timeline) => {
+    const entry = timelines.get(String(id));
+    if (!entry || entry.state !== 'loading' || !timeline || typeof timeline !== 'object') return;
+    entry.state = 'loaded';
+    entry.timeline = timeline;
+  };
+
+  function loadTimeline(runId, file) {
+    const id = String(runId);
+    if (timelines.has(id)) return timelines.get(id);
+    const entry = { state: 'loading', file };
+    timelines.set(id, entry);
+    const done = () => {
+      script.remove();
+      if (entry.state === 'loading') entry.state = 'failed';
+      // Draw it if it is still the one wanted.
+      const m = currentCell() && currentCell()[state.design];
+      if (m && String(m.run_id) === id) renderTimeline();
+    };
+    const script = el('script', { src: file, on: { load: done, error: done } });
+    document.head.append(script);
+    return entry;
+  }
+
   function renderTimeline() {
     const box = $('timeline');
     const empty = $('timeline-empty');
@@ -467,7 +509,9 @@
         `the request with the median end-to-end latency of run #${m.run_id}, every event on the one simulated clock. ` +
         'Click the other card for the other design; drag across the lanes to zoom in.'
       : 'Nothing measured at this setting.';
-    const t = m && M.data.traces ? M.data.traces[String(m.run_id)] : null;
+    const summary = m ? traceSummary(m.run_id) : null;
+    const entry = hasTrace(summary) ? loadTimeline(m.run_id, summary.file) : null;
+    const t = entry && entry.state === 'loaded' ? entry.timeline : null;
     const tracks = t && Array.isArray(t.tracks) ? t.tracks.filter((tr) => Array.isArray(tr.events)) : [];
     const shown = `${d}|${m ? m.run_id : ''}`;
     if (state.timelineOf !== shown) {
@@ -477,13 +521,29 @@
     box.dataset.design = d;
     box.dataset.runId = m ? String(m.run_id) : '';
     $('timeline-tools').hidden = !tracks.length;
-    if (!m || !tracks.length) {
+    const say = (boxState, text) => {
       box.replaceChildren();
-      box.dataset.state = 'empty';
+      box.dataset.state = boxState;
       empty.hidden = false;
-      empty.textContent = m ? 'No trace recorded for this run' + (t && t.error ? ` (${t.error}).` : '.') +
-        ' Runs made with `mortar run --trace` have one.' : 'No run at this setting.';
-      return;
+      empty.classList.toggle('quiet', boxState !== 'error');
+      empty.textContent = text;
+    };
+    if (!m) return say('empty', 'No run at this setting.');
+    if (entry && entry.state === 'loading') {
+      return say('loading', `Loading the trace… (run #${m.run_id}, ` +
+        `${fmtNumber(summary.events, 0)} events from ${entry.file})`);
+    }
+    if (entry && entry.state === 'failed') {
+      const why = location.protocol === 'file:'
+        ? 'the page needs the traces/ folder that `mortar report` writes beside it'
+        : 'the server did not send it (the output of `mortar serve` says why)';
+      return say('error', `Could not load the trace of run #${m.run_id} from ${entry.file}: ${why}. ` +
+        'Reload the page to try again.');
+    }
+    if (!tracks.length) {
+      const why = summary && summary.error ? summary.error : null;
+      return say('empty', 'No trace recorded for this run' + (why ? ` (${why}).` : '.') +
+        ' Runs made with `mortar run --trace` have one.');
     }
     empty.hidden = true;
     box.dataset.state = 'drawn';
@@ -796,9 +856,12 @@
     const panel = $('load-panel');
     panel.hidden = !rows.length;
     if (!rows.length) return;
-    setTable($('load'), ['Design', 'PCIe latency', 'In flight', 'Throughput', 'Median', 'p99'],
+    // next_queued (verdict): how often the device's queue already held the
+    // next request when one finished; only a design with a queue (B) has it.
+    setTable($('load'), ['Design', 'PCIe latency', 'In flight', 'Throughput', 'Median', 'p99', 'Next queued'],
       rows.map((r) => ({ cells: [designName(r.design), fmtL(r.pcie_latency_us), String(r.in_flight),
-        fmtRps(r.throughput_rps), fmtUs(r.median_us), fmtUs(r.p99_us)] })));
+        fmtRps(r.throughput_rps), fmtUs(r.median_us), fmtUs(r.p99_us),
+        isNum(r.next_queued) ? fmtNumber(100 * r.next_queued, 0) + ' %' : '—'] })));
     const groups = new Map();
     for (const r of rows) {
       const k = key(r.design, r.pcie_latency_us);
