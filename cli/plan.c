@@ -70,6 +70,24 @@ static int add_listener(plan *p, plan_sim *s, json_t *l, const char *port, char 
     return 0;
 }
 
+/* A traced run's switches write their frames too (<run dir>/<name>.pcap,
+ * docs/traces.md), unless the spec names a pcap file itself. */
+static void add_switch_pcap(const plan *p, json_t *component)
+{
+    if (strcmp(str(component, "kind", ""), "switch"))
+        return;
+    json_t *params = json_object_get(component, "params");
+    if (!params) {
+        params = json_object();
+        json_object_set_new(component, "params", params);
+    }
+    if (json_object_get(params, "pcap"))
+        return;
+    char path[640];
+    snprintf(path, sizeof path, "%s/%s.pcap", p->run_dir, str(component, "name", "switch"));
+    json_object_set_new(params, "pcap", json_string(path));
+}
+
 static int plan_sims(plan *p, json_t *spec, const plan_tools *t, char *err, size_t size)
 {
     size_t i;
@@ -79,8 +97,11 @@ static int plan_sims(plan *p, json_t *spec, const plan_tools *t, char *err, size
         if (!s)
             return errbuf_fail(err, size, "more than %d simulator processes", PLAN_MAX);
         json_t *e = json_pack("{s:s, s:s}", "name", str(c, "name", ""), "kind", str(c, "kind", ""));
-        if (json_object_get(c, "params"))
-            json_object_set(e, "params", json_object_get(c, "params"));
+        json_t *params = json_object_get(c, "params");
+        if (params)
+            json_object_set_new(e, "params", json_deep_copy(params));
+        if (t->trace)
+            add_switch_pcap(p, e);
         json_array_append_new(json_object_get(s->desc, "components"), e);
     }
     json_array_foreach(json_object_get(spec, "links"), i, l) {

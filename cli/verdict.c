@@ -706,8 +706,7 @@ static void summarize_wins(json_t *summary, json_t *cells)
 {
     size_t total = 0, wins[2] = {0, 0}, i;
     json_t *best[2] = {NULL, NULL}, *cell;
-    json_array_foreach(cells, i, cell)
-    {
+    json_array_foreach(cells, i, cell) {
         const char *w = jstr(cell, "winner");
         if (!w)
             continue;
@@ -748,8 +747,7 @@ static void summarize_alone(json_t *summary, json_t *alone, json_t *ranking)
     json_t *row, *ref = NULL; /* the row shown: speed 1 when there is one */
     const char *w = NULL;
     bool same = true, flips = false;
-    json_array_foreach(alone, i, row)
-    {
+    json_array_foreach(alone, i, row) {
         const char *rw = jstr(row, "winner");
         if (!rw)
             continue;
@@ -767,8 +765,7 @@ static void summarize_alone(json_t *summary, json_t *alone, json_t *ranking)
         sb_add(&b, "Alone, neither design is faster at every speed");
     sb_add(&b, " (A %.2f us, B %.2f us at %gx)", jnum(ref, "a_us"), jnum(ref, "b_us"),
            jnum(ref, "speed"));
-    json_array_foreach(ranking, i, row)
-    {
+    json_array_foreach(ranking, i, row) {
         if (json_is_true(json_object_get(row, "flips"))) {
             sb_add(&b, "%s%gx", flips ? ", " : "; in the system the ranking flips at ",
                    jnum(row, "speed"));
@@ -817,8 +814,7 @@ static void add_range(sbuf *b, json_t *baselines, const char *key, const char *l
     double lo = NAN, hi = NAN;
     size_t i;
     json_t *row;
-    json_array_foreach(baselines, i, row)
-    {
+    json_array_foreach(baselines, i, row) {
         double v = jnum(row, key);
         if (isnan(v))
             continue;

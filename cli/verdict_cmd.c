@@ -58,8 +58,7 @@ static json_t *find_cell(json_t *cells, double latency_us, double speed)
 {
     size_t i;
     json_t *cell;
-    json_array_foreach(cells, i, cell)
-    {
+    json_array_foreach(cells, i, cell) {
         if (jnum(cell, "pcie_latency_us") == latency_us && jnum(cell, "speed") == speed)
             return cell;
     }
@@ -88,13 +87,12 @@ static void print_map(json_t *v)
     json_t *cells = json_object_get(v, "cells"), *lat, *speed;
     size_t li, si;
     printf("Winner and margin (%% of the winner's median), in flight 1:\n%8s", "L(us)");
-    json_array_foreach(speeds, si, speed) printf(" %10gx", json_number_value(speed));
+    json_array_foreach(speeds, si, speed)
+        printf(" %10gx", json_number_value(speed));
     printf("\n");
-    json_array_foreach(lats, li, lat)
-    {
+    json_array_foreach(lats, li, lat) {
         printf("%8.2f", json_number_value(lat));
-        json_array_foreach(speeds, si, speed)
-        {
+        json_array_foreach(speeds, si, speed) {
             char entry[32];
             map_entry(find_cell(cells, json_number_value(lat), json_number_value(speed)),
                       entry, sizeof entry);
@@ -117,8 +115,7 @@ static void print_cells(json_t *cells)
     printf("\nCells (medians in us; service and compute: medians over the requests):\n");
     printf("%6s %6s %9s %9s %9s %9s %9s %9s %6s %9s %7s\n", "speed", "L(us)", "A",
            "A svc", "A comp", "B", "B svc", "B comp", "winner", "margin", "%");
-    json_array_foreach(cells, i, c)
-    {
+    json_array_foreach(cells, i, c) {
         printf("%6g %6.2f %9s %9s %9s %9s %9s %9s %6s %9s %7s\n", jnum(c, "speed"),
                jnum(c, "pcie_latency_us"),
                fmt(b[0], 32, design_value(c, "a", "median_us"), 1),
@@ -137,7 +134,8 @@ static void print_crossovers(json_t *crossovers)
     size_t i;
     json_t *x;
     printf("\nWhere the ranking flips (linear interpolation between measured points):\n");
-    json_array_foreach(crossovers, i, x) printf("  %s\n", jstr(x, "text"));
+    json_array_foreach(crossovers, i, x)
+        printf("  %s\n", jstr(x, "text"));
 }
 
 static void print_movement(json_t *movement)
@@ -148,8 +146,7 @@ static void print_movement(json_t *movement)
     printf("\nMovement across the latency range (median, in flight 1):\n");
     printf("%6s %6s %8s %8s %10s %10s %10s %8s\n", "design", "speed", "from L", "to L",
            "from(us)", "to(us)", "delta(us)", "delta%");
-    json_array_foreach(movement, i, m)
-    {
+    json_array_foreach(movement, i, m) {
         printf("%6s %6g %8.2f %8.2f %10.1f %10.1f %+10.1f %8s\n",
                upper(jstr(m, "design")), jnum(m, "speed"), jnum(m, "from_latency_us"),
                jnum(m, "to_latency_us"), jnum(m, "from_median_us"),
@@ -166,8 +163,7 @@ static void print_alone(json_t *alone, json_t *ranking)
     printf("\nAlone (device model, no system) vs in the system:\n");
     printf("%6s %10s %10s %7s  %s\n", "speed", "A(us)", "B(us)", "alone",
            "system winners");
-    json_array_foreach(alone, i, a)
-    {
+    json_array_foreach(alone, i, a) {
         json_t *r = json_array_get(ranking, i), *w;
         const char *lat;
         printf("%6g %10s %10s %7s ", jnum(a, "speed"), fmt(b[0], 32, jnum(a, "a_us"), 2),
@@ -185,8 +181,7 @@ static void print_baselines(json_t *baselines)
     char b[4][32];
     printf("\nBaselines at 1x, in flight 1 (median us):\n");
     printf("%6s %10s %10s %10s %10s\n", "L(us)", "software", "regcopy", "A", "B");
-    json_array_foreach(baselines, i, r)
-    {
+    json_array_foreach(baselines, i, r) {
         printf("%6.2f %10s %10s %10s %10s\n", jnum(r, "pcie_latency_us"),
                fmt(b[0], 32, jnum(r, "software_median_us"), 1),
                fmt(b[1], 32, jnum(r, "regcopy_median_us"), 1),
@@ -204,8 +199,7 @@ static void print_load(json_t *load)
            "already held the next):\n");
     printf("%6s %6s %9s %10s %10s %10s %12s\n", "design", "L(us)", "in flight",
            "median(us)", "p99(us)", "req/s", "next queued");
-    json_array_foreach(load, i, r)
-    {
+    json_array_foreach(load, i, r) {
         printf("%6s %6.2f %9lld %10s %10s %10s %11s%s\n", upper(jstr(r, "design")),
                jnum(r, "pcie_latency_us"), (long long)jnum(r, "in_flight"),
                fmt(b[0], 32, jnum(r, "median_us"), 1),

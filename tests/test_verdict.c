@@ -267,8 +267,7 @@ static json_t *find(json_t *arr, const char *k1, double v1, const char *k2, doub
 {
     size_t i;
     json_t *e;
-    json_array_foreach(arr, i, e)
-    {
+    json_array_foreach(arr, i, e) {
         if (num(e, k1) == v1 && (!k2 || num(e, k2) == v2))
             return e;
     }
@@ -456,8 +455,7 @@ static bool summary_has(void **state, const char *text)
 {
     size_t i;
     json_t *s;
-    json_array_foreach(section(state, "summary"), i, s)
-    {
+    json_array_foreach(section(state, "summary"), i, s) {
         if (strstr(json_string_value(s), text))
             return true;
     }

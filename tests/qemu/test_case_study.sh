@@ -55,9 +55,14 @@ echo "design b: identical latencies in 3 runs (one traced): $(latencies "$B1" | 
 
 # 2. The traced run's files, and its export.
 dir=$(sqlite3 "$DB" "select run_dir from runs where id=$B3")
-for f in client.trace server.trace sim0.trace; do
+for f in client.trace server.trace sim0.trace switch.pcap; do
     [ -s "$dir/$f" ] || qh_fail "the traced run has no $f"
 done
+# The switch's frames open in Wireshark's reader, and hold the requests.
+frames=$(tshark -r "$dir/switch.pcap" -Y 'tcp.port == 7000' 2>"$QH_DIR/tshark.err" | wc -l)
+[ "$frames" -gt 0 ] ||
+    qh_fail "tshark finds no matmul frames in switch.pcap: $(head -c 300 "$QH_DIR/tshark.err")"
+echo "switch.pcap: $frames frames of the matmul connection (tshark)"
 if "$MORTAR" trace "$B3" --db "$DB" --format perfetto --out "$QH_DIR/b3.perfetto.json" \
     2>"$QH_DIR/trace.err"; then
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["traceEvents"]' \
