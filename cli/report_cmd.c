@@ -217,7 +217,7 @@ int mortar_report_main(int argc, char **argv)
     json_t *timelines;
     report_files done = {0};
     char *page =
-        report_page_build(db_path, &timelines, &done.page_bytes, err, sizeof err);
+        report_page_build(db_path, &timelines, NULL, &done.page_bytes, err, sizeof err);
     if (!page) {
         fprintf(stderr, "mortar report: %s\n", err);
         return 1;

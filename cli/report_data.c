@@ -86,26 +86,51 @@ static json_t *trace_summary(json_t *timeline, json_int_t id)
 }
 
 /* The shown runs' traces: a summary (or the error) per run in `traces`, the
- * whole timeline in `timelines` when that is not NULL. */
+ * whole timeline in `timelines` when that is not NULL; `cache`, when not
+ * NULL, keeps finished runs' summaries across calls (report_data). */
 typedef struct trace_sink {
-    json_t *traces, *timelines;
+    json_t *traces, *timelines, *cache;
 } trace_sink;
+
+/* The cache key of a finished run: its id, run directory and start, so that
+ * a database made afresh with the same ids does not hit an old entry. NULL
+ * (not cached) while the run may still be writing its trace. */
+static const char *cache_key(json_t *runs, json_int_t id, char *buf, size_t size)
+{
+    json_t *run = find_run(runs, id);
+    const char *status = json_string_value(json_object_get(run, "status"));
+    if (!run || !status || !strcmp(status, "running"))
+        return NULL;
+    const char *dir = json_string_value(json_object_get(run, "run_dir"));
+    const char *started = json_string_value(json_object_get(run, "started_at"));
+    snprintf(buf, size, "%lld|%s|%s", (long long)id, dir ? dir : "",
+             started ? started : "");
+    return buf;
+}
 
 /* Adds the traced median request of run `id` (once). */
 static void add_trace(trace_sink *sink, json_t *runs, json_int_t id)
 {
-    char key[32];
+    char key[32], ckey_buf[1200];
     snprintf(key, sizeof key, "%lld", (long long)id);
     if (json_object_get(sink->traces, key))
         return;
-    char err[512];
-    json_t *timeline = report_data_trace(runs, id, err, sizeof err);
-    if (!timeline) {
-        json_object_set_new(sink->traces, key, json_pack("{s:s}", "error", err));
+    const char *ckey = sink->cache && !sink->timelines
+                           ? cache_key(runs, id, ckey_buf, sizeof ckey_buf)
+                           : NULL;
+    json_t *cached = ckey ? json_object_get(sink->cache, ckey) : NULL;
+    if (cached) {
+        json_object_set(sink->traces, key, cached);
         return;
     }
-    json_object_set_new(sink->traces, key, trace_summary(timeline, id));
-    if (sink->timelines)
+    char err[512];
+    json_t *timeline = report_data_trace(runs, id, err, sizeof err);
+    json_t *summary =
+        timeline ? trace_summary(timeline, id) : json_pack("{s:s}", "error", err);
+    json_object_set_new(sink->traces, key, summary);
+    if (ckey)
+        json_object_set(sink->cache, ckey, summary);
+    if (timeline && sink->timelines)
         json_object_set_new(sink->timelines, key, timeline);
     else
         json_decref(timeline);
@@ -153,7 +178,7 @@ static void add_grid_traces(trace_sink *sink, json_t *runs)
     json_decref(newest);
 }
 
-json_t *report_data(sqlite3 *db, const char *db_path, json_t **timelines)
+json_t *report_data(sqlite3 *db, const char *db_path, json_t **timelines, json_t *cache)
 {
     json_t *data = json_object();
     char now[32];
@@ -176,7 +201,8 @@ json_t *report_data(sqlite3 *db, const char *db_path, json_t **timelines)
                         verdict ? json_null() : json_string(err[0] ? err : "no verdict"));
 
     trace_sink sink = {.traces = json_object(),
-                       .timelines = timelines ? json_object() : NULL};
+                       .timelines = timelines ? json_object() : NULL,
+                       .cache = cache};
     if (verdict)
         add_verdict_traces(&sink, runs, verdict);
     else

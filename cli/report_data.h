@@ -25,9 +25,12 @@
  * point at, or without a verdict for the newest finished run of each design
  * A/B grid point. When `timelines` is not NULL, *timelines receives a new
  * object {"<run id>": timeline (report_data_trace)} holding every run whose
- * summary names a file; the caller owns it. Never NULL; the caller owns the
- * result. */
-json_t *report_data(sqlite3 *db, const char *db_path, json_t **timelines);
+ * summary names a file; the caller owns it. `cache`, when not NULL, is an
+ * object the caller keeps across calls (mortar serve): the summaries of
+ * finished runs are taken from it, or made and put there, since a finished
+ * run's trace does not change; it is not used when `timelines` is asked for.
+ * Never NULL; the caller owns the result. */
+json_t *report_data(sqlite3 *db, const char *db_path, json_t **timelines, json_t *cache);
 
 /* The traced median request of run `id`, one of `runs` (db_runs_json's
  * array), as trace_timeline() gives it; NULL with `err` set when the run is

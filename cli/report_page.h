@@ -40,10 +40,11 @@ int report_page_check(const char *db_path, char *err, size_t err_size);
  * holds a summary of each traced request (report_data.h); when `timelines`
  * is not NULL, *timelines receives the traced requests themselves
  * ({"<run id>": timeline}, owned by the caller; NULL when the page is
- * NULL), to be written with report_page_trace_script. The database is opened
- * and closed inside; a missing one is never created. */
-char *report_page_build(const char *db_path, json_t **timelines, size_t *len, char *err,
-                        size_t err_size);
+ * NULL), to be written with report_page_trace_script. `cache` (may be NULL)
+ * keeps the traces' summaries across calls (report_data). The database is
+ * opened and closed inside; a missing one is never created. */
+char *report_page_build(const char *db_path, json_t **timelines, json_t *cache,
+                        size_t *len, char *err, size_t err_size);
 
 /* The script that hands run `id`'s timeline to the page:
  * `mortarTrace(<id>, <timeline as JSON>);` and a newline, every '<' in the

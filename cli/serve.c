@@ -35,6 +35,7 @@ static const char serve_usage[] =
 
 typedef struct serve_ctx {
     const char *db_path;
+    json_t *summaries; /* finished runs' trace summaries, kept between loads of / */
 } serve_ctx;
 
 static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status,
@@ -117,7 +118,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     double t0 = now_ms();
     char err[2048];
     size_t len;
-    char *page = report_page_build(ctx->db_path, NULL, &len, err, sizeof err);
+    char *page =
+        report_page_build(ctx->db_path, NULL, ctx->summaries, &len, err, sizeof err);
     if (!page)
         return respond_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, err);
     fprintf(stderr, "mortar serve: GET %s, page built in %.0f ms\n", url, now_ms() - t0);
@@ -209,6 +211,8 @@ int mortar_serve_main(int argc, char **argv)
     sigaddset(&stop, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
 
+    /* One polling thread answers every request, so the cache needs no lock. */
+    ctx.summaries = json_object();
     struct MHD_Daemon *d = MHD_start_daemon(
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, (uint16_t)bound, NULL, NULL,
         handle, &ctx, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_END);
@@ -216,6 +220,7 @@ int mortar_serve_main(int argc, char **argv)
         fprintf(stderr, "mortar serve: cannot start the HTTP server on 127.0.0.1:%u\n",
                 bound);
         close(fd);
+        json_decref(ctx.summaries);
         return 1;
     }
     printf("serving the explorer for %s at http://127.0.0.1:%u/ (Ctrl-C stops)\n",
@@ -225,6 +230,7 @@ int mortar_serve_main(int argc, char **argv)
     int sig = 0;
     sigwait(&stop, &sig);
     MHD_stop_daemon(d); /* closes the listening socket too */
+    json_decref(ctx.summaries);
     fprintf(stderr, "mortar serve: stopped (%s)\n", sig == SIGINT ? "Ctrl-C" : "SIGTERM");
     return 0;
 }

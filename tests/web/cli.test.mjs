@@ -183,13 +183,22 @@ test('serve answers / with the page built from the database at each request', as
     assert.match(res.headers.get('content-type'), /^text\/html/);
     const first = pageData(await res.text());
     assert.equal(first.runs.length, allRuns(fx.manifest));
+    // The server keeps finished runs' trace summaries: a reload shows the same.
+    res = await fetch(base + '/');
+    assert.deepEqual(pageData(await res.text()).traces, first.traces);
 
-    // More runs land in the database (a sweep going on): the next load has them.
+    // More runs land in the database (a sweep going on): the next load has them,
+    // and the summaries of the traces it shows now are those a fresh report makes.
     const r = run(MAKE_DB, [fx.db, join(fx.dir, 'runs'), join(fx.dir, 'manifest2.json')]);
     assert.equal(r.code, 0, r.stderr);
     res = await fetch(base + '/');
     assert.equal(res.status, 200);
-    assert.equal(pageData(await res.text()).runs.length, 2 * allRuns(fx.manifest));
+    const later = pageData(await res.text());
+    assert.equal(later.runs.length, 2 * allRuns(fx.manifest));
+    const fresh = join(fx.dir, 'report-after-more-runs');
+    assert.equal(run(MORTAR, ['report', '--db', fx.db, '--out', fresh]).code, 0);
+    assert.deepEqual(later.traces, pageData(readFileSync(join(fresh, 'index.html'), 'utf8')).traces);
+    assert.notDeepEqual(later.traces, first.traces, 'the newer runs are the ones shown');
 
     // The page holds the summaries; the traces are answered one by one.
     for (const t of Object.values(first.traces)) {
