@@ -65,8 +65,9 @@ const char *matmul_backend_name(matmul_backend backend);
 typedef struct matmul_guest_opts {
     uint32_t max_n;      /* largest n a request may have (default 512); regcopy
                             ignores it: requests have exactly the device's N */
-    unsigned inflight;   /* b: requests in the ring at once, 1..63 (default 8);
-                            the others serve 1 and refuse more */
+    unsigned inflight;   /* the most requests in the device at once: b's ring holds
+                            1..63 (default 8), the others 1; more is cut to what
+                            the backend holds (matmul_guest_capacity) */
     bool use_irq;        /* b: wait for MSI-X vector 0 instead of polling the record */
     uint32_t copy_bytes; /* regcopy: bytes per MMIO access, 1, 2, 4 or 8 (default 8) */
     uint64_t timeout_ns; /* guest time before a request is given up (default 10 s) */

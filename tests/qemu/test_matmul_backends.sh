@@ -77,7 +77,7 @@ check() {
 # a holds one request: --inflight 4 (a load run's setting) queues the rest.
 run_host a a "mortar-matmul-server --backend a --inflight 4 --selftest 2 &&
     mortar-matmul-server --backend software --selftest 2"
-printf '%s\n' "$LOG" | grep -q '^note: backend a takes one request at a time' ||
+printf '%s\n' "$LOG" | grep -q '^note: backend a takes 1 request at a time' ||
     qh_fail "a: --inflight 4 did not say that a takes one request at a time"
 check a a "$(printf '%s\n' "$LOG" | sed -n '1,/^backend=a /p')" \
     1920000 $((64 * 38000)) $((64 * 40000 + 50000))

@@ -880,28 +880,20 @@
     const inFlight = uniqueSorted(rows.map((r) => r.in_flight));
     const inflightTicks = { callback: (v) => String(v) };
     const onlyCounts = (scale) => { scale.ticks = inFlight.map((v) => ({ value: v })); };
-    upsertChart('load-throughput-chart', {
+    // The two load charts differ only in the measure they plot.
+    const loadChart = (id, field, yTitle, title, fmt) => upsertChart(id, {
       type: 'line',
-      data: { datasets: datasets('throughput_rps') },
-      options: chartOptions('requests in flight', 'throughput (requests/s)', {
+      data: { datasets: datasets(field) },
+      options: chartOptions('requests in flight', yTitle, {
         scales: { x: { type: 'linear', ticks: inflightTicks, afterBuildTicks: onlyCounts, title: { display: true, text: 'requests in flight' } },
-          y: { beginAtZero: true, title: { display: true, text: 'throughput (requests/s)' } } },
+          y: { beginAtZero: true, title: { display: true, text: yTitle } } },
         plugins: { legend: { position: 'bottom', labels: { boxWidth: 12, usePointStyle: true } },
-          title: { display: true, text: 'Throughput' },
-          tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmtRps(c.parsed.y)} with ${c.parsed.x} in flight` } } },
+          title: { display: true, text: title },
+          tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmt(c.parsed.y)} with ${c.parsed.x} in flight` } } },
       }),
     });
-    upsertChart('load-latency-chart', {
-      type: 'line',
-      data: { datasets: datasets('median_us') },
-      options: chartOptions('requests in flight', 'end-to-end median (µs)', {
-        scales: { x: { type: 'linear', ticks: inflightTicks, afterBuildTicks: onlyCounts, title: { display: true, text: 'requests in flight' } },
-          y: { beginAtZero: true, title: { display: true, text: 'end-to-end median (µs)' } } },
-        plugins: { legend: { position: 'bottom', labels: { boxWidth: 12, usePointStyle: true } },
-          title: { display: true, text: 'Latency per request' },
-          tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmtUs(c.parsed.y)} with ${c.parsed.x} in flight` } } },
-      }),
-    });
+    loadChart('load-throughput-chart', 'throughput_rps', 'throughput (requests/s)', 'Throughput', fmtRps);
+    loadChart('load-latency-chart', 'median_us', 'end-to-end median (µs)', 'Latency per request', fmtUs);
   }
 
   function renderRuns() {
