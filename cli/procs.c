@@ -78,6 +78,32 @@ bool procs_any_running(const procs *ps, const char *prefix)
     return false;
 }
 
+/* The state letter of /proc/<pid>/stat, after the command name, which may
+ * itself hold spaces and parentheses. */
+static char proc_state(pid_t pid)
+{
+    char path[64], line[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return '?';
+    size_t n = fread(line, 1, sizeof line - 1, f);
+    fclose(f);
+    line[n] = '\0';
+    const char *end = strrchr(line, ')');
+    return end && end[1] == ' ' ? end[2] : '?';
+}
+
+const proc *procs_find_stopped(const procs *ps)
+{
+    for (int i = 0; i < ps->n; i++) {
+        char state = ps->list[i].running ? proc_state(ps->list[i].pid) : '?';
+        if (state == 'T' || state == 't')
+            return &ps->list[i];
+    }
+    return NULL;
+}
+
 void procs_kill_all(procs *ps)
 {
     for (int i = 0; i < ps->n; i++) {

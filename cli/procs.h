@@ -38,6 +38,11 @@ proc *procs_poll(procs *ps);
 /* True while any child whose name starts with `prefix` runs. */
 bool procs_any_running(const procs *ps, const char *prefix);
 
+/* The first running child the kernel holds stopped (SIGSTOP, a debugger):
+ * it cannot move its clock, whatever its last progress report said.
+ * NULL if none. */
+const proc *procs_find_stopped(const procs *ps);
+
 /* Kills every running child (SIGKILL) and reaps it. */
 void procs_kill_all(procs *ps);
 

@@ -300,6 +300,27 @@ static uint64_t clocks(const plan *p, char *who, size_t size, uint64_t *lowest)
     return sum;
 }
 
+/* Names what holds the run back: a process the kernel keeps stopped if
+ * there is one (progress reports are up to a second old, so the lowest
+ * reported clock can point at a peer that merely waits for it), else the
+ * lowest clock. */
+static void stall_message(const procs *ps, const run_opts *o, const char *who,
+                          uint64_t lowest, char *err, size_t size)
+{
+    const proc *stopped = procs_find_stopped(ps);
+    char culprit[160];
+    if (stopped)
+        snprintf(culprit, sizeof culprit, "%s is stopped (SIGSTOP or a debugger)",
+                 stopped->name);
+    else
+        snprintf(culprit, sizeof culprit, "the lowest clock is %s at %.6f s", who,
+                 lowest == UINT64_MAX ? 0 : (double)lowest / 1e12);
+    snprintf(err, size,
+             "stalled: no simulated time passed and no guest output for %d s"
+             " (--stall-timeout); %s",
+             o->stall_s, culprit);
+}
+
 /* Watches until every host powered off and every simulator ended. Returns 0,
  * or -1 with the reason (and the culprit's log shown). */
 static int watch(procs *ps, plan *p, const run_opts *o, char *err, size_t size)
@@ -352,10 +373,7 @@ static int watch(procs *ps, plan *p, const run_opts *o, char *err, size_t size)
             return -1;
         }
         if (wall_now() - last_progress > o->stall_s) {
-            snprintf(err, size,
-                     "stalled: no simulated time passed and no guest output for %d s"
-                     " (--stall-timeout); the lowest clock is %s at %.6f s",
-                     o->stall_s, who, lowest == UINT64_MAX ? 0 : (double)lowest / 1e12);
+            stall_message(ps, o, who, lowest, err, size);
             for (int i = 0; i < p->nhosts; i++) {
                 fprintf(stderr, "[mortar] %s console:\n", p->hosts[i].name);
                 procs_print_tail(p->hosts[i].console, 6);

@@ -75,7 +75,7 @@ kill -STOP "$sim"
 wait "$RUN_PID" && qh_fail "the run succeeded although its simulator stalled"
 grep -q "stalled: no simulated time passed" "$QH_DIR/stall.err" ||
     qh_fail "no stall reported: $(tail -n 5 "$QH_DIR/stall.err")"
-grep -q "lowest clock is sim sim0" "$QH_DIR/stall.err" ||
+grep -q "sim sim0 is stopped" "$QH_DIR/stall.err" ||
     qh_fail "the stall does not name the stalled simulator: $(grep stalled "$QH_DIR/stall.err")"
 [ "$(sqlite3 "$DB" "select status from runs order by id desc limit 1")" = failed ] ||
     qh_fail "the stalled run is not recorded as failed"
