@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "dirs.h"
 #include "report_cmd.h"
 #include "report_data.h"
 #include "report_page.h"
@@ -23,35 +23,6 @@ static const char report_usage[] =
     "  writes the explorer page for the results database FILE (default mortar.db)\n"
     "  to DIR/index.html (default report/) and prints its path; the traced request\n"
     "  of each run it shows goes to DIR/traces/<run id>.js, loaded when shown\n";
-
-/* Creates `dir` and its missing parents. */
-static int make_dirs(const char *dir, char *err, size_t err_size)
-{
-    char path[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
-        snprintf(err, err_size, "%s: path too long", dir);
-        return -1;
-    }
-    for (char *p = path + 1;; p++) {
-        if (*p != '/' && *p != '\0')
-            continue;
-        char c = *p;
-        *p = '\0';
-        if (mkdir(path, 0755) != 0 && errno != EEXIST) {
-            snprintf(err, err_size, "cannot create %s: %s", path, strerror(errno));
-            return -1;
-        }
-        *p = c;
-        if (!c)
-            break;
-    }
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(err, err_size, "%s is not a directory", dir);
-        return -1;
-    }
-    return 0;
-}
 
 /* `dir`/`name` into `path`; -1 with err when it does not fit. */
 static int join_path(char *path, size_t size, const char *dir, const char *name,
@@ -102,7 +73,7 @@ static int write_traces(const char *out_dir, json_t *timelines, report_files *do
     if (!json_object_size(timelines))
         return 0;
     if (join_path(dir, sizeof dir, out_dir, REPORT_DATA_TRACES_DIR, err, err_size) ||
-        make_dirs(dir, err, err_size))
+        dirs_make(dir, err, err_size))
         return -1;
     const char *key;
     json_t *timeline;
@@ -225,7 +196,7 @@ int mortar_report_main(int argc, char **argv)
     /* The traces first, so that the new page finds each one it names. */
     char path[PATH_MAX];
     int rc = join_path(path, sizeof path, out_dir, "index.html", err, sizeof err) ||
-             make_dirs(out_dir, err, sizeof err) ||
+             dirs_make(out_dir, err, sizeof err) ||
              write_traces(out_dir, timelines, &done, err, sizeof err) ||
              write_file(path, page, done.page_bytes, err, sizeof err);
     free(page);

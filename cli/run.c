@@ -24,6 +24,8 @@
 #include "mortar/progress.h"
 #include "mortar/time.h"
 #include "db.h"
+#include "dirs.h"
+#include "errbuf.h"
 #include "plan.h"
 #include "procs.h"
 #include "run.h"
@@ -530,11 +532,13 @@ static double var_num(json_t *spec, const char *name, double def)
     return json_is_number(v) ? json_number_value(v) : def;
 }
 
-static int make_run_dir(char *dir, size_t size, const char *out, int64_t id, const char *name)
+/* <out>/<id>-<name>, made absolute (the processes run elsewhere). */
+static int make_run_dir(char *dir, size_t size, const char *out, int64_t id, const char *name,
+                        char *err, size_t err_size)
 {
-    mkdir(out, 0755);
-    snprintf(dir, size, "%s/%06lld-%s", out, (long long)id, name);
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+    if (snprintf(dir, size, "%s/%06lld-%s", out, (long long)id, name) >= (int)size)
+        return errbuf_fail(err, err_size, "%s: path too long", out);
+    if (dirs_make(dir, err, err_size))
         return -1;
     char *abs = realpath(dir, NULL);
     if (abs) {
@@ -571,9 +575,17 @@ int mortar_run_main(int argc, char **argv)
                         .speed = var_num(spec, "speed", 1),
                         .in_flight = (int64_t)var_num(spec, "inflight", 1)};
     int64_t id = db_begin_run(db, &info);
-    char run_dir[PATH_MAX];
-    if (id < 0 || make_run_dir(run_dir, sizeof run_dir, o.out_dir, id, name)) {
-        fprintf(stderr, "mortar: cannot record the run in %s or create its directory\n", o.db_path);
+    char run_dir[PATH_MAX], dir_err[PATH_MAX + 128] = "";
+    if (id < 0 ||
+        make_run_dir(run_dir, sizeof run_dir, o.out_dir, id, name, dir_err, sizeof dir_err)) {
+        if (id < 0)
+            fprintf(stderr, "mortar: cannot record the run in %s\n", o.db_path);
+        else {
+            fprintf(stderr, "mortar: %s\n", dir_err);
+            db_finish_run(db, id, "failed", dir_err, 0, NULL, NULL, NULL, 0, &(db_summary){0});
+        }
+        sqlite3_close(db);
+        json_decref(spec);
         return 1;
     }
     sqlite3_stmt *st;

@@ -34,6 +34,7 @@
 #include <sys/wait.h>
 
 #include "db.h"
+#include "dirs.h"
 #include "sweep_progress.h"
 #include "sweep_cmd.h"
 #include "sweep_plan.h"
@@ -170,12 +171,11 @@ static void sweep_dir_path(sweep *s)
 
 static int make_sweep_dir(const sweep *s)
 {
-    mkdir(s->opts->out_dir, 0755);
-    if (mkdir(s->dir, 0755) != 0 && errno != EEXIST) {
-        fprintf(stderr, "mortar sweep: cannot create %s: %s\n", s->dir, strerror(errno));
-        return -1;
-    }
-    return 0;
+    char err[PATH_MAX + 64];
+    if (dirs_make(s->dir, err, sizeof err) == 0)
+        return 0;
+    fprintf(stderr, "mortar sweep: %s\n", err);
+    return -1;
 }
 
 /* `mortar run` takes at most 64 --set. */
