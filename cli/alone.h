@@ -16,9 +16,10 @@
  * Runs the component benchmark for `design` ("a", "b", "regcopy") at `speed`
  * with the case study's request and stores the device's compute time for
  * it in *alone_us. Deterministic and quick: one request through the model
- * and the reference multiply. Returns 0, or a negative MORTAR_E code with
- * the reason in `err` (the run failed, or the product differs from the
- * reference multiply). In the library (alone_bench.c).
+ * and the reference multiply, once per process for each design and speed
+ * (later calls return the first result). Returns 0, or a negative MORTAR_E
+ * code with the reason in `err` (the run failed, or the product differs
+ * from the reference multiply). In the library (alone_bench.c).
  */
 int alone_measure(const char *design, double speed, double *alone_us, char *err,
                   size_t err_size);
