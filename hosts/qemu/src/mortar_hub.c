@@ -41,7 +41,7 @@ static struct {
     const char *rendezvous; /* directory shared by the run's hosts, or NULL */
     unsigned hosts;         /* how many hosts meet there */
     const char *host;       /* this host's name in it */
-    QEMUTimer *timer;
+    bool hooked;            /* the horizon handler is registered */
     mortar_hub_stats stats;
 } hub;
 
@@ -215,7 +215,7 @@ static void drain_unsynchronized(void)
     }
 }
 
-/* ---- the virtual-clock timer ------------------------------------------------- */
+/* ---- the horizon ------------------------------------------------------------ */
 
 static uint64_t ceil_ns(uint64_t ps)
 {
@@ -252,20 +252,18 @@ static uint64_t next_deadline_ns(uint64_t now_ps)
     return next;
 }
 
-/* The vCPU runs until the next deadline and no further: the horizon holds
- * it there even while the timer is out of QEMU's list for its callback. */
+/* The vCPU runs until the next deadline and no further; there the vCPU
+ * thread calls hub_at_horizon() (icount-stall.patch). */
 static void arm(uint64_t now_ps)
 {
     int64_t next = (int64_t)MIN(next_deadline_ns(now_ps), (uint64_t)INT64_MAX - 1);
     icount_set_horizon_ns(next);
-    timer_mod(hub.timer, next);
 }
 
 /* Lets the guest run freely: the links are gone. */
 static void disarm(void)
 {
     icount_set_horizon_ns(INT64_MAX);
-    timer_del(hub.timer);
 }
 
 static void start_synchronization(uint64_t now)
@@ -302,10 +300,9 @@ static void idle_fast_forward(void)
     while (all_cpu_threads_idle() && get_clock() < until) {
         uint64_t now_ns = (uint64_t)qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
         uint64_t next = next_deadline_ns(now_ns * 1000);
-        timer_del(hub.timer);
         int64_t other = qemu_clock_deadline_ns_all(QEMU_CLOCK_VIRTUAL, QEMU_TIMER_ATTR_ALL);
         if (other >= 0 && next >= now_ns + (uint64_t)other) {
-            return; /* another device's timer comes first */
+            return; /* a timer of the guest's devices comes first */
         }
         icount_add_stall_ns((int64_t)(next - now_ns));
         hub.stats.idle_skips++;
@@ -344,9 +341,14 @@ static void report_progress(uint64_t now_ps)
     mortar_progress_write(path, now_ps);
 }
 
-static void hub_timer_cb(void *opaque)
+/* The virtual clock stands at the horizon (called by the vCPU thread with
+ * the big lock): service the links and move the horizon on. */
+static void hub_at_horizon(void)
 {
     uint64_t now = mortar_hub_now_ps();
+    if (!runstate_is_running() && !qemu_shutdown_requested_get()) {
+        return; /* a stopped VM's clock stands still, as its timers do */
+    }
     if (qemu_shutdown_requested_get()) {
         /* Stop pacing the guest, so QEMU's main loop gets the lock and
          * finishes the shutdown; the models see a clean end. */
@@ -405,8 +407,9 @@ void mortar_hub_add(mortar_endpoint *ep, uint64_t start_ps)
     }
     hub.start_ps = start_ps;
     hub.eps[hub.n++] = ep;
-    if (!hub.timer) {
-        hub.timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, hub_timer_cb, NULL);
+    if (!hub.hooked) {
+        hub.hooked = true;
+        icount_set_horizon_handler(hub_at_horizon);
         atexit(write_stats_at_exit);
     }
     arm(mortar_hub_now_ps());

@@ -5,12 +5,13 @@
  *
  * Host time in picoseconds is QEMU_CLOCK_VIRTUAL (ns) x 1000. Until the
  * synchronization start time the host runs free (booting costs no
- * synchronization); from then on the hub keeps a virtual-clock timer at the
+ * synchronization); from then on the hub sets the vCPU's horizon at the
  * earliest of: a link's horizon (the guest may not run past what its devices
  * have promised), the next received message's stamp, and the next null
- * message due. When the timer fires, the guest is stopped at that time; the
- * hub waits for every link's horizon to pass it, handles every message
- * stamped up to it (DMA, interrupts), sends the due null messages and re-arms.
+ * message due. When the virtual clock stands there, the vCPU thread calls
+ * the hub (icount-stall.patch); the hub waits for every link's horizon to
+ * pass it, handles every message stamped up to it (DMA, interrupts), sends
+ * the due null messages and sets the next horizon.
  */
 #ifndef MORTAR_HUB_H
 #define MORTAR_HUB_H

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# bench-run: what one case-study run costs in wall time, printed as key=value.
+#
+#   run_wall_s_<L>        `mortar run` of design B (experiments/matmul) at
+#                         PCIe latency L (0.5us, 2.5us), REQUESTS requests
+#                         after one warm-up: wall seconds, boot included
+#   run_sim_us_per_wall_s_<L>
+#                         the synchronized phase: simulated microseconds of
+#                         the later host per wall second
+#   run_median_us_<L>     the run's median end-to-end latency
+#
+# BASELINE=DIR (another mortar checkout, built with `make` and `make setup`)
+# runs the same runs with that tree's mortar, QEMU and mortar-sim,
+# alternating with this tree's so both see the same machine load, and adds
+#
+#   baseline_run_wall_s_<L>, baseline_run_median_us_<L>
+#   speedup_<L>           baseline wall / this tree's wall
+#   same_median_<L>       1 when both trees measured the same median
+#
+# ROUNDS=N repeats each pair (default 1; the figures are the medians).
+# Not a test. Needs `make setup` (QEMU, guest image) and `make`.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+SOURCE=${MORTAR_SOURCE:-$(cd "$here/../.." && pwd)}
+BIN=${MORTAR_BIN:-$here}
+REQUESTS=${REQUESTS:-10}
+ROUNDS=${ROUNDS:-1}
+LATENCIES=${LATENCIES:-"0.5us 2.5us"}
+BASELINE=${BASELINE:-}
+
+die() { echo "bench-run: $*" >&2; exit 1; }
+[ -x "$BIN/mortar" ] || die "no $BIN/mortar: run make first"
+if [ -n "$BASELINE" ]; then
+    BASELINE=$(cd "$BASELINE" 2>/dev/null && pwd) || die "BASELINE=$BASELINE: no such directory"
+    [ -x "$BASELINE/build/bin/mortar" ] ||
+        die "BASELINE=$BASELINE has no build/bin/mortar: run make there first"
+fi
+work=$(mktemp -d /tmp/mortar-bench-run.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+# run TREE BIN TAG LATENCY: one run; prints "wall median sim_us_per_wall_s".
+run() {
+    local tree=$1 bin=$2 tag=$3 lat=$4 db=$work/$3.db
+    MORTAR_SOURCE=$tree MORTAR_BIN=$bin MORTAR_GUEST_BIN=$SOURCE/build/guest-bin \
+        "$bin/mortar" run "$SOURCE/experiments/matmul/design-b.json" \
+        --set pcie.latency="$lat" --set requests="$REQUESTS" --set warmup=1 \
+        --db "$db" --out "$work/runs-$tag" >"$work/$tag.out" 2>"$work/$tag.err" ||
+        die "$tag run at $lat failed: $(tail -n 3 "$work/$tag.err")"
+    local id
+    id=$(sqlite3 "$db" "select max(id) from runs")
+    local dir
+    dir=$(sqlite3 "$db" "select run_dir from runs where id=$id")
+    # the later host's synchronized phase, against the run's wall time
+    # after both hosts synchronized
+    local sim_us
+    sim_us=$(cat "$dir"/*.host.json 2>/dev/null |
+        sed -n 's/.*"virtual_time_ps": \([0-9]*\), "sync_start_ps": \([0-9]*\).*/\1 \2/p' |
+        awk '{ d = ($1 - $2) / 1e6; if (d > m) m = d } END { printf "%.0f", m }')
+    local boot
+    boot=$(sed -n 's/.*synchronized after \([0-9.]*\) s.*/\1/p' "$work/$tag.err")
+    sqlite3 -separator ' ' "$db" "select wall_s, median_us from runs where id=$id" |
+        awk -v us="$sim_us" -v boot="${boot:-0}" \
+            '{ printf "%.2f %.1f %.0f\n", $1, $2, (us > 0 && $1 > boot) ? us / ($1 - boot) : 0 }'
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+for lat in $LATENCIES; do
+    key=${lat//./_}
+    : >"$work/this-$key" >"$work/base-$key"
+    for ((r = 1; r <= ROUNDS; r++)); do
+        echo "bench-run: $lat round $r/$ROUNDS" >&2
+        run "$SOURCE" "$BIN" "this-$key-$r" "$lat" >>"$work/this-$key"
+        [ -z "$BASELINE" ] ||
+            run "$BASELINE" "$BASELINE/build/bin" "base-$key-$r" "$lat" >>"$work/base-$key"
+    done
+    wall=$(cut -d' ' -f1 "$work/this-$key" | median)
+    echo "run_wall_s_$key=$wall"
+    echo "run_sim_us_per_wall_s_$key=$(cut -d' ' -f3 "$work/this-$key" | median)"
+    med=$(cut -d' ' -f2 "$work/this-$key" | head -n 1)
+    echo "run_median_us_$key=$med"
+    if [ -n "$BASELINE" ]; then
+        bwall=$(cut -d' ' -f1 "$work/base-$key" | median)
+        bmed=$(cut -d' ' -f2 "$work/base-$key" | head -n 1)
+        echo "baseline_run_wall_s_$key=$bwall"
+        echo "baseline_run_median_us_$key=$bmed"
+        awk -v a="$bwall" -v b="$wall" 'BEGIN { printf "speedup_%s=%.2f\n", "'"$key"'", a / b }'
+        echo "same_median_$key=$([ "$med" = "$bmed" ] && echo 1 || echo 0)"
+    fi
+done
