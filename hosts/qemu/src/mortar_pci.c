@@ -28,6 +28,7 @@
 #include "hw/pci/msix.h"
 #include "hw/qdev-properties.h"
 #include "qom/object.h"
+#include "sysemu/cpu-timers.h"
 
 #include "mortar_hub.h"
 #include "mortar_hub_trace.h"
@@ -378,6 +379,12 @@ static void mortar_pci_realize(PCIDevice *pdev, Error **errp)
     MortarPCIState *s = MORTAR_PCI(pdev);
     if (!s->socket) {
         error_setg(errp, "mortar-pci: the 'socket' property is required");
+        return;
+    }
+    if (!icount_enabled()) {
+        /* the hub runs where the vCPU loop handles icount deadlines */
+        error_setg(errp, "mortar-pci: needs -icount (for example -icount shift=0,sleep=off): "
+                         "the hub paces the guest by its instruction count");
         return;
     }
     if (!s->devname) {
