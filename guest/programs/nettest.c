@@ -15,6 +15,9 @@
  *
  *   serve: bytes=N ok=1 ns=T mbps=M sum=0x... [first_bad=OFFSET]
  *   send:  bytes=N ns=T mbps=M connect_tries=K sum=0x...
+ *   rr:    transactions=N size=S mean_ns=T p50_ns=T p99_ns=T min_ns=T
+ *          max_ns=T
+ *   rr-serve: transactions=N
  *
  * `sum` is an FNV-1a-style hash over the stream's words (a last partial word
  * padded with zeros), the same on both sides when the data arrived intact.
@@ -48,6 +51,8 @@
 #define FNV_OFFSET      0xcbf29ce484222325ull
 #define FNV_PRIME       0x100000001b3ull
 #define DEFAULT_TIMEOUT 60
+#define RR_MAX_SIZE     65536
+#define RR_MAX_COUNT    1000000
 
 static const char *prog = "mortar-nettest";
 
@@ -55,8 +60,10 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: %s serve PORT [TIMEOUT_S]\n"
-            "       %s send HOST PORT BYTES [TIMEOUT_S]\n",
-            prog, prog);
+            "       %s send HOST PORT BYTES [TIMEOUT_S]\n"
+            "       %s rr-serve PORT SIZE [TIMEOUT_S]\n"
+            "       %s rr HOST PORT COUNT SIZE [TIMEOUT_S]\n",
+            prog, prog, prog, prog);
     exit(2);
 }
 
@@ -126,7 +133,8 @@ static double mbps(uint64_t bytes, uint64_t ns)
     return ns ? (double)bytes * 8.0 * 1000.0 / (double)ns : 0.0;
 }
 
-static int serve(unsigned port, uint64_t deadline)
+/* Listens on `port` and returns the first connection (the listener closed). */
+static int accept_one(unsigned port, uint64_t deadline)
 {
     int ls = socket(AF_INET, SOCK_STREAM, 0);
     if (ls < 0)
@@ -147,6 +155,12 @@ static int serve(unsigned port, uint64_t deadline)
     if (s < 0)
         cli_die("accept: %s", strerror(errno));
     close(ls);
+    return s;
+}
+
+static int serve(unsigned port, uint64_t deadline)
+{
+    int s = accept_one(port, deadline);
     uint64_t t0 = mortar_guest_now_ns();
 
     /* Whole words are checked as they come; up to 7 bytes wait in front of
@@ -219,6 +233,20 @@ static int connect_retrying(const char *host, unsigned port, uint64_t deadline,
     }
 }
 
+static void write_all(int s, const uint8_t *buf, size_t n, uint64_t deadline)
+{
+    size_t done = 0;
+    while (done < n) {
+        wait_fd(s, POLLOUT, deadline, "sending");
+        ssize_t w = write(s, buf + done, n - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            cli_die("write: %s", strerror(errno));
+        done += (size_t)w;
+    }
+}
+
 static int send_data(const char *host, unsigned port, uint64_t bytes, uint64_t deadline)
 {
     unsigned tries;
@@ -235,17 +263,7 @@ static int send_data(const char *host, unsigned port, uint64_t bytes, uint64_t d
             sum = hash_word(sum, wbuf[i]);
         if (n % 8)
             sum = hash_word(sum, low_bytes(wbuf[n / 8], n % 8));
-        size_t done = 0;
-        while (done < n) {
-            wait_fd(s, POLLOUT, deadline, "sending");
-            ssize_t w = write(s, buf + done, n - done);
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w < 0)
-                cli_die("write after %llu bytes: %s", (unsigned long long)(sent + done),
-                        strerror(errno));
-            done += (size_t)w;
-        }
+        write_all(s, buf, n, deadline);
         sent += n;
     }
     /* Half-close, then wait for the server's close: every byte has been
@@ -265,6 +283,92 @@ static int send_data(const char *host, unsigned port, uint64_t bytes, uint64_t d
     return 0;
 }
 
+/* Reads exactly `n` bytes; returns 0 at a clean EOF before the first byte,
+ * `n` otherwise (dies on an error, a short message or the deadline). */
+static size_t read_exactly(int s, uint8_t *buf, size_t n, uint64_t deadline)
+{
+    size_t got = 0;
+    while (got < n) {
+        wait_fd(s, POLLIN, deadline, "receiving");
+        ssize_t r = read(s, buf + got, n - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            cli_die("read: %s", strerror(errno));
+        if (r == 0) {
+            if (got == 0)
+                return 0;
+            cli_die("connection closed inside a message (%zu of %zu bytes)", got, n);
+        }
+        got += (size_t)r;
+    }
+    return n;
+}
+
+static void set_nodelay(int s)
+{
+    int one = 1;
+    if (setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0)
+        cli_die("TCP_NODELAY: %s", strerror(errno));
+}
+
+static int rr_serve(unsigned port, size_t size, uint64_t deadline)
+{
+    int s = accept_one(port, deadline);
+    set_nodelay(s);
+    static uint8_t buf[RR_MAX_SIZE];
+    uint64_t n = 0;
+    while (read_exactly(s, buf, size, deadline) == size) {
+        write_all(s, buf, size, deadline);
+        n++;
+    }
+    close(s);
+    printf("transactions=%llu\n", (unsigned long long)n);
+    return 0;
+}
+
+/* Transaction t's request: the pattern's words from t * 2^20, so every
+ * request differs and a reply to another request is caught. */
+static void rr_request(uint8_t *buf, size_t size, uint64_t t)
+{
+    uint64_t w[RR_MAX_SIZE / 8];
+    pattern_words(w, t << 20, (size + 7) / 8);
+    memcpy(buf, w, size);
+}
+
+static int rr_client(const char *host, unsigned port, uint64_t count, size_t size,
+                     uint64_t deadline)
+{
+    unsigned tries;
+    int s = connect_retrying(host, port, deadline, &tries);
+    set_nodelay(s);
+    uint64_t *lat = malloc(count * sizeof *lat);
+    if (!lat)
+        cli_die("out of memory for %llu latencies", (unsigned long long)count);
+    static uint8_t req[RR_MAX_SIZE], rep[RR_MAX_SIZE];
+    uint64_t sum = 0;
+    for (uint64_t t = 0; t < count; t++) {
+        rr_request(req, size, t);
+        uint64_t t0 = mortar_guest_now_ns();
+        write_all(s, req, size, deadline);
+        if (read_exactly(s, rep, size, deadline) != size)
+            cli_die("the server closed after %llu transactions", (unsigned long long)t);
+        lat[t] = mortar_guest_now_ns() - t0;
+        if (memcmp(req, rep, size) != 0)
+            cli_die("reply %llu differs from its request", (unsigned long long)t);
+        sum += lat[t];
+    }
+    close(s);
+    qsort(lat, count, sizeof *lat, cli_cmp_u64);
+    printf("transactions=%llu size=%zu mean_ns=%llu p50_ns=%llu p99_ns=%llu min_ns=%llu "
+           "max_ns=%llu\n",
+           (unsigned long long)count, size, (unsigned long long)(sum / count),
+           (unsigned long long)lat[count / 2], (unsigned long long)lat[count * 99 / 100],
+           (unsigned long long)lat[0], (unsigned long long)lat[count - 1]);
+    free(lat);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     cli_set_prog(prog);
@@ -280,6 +384,26 @@ int main(int argc, char **argv)
         unsigned long t =
             argc > 5 ? parse_num(argv[5], "timeout", 86400) : DEFAULT_TIMEOUT;
         return send_data(argv[2], port, bytes, mortar_guest_now_ns() + t * 1000000000ull);
+    }
+    if (argc >= 4 && argc <= 5 && strcmp(argv[1], "rr-serve") == 0) {
+        unsigned port = (unsigned)parse_num(argv[2], "port", 65535);
+        size_t size = parse_num(argv[3], "size", RR_MAX_SIZE);
+        unsigned long t =
+            argc > 4 ? parse_num(argv[4], "timeout", 86400) : DEFAULT_TIMEOUT;
+        if (size == 0)
+            usage();
+        return rr_serve(port, size, mortar_guest_now_ns() + t * 1000000000ull);
+    }
+    if (argc >= 6 && argc <= 7 && strcmp(argv[1], "rr") == 0) {
+        unsigned port = (unsigned)parse_num(argv[3], "port", 65535);
+        uint64_t count = parse_num(argv[4], "count", RR_MAX_COUNT);
+        size_t size = parse_num(argv[5], "size", RR_MAX_SIZE);
+        unsigned long t =
+            argc > 6 ? parse_num(argv[6], "timeout", 86400) : DEFAULT_TIMEOUT;
+        if (count == 0 || size == 0)
+            usage();
+        return rr_client(argv[2], port, count, size,
+                         mortar_guest_now_ns() + t * 1000000000ull);
     }
     usage();
 }
