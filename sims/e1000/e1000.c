@@ -198,6 +198,17 @@ void e1000_get_counters(mortar_component *c, e1000_counters *out)
     *out = d->c;
 }
 
+/* The Ethernet port sends at the 82540's line rate, whatever the link. */
+static uint64_t e1000_port_rate_bps(const mortar_params *p, unsigned port)
+{
+    (void)p;
+    return port == E1000_PORT_ETH ? MORTAR_S(8) / E1000_PS_PER_BYTE : 0;
+}
+
+/* Frames lost: received with no room in the receive FIFO (or while receive
+ * was off), and packets dropped on transmit. */
+static const char *const e1000_lost_stats[] = {"rx_missed", "tx_dropped", NULL};
+
 const mortar_component_ops mortar_e1000_ops = {
     .kind = "e1000",
     .summary =
@@ -208,4 +219,6 @@ const mortar_component_ops mortar_e1000_ops = {
     .timer = e1000_timer,
     .stats = e1000_stats,
     .destroy = e1000_destroy,
+    .lost_stats = e1000_lost_stats,
+    .port_rate_bps = e1000_port_rate_bps,
 };
