@@ -37,13 +37,15 @@ static void fill_intro(mortar_pcie_dev_intro *in)
 
 static int read_params(e1000 *d, const mortar_params *p, uint64_t *outstanding)
 {
-    static const char *const known[] = {"mac", "dma_outstanding", NULL};
+    static const char *const known[] = {"mac", "dma_outstanding", "flow_control", NULL};
     static const uint8_t def_mac[6] = {0x52, 0x54, 0x00, 0x12, 0x34, 0x56};
     int rc = mortar_params_check_known(p, known);
     if (!rc)
         rc = mortar_params_mac(p, "mac", def_mac, d->mac);
     if (!rc)
         rc = mortar_params_u64(p, "dma_outstanding", 8, outstanding);
+    if (!rc)
+        rc = mortar_params_bool(p, "flow_control", true, &d->flow_control);
     if (rc) {
         mortar_logf(d->self, MORTAR_LOG_ERROR, "%s", mortar_params_errmsg(p));
     } else if (*outstanding == 0 || *outstanding > 256) {
@@ -112,6 +114,7 @@ void e1000_device_reset(e1000 *d)
     e1000_reg_set(d, E1000_PBA, pba);
     e1000_tx_reset(d);
     e1000_rx_reset(d);
+    e1000_fc_reset(d);
     d->ee.eecd = 0;
     d->ee.reading = false;
     d->ee.bits_in = 0;
@@ -165,6 +168,8 @@ static void e1000_timer(void *state, uint64_t cookie)
     e1000 *d = state;
     if (cookie == E1000_TIMER_TX_FIFO)
         e1000_tx_timer(d);
+    else if (cookie == E1000_TIMER_TX_PAUSE)
+        e1000_fc_timer(d);
     else
         e1000_irq_timer(d, cookie);
 }
@@ -181,6 +186,9 @@ static void e1000_stats(void *state, mortar_stats *s)
     mortar_stats_u64(s, "rx_bytes", c->rx_bytes);
     mortar_stats_u64(s, "rx_missed", c->rx_missed);
     mortar_stats_u64(s, "rx_filtered", c->rx_filtered);
+    mortar_stats_u64(s, "pause_rx", c->pause_rx);
+    mortar_stats_u64(s, "xoff_tx", c->xoff_tx);
+    mortar_stats_u64(s, "xon_tx", c->xon_tx);
     mortar_stats_u64(s, "interrupts", c->interrupts);
     mortar_stats_u64(s, "unknown_reg_reads", c->unknown_reg_reads);
     mortar_stats_u64(s, "unknown_reg_writes", c->unknown_reg_writes);
