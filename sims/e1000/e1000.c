@@ -176,7 +176,9 @@ static void e1000_timer(void *state, uint64_t cookie)
 
 static void e1000_stats(void *state, mortar_stats *s)
 {
-    const e1000_counters *c = &((e1000 *)state)->c;
+    const e1000 *d = state;
+    const e1000_counters *c = &d->c;
+    uint32_t ctrl = e1000_reg(d, E1000_CTRL);
     mortar_stats_u64(s, "tx_frames", c->tx_frames);
     mortar_stats_u64(s, "tx_bytes", c->tx_bytes);
     mortar_stats_u64(s, "tx_dropped", c->tx_dropped);
@@ -189,6 +191,8 @@ static void e1000_stats(void *state, mortar_stats *s)
     mortar_stats_u64(s, "pause_rx", c->pause_rx);
     mortar_stats_u64(s, "xoff_tx", c->xoff_tx);
     mortar_stats_u64(s, "xon_tx", c->xon_tx);
+    mortar_stats_u64(s, "rx_pause_enabled", (ctrl & E1000_CTRL_RFCE) != 0);
+    mortar_stats_u64(s, "tx_pause_enabled", (ctrl & E1000_CTRL_TFCE) != 0);
     mortar_stats_u64(s, "interrupts", c->interrupts);
     mortar_stats_u64(s, "unknown_reg_reads", c->unknown_reg_reads);
     mortar_stats_u64(s, "unknown_reg_writes", c->unknown_reg_writes);
