@@ -318,12 +318,12 @@ void e1000_rx_frame_in(e1000 *d, const uint8_t *frame, uint32_t len)
         d->c.rx_filtered++;
         return;
     }
+    if (e1000_link_up(d) && e1000_fc_frame_in(d, frame, len))
+        return; /* PAUSE: consumed by the MAC, whether receiving is on or not */
     if (!e1000_link_up(d) || !(e1000_reg(d, E1000_RCTL) & E1000_RCTL_EN)) {
         miss(d, 0);
         return;
     }
-    if (e1000_fc_frame_in(d, frame, len))
-        return; /* PAUSE: consumed by the MAC */
     if (!e1000_rx_accept(d, frame, len)) {
         d->c.rx_filtered++;
         return;
