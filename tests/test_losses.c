@@ -53,8 +53,8 @@ static void test_tcp_retrans_line_is_parsed_and_checked(void **state)
     assert_int_equal(losses_parse_tcp_retrans("MORTAR-TCP-RETRANS -3\n"), -1);
     assert_int_equal(losses_parse_tcp_retrans("MORTAR-TCP-RETRANS 12abc\n"), -1);
     assert_int_equal(losses_parse_tcp_retrans("MORTAR-TCP-RETRANS \n"), -1);
-    assert_int_equal(losses_parse_tcp_retrans("MORTAR-TCP-RETRANS 99999999999999999999\n"),
-                     -1);
+    assert_int_equal(
+        losses_parse_tcp_retrans("MORTAR-TCP-RETRANS 99999999999999999999\n"), -1);
     assert_int_equal(losses_parse_tcp_retrans("req=1 latency_ns=5\n"), -1);
 }
 
@@ -71,9 +71,10 @@ static void test_losses_are_the_declared_counters_that_are_not_zero(void **state
     assert_loss(json_array_get(l, 3), "client", "tcp_retrans", 7);
     assert_int_equal(losses_total(l), 14);
     char text[256];
-    assert_string_equal(losses_text(l, text, sizeof text),
-                        "nic_server.rx_missed 4, nic_server.tx_dropped 1, switch.drops 2, "
-                        "client.tcp_retrans 7");
+    assert_string_equal(
+        losses_text(l, text, sizeof text),
+        "nic_server.rx_missed 4, nic_server.tx_dropped 1, switch.drops 2, "
+        "client.tcp_retrans 7");
     json_decref(l);
     json_decref(spec);
     json_decref(stats);
@@ -125,8 +126,12 @@ static void close_db(test_db *t)
 static int64_t add_run(sqlite3 *db)
 {
     json_t *spec = json_object();
-    db_run_info info = {.name = "t", .design = "b", .run_dir = "/tmp", .speed = 1,
-                        .in_flight = 1, .spec = spec};
+    db_run_info info = {.name = "t",
+                        .design = "b",
+                        .run_dir = "/tmp",
+                        .speed = 1,
+                        .in_flight = 1,
+                        .spec = spec};
     int64_t id = db_begin_run(db, &info);
     json_decref(spec);
     assert_true(id > 0);

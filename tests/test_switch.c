@@ -53,7 +53,7 @@ typedef struct rx_item {
     uint64_t at_ps;
     uint32_t size;
     uint32_t tag;
-    uint8_t src_id; /* last byte of the source MAC */
+    uint8_t src_id;   /* last byte of the source MAC */
     uint8_t head[18]; /* the frame's first bytes */
 } rx_item;
 
@@ -126,7 +126,8 @@ static void endpoint_pause(endpoint *e, uint16_t quanta)
 {
     if (e->resume_timer)
         mortar_timer_cancel(e->self, e->resume_timer);
-    e->paused_until_ps = mortar_now(e->self) + eth_pause_duration_ps(quanta, ENDPOINT_BPS);
+    e->paused_until_ps =
+        mortar_now(e->self) + eth_pause_duration_ps(quanta, ENDPOINT_BPS);
     e->resume_timer = mortar_timer_set(e->self, e->paused_until_ps, RESUME_COOKIE);
 }
 
@@ -518,8 +519,8 @@ static void test_pause_frame_format_and_duration(void **unused)
     (void)unused;
     uint8_t f[ETH_PAUSE_FRAME_BYTES], mac[6] = {2, 0, 0, 0, 0, 7};
     assert_int_equal(eth_pause_build(f, mac, 0x1234), 60);
-    const uint8_t head[18] = {0x01, 0x80, 0xC2, 0, 0, 1, 2, 0, 0, 0, 0, 7,
-                              0x88, 0x08, 0x00, 0x01, 0x12, 0x34};
+    const uint8_t head[18] = {0x01, 0x80, 0xC2, 0,    0,    1,    2,    0,    0,
+                              0,    0,    7,    0x88, 0x08, 0x00, 0x01, 0x12, 0x34};
     assert_memory_equal(f, head, sizeof head);
     for (unsigned i = 18; i < 60; i++)
         assert_int_equal(f[i], 0);

@@ -48,5 +48,6 @@ bool eth_pause_parse(const uint8_t *frame, uint32_t len, uint16_t *quanta)
 
 uint64_t eth_pause_duration_ps(uint16_t quanta, uint64_t rate_bps)
 {
-    return mortar_serialization_ps((uint64_t)quanta * (ETH_PAUSE_QUANTUM_BITS / 8), rate_bps);
+    return mortar_serialization_ps((uint64_t)quanta * (ETH_PAUSE_QUANTUM_BITS / 8),
+                                   rate_bps);
 }

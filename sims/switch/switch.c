@@ -325,7 +325,8 @@ static void hold_ingress(eth_switch *sw, unsigned port, unsigned ingress)
 {
     out_port *in = &sw->ports[ingress];
     sw->ports[port].holds |= 1ull << ingress;
-    uint64_t half = eth_pause_duration_ps((uint16_t)sw->pause_quanta, sw->bandwidth_bps) / 2;
+    uint64_t half =
+        eth_pause_duration_ps((uint16_t)sw->pause_quanta, sw->bandwidth_bps) / 2;
     if (in->xoff_active && mortar_now(sw->self) - in->xoff_sent_ps < half)
         return;
     send_pause(sw, ingress, (uint16_t)sw->pause_quanta);
@@ -371,12 +372,14 @@ static void honour_pause(eth_switch *sw, unsigned port, uint16_t quanta)
     if (o->resume_timer)
         mortar_timer_cancel(sw->self, o->resume_timer);
     o->resume_timer = 0;
-    o->paused_until_ps = mortar_now(sw->self) + eth_pause_duration_ps(quanta, sw->bandwidth_bps);
+    o->paused_until_ps =
+        mortar_now(sw->self) + eth_pause_duration_ps(quanta, sw->bandwidth_bps);
     resume_after_pause(sw, port);
 }
 
 /* A MAC control frame arrived on `port`: consumed here, never forwarded. */
-static void mac_control(eth_switch *sw, unsigned port, const uint8_t *frame, uint32_t size)
+static void mac_control(eth_switch *sw, unsigned port, const uint8_t *frame,
+                        uint32_t size)
 {
     uint16_t quanta;
     if (sw->pause && eth_pause_parse(frame, size, &quanta))
@@ -475,7 +478,8 @@ static int read_pause_params(eth_switch *sw, const mortar_params *p)
         rc = mortar_params_u64(p, "pause_low_bytes", sw->queue_bytes / 4,
                                &sw->pause_low_bytes);
     if (!rc)
-        rc = mortar_params_u64(p, "pause_quanta", DEFAULT_PAUSE_QUANTA, &sw->pause_quanta);
+        rc =
+            mortar_params_u64(p, "pause_quanta", DEFAULT_PAUSE_QUANTA, &sw->pause_quanta);
     return rc;
 }
 
@@ -510,7 +514,8 @@ static int read_params(eth_switch *sw, const mortar_params *p, const char **pcap
     if (sw->pause_high_bytes > sw->queue_bytes)
         return bad_param(sw->self, p, "pause_high_bytes", "must not exceed queue_bytes");
     if (sw->pause_low_bytes >= sw->pause_high_bytes)
-        return bad_param(sw->self, p, "pause_low_bytes", "must be below pause_high_bytes");
+        return bad_param(sw->self, p, "pause_low_bytes",
+                         "must be below pause_high_bytes");
     if (sw->pause_quanta < 1 || sw->pause_quanta > 0xFFFF)
         return bad_param(sw->self, p, "pause_quanta", "an integer from 1 to 65535");
     sw->nports = (unsigned)ports;
