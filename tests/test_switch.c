@@ -843,6 +843,18 @@ static void test_rejects_bad_parameters(void **unused)
     assert_int_equal(add_switch("{\"ports\": 2, \"colour\": \"red\"}"), MORTAR_EINVAL);
     assert_int_equal(add_switch("{\"ports\": 2, \"pcap\": \"/nonexistent/dir/x.pcap\"}"),
                      MORTAR_EIO);
+    assert_int_equal(add_switch("{\"ports\": 2, \"pause\": 1}"), MORTAR_EINVAL);
+    assert_int_equal(add_switch("{\"ports\": 2, \"queue_bytes\": 1000,"
+                                " \"pause_high_bytes\": 1001}"),
+                     MORTAR_EINVAL);
+    assert_int_equal(add_switch("{\"ports\": 2, \"pause_high_bytes\": 1000,"
+                                " \"pause_low_bytes\": 1000}"),
+                     MORTAR_EINVAL);
+    assert_int_equal(add_switch("{\"ports\": 2, \"pause_quanta\": 0}"), MORTAR_EINVAL);
+    assert_int_equal(add_switch("{\"ports\": 2, \"pause_quanta\": 65536}"),
+                     MORTAR_EINVAL);
+    assert_int_equal(
+        add_switch("{\"ports\": 2, \"pause\": true, \"pause_quanta\": 65535}"), 0);
     assert_int_equal(add_switch("{\"ports\": 64}"), 0);
     assert_int_equal(add_switch("{\"ports\": 1}"), 0);
 }
