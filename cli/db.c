@@ -20,7 +20,10 @@ static const char *const schema =
     " verified INTEGER, service_ns INTEGER, compute_ns INTEGER, start_ns INTEGER);"
     "CREATE TABLE IF NOT EXISTS stats ("
     " run_id INTEGER REFERENCES runs(id), component TEXT, key TEXT, value REAL);"
+    "CREATE TABLE IF NOT EXISTS losses ("
+    " run_id INTEGER REFERENCES runs(id), source TEXT, counter TEXT, count INTEGER);"
     "CREATE INDEX IF NOT EXISTS requests_run ON requests(run_id);"
+    "CREATE INDEX IF NOT EXISTS losses_run ON losses(run_id);"
     "CREATE INDEX IF NOT EXISTS stats_run ON stats(run_id);";
 
 /* Columns added after the first release: a database made before gets them
@@ -29,6 +32,7 @@ static void add_new_columns(sqlite3 *db)
 {
     sqlite3_exec(db, "ALTER TABLE runs ADD COLUMN throughput_rps REAL", NULL, NULL, NULL);
     sqlite3_exec(db, "ALTER TABLE requests ADD COLUMN start_ns INTEGER", NULL, NULL, NULL);
+    sqlite3_exec(db, "ALTER TABLE runs ADD COLUMN lost INTEGER", NULL, NULL, NULL);
 }
 
 int db_open(sqlite3 **db, const char *path, char *err, size_t size)
@@ -158,6 +162,61 @@ int db_finish_run(sqlite3 *db, int64_t id, const char *status, const char *error
     return rc == SQLITE_OK ? 0 : -1;
 }
 
+int db_record_losses(sqlite3 *db, int64_t id, json_t *losses)
+{
+    sqlite3_stmt *ins, *upd;
+    if (sqlite3_prepare_v2(db, "INSERT INTO losses VALUES(?,?,?,?)", -1, &ins, NULL))
+        return -1;
+    if (sqlite3_prepare_v2(db, "UPDATE runs SET lost=? WHERE id=?", -1, &upd, NULL)) {
+        sqlite3_finalize(ins);
+        return -1;
+    }
+    int rc = sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+    int64_t total = 0;
+    size_t i;
+    json_t *l;
+    json_array_foreach(losses, i, l) {
+        int64_t count = json_integer_value(json_object_get(l, "count"));
+        sqlite3_bind_int64(ins, 1, id);
+        sqlite3_bind_text(ins, 2, json_string_value(json_object_get(l, "source")), -1,
+                          SQLITE_TRANSIENT);
+        sqlite3_bind_text(ins, 3, json_string_value(json_object_get(l, "counter")), -1,
+                          SQLITE_TRANSIENT);
+        sqlite3_bind_int64(ins, 4, count);
+        if (sqlite3_step(ins) != SQLITE_DONE)
+            rc = -1;
+        sqlite3_reset(ins);
+        total += count;
+    }
+    sqlite3_bind_int64(upd, 1, total);
+    sqlite3_bind_int64(upd, 2, id);
+    if (sqlite3_step(upd) != SQLITE_DONE)
+        rc = -1;
+    sqlite3_finalize(ins);
+    sqlite3_finalize(upd);
+    sqlite3_exec(db, rc == SQLITE_OK ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
+json_t *db_run_losses(sqlite3 *db, int64_t id)
+{
+    json_t *out = json_array();
+    sqlite3_stmt *st;
+    const char *sql = "SELECT source, counter, count FROM losses WHERE run_id = ?"
+                      " ORDER BY rowid";
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return out;
+    sqlite3_bind_int64(st, 1, id);
+    while (sqlite3_step(st) == SQLITE_ROW)
+        json_array_append_new(
+            out, json_pack("{s:s, s:s, s:I}", "source",
+                           (const char *)sqlite3_column_text(st, 0) ?: "",
+                           "counter", (const char *)sqlite3_column_text(st, 1) ?: "",
+                           "count", (json_int_t)sqlite3_column_int64(st, 2)));
+    sqlite3_finalize(st);
+    return out;
+}
+
 static json_t *column_json(sqlite3_stmt *st, int i)
 {
     switch (sqlite3_column_type(st, i)) {
@@ -174,7 +233,8 @@ json_t *db_runs_json(sqlite3 *db)
     sqlite3_stmt *st;
     const char *sql = "SELECT id, name, status, error, design, pcie_latency_us, speed, in_flight,"
                       " wall_s, run_dir, started_at, versions, requests, verified, median_us,"
-                      " p99_us, mean_us, min_us, max_us, throughput_rps FROM runs ORDER BY id";
+                      " p99_us, mean_us, min_us, max_us, throughput_rps, lost FROM runs"
+                      " ORDER BY id";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return runs;
     while (sqlite3_step(st) == SQLITE_ROW) {
@@ -192,6 +252,8 @@ json_t *db_runs_json(sqlite3 *db)
         for (int i = 0; i < 8; i++)
             json_object_set_new(sum, skeys[i], column_json(st, 12 + i));
         json_object_set_new(r, "summary", sum);
+        json_object_set_new(r, "lost", column_json(st, 20));
+        json_object_set_new(r, "losses", db_run_losses(db, sqlite3_column_int64(st, 0)));
         json_array_append_new(runs, r);
     }
     sqlite3_finalize(st);

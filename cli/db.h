@@ -44,6 +44,15 @@ int db_finish_run(sqlite3 *db, int64_t id, const char *status, const char *error
                   double wall_s, json_t *versions, json_t *stats, const db_request *reqs,
                   size_t nreqs, const db_summary *summary);
 
+/* Records the losses of run `id` (an array of {"source", "counter",
+ * "count"}, see losses.h; may be empty): one row each in the losses table,
+ * and their sum in runs.lost (NULL until recorded). One transaction. */
+int db_record_losses(sqlite3 *db, int64_t id, json_t *losses);
+
+/* The recorded losses of run `id`, as a new array of {"source", "counter",
+ * "count"} (empty when none or on an error). */
+json_t *db_run_losses(sqlite3 *db, int64_t id);
+
 /* Every run as the JSON of `mortar results --json`. */
 json_t *db_runs_json(sqlite3 *db);
 

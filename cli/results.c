@@ -6,17 +6,19 @@
 #include <string.h>
 
 #include "db.h"
+#include "losses.h"
 #include "results.h"
 
 static void print_table(json_t *runs)
 {
-    printf("%4s  %-8s %-16s %-8s %8s %6s %4s %9s %9s %9s %7s\n", "id", "status", "name",
-           "design", "L(us)", "speed", "inf", "requests", "median", "p99", "wall(s)");
+    printf("%4s  %-8s %-16s %-8s %8s %6s %4s %9s %9s %9s %7s %6s\n", "id", "status", "name",
+           "design", "L(us)", "speed", "inf", "requests", "median", "p99", "wall(s)", "lost");
     size_t i;
     json_t *r;
     json_array_foreach(json_object_get(runs, "runs"), i, r) {
         json_t *s = json_object_get(r, "summary");
-        printf("%4lld  %-8s %-16.16s %-8s %8.2f %6.2f %4lld %9lld %9.1f %9.1f %7.1f\n",
+        char lost[32], text[1024];
+        printf("%4lld  %-8s %-16.16s %-8s %8.2f %6.2f %4lld %9lld %9.1f %9.1f %7.1f %6s\n",
                (long long)json_integer_value(json_object_get(r, "id")),
                json_string_value(json_object_get(r, "status")) ?: "?",
                json_string_value(json_object_get(r, "name")) ?: "?",
@@ -27,10 +29,14 @@ static void print_table(json_t *runs)
                (long long)json_integer_value(json_object_get(s, "requests")),
                json_number_value(json_object_get(s, "median_us")),
                json_number_value(json_object_get(s, "p99_us")),
-               json_number_value(json_object_get(r, "wall_s")));
+               json_number_value(json_object_get(r, "wall_s")),
+               losses_cell(r, lost, sizeof lost));
         const char *e = json_string_value(json_object_get(r, "error"));
         if (e)
             printf("      error: %s\n", e);
+        if (json_array_size(json_object_get(r, "losses")))
+            printf("      lost: %s\n",
+                   losses_text(json_object_get(r, "losses"), text, sizeof text));
     }
 }
 

@@ -26,6 +26,7 @@
 #include "db.h"
 #include "dirs.h"
 #include "errbuf.h"
+#include "losses.h"
 #include "plan.h"
 #include "procs.h"
 #include "run.h"
@@ -516,6 +517,32 @@ static json_t *collect_stats(const plan *p)
     return all;
 }
 
+/* Adds each guest's TCP retransmissions ("MORTAR-TCP-RETRANS <n>" on its
+ * console, the last such line) to its host's stats. */
+static void collect_tcp_retrans(const plan *p, json_t *stats)
+{
+    char line[4096];
+    for (int i = 0; i < p->nhosts; i++) {
+        int64_t n = -1, v;
+        FILE *f = fopen(p->hosts[i].console, "r");
+        while (f && fgets(line, sizeof line, f))
+            if ((v = losses_parse_tcp_retrans(line)) >= 0)
+                n = v;
+        if (f)
+            fclose(f);
+        if (n < 0)
+            continue;
+        char key[80];
+        snprintf(key, sizeof key, "host_%s", p->hosts[i].name);
+        json_t *h = json_object_get(stats, key);
+        if (!json_is_object(h)) {
+            h = json_object();
+            json_object_set_new(stats, key, h);
+        }
+        json_object_set_new(h, LOSSES_TCP_RETRANS_STAT, json_integer(n));
+    }
+}
+
 /* ---- the run -------------------------------------------------------------------- */
 
 static double var_us(json_t *spec, const char *name)
@@ -560,6 +587,12 @@ int mortar_run_main(int argc, char **argv)
         json_decref(spec);
         return 1;
     }
+    json_t *warnings = spec_rate_warnings(spec);
+    size_t wi;
+    json_t *w;
+    json_array_foreach(warnings, wi, w)
+        fprintf(stderr, "[mortar] warning: %s\n", json_string_value(w));
+    json_decref(warnings);
     tools t;
     sqlite3 *db;
     if (find_tools(&t, err, sizeof err) || db_open(&db, o.db_path, err, sizeof err)) {
@@ -629,8 +662,17 @@ int mortar_run_main(int argc, char **argv)
     json_t *versions = json_pack("{s:s, s:s, s:s}", "mortar", MORTAR_COMMIT, "qemu",
                                  t.qemu_version, "kernel", t.kernel_version);
     json_t *stats = collect_stats(&p);
+    collect_tcp_retrans(&p, stats);
+    json_t *losses = losses_of_run(spec, stats);
     db_finish_run(db, id, rc ? "failed" : "ok", rc ? err : NULL, wall, versions, stats, reqs,
                   n, &sum);
+    db_record_losses(db, id, losses);
+    if (json_array_size(losses)) {
+        char text[1024];
+        fprintf(stderr, "[mortar] run %lld lost: %s\n", (long long)id,
+                losses_text(losses, text, sizeof text));
+    }
+    json_decref(losses);
     if (rc)
         fprintf(stderr, "[mortar] run %lld FAILED: %s\n", (long long)id, err);
     else

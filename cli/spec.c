@@ -503,3 +503,87 @@ int spec_validate(json_t *spec, char *err, size_t err_size)
         rc = errbuf_fail(err, err_size, "measure.host: expected the name of the host that reports");
     return rc;
 }
+
+/* ---- line-rate warnings ---------------------------------------------------- */
+
+/* "10 Gbit/s", "2.5 Gbit/s", "100 Mbit/s". */
+static const char *format_rate(uint64_t bps, char *buf, size_t size)
+{
+    static const struct {
+        double scale;
+        const char *unit;
+    } units[] = {{1e9, "Gbit/s"}, {1e6, "Mbit/s"}, {1e3, "Kbit/s"}, {1, "bit/s"}};
+    size_t i = 0;
+    while (i < 3 && (double)bps < units[i].scale)
+        i++;
+    snprintf(buf, size, "%g %s", (double)bps / units[i].scale, units[i].unit);
+    return buf;
+}
+
+/* The component element named `name` in the spec, or NULL. */
+static json_t *find_component(json_t *spec, const char *name)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(spec, "components"), i, c) {
+        const char *n = elem_name(c);
+        if (n && !strcmp(n, name))
+            return c;
+    }
+    return NULL;
+}
+
+/* The fastest rate the component at `ref` ("name.port") sends at, 0 when
+ * its model declares none; its name and kind in *comp and *kind. */
+static uint64_t end_rate_bps(json_t *spec, const char *ref, char *comp, size_t size,
+                             const char **kind)
+{
+    snprintf(comp, size, "%s", ref);
+    char *dot = strrchr(comp, '.');
+    if (!dot)
+        return 0;
+    *dot = '\0';
+    unsigned port = (unsigned)strtoul(dot + 1, NULL, 10);
+    json_t *c = find_component(spec, comp);
+    *kind = json_string_value(json_object_get(c, "kind"));
+    const mortar_component_ops *ops = *kind ? mortar_registry_find(*kind) : NULL;
+    if (!ops || !ops->port_rate_bps)
+        return 0;
+    json_t *pj = json_object_get(c, "params");
+    char *text = json_dumps(pj ? pj : json_object(), JSON_COMPACT);
+    mortar_params *params = text ? mortar_params_parse(text, "params", NULL, 0) : NULL;
+    free(text);
+    uint64_t bps = params ? ops->port_rate_bps(params, port) : 0;
+    mortar_params_free(params);
+    return bps;
+}
+
+static void warn_end(json_t *out, json_t *spec, json_t *link, const char *ref, uint64_t link_bps)
+{
+    char comp[160], a[32], b[32], text[512];
+    const char *kind = NULL;
+    uint64_t bps = ref ? end_rate_bps(spec, ref, comp, sizeof comp, &kind) : 0;
+    if (bps == 0 || link_bps <= bps)
+        return;
+    snprintf(text, sizeof text, "link %s is %s but %s (%s) sends at most %s",
+             elem_name(link) ? elem_name(link) : "?", format_rate(link_bps, a, sizeof a),
+             comp, kind, format_rate(bps, b, sizeof b));
+    json_array_append_new(out, json_string(text));
+}
+
+json_t *spec_rate_warnings(json_t *spec)
+{
+    json_t *out = json_array();
+    size_t i;
+    json_t *l;
+    json_array_foreach(json_object_get(spec, "links"), i, l) {
+        uint64_t bps;
+        const char *bw = json_string_value(json_object_get(l, "bandwidth"));
+        if (!bw || mortar_bandwidth_parse(bw, &bps) || bps == 0)
+            continue;
+        warn_end(out, spec, l, json_string_value(json_object_get(l, "a")), bps);
+        warn_end(out, spec, l, json_string_value(json_object_get(l, "b")), bps);
+        warn_end(out, spec, l, json_string_value(json_object_get(l, "component")), bps);
+    }
+    return out;
+}

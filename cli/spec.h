@@ -32,6 +32,13 @@ json_t *spec_load(const char *path, char *const sets[], size_t nsets, char *err,
  * the first problem in `err`. */
 int spec_validate(json_t *spec, char *err, size_t err_size);
 
+/* Warnings about links faster than what is attached to them: for every link
+ * with a bandwidth, each component end whose model declares a lower rate
+ * for that port (port_rate_bps in mortar/component.h) gives "link L is 10
+ * Gbit/s but C (kind) sends at most 1 Gbit/s". A new array of strings
+ * (empty when none); call on a validated spec. */
+json_t *spec_rate_warnings(json_t *spec);
+
 /* A variable of the resolved spec as text ("1us", "a", "1"); NULL if absent. */
 const char *spec_var_text(json_t *spec, const char *name, char *buf, size_t size);
 

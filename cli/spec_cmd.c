@@ -1,6 +1,7 @@
 /*
  * spec_cmd.c - `mortar spec SPEC [--set key=value]...`: load, resolve and
- * check an experiment spec without running it; prints the resolved spec.
+ * check an experiment spec without running it; prints the resolved spec,
+ * and on stderr a warning for every link faster than what it attaches.
  */
 #include <stdio.h>
 #include <string.h>
@@ -34,6 +35,12 @@ int mortar_spec_main(int argc, char **argv)
         json_decref(spec);
         return 1;
     }
+    json_t *warnings = spec_rate_warnings(spec);
+    size_t i;
+    json_t *w;
+    json_array_foreach(warnings, i, w)
+        fprintf(stderr, "warning: %s\n", json_string_value(w));
+    json_decref(warnings);
     json_dumpf(spec, stdout, JSON_INDENT(2));
     putchar('\n');
     json_decref(spec);

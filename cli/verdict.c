@@ -12,6 +12,8 @@
  * Latencies and speeds are REALs, so two are the same grid value when they
  * differ by at most 1e-9 relative: 1.5 and 1.4999999999 meet in one cell.
  * The alone times come from the device model itself (alone_measure()).
+ * Every run the verdict uses that lost frames or retransmitted TCP segments
+ * (its recorded losses, see losses.h) gets a warning.
  */
 #include "verdict.h"
 
@@ -23,6 +25,7 @@
 #include <string.h>
 
 #include "alone.h"
+#include "db.h"
 
 /* One finished run, as the verdict sees it; NAN stands for SQL NULL. */
 typedef struct vrun {
@@ -668,6 +671,50 @@ static json_t *load_json(const verdict_ctx *c)
     return arr;
 }
 
+/* ---- warnings: runs that lost frames ---- */
+
+/* True when a section above uses `r`: a grid cell (A or B, one in flight),
+ * a baseline (speed 1, one in flight) or a load row (A or B at speed 1). */
+static bool run_is_used(const vrun *r)
+{
+    bool baseline_design = is_ab(r->design) || !strcmp(r->design, "software") ||
+                           !strcmp(r->design, "regcopy");
+    bool speed1 = same_value(r->speed, 1);
+    return (is_ab(r->design) && (r->in_flight == 1 || speed1)) ||
+           (baseline_design && r->in_flight == 1 && speed1);
+}
+
+static json_t *loss_warning(const vrun *r, json_t *loss)
+{
+    const char *source = jstr(loss, "source"), *counter = jstr(loss, "counter");
+    json_int_t count = json_integer_value(json_object_get(loss, "count"));
+    char text[512];
+    snprintf(text, sizeof text, "run %lld (%s, L %g us, %gx, %lld in flight): %s.%s %lld",
+             (long long)r->id, upper(r->design), r->latency_us, r->speed,
+             (long long)r->in_flight, source ? source : "?", counter ? counter : "?",
+             (long long)count);
+    return json_pack("{s:I, s:s, s:f, s:f, s:I, s:s, s:s, s:I, s:s}", "run_id",
+                     (json_int_t)r->id, "design", r->design, "pcie_latency_us",
+                     r->latency_us, "speed", r->speed, "in_flight",
+                     (json_int_t)r->in_flight, "source", source ? source : "", "counter",
+                     counter ? counter : "", "count", count, "text", text);
+}
+
+static json_t *warnings_json(const verdict_ctx *c)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < c->nruns; i++) {
+        if (!run_is_used(&c->runs[i]))
+            continue;
+        json_t *losses = db_run_losses(c->db, c->runs[i].id), *l;
+        size_t k;
+        json_array_foreach(losses, k, l)
+            json_array_append_new(arr, loss_warning(&c->runs[i], l));
+        json_decref(losses);
+    }
+    return arr;
+}
+
 /* ---- the summary: sentences built from the sections above ---- */
 
 typedef struct sbuf {
@@ -906,8 +953,10 @@ static json_t *build_verdict(const verdict_ctx *c)
                   "crossovers", crossovers_json(c), "movement", movement_json(c), "alone",
                   alone_json(c), "ranking", ranking_json(c), "baselines",
                   baselines_json(c), "load", load_json(c));
-    if (v)
+    if (v) {
         json_object_set_new(v, "summary", summary_json(v));
+        json_object_set_new(v, "warnings", warnings_json(c));
+    }
     return v;
 }
 

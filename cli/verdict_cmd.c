@@ -3,7 +3,8 @@
  * concludes from the finished runs (verdict.c computes it). It prints the
  * winner map (latency x speed), the cells, the crossovers, how each design
  * moves across the latency range, alone vs in-system ranking, the
- * baselines, the load runs and the summary sentences; with --json the
+ * baselines, the load runs, the summary sentences and a warning for every
+ * loss counter of a run it used; with --json the
  * verdict's JSON (layout in docs/experiments.md, "The verdict").
  */
 #include "verdict_cmd.h"
@@ -224,6 +225,13 @@ static void print_report(json_t *v)
     json_t *s;
     json_array_foreach(json_object_get(v, "summary"), i, s)
         printf("- %s\n", json_string_value(s));
+    json_t *warnings = json_object_get(v, "warnings");
+    if (json_array_size(warnings))
+        printf("\nWarnings: %zu lost-frame or TCP retransmission counters in the runs used"
+               " (their latencies may include recovery):\n",
+               json_array_size(warnings));
+    json_array_foreach(warnings, i, s)
+        printf("warning: %s\n", jstr(s, "text"));
 }
 
 /* Opens the database (refusing to create one) and computes the verdict; NULL

@@ -23,6 +23,7 @@
 #include "mortar/runtime.h"
 #include "sims/e1000/e1000.h"
 #include "sims/e1000/e1000_regs.h"
+#include "sims/eth/pause.h"
 #include "sims/hoststub/hoststub.h"
 
 /* ---- the Ethernet peer ------------------------------------------------------ */
@@ -1232,6 +1233,155 @@ static void test_frames_wait_in_fifo_for_descriptors_and_overflow_is_missed(void
     bench_close(b);
 }
 
+/* ---- flow control (802.3x PAUSE) -------------------------------------------------- */
+
+static void test_eeprom_and_link_partner_offer_pause_unless_turned_off(void **state)
+{
+    (void)state;
+    bench *b = bench_open(NULL);
+    drv_up(b);
+    /* e1000_setup_link: word 0x0F PAUSE bits 11b -> full flow control;
+     * e1000_config_fc_after_link_up: the partner's PAUSE bit keeps it full */
+    assert_int_equal(ee_read(b, 0x0F) & 0x3000, 0x3000);
+    assert_int_equal(phy_rd(b, PHY_LP_ABILITY) & 0x0C00, 0x0C00);
+    bench_close(b);
+    b = bench_open("{\"flow_control\": false}");
+    drv_up(b);
+    assert_int_equal(ee_read(b, 0x0F) & 0x3000, 0);
+    assert_int_equal(phy_rd(b, PHY_LP_ABILITY) & 0x0C00, 0);
+    bench_close(b);
+}
+
+/* Sends one frame through the ring and returns when the peer has it. */
+static uint64_t xmit_and_wait_arrival(bench *b, uint64_t limit_ps)
+{
+    uint8_t f[100];
+    uint32_t n = b->peer->nrx;
+    drv_queue_frame(b, f, make_frame(f, PEER_MAC, NIC_MAC, sizeof f, 1));
+    wr(b, E1000_TDT, b->tx_next);
+    uint64_t until = hoststub_now(b->h) + limit_ps;
+    while (b->peer->nrx == n && hoststub_now(b->h) < until)
+        hoststub_delay(b->h, MORTAR_US(5));
+    assert_true(b->peer->nrx > n);
+    return b->peer->rx[n].at_ps;
+}
+
+static void peer_pause_at(bench *b, uint64_t at_ps, uint16_t quanta)
+{
+    uint8_t f[ETH_PAUSE_FRAME_BYTES];
+    peer_send_at(b->peer, at_ps, f, eth_pause_build(f, PEER_MAC, quanta));
+}
+
+/* PAUSE of `quanta` sent by the peer at `at`: when its last bit arrives (1 us
+ * link, 1 Gb/s, 60 + 24 bytes). */
+static uint64_t pause_arrival(uint64_t at_ps)
+{
+    return at_ps + (ETH_PAUSE_FRAME_BYTES + MORTAR_ETH_OVERHEAD) * 8000ull + MORTAR_US(1);
+}
+
+static void test_received_pause_holds_transmit_when_rfce_is_set(void **state)
+{
+    (void)state;
+    bench *b = bench_open(NULL);
+    drv_up(b);
+    wr(b, E1000_CTRL, rd(b, E1000_CTRL) | E1000_CTRL_RFCE);
+    uint64_t t = hoststub_now(b->h) + MORTAR_US(1);
+    peer_pause_at(b, t, 1000); /* 1000 x 512 bit times at 1 Gb/s: 512 us */
+    hoststub_delay(b->h, MORTAR_US(10));
+    uint64_t arrived = xmit_and_wait_arrival(b, MORTAR_MS(2));
+    assert_true(arrived >= pause_arrival(t) + MORTAR_US(512));
+    assert_true(arrived < pause_arrival(t) + MORTAR_US(512) + MORTAR_US(20));
+    assert_int_equal(rd(b, E1000_XOFFRXC), 1);
+    assert_int_equal(counters(b).pause_rx, 1);
+    assert_int_equal(counters(b).rx_frames, 0); /* consumed, never handed to software */
+    bench_close(b);
+}
+
+static void test_zero_quanta_pause_releases_transmit_at_once(void **state)
+{
+    (void)state;
+    bench *b = bench_open(NULL);
+    drv_up(b);
+    wr(b, E1000_CTRL, rd(b, E1000_CTRL) | E1000_CTRL_RFCE);
+    uint64_t t = hoststub_now(b->h) + MORTAR_US(1);
+    peer_pause_at(b, t, 0xFFFF); /* 33.5 ms */
+    peer_pause_at(b, t + MORTAR_US(100), 0);
+    hoststub_delay(b->h, MORTAR_US(10));
+    uint64_t arrived = xmit_and_wait_arrival(b, MORTAR_MS(2));
+    assert_true(arrived >= pause_arrival(t + MORTAR_US(100)));
+    assert_true(arrived < pause_arrival(t + MORTAR_US(100)) + MORTAR_US(20));
+    assert_int_equal(rd(b, E1000_XOFFRXC), 1);
+    assert_int_equal(rd(b, E1000_XONRXC), 1);
+    bench_close(b);
+}
+
+static void test_pause_is_not_honoured_without_rfce(void **state)
+{
+    (void)state;
+    bench *b = bench_open(NULL);
+    drv_up(b);
+    uint64_t t = hoststub_now(b->h) + MORTAR_US(1);
+    peer_pause_at(b, t, 0xFFFF);
+    hoststub_delay(b->h, MORTAR_US(10));
+    uint64_t sent = hoststub_now(b->h);
+    uint64_t arrived = xmit_and_wait_arrival(b, MORTAR_MS(2));
+    assert_true(arrived < sent + MORTAR_US(20));
+    assert_int_equal(rd(b, E1000_XOFFRXC), 0);
+    assert_int_equal(counters(b).rx_filtered, 1); /* a multicast the filters refuse */
+    bench_close(b);
+}
+
+/* The peer's received frame `i` as a PAUSE: its time, or -1. */
+static int peer_pause_quanta(bench *b, uint32_t i)
+{
+    uint16_t q;
+    return eth_pause_parse(b->peer->rx[i].data, b->peer->rx[i].len, &q) ? q : -1;
+}
+
+static void test_filling_rx_fifo_sends_xoff_then_xon_when_tfce_is_set(void **state)
+{
+    (void)state;
+    bench *b = bench_open(NULL);
+    b->nrx = 64;
+    drv_up_with(b, false, false); /* no buffers yet: frames stay in the FIFO */
+    wr(b, E1000_CTRL, rd(b, E1000_CTRL) | E1000_CTRL_TFCE);
+    wr(b, E1000_FCTTV, 0x100);
+    wr(b, E1000_FCRTH, 8192);
+    wr(b, E1000_FCRTL, 4096 | E1000_FCRTL_XONE);
+    static uint8_t f[1500];
+    uint64_t t = hoststub_now(b->h);
+    for (uint32_t i = 0; i < 8; i++) /* 1504 bytes each with FCS: 6 pass 8192 */
+        peer_send_at(b->peer, t + MORTAR_US(1) + MORTAR_US(13) * i, f,
+                     make_frame(f, NIC_MAC, PEER_MAC, sizeof f, (uint8_t)i));
+    hoststub_delay(b->h, MORTAR_US(200));
+    /* frames 6, 7 and 8 arrive above the mark: each one is told to pause */
+    assert_int_equal(b->peer->nrx, 3);
+    for (uint32_t i = 0; i < 3; i++) {
+        assert_int_equal(b->peer->rx[i].len, ETH_PAUSE_FRAME_BYTES);
+        assert_memory_equal(b->peer->rx[i].data, eth_pause_group_address, 6);
+        assert_memory_equal(b->peer->rx[i].data + 6, NIC_MAC, 6);
+        assert_int_equal(peer_pause_quanta(b, i), 0x100);
+    }
+    assert_int_equal(rd(b, E1000_XOFFTXC), 3);
+    drv_give_rx_buffers(b, 63); /* the FIFO drains to the low mark: XON */
+    hoststub_delay(b->h, MORTAR_US(200));
+    assert_int_equal(b->peer->nrx, 4);
+    assert_int_equal(peer_pause_quanta(b, 3), 0);
+    assert_int_equal(rd(b, E1000_XONTXC), 1);
+    assert_int_equal(counters(b).rx_missed, 0);
+    assert_int_equal(counters(b).rx_frames, 8);
+    bench_close(b);
+}
+
+static void test_port_rate_is_the_line_rate(void **state)
+{
+    (void)state;
+    mortar_params *p = mortar_params_parse("{}", "nic", NULL, 0);
+    assert_int_equal(mortar_e1000_ops.port_rate_bps(p, E1000_PORT_ETH), 1000000000ull);
+    assert_int_equal(mortar_e1000_ops.port_rate_bps(p, E1000_PORT_PCIE), 0);
+    mortar_params_free(p);
+}
+
 /* ---- malformed input ----------------------------------------------------------------
  */
 
@@ -1453,6 +1603,12 @@ int main(void)
         cmocka_unit_test(test_msi_replaces_intx_when_enabled),
         cmocka_unit_test(test_reset_deasserts_interrupt_and_clears_registers),
         cmocka_unit_test(test_frames_wait_in_fifo_for_descriptors_and_overflow_is_missed),
+        cmocka_unit_test(test_eeprom_and_link_partner_offer_pause_unless_turned_off),
+        cmocka_unit_test(test_received_pause_holds_transmit_when_rfce_is_set),
+        cmocka_unit_test(test_zero_quanta_pause_releases_transmit_at_once),
+        cmocka_unit_test(test_pause_is_not_honoured_without_rfce),
+        cmocka_unit_test(test_filling_rx_fifo_sends_xoff_then_xon_when_tfce_is_set),
+        cmocka_unit_test(test_port_rate_is_the_line_rate),
         cmocka_unit_test(test_malformed_mmio_is_counted_and_answered),
         cmocka_unit_test(test_stray_and_short_dma_completions_are_counted),
         cmocka_unit_test(test_write_completion_may_echo_its_size),

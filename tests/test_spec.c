@@ -147,10 +147,64 @@ static void test_rejects_unknown_variable_and_bad_set(void **state)
     expect_error(sets3, 1, "expected key=value");
 }
 
+/* The warnings `mortar spec` prints for design-b.json with `sets`. */
+static json_t *rate_warnings(char *const sets[], size_t n)
+{
+    char err[1024];
+    json_t *spec = spec_load(spec_path("design-b.json"), sets, n, err, sizeof err);
+    assert_non_null(spec);
+    assert_int_equal(spec_validate(spec, err, sizeof err), 0);
+    json_t *w = spec_rate_warnings(spec);
+    json_decref(spec);
+    return w;
+}
+
+static void test_warns_when_a_link_is_faster_than_its_nic(void **state)
+{
+    (void)state;
+    char *sets[] = {"eth.bandwidth=10Gbps", "components.0.kind=e1000",
+                    "components.1.kind=e1000"};
+    json_t *w = rate_warnings(sets, 3);
+    assert_int_equal(json_array_size(w), 2);
+    assert_string_equal(json_string_value(json_array_get(w, 0)),
+                        "link eth_client is 10 Gbit/s but nic_client (e1000) sends at most "
+                        "1 Gbit/s");
+    assert_string_equal(json_string_value(json_array_get(w, 1)),
+                        "link eth_server is 10 Gbit/s but nic_server (e1000) sends at most "
+                        "1 Gbit/s");
+    json_decref(w);
+}
+
+static void test_no_warning_when_links_match_what_they_attach(void **state)
+{
+    (void)state;
+    char *sets[] = {"eth.bandwidth=1Gbps", "components.0.kind=e1000",
+                    "components.1.kind=e1000"};
+    json_t *w = rate_warnings(sets, 3);
+    assert_int_equal(json_array_size(w), 0);
+    json_decref(w);
+}
+
+static void test_warns_when_a_link_is_faster_than_the_switch_port(void **state)
+{
+    (void)state;
+    char *sets[] = {"eth.bandwidth=1Gbps", "components.0.kind=e1000",
+                    "components.1.kind=e1000", "components.2.params.bandwidth=100Mbps"};
+    json_t *w = rate_warnings(sets, 4);
+    assert_int_equal(json_array_size(w), 2);
+    assert_string_equal(json_string_value(json_array_get(w, 0)),
+                        "link eth_client is 1 Gbit/s but switch (switch) sends at most "
+                        "100 Mbit/s");
+    json_decref(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_case_study_specs_are_valid),
+        cmocka_unit_test(test_warns_when_a_link_is_faster_than_its_nic),
+        cmocka_unit_test(test_no_warning_when_links_match_what_they_attach),
+        cmocka_unit_test(test_warns_when_a_link_is_faster_than_the_switch_port),
         cmocka_unit_test(test_set_with_units_reaches_every_link),
         cmocka_unit_test(test_rejects_zero_latency_with_its_path),
         cmocka_unit_test(test_rejects_unreadable_unit),

@@ -8,6 +8,8 @@
  * records every frame it receives with its arrival time, so the tests can
  * check forwarding, exact timing, queue drops, counters (read back from the
  * stats JSON), the pcap file (read back with tshark) and trace events.
+ * For flow control an endpoint can honour PAUSE frames like a NIC: it holds
+ * its scheduled frames while paused and sends them when the pause ends.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +27,7 @@
 #include "mortar/eth.h"
 #include "mortar/runtime.h"
 #include "mortar/trace.h"
+#include "sims/eth/pause.h"
 #include "sims/registry.h"
 #include "sims/switch/mac_table.h"
 
@@ -50,8 +53,12 @@ typedef struct rx_item {
     uint64_t at_ps;
     uint32_t size;
     uint32_t tag;
-    uint8_t src_id; /* last byte of the source MAC */
+    uint8_t src_id;   /* last byte of the source MAC */
+    uint8_t head[18]; /* the frame's first bytes */
 } rx_item;
+
+#define RESUME_COOKIE MAX_TX /* an endpoint's pause has ended */
+#define ENDPOINT_BPS  10000000000ull
 
 typedef struct endpoint {
     mortar_component *self;
@@ -59,6 +66,10 @@ typedef struct endpoint {
     unsigned ntx;
     rx_item rx[MAX_RX];
     unsigned nrx;
+    /* flow control, when honour_pause is set */
+    bool honour_pause;
+    uint64_t paused_until_ps, resume_timer;
+    unsigned deferred[MAX_TX], ndeferred;
 } endpoint;
 
 static int endpoint_create(mortar_component *self, const mortar_params *p, void **state)
@@ -78,12 +89,46 @@ static void endpoint_start(void *state)
         mortar_timer_set(e->self, e->tx[i].at_ps, i);
 }
 
-static void endpoint_timer(void *state, uint64_t i)
+static void endpoint_send(endpoint *e, unsigned i)
 {
-    endpoint *e = state;
     const tx_item *t = &e->tx[i];
     mortar_send(e->self, 0, t->type, t->data, t->size, t->size + MORTAR_ETH_OVERHEAD,
                 NULL);
+}
+
+/* Sends the frames held back by a pause again, in order, one after the
+ * other at the endpoint's line rate (a pause may stop them again). */
+static void endpoint_resume(endpoint *e)
+{
+    uint64_t at = mortar_now(e->self);
+    for (unsigned k = 0; k < e->ndeferred; k++) {
+        mortar_timer_set(e->self, at, e->deferred[k]);
+        at += mortar_serialization_ps(e->tx[e->deferred[k]].size + MORTAR_ETH_OVERHEAD,
+                                      ENDPOINT_BPS);
+    }
+    e->ndeferred = 0;
+}
+
+static void endpoint_timer(void *state, uint64_t i)
+{
+    endpoint *e = state;
+    if (i == RESUME_COOKIE) {
+        e->resume_timer = 0;
+        endpoint_resume(e);
+    } else if (e->ndeferred || mortar_now(e->self) < e->paused_until_ps) {
+        e->deferred[e->ndeferred++] = (unsigned)i;
+    } else {
+        endpoint_send(e, (unsigned)i);
+    }
+}
+
+static void endpoint_pause(endpoint *e, uint16_t quanta)
+{
+    if (e->resume_timer)
+        mortar_timer_cancel(e->self, e->resume_timer);
+    e->paused_until_ps =
+        mortar_now(e->self) + eth_pause_duration_ps(quanta, ENDPOINT_BPS);
+    e->resume_timer = mortar_timer_set(e->self, e->paused_until_ps, RESUME_COOKIE);
 }
 
 static void endpoint_message(void *state, unsigned port, const mortar_msg *msg)
@@ -98,7 +143,11 @@ static void endpoint_message(void *state, unsigned port, const mortar_msg *msg)
     if (msg->size >= 18) {
         r->src_id = f[11];
         memcpy(&r->tag, f + 14, 4);
+        memcpy(r->head, f, 18);
     }
+    uint16_t quanta;
+    if (e->honour_pause && eth_pause_parse(f, msg->size, &quanta))
+        endpoint_pause(e, quanta);
 }
 
 static void endpoint_destroy(void *state)
@@ -442,6 +491,183 @@ static void test_queue_overflow_drops_the_excess_and_counts_it(void **unused)
     bench_close(&b);
 }
 
+/* ---- flow control (802.3x PAUSE) ------------------------------------------- */
+
+#define SER_1000 819200ull /* (1000 + 24) bytes at 10 Gb/s, in ps */
+
+/* Schedules a PAUSE frame of `quanta` from endpoint `src`. */
+static void send_pause_frame(endpoint *e, uint64_t at_ps, unsigned src, uint16_t quanta)
+{
+    assert_true(e->ntx < MAX_TX);
+    tx_item *t = &e->tx[e->ntx++];
+    uint8_t mac[6];
+    mac_of(src, mac);
+    t->at_ps = at_ps;
+    t->type = MORTAR_ETH_FRAME;
+    t->size = eth_pause_build(t->data, mac, quanta);
+}
+
+/* The pause time of the received frame `r` if it is a PAUSE, else -1. */
+static int pause_quanta_of(const rx_item *r)
+{
+    uint16_t quanta;
+    return eth_pause_parse(r->head, sizeof r->head, &quanta) ? quanta : -1;
+}
+
+static void test_pause_frame_format_and_duration(void **unused)
+{
+    (void)unused;
+    uint8_t f[ETH_PAUSE_FRAME_BYTES], mac[6] = {2, 0, 0, 0, 0, 7};
+    assert_int_equal(eth_pause_build(f, mac, 0x1234), 60);
+    const uint8_t head[18] = {0x01, 0x80, 0xC2, 0,    0,    1,    2,    0,    0,
+                              0,    0,    7,    0x88, 0x08, 0x00, 0x01, 0x12, 0x34};
+    assert_memory_equal(f, head, sizeof head);
+    for (unsigned i = 18; i < 60; i++)
+        assert_int_equal(f[i], 0);
+    uint16_t q = 0;
+    assert_true(eth_pause_parse(f, 60, &q));
+    assert_int_equal(q, 0x1234);
+    assert_false(eth_pause_parse(f, 17, &q)); /* no room for the pause time */
+    f[15] = 0x02;                             /* another MAC control opcode */
+    assert_false(eth_pause_parse(f, 60, &q));
+    assert_true(eth_mac_control(f, 60));
+    f[13] = 0x00; /* IPv4 */
+    assert_false(eth_mac_control(f, 60));
+    /* 512 bit times a quantum: 51.2 ns at 10 Gb/s, 512 ns at 1 Gb/s */
+    assert_int_equal(eth_pause_duration_ps(1, 10000000000ull), 51200);
+    assert_int_equal(eth_pause_duration_ps(0xFFFF, 1000000000ull), 0xFFFFull * 512000);
+}
+
+static void test_paused_port_holds_its_frames_until_the_quanta_pass(void **unused)
+{
+    (void)unused;
+    bench b;
+    bench_open(&b, 2, "{\"ports\": 2, \"pause\": true}", NULL);
+    send_pause_frame(b.ep[1], 0, 2, 100); /* arrives at 1 ns: holds port 1 for 5.12 us */
+    send_frame(b.ep[0], MORTAR_NS(100), 2, 1, 1000, 7);
+    send_frame(b.ep[0], MORTAR_NS(200), 2, 1, 1000, 8);
+    bench_run(&b);
+    uint64_t resume = LINK_PS + 100 * 51200ull;
+    assert_int_equal(b.ep[1]->nrx, 2);
+    assert_int_equal(b.ep[1]->rx[0].tag, 7);
+    assert_int_equal(b.ep[1]->rx[0].at_ps, resume + SER_1000 + LINK_PS);
+    assert_int_equal(b.ep[1]->rx[1].at_ps, resume + 2 * SER_1000 + LINK_PS);
+    assert_int_equal(b.ep[0]->nrx, 0); /* the PAUSE is never forwarded */
+    assert_int_equal(switch_stat(&b, "port1.pause_rx"), 1);
+    assert_int_equal(switch_stat(&b, "drops"), 0);
+    bench_close(&b);
+}
+
+static void test_zero_quanta_pause_lets_the_port_send_at_once(void **unused)
+{
+    (void)unused;
+    bench b;
+    bench_open(&b, 2, "{\"ports\": 2, \"pause\": true}", NULL);
+    send_pause_frame(b.ep[1], 0, 2, 0xFFFF);
+    send_frame(b.ep[0], MORTAR_NS(100), 2, 1, 1000, 7);
+    send_pause_frame(b.ep[1], MORTAR_US(2), 2, 0);
+    bench_run(&b);
+    assert_int_equal(b.ep[1]->nrx, 1);
+    assert_int_equal(b.ep[1]->rx[0].at_ps, MORTAR_US(2) + LINK_PS + SER_1000 + LINK_PS);
+    assert_int_equal(switch_stat(&b, "port1.pause_rx"), 2);
+    bench_close(&b);
+}
+
+static void test_pause_is_consumed_but_not_honoured_when_off(void **unused)
+{
+    (void)unused;
+    bench b;
+    bench_open(&b, 2, "{\"ports\": 2}", NULL);
+    send_pause_frame(b.ep[1], 0, 2, 0xFFFF);
+    send_frame(b.ep[0], MORTAR_NS(100), 2, 1, 1000, 7);
+    bench_run(&b);
+    assert_int_equal(b.ep[1]->nrx, 1);
+    assert_int_equal(b.ep[1]->rx[0].at_ps, MORTAR_NS(100) + LINK_PS + SER_1000 + LINK_PS);
+    assert_int_equal(b.ep[0]->nrx, 0);
+    assert_int_equal(switch_stat(&b, "mac_control"), 1);
+    assert_int_equal(switch_stat(&b, "pause_rx"), 0);
+    bench_close(&b);
+}
+
+static void test_filling_queue_sends_pause_then_xon(void **unused)
+{
+    (void)unused;
+    enum { N = 8 };
+    bench b;
+    bench_open(&b, 2,
+               "{\"ports\": 2, \"queue_bytes\": 8000, \"pause\": true,"
+               " \"pause_high_bytes\": 4000, \"pause_low_bytes\": 2000,"
+               " \"pause_quanta\": 1000}",
+               NULL);
+    for (uint32_t k = 0; k < N; k++) /* all at once; the endpoint ignores PAUSE */
+        send_frame(b.ep[0], 0, 2, 1, 1000, k);
+    bench_run(&b);
+    assert_int_equal(b.ep[1]->nrx, N);
+    assert_int_equal(switch_stat(&b, "drops"), 0);
+    assert_int_equal(b.ep[0]->nrx, 2);
+    /* the fifth frame takes the queue above 4000 bytes */
+    assert_int_equal(pause_quanta_of(&b.ep[0]->rx[0]), 1000);
+    assert_int_equal(b.ep[0]->rx[0].at_ps, 2 * LINK_PS);
+    /* six frames gone, 2000 bytes left: XON */
+    assert_int_equal(pause_quanta_of(&b.ep[0]->rx[1]), 0);
+    assert_int_equal(b.ep[0]->rx[1].at_ps, LINK_PS + 6 * SER_1000 + LINK_PS);
+    assert_int_equal(switch_stat(&b, "port0.xoff_tx"), 1);
+    assert_int_equal(switch_stat(&b, "port0.xon_tx"), 1);
+    bench_close(&b);
+}
+
+/* Two senders at 10 Gb/s into one 10 Gb/s port: without PAUSE the queue
+ * overflows; with it the senders wait and every frame arrives. */
+static void run_two_senders(bench *b, bool pause)
+{
+    enum { N = 24 };
+    bench_open(b, 3,
+               pause ? "{\"ports\": 3, \"queue_bytes\": 8000, \"pause\": true,"
+                       " \"pause_high_bytes\": 4000, \"pause_low_bytes\": 2000}"
+                     : "{\"ports\": 3, \"queue_bytes\": 8000}",
+               NULL);
+    for (unsigned s = 0; s < 3; s += 2) {
+        b->ep[s]->honour_pause = true;
+        for (uint32_t k = 0; k < N; k++)
+            send_frame(b->ep[s], k * SER_1000, 1, s + 2, 1000, s * 100 + k);
+    }
+    send_frame(b->ep[1], 0, 2, 1, 100, 999); /* the receiver is learned on port 1 */
+    bench_run(b);
+}
+
+static void test_pause_avoids_the_drops_of_an_overloaded_port(void **unused)
+{
+    (void)unused;
+    bench b;
+    run_two_senders(&b, false);
+    assert_true(switch_stat(&b, "drops") > 0);
+    bench_close(&b);
+
+    run_two_senders(&b, true);
+    assert_int_equal(switch_stat(&b, "drops"), 0);
+    assert_int_equal(b.ep[1]->nrx, 48);
+    for (uint32_t k = 0; k < 24; k++) {
+        assert_int_equal(received_tag(b.ep[1], k), 1);
+        assert_int_equal(received_tag(b.ep[1], 200 + k), 1);
+    }
+    assert_true(switch_stat(&b, "xoff_tx") >= 2); /* both senders were held */
+    assert_true(switch_stat(&b, "xon_tx") >= 2);
+    assert_true(switch_stat(&b, "port1.queue_peak_bytes") <= 8000);
+    bench_close(&b);
+}
+
+static void test_port_rate_is_the_bandwidth_parameter(void **unused)
+{
+    (void)unused;
+    mortar_params *p = mortar_params_parse("{\"ports\": 2, \"bandwidth\": \"40Gbps\"}",
+                                           "sw.params", NULL, 0);
+    assert_int_equal(mortar_switch_ops.port_rate_bps(p, 1), 40000000000ull);
+    mortar_params_free(p);
+    p = mortar_params_parse("{\"ports\": 2}", "sw.params", NULL, 0);
+    assert_int_equal(mortar_switch_ops.port_rate_bps(p, 0), 10000000000ull);
+    mortar_params_free(p);
+}
+
 /* ---- pcap ------------------------------------------------------------------ */
 
 static uint32_t le32_at(const uint8_t *p)
@@ -617,6 +843,18 @@ static void test_rejects_bad_parameters(void **unused)
     assert_int_equal(add_switch("{\"ports\": 2, \"colour\": \"red\"}"), MORTAR_EINVAL);
     assert_int_equal(add_switch("{\"ports\": 2, \"pcap\": \"/nonexistent/dir/x.pcap\"}"),
                      MORTAR_EIO);
+    assert_int_equal(add_switch("{\"ports\": 2, \"pause\": 1}"), MORTAR_EINVAL);
+    assert_int_equal(add_switch("{\"ports\": 2, \"queue_bytes\": 1000,"
+                                " \"pause_high_bytes\": 1001}"),
+                     MORTAR_EINVAL);
+    assert_int_equal(add_switch("{\"ports\": 2, \"pause_high_bytes\": 1000,"
+                                " \"pause_low_bytes\": 1000}"),
+                     MORTAR_EINVAL);
+    assert_int_equal(add_switch("{\"ports\": 2, \"pause_quanta\": 0}"), MORTAR_EINVAL);
+    assert_int_equal(add_switch("{\"ports\": 2, \"pause_quanta\": 65536}"),
+                     MORTAR_EINVAL);
+    assert_int_equal(
+        add_switch("{\"ports\": 2, \"pause\": true, \"pause_quanta\": 65535}"), 0);
     assert_int_equal(add_switch("{\"ports\": 64}"), 0);
     assert_int_equal(add_switch("{\"ports\": 1}"), 0);
 }
@@ -677,6 +915,13 @@ int main(void)
         cmocka_unit_test(test_idle_port_sends_after_latency_and_one_serialization),
         cmocka_unit_test(test_output_ports_serialize_independently),
         cmocka_unit_test(test_queue_overflow_drops_the_excess_and_counts_it),
+        cmocka_unit_test(test_pause_frame_format_and_duration),
+        cmocka_unit_test(test_paused_port_holds_its_frames_until_the_quanta_pass),
+        cmocka_unit_test(test_zero_quanta_pause_lets_the_port_send_at_once),
+        cmocka_unit_test(test_pause_is_consumed_but_not_honoured_when_off),
+        cmocka_unit_test(test_filling_queue_sends_pause_then_xon),
+        cmocka_unit_test(test_pause_avoids_the_drops_of_an_overloaded_port),
+        cmocka_unit_test(test_port_rate_is_the_bandwidth_parameter),
         cmocka_unit_test(test_pcap_has_every_departure_with_nanosecond_times),
         cmocka_unit_test(test_malformed_frames_and_unknown_messages_are_counted),
         cmocka_unit_test(test_frame_too_big_for_the_output_link_is_dropped_and_counted),

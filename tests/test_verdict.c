@@ -4,7 +4,8 @@
  * where one design wins everywhere, movement across the latency range,
  * request medians, alone times from the real device model, baselines, load
  * runs; failed runs ignored and the newest run of a cell used; the null
- * cases, an empty database and a broken one.
+ * cases, an empty database and a broken one; a warning for every loss
+ * counter of a run the verdict uses, and none for runs it does not use.
  *
  * The grid at 1x: A's median is 1000 + 800 L us and B's 1500 + 200 L, so
  * they cross at L = 5/6 us, which interpolation between the measured points
@@ -504,6 +505,67 @@ static void test_a_tie_between_the_signs_is_the_crossing(void **state)
     close_db(&t);
 }
 
+/* Records `n` losses for run `id` as `mortar run` does. */
+static void add_losses(sqlite3 *db, int64_t id, const char *losses_json)
+{
+    json_t *losses = json_loads(losses_json, 0, NULL);
+    assert_non_null(losses);
+    assert_int_equal(db_record_losses(db, id, losses), 0);
+    json_decref(losses);
+}
+
+static void test_every_loss_of_a_used_run_is_a_warning(void **state)
+{
+    (void)state;
+    test_db t;
+    open_db(&t);
+    const char *lossy = "[{\"source\": \"nic_server\", \"counter\": \"rx_missed\", "
+                        "\"count\": 3}, {\"source\": \"client\", \"counter\": "
+                        "\"tcp_retrans\", \"count\": 2}]";
+    add_losses(t.db, add(t.db, "a", "ok", 0.5, 1, 1400), lossy); /* replaced below */
+    int64_t a = add(t.db, "a", "ok", 0.5, 1, 1400);
+    add_losses(t.db, a, lossy);
+    add_losses(t.db, add(t.db, "b", "ok", 0.5, 1, 1600), "[]");
+    add_losses(t.db, add(t.db, "b", "failed", 0.5, 1, 1600), lossy);
+    /* not used: B at 2x with two in flight */
+    add_losses(t.db, add_run(t.db, (run_args){.design = "b", .latency_us = 0.5, .speed = 2,
+                                              .median_us = 900, .in_flight = 2}),
+               lossy);
+    char err[256];
+    json_t *v = verdict_compute(t.db, err, sizeof err);
+    assert_non_null(v);
+    json_t *w = json_object_get(v, "warnings");
+    assert_int_equal(json_array_size(w), 2);
+    json_t *first = json_array_get(w, 0), *second = json_array_get(w, 1);
+    assert_int_equal(num(first, "run_id"), a);
+    assert_string_equal(str(first, "source"), "nic_server");
+    assert_string_equal(str(first, "counter"), "rx_missed");
+    assert_int_equal(num(first, "count"), 3);
+    assert_string_equal(str(second, "counter"), "tcp_retrans");
+    char want[128];
+    snprintf(want, sizeof want, "run %lld (A, L 0.5 us, 1x, 1 in flight): nic_server.rx_missed 3",
+             (long long)a);
+    assert_string_equal(str(first, "text"), want);
+    json_decref(v);
+    close_db(&t);
+}
+
+static void test_runs_without_losses_give_no_warning(void **state)
+{
+    (void)state;
+    test_db t;
+    open_db(&t);
+    add_losses(t.db, add(t.db, "a", "ok", 0.5, 1, 1400), "[]");
+    add(t.db, "b", "ok", 0.5, 1, 1600); /* recorded before losses were */
+    char err[256];
+    json_t *v = verdict_compute(t.db, err, sizeof err);
+    assert_non_null(v);
+    assert_true(json_is_array(json_object_get(v, "warnings")));
+    assert_int_equal(json_array_size(json_object_get(v, "warnings")), 0);
+    json_decref(v);
+    close_db(&t);
+}
+
 static void test_an_empty_database_has_no_finished_runs(void **state)
 {
     test_db t;
@@ -552,6 +614,8 @@ int main(void)
     };
     const struct CMUnitTest alone_dbs[] = {
         cmocka_unit_test(test_a_tie_between_the_signs_is_the_crossing),
+        cmocka_unit_test(test_every_loss_of_a_used_run_is_a_warning),
+        cmocka_unit_test(test_runs_without_losses_give_no_warning),
         cmocka_unit_test(test_an_empty_database_has_no_finished_runs),
         cmocka_unit_test(test_a_database_error_is_reported),
     };

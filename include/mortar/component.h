@@ -54,6 +54,22 @@ typedef struct mortar_component_ops {
 
     /* Frees the state. Optional. */
     void (*destroy)(void *state);
+
+    /* The names of the stats() counters that count frames or messages the
+     * model lost (dropped, missed, refused: data that never reached its
+     * destination), NULL-terminated; NULL when the model loses nothing.
+     * Name totals, not per-port parts of them, so nothing counts twice.
+     * `mortar run` records every one that is non-zero with the run, and
+     * `mortar results` and `mortar verdict` flag the run
+     * (docs/device-models.md, "Losses"). Optional. */
+    const char *const *lost_stats;
+
+    /* The fastest rate, in bits per second, at which the model can send on
+     * `port` when created with `params` (a NIC's line rate, a switch's port
+     * rate); 0 when it sets no limit of its own, or when `params` cannot be
+     * read (create() reports that). `mortar spec` warns when the link on the
+     * port is faster. Never called during a run. Optional. */
+    uint64_t (*port_rate_bps)(const mortar_params *params, unsigned port);
 } mortar_component_ops;
 
 /* ---- ports ------------------------------------------------------------- */

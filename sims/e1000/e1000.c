@@ -37,13 +37,15 @@ static void fill_intro(mortar_pcie_dev_intro *in)
 
 static int read_params(e1000 *d, const mortar_params *p, uint64_t *outstanding)
 {
-    static const char *const known[] = {"mac", "dma_outstanding", NULL};
+    static const char *const known[] = {"mac", "dma_outstanding", "flow_control", NULL};
     static const uint8_t def_mac[6] = {0x52, 0x54, 0x00, 0x12, 0x34, 0x56};
     int rc = mortar_params_check_known(p, known);
     if (!rc)
         rc = mortar_params_mac(p, "mac", def_mac, d->mac);
     if (!rc)
         rc = mortar_params_u64(p, "dma_outstanding", 8, outstanding);
+    if (!rc)
+        rc = mortar_params_bool(p, "flow_control", true, &d->flow_control);
     if (rc) {
         mortar_logf(d->self, MORTAR_LOG_ERROR, "%s", mortar_params_errmsg(p));
     } else if (*outstanding == 0 || *outstanding > 256) {
@@ -112,6 +114,7 @@ void e1000_device_reset(e1000 *d)
     e1000_reg_set(d, E1000_PBA, pba);
     e1000_tx_reset(d);
     e1000_rx_reset(d);
+    e1000_fc_reset(d);
     d->ee.eecd = 0;
     d->ee.reading = false;
     d->ee.bits_in = 0;
@@ -165,13 +168,17 @@ static void e1000_timer(void *state, uint64_t cookie)
     e1000 *d = state;
     if (cookie == E1000_TIMER_TX_FIFO)
         e1000_tx_timer(d);
+    else if (cookie == E1000_TIMER_TX_PAUSE)
+        e1000_fc_timer(d);
     else
         e1000_irq_timer(d, cookie);
 }
 
 static void e1000_stats(void *state, mortar_stats *s)
 {
-    const e1000_counters *c = &((e1000 *)state)->c;
+    const e1000 *d = state;
+    const e1000_counters *c = &d->c;
+    uint32_t ctrl = e1000_reg(d, E1000_CTRL);
     mortar_stats_u64(s, "tx_frames", c->tx_frames);
     mortar_stats_u64(s, "tx_bytes", c->tx_bytes);
     mortar_stats_u64(s, "tx_dropped", c->tx_dropped);
@@ -181,6 +188,11 @@ static void e1000_stats(void *state, mortar_stats *s)
     mortar_stats_u64(s, "rx_bytes", c->rx_bytes);
     mortar_stats_u64(s, "rx_missed", c->rx_missed);
     mortar_stats_u64(s, "rx_filtered", c->rx_filtered);
+    mortar_stats_u64(s, "pause_rx", c->pause_rx);
+    mortar_stats_u64(s, "xoff_tx", c->xoff_tx);
+    mortar_stats_u64(s, "xon_tx", c->xon_tx);
+    mortar_stats_u64(s, "rx_pause_enabled", (ctrl & E1000_CTRL_RFCE) != 0);
+    mortar_stats_u64(s, "tx_pause_enabled", (ctrl & E1000_CTRL_TFCE) != 0);
     mortar_stats_u64(s, "interrupts", c->interrupts);
     mortar_stats_u64(s, "unknown_reg_reads", c->unknown_reg_reads);
     mortar_stats_u64(s, "unknown_reg_writes", c->unknown_reg_writes);
@@ -198,6 +210,17 @@ void e1000_get_counters(mortar_component *c, e1000_counters *out)
     *out = d->c;
 }
 
+/* The Ethernet port sends at the 82540's line rate, whatever the link. */
+static uint64_t e1000_port_rate_bps(const mortar_params *p, unsigned port)
+{
+    (void)p;
+    return port == E1000_PORT_ETH ? MORTAR_S(8) / E1000_PS_PER_BYTE : 0;
+}
+
+/* Frames lost: received with no room in the receive FIFO (or while receive
+ * was off), and packets dropped on transmit. */
+static const char *const e1000_lost_stats[] = {"rx_missed", "tx_dropped", NULL};
+
 const mortar_component_ops mortar_e1000_ops = {
     .kind = "e1000",
     .summary =
@@ -208,4 +231,6 @@ const mortar_component_ops mortar_e1000_ops = {
     .timer = e1000_timer,
     .stats = e1000_stats,
     .destroy = e1000_destroy,
+    .lost_stats = e1000_lost_stats,
+    .port_rate_bps = e1000_port_rate_bps,
 };

@@ -12,6 +12,7 @@
  *   tx_offload.c  checksum insertion, TCP segmentation, VLAN insertion, sending
  *   rx.c          receive FIFO and descriptor ring
  *   rx_filter.c   address/VLAN filtering, VLAN strip, receive checksums
+ *   flow_ctrl.c   802.3x PAUSE: honoured (CTRL.RFCE), sent (CTRL.TFCE)
  *   pkt.c         checksum and CRC helpers
  */
 #ifndef MORTAR_E1000_INTERNAL_H
@@ -45,6 +46,7 @@ enum {
     E1000_TIMER_TX_PKT,
     E1000_TIMER_TX_ABS,
     E1000_TIMER_TX_FIFO,
+    E1000_TIMER_TX_PAUSE,
 };
 
 typedef struct e1000 e1000;
@@ -176,9 +178,16 @@ typedef struct e1000_rx {
     uint64_t seq;
 } e1000_rx;
 
+/* 802.3x flow control state (flow_ctrl.c). */
+typedef struct e1000_fc {
+    uint64_t tx_paused_until_ps, resume_timer; /* a received PAUSE holds transmit */
+    bool xoff_sent;                            /* we asked the partner to pause */
+} e1000_fc;
+
 struct e1000 {
     mortar_component *self;
     uint8_t mac[6];
+    bool flow_control; /* EEPROM and link partner offer PAUSE (parameter) */
     uint32_t regs[E1000_REG_WORDS];
     uint32_t ioaddr;
     e1000_eeprom ee;
@@ -187,6 +196,7 @@ struct e1000 {
     e1000_dma dma;
     e1000_tx tx;
     e1000_rx rx;
+    e1000_fc fc;
     uint64_t stat[E1000_NSTATS];
     e1000_counters c;
     uint16_t tk_tx, tk_rx, tk_irq;
@@ -303,6 +313,14 @@ void e1000_rx_kick(e1000 *d);
 void e1000_rx_ring_changed(e1000 *d);
 void e1000_rx_tail_write(e1000 *d, uint32_t v);
 void e1000_rx_frame_in(e1000 *d, const uint8_t *frame, uint32_t len);
+
+/* flow_ctrl.c */
+bool e1000_fc_frame_in(e1000 *d, const uint8_t *frame, uint32_t len);
+bool e1000_fc_tx_paused(e1000 *d);
+void e1000_fc_timer(e1000 *d);
+void e1000_fc_rx_filled(e1000 *d, uint32_t fifo_bytes);
+void e1000_fc_rx_drained(e1000 *d, uint32_t fifo_bytes);
+void e1000_fc_reset(e1000 *d);
 
 /* rx_filter.c */
 bool e1000_rx_accept(e1000 *d, const uint8_t *frame, uint32_t len);

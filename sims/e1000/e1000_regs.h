@@ -51,6 +51,8 @@
 #define E1000_PBA      0x01000
 #define E1000_FCRTL    0x02160
 #define E1000_FCRTH    0x02168
+#define E1000_FCRT_MASK   0x0000FFF8u /* FCRTH/FCRTL threshold, 8-byte units */
+#define E1000_FCRTL_XONE  0x80000000u /* send XON at the low mark */
 #define E1000_RDFH     0x02410
 #define E1000_RDFT     0x02418
 #define E1000_RDFHS    0x02420
@@ -107,6 +109,11 @@
 #define E1000_CRCERRS     0x04000
 #define E1000_MPC         0x04010
 #define E1000_RLEC        0x04040
+#define E1000_XONRXC      0x04048
+#define E1000_XONTXC      0x0404C
+#define E1000_XOFFRXC     0x04050
+#define E1000_XOFFTXC     0x04054
+#define E1000_FCRUC       0x04058
 #define E1000_PRC64       0x0405C
 #define E1000_PRC127      0x04060
 #define E1000_PRC255      0x04064
@@ -147,6 +154,8 @@
 #define E1000_CTRL_SLU      0x00000040
 #define E1000_CTRL_SPD_1000 0x00000200
 #define E1000_CTRL_RST      0x04000000
+#define E1000_CTRL_RFCE     0x08000000 /* honour received PAUSE frames */
+#define E1000_CTRL_TFCE     0x10000000 /* send PAUSE frames */
 #define E1000_CTRL_VME      0x40000000
 #define E1000_CTRL_PHY_RST  0x80000000
 
@@ -194,6 +203,10 @@
 #define PHY_ID2               0x03
 #define PHY_AUTONEG_ADV       0x04
 #define PHY_LP_ABILITY        0x05
+#define NWAY_LPAR_PAUSE       0x0400 /* link partner: symmetric PAUSE */
+#define NWAY_LPAR_ASM_DIR     0x0800 /* link partner: asymmetric PAUSE */
+#define EE_PAUSE              0x1000 /* EEPROM word 0x0F: PAUSE capable */
+#define EE_ASM_DIR            0x2000 /* EEPROM word 0x0F: asymmetric PAUSE */
 #define PHY_AUTONEG_EXP       0x06
 #define PHY_1000T_CTRL        0x09
 #define PHY_1000T_STATUS      0x0A

@@ -26,6 +26,7 @@ enum {
     EE_SUBSYS_VENDOR = 0x0C,
     EE_DEVICE_ID = 0x0D,
     EE_VENDOR_ID = 0x0E,
+    EE_INIT_CONTROL2 = 0x0F,
     EE_ID_LED = 0x04,
 };
 
@@ -41,6 +42,8 @@ void e1000_eeprom_init(e1000 *d)
     w[EE_SUBSYS_VENDOR] = E1000_SUBSYS_VENDOR;
     w[EE_DEVICE_ID] = E1000_DEV_82540EM;
     w[EE_VENDOR_ID] = E1000_VENDOR_INTEL;
+    if (d->flow_control)
+        w[EE_INIT_CONTROL2] = EE_PAUSE | EE_ASM_DIR; /* the driver picks full flow control */
     uint16_t sum = 0;
     for (int i = 0; i < EEPROM_CHECKSUM_WORD; i++)
         sum = (uint16_t)(sum + w[i]);
@@ -159,8 +162,8 @@ static uint16_t phy_read(const e1000 *d, uint32_t reg)
     case PHY_STATUS:
         return (uint16_t)(0x7949 |
                           (up ? MII_SR_LINK_STATUS | MII_SR_AUTONEG_COMPLETE : 0));
-    case PHY_LP_ABILITY:
-        return up ? 0x41E1 : 0; /* acknowledge, 10/100 half and full */
+    case PHY_LP_ABILITY: /* acknowledge, 10/100 half and full, [pause, asymmetric] */
+        return up ? 0x41E1 | (d->flow_control ? NWAY_LPAR_PAUSE | NWAY_LPAR_ASM_DIR : 0) : 0;
     case PHY_AUTONEG_EXP:
         return up ? 0x0001 : 0; /* partner can auto-negotiate */
     case PHY_1000T_STATUS:

@@ -17,7 +17,8 @@
  * written back (length, checksum, status DD, and on the last EOP with the
  * checksum/VLAN status), RDH moves on, RXT0 is raised through the RDTR/RADV
  * timers, and RXDMT0 when the free descriptors fall to the RDMTS fraction of
- * the ring.
+ * the ring. With flow control on, the FIFO's fill sends PAUSE frames
+ * (flow_ctrl.c).
  */
 #include "e1000_internal.h"
 
@@ -234,8 +235,9 @@ static void deliver(e1000 *d, e1000_rx_frame *f, uint32_t need, uint32_t bufsize
     count_delivered(d, f);
 }
 
-static void pop_head(e1000_rx *rx)
+static void pop_head(e1000 *d)
 {
+    e1000_rx *rx = &d->rx;
     e1000_rx_frame *f = rx->head;
     rx->head = f->next;
     if (!rx->head)
@@ -243,6 +245,7 @@ static void pop_head(e1000_rx *rx)
     rx->fifo_bytes -= f->len;
     rx->waiting = false;
     free(f);
+    e1000_fc_rx_drained(d, rx->fifo_bytes);
 }
 
 void e1000_rx_kick(e1000 *d)
@@ -257,10 +260,10 @@ void e1000_rx_kick(e1000 *d)
         if (need > n - 1 || need > RX_CACHE) {
             d->c.rx_missed++; /* can never fit the ring */
             e1000_stat_add(d, E1000_MPC, 1);
-            pop_head(rx);
+            pop_head(d);
         } else if (rx->cache_count >= need) {
             deliver(d, rx->head, need, bufsize);
-            pop_head(rx);
+            pop_head(d);
         } else {
             if (rx->cache_count + owned_from(d, rx->fetch_next, n) < need &&
                 !rx->waiting) {
@@ -315,6 +318,8 @@ void e1000_rx_frame_in(e1000 *d, const uint8_t *frame, uint32_t len)
         d->c.rx_filtered++;
         return;
     }
+    if (e1000_link_up(d) && e1000_fc_frame_in(d, frame, len))
+        return; /* PAUSE: consumed by the MAC, whether receiving is on or not */
     if (!e1000_link_up(d) || !(e1000_reg(d, E1000_RCTL) & E1000_RCTL_EN)) {
         miss(d, 0);
         return;
@@ -341,5 +346,6 @@ void e1000_rx_frame_in(e1000 *d, const uint8_t *frame, uint32_t len)
         rx->head = f;
     rx->tail = f;
     rx->fifo_bytes += f->len;
+    e1000_fc_rx_filled(d, rx->fifo_bytes);
     e1000_rx_kick(d);
 }

@@ -17,6 +17,8 @@
  * The transmit FIFO (64 KiB minus the receive share in PBA) drains at the
  * 82540's 1 Gb/s line rate; a packet waits until it fits. That paces
  * write-backs like the hardware does, whatever the Ethernet link's settings.
+ * While a received PAUSE holds the transmitter (flow_ctrl.c) no packet
+ * starts.
  *
  * Errors: a tail beyond the ring is refused and counted; a failed descriptor
  * fetch stops the ring until software writes TDT again; a failed data read
@@ -318,7 +320,8 @@ static bool finish_packet(e1000 *d)
 {
     e1000_tx *tx = &d->tx;
     if (!tx->error && tx->pkt_len > 0) {
-        if (!fifo_admit(d, e1000_tx_wire_bytes(d, tx->pkt_len, &tx->opts)))
+        if (e1000_fc_tx_paused(d) ||
+            !fifo_admit(d, e1000_tx_wire_bytes(d, tx->pkt_len, &tx->opts)))
             return false;
         e1000_tx_emit(d, tx->pkt, tx->pkt_len, &tx->opts);
     } else if (tx->error) {
