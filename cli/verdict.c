@@ -12,8 +12,8 @@
  * Latencies and speeds are REALs, so two are the same grid value when they
  * differ by at most 1e-9 relative: 1.5 and 1.4999999999 meet in one cell.
  * The alone times come from the device model itself (alone_measure()).
- * A run recorded with --trace also gets the split of its median request's
- * time (time_split.h), in its cell and in "splits".
+ * With splits, a run recorded with --trace also gets the split of its median
+ * request's time (time_split.h), in its cell and in "splits".
  */
 #include "verdict.h"
 
@@ -54,6 +54,7 @@ typedef struct verdict_ctx {
     size_t nruns, cap;
     dlist lats, speeds;        /* the grid: in-flight-1 runs of A and B */
     double *alone_a, *alone_b; /* per speed; NAN where the design has no run */
+    bool splits;               /* each traced run's split is wanted */
     char *err;
     size_t err_size;
 } verdict_ctx;
@@ -369,16 +370,18 @@ static json_t *split_or_null(const vrun *r)
     return r->split ? json_incref(r->split) : json_null();
 }
 
-static json_t *design_cell(const vrun *r, double alone_us)
+static json_t *design_cell(const verdict_ctx *c, const vrun *r, double alone_us)
 {
     if (!r)
         return json_null();
-    return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "run_id",
-                     (json_int_t)r->id, "median_us", num(r->median_us), "p99_us",
-                     num(r->p99_us), "mean_us", num(r->mean_us), "min_us", num(r->min_us),
-                     "max_us", num(r->max_us), "service_us", num(r->service_us),
-                     "compute_us", num(r->compute_us), "alone_us", num(alone_us), "split",
-                     split_or_null(r));
+    json_t *cell = json_pack(
+        "{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "run_id", (json_int_t)r->id,
+        "median_us", num(r->median_us), "p99_us", num(r->p99_us), "mean_us",
+        num(r->mean_us), "min_us", num(r->min_us), "max_us", num(r->max_us), "service_us",
+        num(r->service_us), "compute_us", num(r->compute_us), "alone_us", num(alone_us));
+    if (cell && c->splits)
+        json_object_set_new(cell, "split", split_or_null(r));
+    return cell;
 }
 
 /* The winner of an in-flight-1 cell, or NULL unless both designs ran there. */
@@ -410,8 +413,8 @@ static json_t *cell_json(const verdict_ctx *c, size_t li, size_t si)
         return NULL;
     const char *winner = cell_winner(c, lat, speed);
     json_t *cell = json_pack("{s:f, s:f, s:o, s:o, s:o}", "pcie_latency_us", lat, "speed",
-                             speed, "a", design_cell(a, c->alone_a[si]), "b",
-                             design_cell(b, c->alone_b[si]), "winner",
+                             speed, "a", design_cell(c, a, c->alone_a[si]), "b",
+                             design_cell(c, b, c->alone_b[si]), "winner",
                              winner ? json_string(winner) : json_null());
     set_margin(cell, grid_run(c, "a", lat, speed), grid_run(c, "b", lat, speed));
     return cell;
@@ -956,7 +959,7 @@ static json_t *build_verdict(const verdict_ctx *c)
                   "crossovers", crossovers_json(c), "movement", movement_json(c), "alone",
                   alone_json(c), "ranking", ranking_json(c), "baselines",
                   baselines_json(c), "load", load_json(c));
-    if (v)
+    if (v && c->splits)
         json_object_set_new(v, "splits", splits_json(c));
     if (v)
         json_object_set_new(v, "summary", summary_json(v));
@@ -974,19 +977,30 @@ static void ctx_free(verdict_ctx *c)
     free(c->alone_b);
 }
 
-json_t *verdict_compute(sqlite3 *db, char *err, size_t err_size)
+static json_t *compute(sqlite3 *db, bool splits, char *err, size_t err_size)
 {
-    verdict_ctx c = {.db = db, .err = err, .err_size = err_size};
+    verdict_ctx c = {.db = db, .splits = splits, .err = err, .err_size = err_size};
     json_t *v = NULL;
     if (!load_runs(&c) && !load_request_medians(&c) && !build_axes(&c) &&
         !measure_alone(&c)) {
-        load_splits(&c);
+        if (splits)
+            load_splits(&c);
         v = build_verdict(&c);
         if (!v)
             snprintf(err, err_size, "out of memory building the verdict");
     }
     ctx_free(&c);
     return v;
+}
+
+json_t *verdict_compute(sqlite3 *db, char *err, size_t err_size)
+{
+    return compute(db, false, err, err_size);
+}
+
+json_t *verdict_compute_with_splits(sqlite3 *db, char *err, size_t err_size)
+{
+    return compute(db, true, err, err_size);
 }
 
 int64_t verdict_finished_runs(sqlite3 *db, char *err, size_t err_size)

@@ -279,7 +279,7 @@ static json_t *load_verdict(const char *path)
     int64_t n = verdict_finished_runs(db, err, sizeof err);
     if (n == 0)
         fprintf(stderr, "mortar verdict: no finished runs in %s\n", path);
-    else if (n < 0 || !(v = verdict_compute(db, err, sizeof err)))
+    else if (n < 0 || !(v = verdict_compute_with_splits(db, err, sizeof err)))
         fprintf(stderr, "mortar verdict: %s: %s\n", path, err);
     sqlite3_close(db);
     return v;

@@ -579,7 +579,7 @@ static void test_a_traced_run_gets_its_median_requests_split(void **state)
                                               .speed = 1, .median_us = 100, .run_dir = dir});
     add(t.db, "regcopy", "ok", 1, 1, 90); /* not traced */
     char err[256];
-    json_t *v = verdict_compute(t.db, err, sizeof err);
+    json_t *v = verdict_compute_with_splits(t.db, err, sizeof err);
     if (!v)
         fail_msg("verdict: %s", err);
     json_t *splits = json_object_get(v, "splits");
@@ -597,6 +597,10 @@ static void test_a_traced_run_gets_its_median_requests_split(void **state)
     for (size_t p = 0; p < 5; p++)
         assert_int_equal(json_integer_value(json_object_get(json_array_get(parts, p), "ps")),
                          want_us[p] * 1000000);
+    json_decref(v);
+    v = verdict_compute(t.db, err, sizeof err); /* without splits: none joined */
+    assert_non_null(v);
+    assert_null(json_object_get(v, "splits"));
     json_decref(v);
     close_db(&t);
     char cmd[128];

@@ -412,16 +412,16 @@
   }
 
   // Where the median request's time goes (docs/traces.md, "Where the time
-  // goes"): the split the verdict gives for the run, else the one in the
-  // traced request's summary; null when the run was not traced or has none.
+  // goes"): the split in the run's traced request summary; null when the run
+  // was not traced or its trace could not be split.
   const SPLIT_PARTS = ['client_software', 'network', 'server_software', 'host_interface', 'compute'];
   function splitOf(m) {
-    const ok = (s) => s && typeof s === 'object' && isNum(s.latency_ps) && Array.isArray(s.parts) &&
-      s.parts.length === SPLIT_PARTS.length && s.parts.every((p, i) => p && p.part === SPLIT_PARTS[i] && isNum(p.ps));
-    if (!m) return null;
-    if (ok(m.split)) return m.split;
-    const t = traceSummary(m.run_id);
-    return t && ok(t.split) ? t.split : null;
+    const t = m ? traceSummary(m.run_id) : null;
+    const s = t ? t.split : null;
+    const ok = s && typeof s === 'object' && isNum(s.latency_ps) && Array.isArray(s.parts) &&
+      s.parts.length === SPLIT_PARTS.length &&
+      s.parts.every((p, i) => p && p.part === SPLIT_PARTS[i] && isNum(p.ps));
+    return ok ? s : null;
   }
 
   // The split as one stacked bar per card, on a scale shared by both cards
