@@ -8,8 +8,8 @@
  * an activity in flight (compute > host interface > network); a stretch with
  * none is software: the server's while the server holds the request (its
  * request_received .. reply_sent marks), otherwise the software of the host
- * that acts next (its next mark or register access ends the stretch). Every picosecond of the
- * window falls in exactly one stretch, so the parts sum to the latency.
+ * that acts next (its next mark or register access ends the stretch). Every picosecond of
+ * the window falls in exactly one stretch, so the parts sum to the latency.
  *
  * What an interval is, by the role of the component (never its name):
  *   - a device's compute slice                       -> compute
@@ -58,9 +58,9 @@ typedef struct host_point {
 
 typedef struct split_work {
     const trace_join *j;
-    role *roles;         /* per track */
-    const char **owner;  /* per track: the host it belongs to, or NULL */
-    const char *client;  /* the client host's name */
+    role *roles;        /* per track */
+    const char **owner; /* per track: the host it belongs to, or NULL */
+    const char *client; /* the client host's name */
     uint64_t svc_start, svc_end;
     bound *bounds;
     size_t nbounds, bounds_cap;
@@ -96,12 +96,14 @@ static const tj_event *track_event(const trace_join *j, size_t t, size_t i)
     return &j->events[j->tracks[t].first + i];
 }
 
-/* Makes room for one more element of `size` bytes in *p. */
+/* Makes *p (of *cap elements of `size` bytes) hold more than `n`. */
 static int grow(void *p, size_t *cap, size_t n, size_t size)
 {
     if (n < *cap)
         return 0;
     size_t c = *cap ? 2 * *cap : 256;
+    while (c <= n)
+        c *= 2;
     void *q = realloc(*(void **)p, c * size);
     if (!q)
         return -1;
@@ -119,9 +121,8 @@ static int add_interval(split_work *w, uint64_t start, uint64_t end, split_part 
         end = w->j->end_ps;
     if (end <= start)
         return 0;
-    if (grow(&w->bounds, &w->bounds_cap, w->nbounds + 1, sizeof *w->bounds) ||
-        grow(&w->bounds, &w->bounds_cap, w->nbounds + 2, sizeof *w->bounds))
-        return -1;
+    if (grow(&w->bounds, &w->bounds_cap, w->nbounds + 1, sizeof *w->bounds))
+        return -1; /* room for two */
     w->bounds[w->nbounds++] = (bound){start, part, +1};
     w->bounds[w->nbounds++] = (bound){end, part, -1};
     return 0;
@@ -197,7 +198,7 @@ static void assign_roles(split_work *w)
 /* The part a role's work belongs to, or SPLIT_NPARTS for none. */
 static split_part part_of(role r)
 {
-    return r == ROLE_NETWORK ? SPLIT_NETWORK
+    return r == ROLE_NETWORK  ? SPLIT_NETWORK
            : r == ROLE_DEVICE ? SPLIT_HOST_INTERFACE
                               : SPLIT_NPARTS;
 }
@@ -231,7 +232,8 @@ static int find_service(split_work *w, char *err, size_t size)
     return errbuf_fail(err, size,
                        "request %lld has no %s mark from a server in its window: its"
                        " time cannot be split between client and server",
-                       (long long)j->request, received ? "reply_sent" : "request_received");
+                       (long long)j->request,
+                       received ? "reply_sent" : "request_received");
 }
 
 /* ---- the intervals -------------------------------------------------------------- */
@@ -439,7 +441,8 @@ static int collect_points(split_work *w)
         const char *host = w->owner[e->track];
         if (!acts || !host)
             continue;
-        if (add_point(w, e->start_ps, host) || (e->slice && add_point(w, e->end_ps, host)))
+        if (add_point(w, e->start_ps, host) ||
+            (e->slice && add_point(w, e->end_ps, host)))
             return -1;
     }
     return 0;
@@ -490,8 +493,8 @@ static void sweep(split_work *w, time_split *out)
         if (pi < w->npoints && w->points[pi].time_ps < next)
             next = w->points[pi].time_ps;
         split_part part = SPLIT_NPARTS;
-        for (size_t p = 0; p < sizeof priority / sizeof priority[0] && part == SPLIT_NPARTS;
-             p++)
+        for (size_t p = 0;
+             p < sizeof priority / sizeof priority[0] && part == SPLIT_NPARTS; p++)
             if (active[priority[p]] > 0)
                 part = priority[p];
         if (part == SPLIT_NPARTS)
@@ -505,7 +508,8 @@ static void sweep(split_work *w, time_split *out)
 
 int time_split_compute(const trace_join *j, time_split *out, char *err, size_t err_size)
 {
-    *out = (time_split){.request = j->request, .start_ps = j->start_ps, .end_ps = j->end_ps};
+    *out =
+        (time_split){.request = j->request, .start_ps = j->start_ps, .end_ps = j->end_ps};
     split_work w = {.j = j,
                     .roles = calloc(j->ntracks + 1, sizeof *w.roles),
                     .owner = calloc(j->ntracks + 1, sizeof *w.owner)};
@@ -536,10 +540,10 @@ json_t *time_split_json(const time_split *s)
 {
     json_t *parts = json_array();
     for (int p = 0; p < SPLIT_NPARTS; p++)
-        json_array_append_new(
-            parts, json_pack("{s:s, s:s, s:I, s:f}", "part", part_keys[p], "label",
-                             part_labels[p], "ps", (json_int_t)s->part_ps[p], "us",
-                             (double)s->part_ps[p] / 1e6));
+        json_array_append_new(parts, json_pack("{s:s, s:s, s:I, s:f}", "part",
+                                               part_keys[p], "label", part_labels[p],
+                                               "ps", (json_int_t)s->part_ps[p], "us",
+                                               (double)s->part_ps[p] / 1e6));
     uint64_t latency = s->end_ps - s->start_ps;
     return json_pack("{s:I, s:I, s:I, s:I, s:f, s:o}", "request", (json_int_t)s->request,
                      "start_ps", (json_int_t)s->start_ps, "end_ps", (json_int_t)s->end_ps,

@@ -39,8 +39,8 @@ typedef struct scenario {
     size_t n;
 } scenario;
 
-static void add(scenario *s, const char *comp, const char *kind, uint64_t t_ns, uint64_t req,
-                uint64_t a0, uint64_t a1)
+static void add(scenario *s, const char *comp, const char *kind, uint64_t t_ns,
+                uint64_t req, uint64_t a0, uint64_t a1)
 {
     assert_true(s->n < MAX_EVENTS);
     s->ev[s->n++] = (tev){comp, kind, t_ns, req, a0, a1};
@@ -370,14 +370,15 @@ static void test_parts_always_sum_to_latency(void **state)
         for (int i = 0; i < 60; i++) {
             x = x * 6364136223846793005ull + 1442695040888963407ull;
             uint64_t t = 8000 + (x >> 33) % 390000, len = 1 + (x >> 20) % 20000;
-            static const char *const begins[] = {"compute_start", "dma_read", "dma_write"};
+            static const char *const begins[] = {"compute_start", "dma_read",
+                                                 "dma_write"};
             static const char *const ends[] = {"compute_end", "dma_read_done",
                                                "dma_write_done"};
             int k = (int)((x >> 8) % 3);
             add(&s, "accel", begins[k], t, (uint64_t)i, (uint64_t)i, 0);
             add(&s, "accel", ends[k], t + len, (uint64_t)i, (uint64_t)i, 0);
-            add(&s, "server.accel", (x >> 12) % 2 ? "mmio_write" : "interrupt", t + len / 2,
-                (uint64_t)i, 0x10, 0);
+            add(&s, "server.accel", (x >> 12) % 2 ? "mmio_write" : "interrupt",
+                t + len / 2, (uint64_t)i, 0x10, 0);
         }
         time_split t = split_of(*state, &s);
         assert_int_equal(sum(&t), 420 * US);
@@ -415,7 +416,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_overlapping_activities_count_once, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(
-            test_request_without_device_has_no_compute_or_host_interface, setup, teardown),
+            test_request_without_device_has_no_compute_or_host_interface, setup,
+            teardown),
         cmocka_unit_test_setup_teardown(test_register_traffic_is_host_interface, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_other_host_event_breaks_register_traffic,
@@ -430,7 +432,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_slice_cut_by_the_window_counts_to_its_edge,
                                         setup, teardown),
-        cmocka_unit_test_setup_teardown(test_parts_always_sum_to_latency, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_parts_always_sum_to_latency, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_json_lists_the_five_parts_in_order, setup,
                                         teardown),
     };
