@@ -6,7 +6,7 @@
  *   mortar results [--db FILE] [--json]           the recorded runs
  *   mortar sweep SPEC --grid path=v1,v2 ...        run a grid of experiments
  *   mortar verdict [--db FILE] [--json]           which design wins where
- *   mortar trace RUN --format perfetto|otlp       export one run's trace
+ *   mortar trace RUN --format perfetto|otlp|timeline|split   export one request of a run
  *   mortar report [--db FILE] [--out DIR]         write the explorer page
  *   mortar serve [--db FILE] [--port N]           serve the explorer
  *   mortar spec SPEC [--set key=value]...         check a spec, print it resolved
@@ -48,7 +48,7 @@ static const subcommand subcommands[] = {
      mortar_sweep_main},
     {"verdict", "verdict [--db FILE] [--json]            which design wins where, from the runs",
      mortar_verdict_main},
-    {"trace", "trace RUN [--db FILE] --format perfetto|otlp [--out FILE]   export a run's trace",
+    {"trace", "trace RUN [--db FILE] --format perfetto|otlp|timeline|split [--out FILE] [--request N]   one request of a run",
      mortar_trace_main},
     {"report", "report [--db FILE] [--out DIR]          write the explorer page", mortar_report_main},
     {"serve", "serve [--db FILE] [--port N]            serve the explorer on 127.0.0.1",

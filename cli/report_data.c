@@ -67,7 +67,7 @@ int report_data_trace_id(const char *name, json_int_t *id)
 }
 
 /* What the page needs of a timeline before it loads it: its request, times,
- * how many events it holds and where its script is. */
+ * where its time went, how many events it holds and where its script is. */
 static json_t *trace_summary(json_t *timeline, json_int_t id)
 {
     size_t events = 0, i;
@@ -77,12 +77,18 @@ static json_t *trace_summary(json_t *timeline, json_int_t id)
     }
     char file[64];
     report_data_trace_file(id, file, sizeof file);
-    return json_pack("{s:O?, s:O?, s:O?, s:O?, s:I, s:s}", "request",
-                     json_object_get(timeline, "request"), "start_ps",
-                     json_object_get(timeline, "start_ps"), "end_ps",
-                     json_object_get(timeline, "end_ps"), "latency_ps",
-                     json_object_get(timeline, "latency_ps"), "events",
-                     (json_int_t)events, "file", file);
+    json_t *summary = json_pack(
+        "{s:O?, s:O?, s:O?, s:O?, s:I, s:s}", "request", json_object_get(timeline, "request"),
+        "start_ps", json_object_get(timeline, "start_ps"), "end_ps",
+        json_object_get(timeline, "end_ps"), "latency_ps",
+        json_object_get(timeline, "latency_ps"), "events", (json_int_t)events, "file", file);
+    const char *keys[] = {"split", "split_error"};
+    for (int k = 0; k < 2; k++) {
+        json_t *v = json_object_get(timeline, keys[k]);
+        if (v)
+            json_object_set(summary, keys[k], v);
+    }
+    return summary;
 }
 
 /* The shown runs' traces: a summary (or the error) per run in `traces`, the

@@ -20,7 +20,8 @@
  * only shown): {"generator", "generated_at", "database", "runs": [...],
  * "verdict": {...}|null, "verdict_error": text|null, "traces": {"<run id>":
  * summary | {"error": text}}}, where a summary is {"request", "start_ps",
- * "end_ps", "latency_ps", "events": how many the timeline holds, "file":
+ * "end_ps", "latency_ps", "split" or "split_error" (trace_timeline), "events":
+ * how many the timeline holds, "file":
  * "traces/<run id>.js"}. Traces are taken for the runs the verdict's cells
  * point at, or without a verdict for the newest finished run of each design
  * A/B grid point. When `timelines` is not NULL, *timelines receives a new

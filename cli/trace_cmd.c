@@ -1,7 +1,8 @@
 /*
- * trace_cmd.c - `mortar trace RUN [--db FILE] --format perfetto|otlp|timeline
- * [--out FILE] [--request N]`: one request of a recorded run, joined from
- * the run's trace files (trace_export.h), written to a file or stdout.
+ * trace_cmd.c - `mortar trace RUN [--db FILE] --format
+ * perfetto|otlp|timeline|split [--out FILE] [--request N]`: one request of a
+ * recorded run, joined from the run's trace files (trace_export.h), written
+ * to a file or stdout; `split` writes where its time went (time_split.h).
  *
  * RUN is a run id in the results database. The run's started_at (UTC) is
  * the OTLP epoch, so the spans land at the wall time the run started plus
@@ -18,6 +19,7 @@
 
 #include "db.h"
 #include "trace_cmd.h"
+#include "time_split.h"
 #include "trace_export.h"
 
 typedef struct trace_opts {
@@ -29,7 +31,7 @@ static int usage(const char *why)
 {
     if (why)
         fprintf(stderr, "mortar trace: %s\n", why);
-    fprintf(stderr, "usage: mortar trace RUN [--db FILE] --format perfetto|otlp|timeline"
+    fprintf(stderr, "usage: mortar trace RUN [--db FILE] --format perfetto|otlp|timeline|split"
                     " [--out FILE] [--request N]\n");
     return 2;
 }
@@ -81,9 +83,9 @@ static int parse_opts(int argc, char **argv, trace_opts *o)
     if (!o->format)
         return usage("--format is required");
     if (strcmp(o->format, "perfetto") && strcmp(o->format, "otlp") &&
-        strcmp(o->format, "timeline")) {
+        strcmp(o->format, "timeline") && strcmp(o->format, "split")) {
         fprintf(stderr,
-                "mortar trace: unknown format '%s' (perfetto, otlp or timeline)\n",
+                "mortar trace: unknown format '%s' (perfetto, otlp, timeline or split)\n",
                 o->format);
         return 1;
     }
@@ -193,6 +195,8 @@ int mortar_trace_main(int argc, char **argv)
         doc = trace_perfetto(dir, o.request, err, sizeof err);
     else if (!strcmp(o.format, "otlp"))
         doc = trace_otlp(dir, o.request, epoch_ns, err, sizeof err);
+    else if (!strcmp(o.format, "split"))
+        doc = time_split_run(dir, o.request, err, sizeof err);
     else
         doc = trace_timeline(dir, o.request, err, sizeof err);
     if (!doc) {

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "time_split.h"
 #include "trace_join.h"
 
 /* ---- timeline ------------------------------------------------------------------- */
@@ -51,12 +52,25 @@ static json_t *timeline_of(const trace_join *j)
                      tracks, "flows", flows);
 }
 
+/* Where the request's time went (time_split.h), or why that is not known. */
+static void add_split(json_t *timeline, const trace_join *j)
+{
+    time_split split;
+    char why[512];
+    if (time_split_compute(j, &split, why, sizeof why) == 0)
+        json_object_set_new(timeline, "split", time_split_json(&split));
+    else
+        json_object_set_new(timeline, "split_error", json_string(why));
+}
+
 json_t *trace_timeline(const char *run_dir, int64_t request, char *err, size_t err_size)
 {
     trace_join *j;
     if (trace_join_open(&j, run_dir, request, err, err_size) != 0)
         return NULL;
     json_t *out = timeline_of(j);
+    if (out)
+        add_split(out, j);
     trace_join_free(j);
     if (!out)
         snprintf(err, err_size, "out of memory writing the timeline");

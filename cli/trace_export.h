@@ -19,7 +19,8 @@ int trace_count_files(const char *run_dir);
 
 /* The run's request `request` (its index, as in the requests table, or
  * TRACE_REQUEST_MEDIAN) as a timeline: {"request", "start_ps", "end_ps",
- * "latency_ps", "tracks": [{"name", "events": [{"name", "start_ps", "end_ps",
+ * "latency_ps", "split" (time_split_json) or "split_error" (why not), "tracks":
+ * [{"name", "events": [{"name", "start_ps", "end_ps",
  * "args"}]}], "flows": [{"name", "from": [track, event], "to": [track, event]}]}
  * with tracks along the request's path and each track's events by start time.
  * NULL with `err` set when the run has no trace or no such request. */

@@ -14,6 +14,8 @@
  * The alone times come from the device model itself (alone_measure()).
  * Every run the verdict uses that lost frames or retransmitted TCP segments
  * (its recorded losses, see losses.h) gets a warning.
+ * With splits, a run recorded with --trace also gets the split of its median
+ * request's time (time_split.h), in its cell and in "splits".
  */
 #include "verdict.h"
 
@@ -26,6 +28,8 @@
 
 #include "alone.h"
 #include "db.h"
+#include "time_split.h"
+#include "trace_export.h"
 
 /* One finished run, as the verdict sees it; NAN stands for SQL NULL. */
 typedef struct vrun {
@@ -36,6 +40,9 @@ typedef struct vrun {
     double service_us, compute_us; /* medians over the requests; NAN: none known */
     double next_queued;            /* share of requests after which the device's
                                       queue already held the next (B); NAN: unknown */
+    char run_dir[1024];
+    json_t *split; /* the median request's split (owned), or an {"error"}; NULL
+                      when the run has no trace */
 } vrun;
 
 /* Sorted distinct values (a grid axis). */
@@ -50,6 +57,7 @@ typedef struct verdict_ctx {
     size_t nruns, cap;
     dlist lats, speeds;        /* the grid: in-flight-1 runs of A and B */
     double *alone_a, *alone_b; /* per speed; NAN where the design has no run */
+    bool splits;               /* each traced run's split is wanted */
     char *err;
     size_t err_size;
 } verdict_ctx;
@@ -161,6 +169,8 @@ static void read_run(sqlite3_stmt *st, vrun *r)
     *r = (vrun){.id = sqlite3_column_int64(st, 0),
                 .in_flight = sqlite3_column_int64(st, 4)};
     snprintf(r->design, sizeof r->design, "%s", design ? design : "");
+    const char *dir = (const char *)sqlite3_column_text(st, 11);
+    snprintf(r->run_dir, sizeof r->run_dir, "%s", dir ? dir : "");
     r->latency_us = sqlite3_column_double(st, 2);
     r->speed = sqlite3_column_double(st, 3);
     double *vals[] = {&r->median_us, &r->p99_us, &r->mean_us,
@@ -173,7 +183,7 @@ static int load_runs(verdict_ctx *c)
 {
     sqlite3_stmt *st;
     const char *sql = "SELECT id, design, pcie_latency_us, speed, in_flight, median_us,"
-                      " p99_us, mean_us, min_us, max_us, throughput_rps FROM runs"
+                      " p99_us, mean_us, min_us, max_us, throughput_rps, run_dir FROM runs"
                       " WHERE status = 'ok' ORDER BY id";
     if (sqlite3_prepare_v2(c->db, sql, -1, &st, NULL) != SQLITE_OK) {
         set_err(c, "reading the runs");
@@ -248,6 +258,23 @@ static int next_queued_share(verdict_ctx *c, int64_t run_id, double *out)
         " ON n.run_id = q.run_id AND n.component = q.component AND n.key = 'requests'"
         " WHERE q.run_id = ?1 AND q.key = 'queued_on_finish' AND n.value > 0",
         run_id, "reading the device counters", out);
+}
+
+/* The split of the run's median request when the run was traced; an
+ * {"error": text} when its trace cannot be split. */
+static json_t *run_split(const vrun *r)
+{
+    if (!r->run_dir[0] || trace_count_files(r->run_dir) <= 0)
+        return NULL;
+    char err[512];
+    json_t *s = time_split_run(r->run_dir, TRACE_REQUEST_MEDIAN, err, sizeof err);
+    return s ? s : json_pack("{s:s}", "error", err);
+}
+
+static void load_splits(verdict_ctx *c)
+{
+    for (size_t i = 0; i < c->nruns; i++)
+        c->runs[i].split = run_split(&c->runs[i]);
 }
 
 static int load_request_medians(verdict_ctx *c)
@@ -341,15 +368,23 @@ static int measure_alone(verdict_ctx *c)
 
 /* ---- cells ---- */
 
-static json_t *design_cell(const vrun *r, double alone_us)
+static json_t *split_or_null(const vrun *r)
+{
+    return r->split ? json_incref(r->split) : json_null();
+}
+
+static json_t *design_cell(const verdict_ctx *c, const vrun *r, double alone_us)
 {
     if (!r)
         return json_null();
-    return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "run_id",
-                     (json_int_t)r->id, "median_us", num(r->median_us), "p99_us",
-                     num(r->p99_us), "mean_us", num(r->mean_us), "min_us", num(r->min_us),
-                     "max_us", num(r->max_us), "service_us", num(r->service_us),
-                     "compute_us", num(r->compute_us), "alone_us", num(alone_us));
+    json_t *cell = json_pack(
+        "{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "run_id", (json_int_t)r->id,
+        "median_us", num(r->median_us), "p99_us", num(r->p99_us), "mean_us",
+        num(r->mean_us), "min_us", num(r->min_us), "max_us", num(r->max_us), "service_us",
+        num(r->service_us), "compute_us", num(r->compute_us), "alone_us", num(alone_us));
+    if (cell && c->splits)
+        json_object_set_new(cell, "split", split_or_null(r));
+    return cell;
 }
 
 /* The winner of an in-flight-1 cell, or NULL unless both designs ran there. */
@@ -381,8 +416,8 @@ static json_t *cell_json(const verdict_ctx *c, size_t li, size_t si)
         return NULL;
     const char *winner = cell_winner(c, lat, speed);
     json_t *cell = json_pack("{s:f, s:f, s:o, s:o, s:o}", "pcie_latency_us", lat, "speed",
-                             speed, "a", design_cell(a, c->alone_a[si]), "b",
-                             design_cell(b, c->alone_b[si]), "winner",
+                             speed, "a", design_cell(c, a, c->alone_a[si]), "b",
+                             design_cell(c, b, c->alone_b[si]), "winner",
                              winner ? json_string(winner) : json_null());
     set_margin(cell, grid_run(c, "a", lat, speed), grid_run(c, "b", lat, speed));
     return cell;
@@ -715,6 +750,24 @@ static json_t *warnings_json(const verdict_ctx *c)
     return arr;
 }
 
+/* ---- the splits: every traced run's median request ---- */
+
+static json_t *splits_json(const verdict_ctx *c)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < c->nruns; i++) {
+        const vrun *r = &c->runs[i];
+        if (!r->split)
+            continue;
+        json_t *row = json_pack("{s:I, s:s, s:f, s:f, s:I}", "run_id", (json_int_t)r->id,
+                                "design", r->design, "pcie_latency_us", r->latency_us,
+                                "speed", r->speed, "in_flight", (json_int_t)r->in_flight);
+        json_object_update(row, r->split);
+        json_array_append_new(arr, row);
+    }
+    return arr;
+}
+
 /* ---- the summary: sentences built from the sections above ---- */
 
 typedef struct sbuf {
@@ -953,6 +1006,8 @@ static json_t *build_verdict(const verdict_ctx *c)
                   "crossovers", crossovers_json(c), "movement", movement_json(c), "alone",
                   alone_json(c), "ranking", ranking_json(c), "baselines",
                   baselines_json(c), "load", load_json(c));
+    if (v && c->splits)
+        json_object_set_new(v, "splits", splits_json(c));
     if (v) {
         json_object_set_new(v, "summary", summary_json(v));
         json_object_set_new(v, "warnings", warnings_json(c));
@@ -962,6 +1017,8 @@ static json_t *build_verdict(const verdict_ctx *c)
 
 static void ctx_free(verdict_ctx *c)
 {
+    for (size_t i = 0; i < c->nruns; i++)
+        json_decref(c->runs[i].split);
     free(c->runs);
     free(c->lats.v);
     free(c->speeds.v);
@@ -969,18 +1026,30 @@ static void ctx_free(verdict_ctx *c)
     free(c->alone_b);
 }
 
-json_t *verdict_compute(sqlite3 *db, char *err, size_t err_size)
+static json_t *compute(sqlite3 *db, bool splits, char *err, size_t err_size)
 {
-    verdict_ctx c = {.db = db, .err = err, .err_size = err_size};
+    verdict_ctx c = {.db = db, .splits = splits, .err = err, .err_size = err_size};
     json_t *v = NULL;
     if (!load_runs(&c) && !load_request_medians(&c) && !build_axes(&c) &&
         !measure_alone(&c)) {
+        if (splits)
+            load_splits(&c);
         v = build_verdict(&c);
         if (!v)
             snprintf(err, err_size, "out of memory building the verdict");
     }
     ctx_free(&c);
     return v;
+}
+
+json_t *verdict_compute(sqlite3 *db, char *err, size_t err_size)
+{
+    return compute(db, false, err, err_size);
+}
+
+json_t *verdict_compute_with_splits(sqlite3 *db, char *err, size_t err_size)
+{
+    return compute(db, true, err, err_size);
 }
 
 int64_t verdict_finished_runs(sqlite3 *db, char *err, size_t err_size)

@@ -3,8 +3,9 @@
  * concludes from the finished runs (verdict.c computes it). It prints the
  * winner map (latency x speed), the cells, the crossovers, how each design
  * moves across the latency range, alone vs in-system ranking, the
- * baselines, the load runs, the summary sentences and a warning for every
- * loss counter of a run it used; with --json the
+ * baselines, the load runs, where the median request's time goes in each
+ * traced run, the summary sentences and a warning for every loss counter of
+ * a run it used; with --json the
  * verdict's JSON (layout in docs/experiments.md, "The verdict").
  */
 #include "verdict_cmd.h"
@@ -211,6 +212,39 @@ static void print_load(json_t *load)
     }
 }
 
+/* The part's microseconds in a split's "parts" array, or NAN. */
+static double part_us(json_t *split, size_t p)
+{
+    return jnum(json_array_get(json_object_get(split, "parts"), p), "us");
+}
+
+static void print_splits(json_t *splits)
+{
+    if (!json_array_size(splits))
+        return;
+    size_t i;
+    json_t *s;
+    char b[6][32];
+    printf("\nWhere the median request's time goes (traced runs, us; the parts sum to"
+           " its latency):\n");
+    printf("%6s %6s %6s %4s %5s %9s %9s %9s %9s %9s %9s\n", "design", "L(us)", "speed",
+           "infl", "req", "latency", "client", "network", "server", "iface", "compute");
+    json_array_foreach(splits, i, s) {
+        if (jstr(s, "error")) {
+            printf("%6s %6.2f %6g %4lld  %s\n", upper(jstr(s, "design")),
+                   jnum(s, "pcie_latency_us"), jnum(s, "speed"),
+                   (long long)jnum(s, "in_flight"), jstr(s, "error"));
+            continue;
+        }
+        printf("%6s %6.2f %6g %4lld %5lld %9s %9s %9s %9s %9s %9s\n", upper(jstr(s, "design")),
+               jnum(s, "pcie_latency_us"), jnum(s, "speed"), (long long)jnum(s, "in_flight"),
+               (long long)jnum(s, "request"), fmt(b[0], 32, jnum(s, "latency_us"), 1),
+               fmt(b[1], 32, part_us(s, 0), 1), fmt(b[2], 32, part_us(s, 1), 1),
+               fmt(b[3], 32, part_us(s, 2), 1), fmt(b[4], 32, part_us(s, 3), 1),
+               fmt(b[5], 32, part_us(s, 4), 1));
+    }
+}
+
 static void print_report(json_t *v)
 {
     print_map(v);
@@ -220,6 +254,7 @@ static void print_report(json_t *v)
     print_alone(json_object_get(v, "alone"), json_object_get(v, "ranking"));
     print_baselines(json_object_get(v, "baselines"));
     print_load(json_object_get(v, "load"));
+    print_splits(json_object_get(v, "splits"));
     printf("\nSummary:\n");
     size_t i;
     json_t *s;
@@ -252,7 +287,7 @@ static json_t *load_verdict(const char *path)
     int64_t n = verdict_finished_runs(db, err, sizeof err);
     if (n == 0)
         fprintf(stderr, "mortar verdict: no finished runs in %s\n", path);
-    else if (n < 0 || !(v = verdict_compute(db, err, sizeof err)))
+    else if (n < 0 || !(v = verdict_compute_with_splits(db, err, sizeof err)))
         fprintf(stderr, "mortar verdict: %s: %s\n", path, err);
     sqlite3_close(db);
     return v;

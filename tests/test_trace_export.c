@@ -821,6 +821,19 @@ static void test_command_exit_codes_and_messages(void **state)
     assert_int_equal(num(json_object_get(doc, "otherData"), "request"), 2);
     json_decref(doc);
 
+    snprintf(args, sizeof args, "%lld --db '%s' --format split --request 2 --out '%s'",
+             (long long)id, db_path, out_path);
+    assert_int_equal(run_cli(tmp, args, text, sizeof text), 0);
+    doc = json_load_file(out_path, 0, &jerr);
+    assert_int_equal(num(doc, "request"), 2);
+    json_t *parts = json_object_get(doc, "parts");
+    assert_int_equal(json_array_size(parts), 5);
+    int64_t total = 0;
+    for (size_t p = 0; p < 5; p++)
+        total += num(json_array_get(parts, p), "ps");
+    assert_int_equal(total, (int64_t)req_latency[2]);
+    json_decref(doc);
+
     snprintf(args, sizeof args, "999 --db '%s' --format otlp", db_path);
     assert_int_equal(run_cli(tmp, args, text, sizeof text), 1);
     assert_non_null(strstr(text, "no run 999"));

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "mortar/trace.h"
 #include "verdict.h"
 
 /* ---- building the database ---- */
@@ -62,7 +63,8 @@ typedef struct run_args {
     int64_t in_flight;
     const db_request *reqs; /* NULL: one request, service and compute unknown */
     size_t nreqs;
-    const char *stats; /* the components' counters as JSON, or NULL */
+    const char *stats;   /* the components' counters as JSON, or NULL */
+    const char *run_dir; /* NULL: an empty directory */
 } run_args;
 
 static int64_t add_run(sqlite3 *db, run_args a)
@@ -70,7 +72,7 @@ static int64_t add_run(sqlite3 *db, run_args a)
     json_t *spec = json_object();
     db_run_info info = {.name = "t",
                         .design = a.design,
-                        .run_dir = "/tmp",
+                        .run_dir = a.run_dir ? a.run_dir : "/tmp/mortar-verdict-no-trace",
                         .pcie_latency_us = a.latency_us,
                         .speed = a.speed,
                         .in_flight = a.in_flight ? a.in_flight : 1,
@@ -595,6 +597,79 @@ static void test_a_database_error_is_reported(void **state)
     close_db(&t);
 }
 
+/* A run directory with one traced request: 100 us end to end, the server
+ * holding it from 10 to 90 us and its device computing from 20 to 80. */
+static void write_one_traced_request(const char *dir)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/sim0.trace", dir);
+    mortar_trace_writer *w;
+    assert_int_equal(mortar_trace_writer_open(&w, path), 0);
+    uint16_t client = mortar_trace_writer_component(w, "client"),
+             server = mortar_trace_writer_component(w, "server"),
+             view = mortar_trace_writer_component(w, "server.dev"),
+             dev = mortar_trace_writer_component(w, "dev");
+    const struct {
+        uint16_t comp;
+        const char *kind;
+        uint64_t us, arg0;
+    } evs[] = {{client, "request_start", 0, 1},  {server, "request_received", 10, 3},
+               {view, "mmio_write", 19, 0},       {dev, "compute_start", 20, 0},
+               {dev, "compute_end", 80, 0},       {server, "reply_sent", 90, 6},
+               {client, "request_end", 100, 2}};
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
+        mortar_trace_event e = {.time_ps = evs[i].us * 1000000,
+                                .component = evs[i].comp,
+                                .kind = mortar_trace_writer_kind(w, evs[i].kind),
+                                .req_id = 0,
+                                .arg0 = evs[i].arg0};
+        mortar_trace_writer_event(w, &e);
+    }
+    assert_int_equal(mortar_trace_writer_close(w), 0);
+}
+
+/* Baselines only (no alone benchmark to run): the traced one is split. */
+static void test_a_traced_run_gets_its_median_requests_split(void **state)
+{
+    (void)state;
+    test_db t;
+    open_db(&t);
+    char dir[] = "/tmp/test_verdict_trace_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    write_one_traced_request(dir);
+    int64_t traced = add_run(t.db, (run_args){.design = "software", .latency_us = 1,
+                                              .speed = 1, .median_us = 100, .run_dir = dir});
+    add(t.db, "regcopy", "ok", 1, 1, 90); /* not traced */
+    char err[256];
+    json_t *v = verdict_compute_with_splits(t.db, err, sizeof err);
+    if (!v)
+        fail_msg("verdict: %s", err);
+    json_t *splits = json_object_get(v, "splits");
+    assert_int_equal(json_array_size(splits), 1);
+    json_t *split = json_array_get(splits, 0);
+    assert_int_equal(json_integer_value(json_object_get(split, "run_id")), traced);
+    assert_string_equal(json_string_value(json_object_get(split, "design")), "software");
+    assert_int_equal(json_integer_value(json_object_get(split, "latency_ps")), 100000000);
+    json_t *parts = json_object_get(split, "parts");
+    assert_int_equal(json_array_size(parts), 5);
+    /* no network in this trace: [0, 10] goes to the host that acts next,
+       the server (its request_received mark), as do [10, 20] and [80, 90]
+       inside its marks; compute [20, 80]; the client [90, 100] */
+    const json_int_t want_us[] = {10, 0, 30, 0, 60};
+    for (size_t p = 0; p < 5; p++)
+        assert_int_equal(json_integer_value(json_object_get(json_array_get(parts, p), "ps")),
+                         want_us[p] * 1000000);
+    json_decref(v);
+    v = verdict_compute(t.db, err, sizeof err); /* without splits: none joined */
+    assert_non_null(v);
+    assert_null(json_object_get(v, "splits"));
+    json_decref(v);
+    close_db(&t);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest grid[] = {
@@ -618,6 +693,7 @@ int main(void)
         cmocka_unit_test(test_runs_without_losses_give_no_warning),
         cmocka_unit_test(test_an_empty_database_has_no_finished_runs),
         cmocka_unit_test(test_a_database_error_is_reported),
+        cmocka_unit_test(test_a_traced_run_gets_its_median_requests_split),
     };
     int failed = cmocka_run_group_tests_name("grid", grid, setup, teardown);
     return failed + cmocka_run_group_tests_name("separate", alone_dbs, NULL, NULL);

@@ -58,8 +58,13 @@ test("the page summarizes every grid run's traced median request; traces/<id>.js
     }
     // The page: a summary only.
     const where = `run ${g.run_id}`;
-    assert.deepEqual(Object.keys(t).sort(), ['end_ps', 'events', 'file', 'latency_ps', 'request', 'start_ps'],
+    assert.deepEqual(Object.keys(t).sort(), ['end_ps', 'events', 'file', 'latency_ps', 'request', 'split', 'start_ps'],
       `${where}: ${t.error}`);
+    // Where its time goes: the five parts, summing to its latency.
+    assert.equal(t.split.latency_ps, t.latency_ps, where);
+    assert.deepEqual(t.split.parts.map((p) => p.part),
+      ['client_software', 'network', 'server_software', 'host_interface', 'compute'], where);
+    assert.equal(t.split.parts.reduce((n, p) => n + p.ps, 0), t.latency_ps, `${where}: the parts' sum`);
     assert.equal(t.file, `traces/${g.run_id}.js`);
     assert.equal(t.request, 5);
     assert.equal(t.latency_ps, Math.round(g.median_us * 1e6));
@@ -70,6 +75,7 @@ test("the page summarizes every grid run's traced median request; traces/<id>.js
     const { id, timeline } = traceScript(text);
     assert.equal(id, g.run_id);
     for (const k of ['request', 'start_ps', 'end_ps', 'latency_ps']) assert.equal(timeline[k], t[k], `${where}: ${k}`);
+    assert.deepEqual(timeline.split, t.split, `${where}: split`);
     assert.ok(timeline.tracks.some((k) => k.name === 'accel'), where);
     assert.ok(timeline.tracks.find((k) => k.name === 'accel').events.length > 10, where);
     assert.equal(timeline.tracks.reduce((n, k) => n + k.events.length, 0), t.events, `${where}: events`);

@@ -167,6 +167,49 @@ test('clicking a map cell selects it: the sliders and the cards follow', async (
   }
 });
 
+// The split of the traced median request in a card: the five parts in
+// order, in picoseconds as data-ps and in µs as text.
+async function cardSplit(design) {
+  const b = page.locator(`#card-${design} .breakdown`);
+  if (!(await b.count()) || (await b.getAttribute('class')).includes('breakdown-none')) return null;
+  const items = b.locator('.bar-legend li');
+  const parts = [];
+  for (let i = 0; i < await items.count(); i++) {
+    const li = items.nth(i);
+    parts.push({ part: await li.getAttribute('data-part'), ps: +(await li.getAttribute('data-ps')),
+      text: await li.textContent() });
+  }
+  return { latencyPs: +(await b.getAttribute('data-latency-ps')), parts,
+    segments: await b.locator('.bar .seg').count() };
+}
+
+test("each traced card shows where its median request's time goes, the parts summing to it", async () => {
+  const order = ['client_software', 'network', 'server_software', 'host_interface', 'compute'];
+  for (const g of fx.manifest.grid) {
+    await page.locator(`#map .map-cell[data-latency="${g.pcie_latency_us}"][data-speed="${g.speed}"]`).click();
+    const where = `design ${g.design} at L=${g.pcie_latency_us} us, ${g.speed}x`;
+    const split = await cardSplit(g.design);
+    if (!g.traced) {
+      assert.equal(split, null, where);
+      assert.match(await page.textContent(`#card-${g.design} .breakdown-none`), /--trace/, where);
+      continue;
+    }
+    assert.ok(split, `${where}: a split`);
+    // make_db's median request (index 5) took exactly the run's median.
+    assert.equal(split.latencyPs, Math.round(g.median_us * 1e6), `${where}: the median request`);
+    assert.deepEqual(split.parts.map((p) => p.part), order, `${where}: the five parts`);
+    assert.equal(split.parts.reduce((t, p) => t + p.ps, 0), split.latencyPs, `${where}: sum`);
+    for (const p of split.parts) assert.match(p.text, /[\d.,]+ µs$/, `${where}: ${p.part} in µs`);
+    assert.ok(split.segments >= 3, `${where}: a stacked bar`);
+    // make_db's compute steps do not overlap: compute is the time computing
+    // (each step's ends rounded to the picosecond).
+    const compute = split.parts.find((p) => p.part === 'compute').ps;
+    assert.ok(Math.abs(compute - g.compute_us * 1e6) <= 64, `${where}: compute ${compute}`);
+  }
+  await page.locator('#map .map-cell[data-latency="0.5"][data-speed="1"]').click();
+  assert.deepEqual(problems, []);
+});
+
 test("clicking a card draws that design's traced request as swim lanes in µs", async () => {
   await page.locator('#map .map-cell[data-latency="1"][data-speed="1"]').click();
   for (const d of ['b', 'a']) {

@@ -399,7 +399,7 @@
         el('dl', { class: 'headline' },
           field('median_us', 'End-to-end median', null, true),
           field('p99_us', 'End-to-end p99', null, true)),
-        breakdown(m),
+        breakdown(m, cell),
         el('dl', { class: 'fields' },
           field('alone_us', 'Alone', 'the device model by itself, no system'),
           field('service_us', 'Effective service time', 'driver hands the request over → sees it done'),
@@ -411,22 +411,46 @@
     }
   }
 
-  // Where the median goes: computing, the rest of the service time (the host
-  // interface and the link), the rest of the system (network, software).
-  function breakdown(m) {
-    const med = num(m.median_us), svc = num(m.service_us), comp = num(m.compute_us);
-    if (med === null || svc === null || comp === null || med <= 0) return null;
-    const parts = [
-      ['computing', comp, 'seg-compute'],
-      ['host interface & link', Math.max(0, svc - comp), 'seg-iface'],
-      ['network & software', Math.max(0, med - svc), 'seg-rest'],
-    ];
-    const total = parts.reduce((t, p) => t + p[1], 0) || 1;
-    return el('div', { class: 'breakdown' },
-      el('div', { class: 'bar' }, parts.map(([label, v, cls]) => el('span', {
-        class: cls, style: `width:${(100 * v / total).toFixed(2)}%`, title: `${label}: ${fmtUs(v)}` }))),
-      el('div', { class: 'bar-legend' }, parts.map(([label, v, cls]) =>
-        el('span', null, el('i', { class: cls }), `${label} ${fmtUs(v)}`))));
+  // Where the median request's time goes (docs/traces.md, "Where the time
+  // goes"): the split in the run's traced request summary; null when the run
+  // was not traced or its trace could not be split.
+  const SPLIT_PARTS = ['client_software', 'network', 'server_software', 'host_interface', 'compute'];
+  function splitOf(m) {
+    const t = m ? traceSummary(m.run_id) : null;
+    const s = t ? t.split : null;
+    const ok = s && typeof s === 'object' && isNum(s.latency_ps) && Array.isArray(s.parts) &&
+      s.parts.length === SPLIT_PARTS.length &&
+      s.parts.every((p, i) => p && p.part === SPLIT_PARTS[i] && isNum(p.ps));
+    return ok ? s : null;
+  }
+
+  // The split as one stacked bar per card, on a scale shared by both cards
+  // (the longer request fills the width), each part labelled with its µs.
+  function breakdown(m, cell) {
+    const split = splitOf(m);
+    if (!split) {
+      const t = m ? traceSummary(m.run_id) : null;
+      const why = t && typeof t.split_error === 'string' ? `Not split: ${t.split_error}` :
+        'Where the time goes: shown for a run recorded with --trace.';
+      return el('p', { class: 'breakdown breakdown-none muted', text: why });
+    }
+    const longest = Math.max(...['a', 'b'].map((d) => {
+      const other = cell ? splitOf(cell[d]) : null;
+      return other ? other.latency_ps : 0;
+    }), split.latency_ps) || 1;
+    const parts = split.parts.map((p) => ({ key: p.part, label: p.label || p.part, ps: p.ps, us: p.ps / 1e6 }));
+    const segment = (p) => el('span', {
+      class: `seg seg-${p.key}`, data: { part: p.key, ps: String(p.ps) },
+      style: `width:${(100 * p.ps / longest).toFixed(3)}%`, title: `${p.label}: ${fmtUs(p.us)}` });
+    return el('div', { class: 'breakdown', data: { request: String(split.request), latencyPs: String(split.latency_ps) } },
+      el('div', { class: 'breakdown-title' },
+        `Where the median request's ${fmtUs(split.latency_ps / 1e6)} goes`,
+        el('small', { text: ` request ${split.request} of the trace` })),
+      el('div', { class: 'bar' }, parts.filter((p) => p.ps > 0).map(segment)),
+      el('ul', { class: 'bar-legend' }, parts.map((p) =>
+        el('li', { data: { part: p.key, ps: String(p.ps) } }, el('i', { class: `seg-${p.key}` }),
+          el('span', { class: 'part-label', text: p.label }),
+          el('span', { class: 'part-value', text: fmtUs(p.us) })))));
   }
 
   // ---------------------------------------------------------------- timeline

@@ -1,0 +1,67 @@
+/*
+ * time_split.h - where one request's time goes: every picosecond of its
+ * end-to-end interval (the client's request_start mark to its request_end
+ * mark) given to exactly one of five parts, from the joined request
+ * (trace_join.h): client software, network (NICs, wire, switch), server
+ * software, host interface and link (register accesses, DMA, doorbells and
+ * interrupts between a host and an attached device), and compute (the device
+ * busy computing). The parts sum to the latency exactly. The rule is in
+ * docs/traces.md ("Where the time goes").
+ *
+ * Components are told apart by what the trace shows of them, never by name:
+ * a model that sends or receives frames is a network element; any other
+ * model a host sees is an attached device; a host is the client (the one
+ * whose marks make the window) or a server (any other).
+ */
+#ifndef MORTAR_CLI_TIME_SPLIT_H
+#define MORTAR_CLI_TIME_SPLIT_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace_join.h"
+
+/* The parts, in the order of the request's path (and of the JSON). */
+typedef enum split_part {
+    SPLIT_CLIENT_SOFTWARE,
+    SPLIT_NETWORK,
+    SPLIT_SERVER_SOFTWARE,
+    SPLIT_HOST_INTERFACE,
+    SPLIT_COMPUTE,
+    SPLIT_NPARTS
+} split_part;
+
+/* One request's split. */
+typedef struct time_split {
+    int64_t request;           /* the request's index */
+    uint64_t start_ps, end_ps; /* its window */
+    uint64_t part_ps[SPLIT_NPARTS];
+} time_split;
+
+/* The part's key in JSON ("client_software", "network", "server_software",
+ * "host_interface", "compute"); NULL for anything else. */
+const char *time_split_key(split_part p);
+
+/* The part's name for people ("client software", "host interface and link"). */
+const char *time_split_label(split_part p);
+
+/*
+ * Splits the joined request `j`. Returns 0 with *out filled, its parts
+ * summing to end_ps - start_ps; or -1 with `err` set when the request lacks
+ * a mark the split needs (the client's request_start/request_end pair, a
+ * server's request_received/reply_sent pair for the same request) or memory
+ * runs out. Reads `j` only.
+ */
+int time_split_compute(const trace_join *j, time_split *out, char *err, size_t err_size);
+
+/* {"request", "start_ps", "end_ps", "latency_ps", "parts_ps": {"client_software":
+ * ps, ...}, "parts_us": {... as microseconds}}; a new reference. */
+json_t *time_split_json(const time_split *s);
+
+/* The split of request `request` (an index, or TRACE_REQUEST_MEDIAN) of the
+ * run in `run_dir`, as time_split_json gives it; NULL with `err` set when
+ * the run has no trace, no such request, or the split fails. */
+json_t *time_split_run(const char *run_dir, int64_t request, char *err, size_t err_size);
+
+#endif
