@@ -112,8 +112,8 @@ int mortar_alone_main(int argc, char **argv)
         fprintf(stderr, "mortar alone: %s\n", err);
         return 1;
     }
-    printf("design=%s\nspeed=%g\nn=%" PRIu32 "\nseed=%" PRIu64 "\nresult=%s\nsteps=%" PRIu32
-           "\n",
+    printf("design=%s\nspeed=%g\nn=%" PRIu32 "\nseed=%" PRIu64
+           "\nresult=%s\nsteps=%" PRIu32 "\n",
            o.design, o.speed, o.n, o.seed, matmul_result_name(o.result), r.steps);
     printf("step_ps=%" PRIu64 "\n", r.step_ps);
     print_us("span_us", r.span_ps);

@@ -31,10 +31,10 @@ int alone_measure(const char *design, double speed, double *alone_us, char *err,
  *
  * Runs one request through the matmul device alone (host stub, 1 ps link,
  * no bandwidth limit), the driver asking for the product in --result's
- * format (default int8), checks the product against the reference
- * multiply (requantized for int8) and prints key=value lines, alone_us=<device compute time, 2 decimals>
- * last. Returns 0, 1 when the product is wrong or the run failed, 2 on a
- * usage error.
+ * format (default int8), checks the product against the reference multiply
+ * (requantized for int8) and prints key=value lines, alone_us=<device
+ * compute time, 2 decimals> last. Returns 0, 1 when the product is wrong or
+ * the run failed, 2 on a usage error.
  */
 int mortar_alone_main(int argc, char **argv);
 

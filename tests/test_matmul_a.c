@@ -1,8 +1,9 @@
 /*
  * test_matmul_a.c - design A through the host stub: exact products in both
  * result formats (STEP_CTRL.RESULT_I32), the cost of driving every tile
- * step across the link, request ids in the trace, and malformed input (refused DMA, wrapping addresses, doorbells
- * while busy) after which the device still serves a correct request.
+ * step across the link, request ids in the trace, and malformed input (refused DMA,
+ * wrapping addresses, doorbells while busy) after which the device still serves a correct
+ * request.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -97,7 +98,8 @@ static void test_a_result_format_sets_the_size_of_the_result_writes(void **state
         open_bench(&b, "{\"design\": \"a\", \"n\": 256}", MORTAR_US(1), NULL);
         run_format(&b, 256, 21, formats[f], &r);
         matmul_get_counters(b.dev, &c);
-        uint64_t tile = formats[f] == MATMUL_RESULT_I32 ? MATMUL_TILE_I32 : MATMUL_TILE_I8;
+        uint64_t tile =
+            formats[f] == MATMUL_RESULT_I32 ? MATMUL_TILE_I32 : MATMUL_TILE_I8;
         assert_int_equal(c.dma_reads, 8 * 2 * 4);
         assert_int_equal(c.dma_writes, 4 * tile / 4096);
         assert_int_equal(c.dma_bytes, 8 * 2 * MATMUL_TILE_I8 + 4 * tile);

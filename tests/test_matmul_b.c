@@ -1,8 +1,9 @@
 /*
  * test_matmul_b.c - design B through the host stub: exact products in both
- * result formats (the descriptor's flag), DMA overlapping compute, queued descriptors served back to back, MSI-X,
- * chunking parameters, request ids in the trace, and malformed descriptors
- * and ring settings after which the device still serves a correct request.
+ * result formats (the descriptor's flag), DMA overlapping compute, queued descriptors
+ * served back to back, MSI-X, chunking parameters, request ids in the trace, and
+ * malformed descriptors and ring settings after which the device still serves a correct
+ * request.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -106,7 +107,8 @@ static void test_b_descriptor_flag_chooses_the_result_format(void **state)
         check(&d, 256, 31, &r);
         matmul_counters k;
         matmul_get_counters(b.dev, &k);
-        uint64_t tile = formats[f] == MATMUL_RESULT_I32 ? MATMUL_TILE_I32 : MATMUL_TILE_I8;
+        uint64_t tile =
+            formats[f] == MATMUL_RESULT_I32 ? MATMUL_TILE_I32 : MATMUL_TILE_I8;
         assert_int_equal(k.dma_reads, 1 + 8 * 2 * 4);
         assert_int_equal(k.dma_writes, 4 * tile / 4096 + 1);
         assert_int_equal(k.dma_bytes, 64 + 8 * 2 * MATMUL_TILE_I8 + 4 * tile + 64);

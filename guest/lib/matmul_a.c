@@ -70,7 +70,8 @@ static int a_step(matmul_guest *d, matmul_slot *s, uint32_t step)
     mm_wr64(d, MATMUL_A_B_ADDR, tile_phys(s, nn, n, k, j, MATMUL_TILE_I8));
     if (ctrl & MATMUL_STEP_LAST) {
         mm_wr64(d, MATMUL_A_C_ADDR,
-                tile_phys(s, 2 * nn, n, i, j, matmul_result_tile_bytes(matmul_result_i32(d))));
+                tile_phys(s, 2 * nn, n, i, j,
+                          matmul_result_tile_bytes(matmul_result_i32(d))));
     }
     mm_wr32(d, MATMUL_A_STEP_CTRL, ctrl);
     uint32_t back = mm_rd32(d, MATMUL_A_STEP_CTRL);

@@ -252,8 +252,8 @@ static bool check_c0(const matmul_expected *ref, matmul_result result, const voi
 {
     size_t count = (size_t)ref->n * ref->n;
     for (size_t i = 0; i < count; i++) {
-        int32_t want = result == MATMUL_RESULT_I32 ? ref->c0[i]
-                                                   : matmul_requantize(ref->c0[i]);
+        int32_t want =
+            result == MATMUL_RESULT_I32 ? ref->c0[i] : matmul_requantize(ref->c0[i]);
         int32_t got = element(result, c, i);
         if (got != want) {
             ref_fail(why, why_size,
@@ -283,7 +283,8 @@ bool matmul_expected_check(const matmul_expected *ref, uint64_t index,
     uint64_t h = matmul_hash(c, count * matmul_result_bytes(result));
     if (h != want) {
         ref_fail(why, why_size,
-                 "request %" PRIu64 ": %s product hash %016" PRIx64 ", expected %016" PRIx64,
+                 "request %" PRIu64 ": %s product hash %016" PRIx64
+                 ", expected %016" PRIx64,
                  index, matmul_result_name(result), h, want);
         return false;
     }

@@ -119,7 +119,8 @@ static int set_options(matmul_guest *d, const matmul_guest_opts *o)
         d->o.timeout_ns = DEFAULT_TIMEOUT_NS;
     }
     if (d->o.result != MATMUL_RESULT_I8 && d->o.result != MATMUL_RESULT_I32) {
-        return matmul_fail(d, MORTAR_EINVAL, "unknown result format %d", (int)d->o.result);
+        return matmul_fail(d, MORTAR_EINVAL, "unknown result format %d",
+                           (int)d->o.result);
     }
     d->nslots = d->o.inflight;
     return 0;
@@ -210,10 +211,10 @@ int matmul_slot_alloc(matmul_guest *d, matmul_slot *s, bool contiguous)
     s->a_phys = mortar_guest_dma_phys(s->mem, 0);
     s->b_phys = mortar_guest_dma_phys(s->mem, nn);
     s->c_phys = mortar_guest_dma_phys(s->mem, 2 * nn);
-    if (contiguous && (!mortar_guest_dma_contiguous(s->mem, 0, nn) ||
-                       !mortar_guest_dma_contiguous(s->mem, nn, nn) ||
-                       !mortar_guest_dma_contiguous(s->mem, 2 * nn,
-                                                    nn * matmul_elem_bytes(d)))) {
+    if (contiguous &&
+        (!mortar_guest_dma_contiguous(s->mem, 0, nn) ||
+         !mortar_guest_dma_contiguous(s->mem, nn, nn) ||
+         !mortar_guest_dma_contiguous(s->mem, 2 * nn, nn * matmul_elem_bytes(d)))) {
         return matmul_fail(d, MORTAR_ENOMEM,
                            "n = %u: a matrix is not physically contiguous in DMA memory "
                            "(%s pages; design b needs each matrix in one piece)",
@@ -394,9 +395,9 @@ void matmul_guest_untile(uint32_t n, uint32_t elem_bytes, const void *tiled,
         for (uint32_t tc = 0; tc < t; tc++) {
             const uint8_t *src = (const uint8_t *)tiled +
                                  matmul_tile_offset(n, tr, tc, MATMUL_TILE * row_bytes);
-            uint8_t *dst = (uint8_t *)row_major +
-                           ((size_t)tr * MATMUL_TILE * n + (size_t)tc * MATMUL_TILE) *
-                               elem_bytes;
+            uint8_t *dst =
+                (uint8_t *)row_major +
+                ((size_t)tr * MATMUL_TILE * n + (size_t)tc * MATMUL_TILE) * elem_bytes;
             for (uint32_t r = 0; r < MATMUL_TILE; r++) {
                 memcpy(dst + (size_t)r * n * elem_bytes, src + (size_t)r * row_bytes,
                        row_bytes);

@@ -71,14 +71,14 @@ int matmul_backend_parse(const char *name, matmul_backend *backend);
 const char *matmul_backend_name(matmul_backend backend);
 
 typedef struct matmul_guest_opts {
-    uint32_t max_n;      /* largest n a request may have (default 512); regcopy
-                            ignores it: requests have exactly the device's N */
-    unsigned inflight;   /* the most requests in the device at once: b's ring holds
-                            1..63 (default 8), the others 1; more is cut to what
-                            the backend holds (matmul_guest_capacity) */
-    bool use_irq;        /* b: wait for MSI-X vector 0 instead of polling the record */
-    uint32_t copy_bytes; /* regcopy: bytes per MMIO access, 1, 2, 4 or 8 (default 8) */
-    uint64_t timeout_ns; /* guest time before a request is given up (default 10 s) */
+    uint32_t max_n;       /* largest n a request may have (default 512); regcopy
+                             ignores it: requests have exactly the device's N */
+    unsigned inflight;    /* the most requests in the device at once: b's ring holds
+                             1..63 (default 8), the others 1; more is cut to what
+                             the backend holds (matmul_guest_capacity) */
+    bool use_irq;         /* b: wait for MSI-X vector 0 instead of polling the record */
+    uint32_t copy_bytes;  /* regcopy: bytes per MMIO access, 1, 2, 4 or 8 (default 8) */
+    uint64_t timeout_ns;  /* guest time before a request is given up (default 10 s) */
     matmul_result result; /* the product's format (default MATMUL_RESULT_I8) */
 } matmul_guest_opts;
 

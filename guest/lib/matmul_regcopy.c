@@ -41,7 +41,8 @@ static int regcopy_open(matmul_guest *d)
     mm_wr32(d, MATMUL_R_CONTROL, ctrl);
     uint32_t back = mm_rd32(d, MATMUL_R_CONTROL);
     if (back != ctrl) {
-        return matmul_fail(d, MORTAR_EPROTO, "CONTROL reads 0x%x, wrote 0x%x", back, ctrl);
+        return matmul_fail(d, MORTAR_EPROTO, "CONTROL reads 0x%x, wrote 0x%x", back,
+                           ctrl);
     }
     return 0;
 }

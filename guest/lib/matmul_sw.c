@@ -11,7 +11,7 @@
  *
  * For an int8 product (the default) each pair of rows is computed into two
  * int32 scratch rows and requantized on this CPU with the device's rule
- * (sims/matmul/result.h): about 2 M instructions more at n = 512.
+ * (sims/matmul/result.h): about 3 M instructions more at n = 512.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -139,7 +139,8 @@ int matmul_bench_check(matmul_drv *d, uint32_t n, uint64_t seed, matmul_drv_resu
     if (!rc) {
         matmul_ref_multiply(n, o.a, o.b, o.ref);
         matmul_requantize_all(o.ref, o.ref8, nn);
-        const void *want = d->o.result == MATMUL_RESULT_I32 ? (const void *)o.ref : o.ref8;
+        const void *want =
+            d->o.result == MATMUL_RESULT_I32 ? (const void *)o.ref : o.ref8;
         *ok = matmul_ref_compare(o.c, want, nn, matmul_result_bytes(d->o.result)) < 0;
     }
     free_operands(&o);

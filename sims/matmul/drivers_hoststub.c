@@ -169,8 +169,8 @@ static int step_a(matmul_drv *d, uint32_t n, uint32_t step, matmul_drv_result *r
               d->b_buf + matmul_tile_offset(n, k, j, MATMUL_TILE_I8));
     if (ctrl & MATMUL_STEP_LAST)
         reg_write(d, MATMUL_A_C_ADDR, 8,
-                  d->c_buf +
-                      matmul_tile_offset(n, i, j, matmul_result_tile_bytes(result_i32(d))));
+                  d->c_buf + matmul_tile_offset(n, i, j,
+                                                matmul_result_tile_bytes(result_i32(d))));
     reg_write(d, MATMUL_A_STEP_CTRL, 4, ctrl);
     uint32_t back = reg_read(d, MATMUL_A_STEP_CTRL);
     int rc = host_ok(d, "reading STEP_CTRL back");
@@ -406,8 +406,8 @@ int matmul_drv_b_wait(matmul_drv *d, uint32_t slot, void *c, matmul_drv_result *
     uint32_t n = d->slot[slot].n;
     uint32_t elem = result_bytes(d);
     if (c)
-        matmul_untile(n, elem, hoststub_mem(d->h, d->slot[slot].c, (uint64_t)n * n * elem),
-                      c);
+        matmul_untile(n, elem,
+                      hoststub_mem(d->h, d->slot[slot].c, (uint64_t)n * n * elem), c);
     return MORTAR_OK;
 }
 

@@ -207,8 +207,9 @@ static bool a_reg_write(matmul *m, uint32_t offset, uint32_t value)
     iface_a *s = state(m);
     switch (offset) {
     case MATMUL_A_STEP_CTRL:
-        s->step_ctrl = value & (MATMUL_STEP_FIRST | MATMUL_STEP_LAST | MATMUL_STEP_REQ_BEGIN |
-                                MATMUL_STEP_REQ_END | MATMUL_STEP_RESULT_I32);
+        s->step_ctrl =
+            value & (MATMUL_STEP_FIRST | MATMUL_STEP_LAST | MATMUL_STEP_REQ_BEGIN |
+                     MATMUL_STEP_REQ_END | MATMUL_STEP_RESULT_I32);
         return true;
     case MATMUL_A_DOORBELL:
         doorbell(m);

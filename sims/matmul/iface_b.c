@@ -9,11 +9,10 @@
  * buffering), and a buffer pair is refilled for step k+2 as soon as step k
  * releases it. After the last step of each output tile the result tile is
  * written by DMA (posted): int8, requantized, or the int32 accumulators
- * when the descriptor's flags carry MATMUL_DESC_RESULT_I32. After the last step the completion record
- * (request id, status, timing) is written, MSI-X vector 0 is raised when
- * CONTROL.IRQ is set (reset value: the `msix` parameter) and the host
- * enabled MSI-X, HEAD advances, and the next descriptor is fetched at once
- * if TAIL != HEAD.
+ * when the descriptor's flags carry MATMUL_DESC_RESULT_I32. After the last step the
+ * completion record (request id, status, timing) is written, MSI-X vector 0 is raised
+ * when CONTROL.IRQ is set (reset value: the `msix` parameter) and the host enabled MSI-X,
+ * HEAD advances, and the next descriptor is fetched at once if TAIL != HEAD.
  *
  * Errors: a bad TAIL or ring setting sets STATUS.ERR_RING and is ignored; a
  * descriptor with a bad n or address gets an error completion record

@@ -25,8 +25,8 @@ typedef struct iface_rc {
     uint64_t win_size, operand_size;
     uint32_t n, tiles; /* tiles per row */
     matmul_status_regs st;
-    uint32_t control;  /* MATMUL_R_CTRL_* as written */
-    bool i32;          /* the running product's format, latched at START */
+    uint32_t control; /* MATMUL_R_CTRL_* as written */
+    bool i32;         /* the running product's format, latched at START */
     uint32_t step, steps;
     uint32_t req;
     uint64_t gen, start_ps;

@@ -54,7 +54,8 @@ void matmul_untile(uint32_t n, uint32_t elem_bytes, const void *tiled, void *row
             const uint8_t *src = (const uint8_t *)tiled +
                                  matmul_tile_offset(n, tr, tc, MATMUL_TILE * row_bytes);
             for (uint32_t r = 0; r < MATMUL_TILE; r++)
-                memcpy(dst + (((size_t)tr * MATMUL_TILE + r) * n + (size_t)tc * MATMUL_TILE) *
+                memcpy(dst + (((size_t)tr * MATMUL_TILE + r) * n +
+                              (size_t)tc * MATMUL_TILE) *
                                  elem_bytes,
                        src + (size_t)r * row_bytes, row_bytes);
         }

@@ -15,7 +15,7 @@
 # the ring empty, and its second request queued behind the first (both are
 # in the ring at once). The register copy moves every operand word with a
 # posted 8-byte MMIO write and every 8 bytes of the int8 result with an
-# 8-byte MMIO read (a round trip each: about 66 ms of simulated time per
+# 8-byte MMIO read (a round trip each: about 68 ms of simulated time per
 # request). The software baseline runs in design a's guest.
 source "$(dirname "$0")/harness.sh"
 
