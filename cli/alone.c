@@ -23,6 +23,7 @@ typedef struct alone_opts {
     double speed;
     uint32_t n;
     uint64_t seed;
+    matmul_result result;
 } alone_opts;
 
 static int usage(const char *why)
@@ -30,7 +31,8 @@ static int usage(const char *why)
     if (why)
         fprintf(stderr, "mortar alone: %s\n", why);
     fprintf(stderr,
-            "usage: mortar alone --design a|b|regcopy --speed S [--n 512] [--seed N]\n");
+            "usage: mortar alone --design a|b|regcopy --speed S [--n 512] [--seed N]\n"
+            "                    [--result int8|int32]\n");
     return 2;
 }
 
@@ -54,7 +56,10 @@ static bool parse_u64(const char *s, uint64_t *out)
 /* Returns 0, or the exit code of a usage error. */
 static int parse_args(int argc, char **argv, alone_opts *o)
 {
-    *o = (alone_opts){.speed = 1.0, .n = ALONE_DEFAULT_N, .seed = ALONE_DEFAULT_SEED};
+    *o = (alone_opts){.speed = 1.0,
+                      .n = ALONE_DEFAULT_N,
+                      .seed = ALONE_DEFAULT_SEED,
+                      .result = ALONE_DEFAULT_RESULT};
     bool have_speed = false;
     for (int i = 1; i < argc; i++) {
         const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -73,9 +78,11 @@ static int parse_args(int argc, char **argv, alone_opts *o)
             o->n = (uint32_t)u;
         else if (!strcmp(opt, "--seed") && parse_u64(val, &u))
             o->seed = u;
+        else if (!strcmp(opt, "--result") && matmul_result_parse(val, &o->result))
+            continue;
         else
-            return usage(
-                "bad option or value (speed > 0, n a multiple of 128 up to 4096)");
+            return usage("bad option or value (speed > 0, n a multiple of 128 up to "
+                         "4096, result int8 or int32)");
     }
     if (!o->design || (strcmp(o->design, "a") && strcmp(o->design, "b") &&
                        strcmp(o->design, "regcopy")))
@@ -100,13 +107,14 @@ int mortar_alone_main(int argc, char **argv)
         return rc;
     matmul_alone_result r;
     char err[512];
-    rc = matmul_alone_run(o.design, o.speed, o.n, o.seed, &r, err, sizeof err);
+    rc = matmul_alone_run(o.design, o.speed, o.n, o.seed, o.result, &r, err, sizeof err);
     if (rc) {
         fprintf(stderr, "mortar alone: %s\n", err);
         return 1;
     }
-    printf("design=%s\nspeed=%g\nn=%" PRIu32 "\nseed=%" PRIu64 "\nsteps=%" PRIu32 "\n",
-           o.design, o.speed, o.n, o.seed, r.steps);
+    printf("design=%s\nspeed=%g\nn=%" PRIu32 "\nseed=%" PRIu64
+           "\nresult=%s\nsteps=%" PRIu32 "\n",
+           o.design, o.speed, o.n, o.seed, matmul_result_name(o.result), r.steps);
     printf("step_ps=%" PRIu64 "\n", r.step_ps);
     print_us("span_us", r.span_ps);
     print_us("service_us", r.service_ps);

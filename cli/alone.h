@@ -9,8 +9,9 @@
 
 /* The case study's request: n x n operands from this seed (mortar alone's
  * defaults, and what alone_measure() runs). */
-#define ALONE_DEFAULT_N    512
-#define ALONE_DEFAULT_SEED 1
+#define ALONE_DEFAULT_N      512
+#define ALONE_DEFAULT_SEED   1
+#define ALONE_DEFAULT_RESULT MATMUL_RESULT_I8 /* sims/matmul/result.h */
 
 /*
  * Runs the component benchmark for `design` ("a", "b", "regcopy") at `speed`
@@ -26,12 +27,14 @@ int alone_measure(const char *design, double speed, double *alone_us, char *err,
 
 /*
  * mortar alone --design a|b|regcopy --speed S [--n 512] [--seed N]
+ *              [--result int8|int32]
  *
  * Runs one request through the matmul device alone (host stub, 1 ps link,
- * no bandwidth limit), checks the product against the reference multiply
- * and prints key=value lines, alone_us=<device compute time, 2 decimals>
- * last. Returns 0, 1 when the product is wrong or the run failed, 2 on a
- * usage error.
+ * no bandwidth limit), the driver asking for the product in --result's
+ * format (default int8), checks the product against the reference multiply
+ * (requantized for int8) and prints key=value lines, alone_us=<device
+ * compute time, 2 decimals> last. Returns 0, 1 when the product is wrong or
+ * the run failed, 2 on a usage error.
  */
 int mortar_alone_main(int argc, char **argv);
 

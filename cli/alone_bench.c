@@ -59,8 +59,8 @@ int alone_measure(const char *design, double speed, double *alone_us, char *err,
     if (memo_find(design, speed, alone_us))
         return MORTAR_OK;
     matmul_alone_result r;
-    int rc = matmul_alone_run(design, speed, ALONE_DEFAULT_N, ALONE_DEFAULT_SEED, &r, err,
-                              err_size);
+    int rc = matmul_alone_run(design, speed, ALONE_DEFAULT_N, ALONE_DEFAULT_SEED,
+                              ALONE_DEFAULT_RESULT, &r, err, err_size);
     if (rc)
         return rc;
     if (!r.product_ok) {

@@ -1,8 +1,9 @@
 /*
  * test_matmul.c - the matmul model as a whole: parameters, the PCIe intro,
- * malformed MMIO and DMA completions, stats, and the alone benchmark's
- * times. The designs' protocols have their own files (test_matmul_a.c,
- * test_matmul_b.c, test_matmul_regcopy.c).
+ * malformed MMIO and DMA completions, stats, the corrupt knob in both
+ * result formats, and the alone benchmark's times. The designs' protocols
+ * have their own files (test_matmul_a.c, test_matmul_b.c,
+ * test_matmul_regcopy.c); the requantize rule is in test_matmul_result.c.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -40,6 +41,24 @@ static void open_bench(matmul_bench *b, const char *params, uint64_t latency_ps)
     int rc = matmul_bench_open(b, params, latency_ps, 0, NULL, err, sizeof err);
     if (rc)
         fail_msg("bench: %s", err);
+}
+
+/* Requests with seeds 1..`count` in format `result` through one driver;
+ * returns how many products were right. */
+static int run_in(matmul_bench *b, uint32_t n, int count, matmul_result result)
+{
+    matmul_drv d;
+    matmul_drv_result r;
+    matmul_drv_opts o = {.result = result};
+    int right = 0;
+    assert_int_equal(matmul_drv_open(&d, b->h, n, &o), 0);
+    for (int seed = 1; seed <= count; seed++) {
+        bool ok;
+        if (matmul_bench_check(&d, n, (uint64_t)seed, &r, &ok))
+            fail_msg("request failed: %s", matmul_drv_errmsg(&d));
+        right += ok;
+    }
+    return right;
 }
 
 static void run_checked(matmul_bench *b, uint32_t n, uint64_t seed)
@@ -235,15 +254,41 @@ static void test_stats_name_every_counter(void **state)
     matmul_bench_close(&b);
 }
 
-static uint64_t alone_ps(const char *design, double speed, uint32_t n)
+/* A device whose unit is broken gives wrong products in either format (n =
+ * 128: one tile, one step; the sanitizer build makes big products slow). */
+static void test_corrupt_knob_makes_every_product_wrong_in_both_formats(void **state)
+{
+    (void)state;
+    static const matmul_result formats[] = {MATMUL_RESULT_I8, MATMUL_RESULT_I32};
+    for (int i = 0; i < 3; i++)
+        for (int f = 0; f < 2; f++)
+            for (int corrupt = 0; corrupt < 2; corrupt++) {
+                char params[96];
+                matmul_bench b;
+                snprintf(params, sizeof params,
+                         "{\"design\": \"%s\", \"n\": 128, \"corrupt\": %s}", designs[i],
+                         corrupt ? "true" : "false");
+                open_bench(&b, params, MORTAR_NS(100));
+                assert_int_equal(run_in(&b, 128, 2, formats[f]), corrupt ? 0 : 2);
+                matmul_bench_close(&b);
+            }
+}
+
+static uint64_t alone_in(const char *design, double speed, uint32_t n,
+                         matmul_result result)
 {
     matmul_alone_result r;
     char err[512] = "";
-    int rc = matmul_alone_run(design, speed, n, 1, &r, err, sizeof err);
+    int rc = matmul_alone_run(design, speed, n, 1, result, &r, err, sizeof err);
     if (rc)
         fail_msg("alone %s %g: %s", design, speed, err);
     assert_true(r.product_ok);
     return r.compute_ps;
+}
+
+static uint64_t alone_ps(const char *design, double speed, uint32_t n)
+{
+    return alone_in(design, speed, n, MATMUL_RESULT_I8);
 }
 
 static void test_alone_reports_the_case_study_times_at_1x(void **state)
@@ -252,6 +297,16 @@ static void test_alone_reports_the_case_study_times_at_1x(void **state)
     assert_int_equal(alone_ps("a", 1.0, 512), MORTAR_US(1920));
     assert_int_equal(alone_ps("b", 1.0, 512), MORTAR_US(2560));
     assert_int_equal(alone_ps("regcopy", 1.0, 512), MORTAR_US(1920));
+}
+
+/* Requantizing is part of the unit's pipeline: the compute time does not
+ * depend on the result format. */
+static void test_alone_times_do_not_depend_on_the_result_format(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(alone_in(designs[i], 1.0, 128, MATMUL_RESULT_I32),
+                         alone_in(designs[i], 1.0, 128, MATMUL_RESULT_I8));
 }
 
 static void test_alone_time_scales_exactly_with_one_over_speed(void **state)
@@ -276,7 +331,9 @@ int main(void)
             test_bad_mmio_reads_zero_is_counted_and_the_device_keeps_working),
         cmocka_unit_test(test_completions_with_unknown_ids_are_counted_not_trusted),
         cmocka_unit_test(test_stats_name_every_counter),
+        cmocka_unit_test(test_corrupt_knob_makes_every_product_wrong_in_both_formats),
         cmocka_unit_test(test_alone_reports_the_case_study_times_at_1x),
+        cmocka_unit_test(test_alone_times_do_not_depend_on_the_result_format),
         cmocka_unit_test(test_alone_time_scales_exactly_with_one_over_speed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

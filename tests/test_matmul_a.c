@@ -1,8 +1,9 @@
 /*
- * test_matmul_a.c - design A through the host stub: exact products, the
- * cost of driving every tile step across the link, request ids in the
- * trace, and malformed input (refused DMA, wrapping addresses, doorbells
- * while busy) after which the device still serves a correct request.
+ * test_matmul_a.c - design A through the host stub: exact products in both
+ * result formats (STEP_CTRL.RESULT_I32), the cost of driving every tile
+ * step across the link, request ids in the trace, and malformed input (refused DMA,
+ * wrapping addresses, doorbells while busy) after which the device still serves a correct
+ * request.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -31,15 +32,22 @@ static void open_bench(matmul_bench *b, const char *params, uint64_t latency_ps,
         fail_msg("bench: %s", err);
 }
 
-static void run_checked(matmul_bench *b, uint32_t n, uint64_t seed, matmul_drv_result *r)
+static void run_format(matmul_bench *b, uint32_t n, uint64_t seed, matmul_result result,
+                       matmul_drv_result *r)
 {
     matmul_drv d;
     matmul_drv_result tmp;
+    matmul_drv_opts o = {.result = result};
     bool ok;
-    assert_int_equal(matmul_drv_open(&d, b->h, n, NULL), 0);
+    assert_int_equal(matmul_drv_open(&d, b->h, n, &o), 0);
     if (matmul_bench_check(&d, n, seed, r ? r : &tmp, &ok))
         fail_msg("request failed: %s", matmul_drv_errmsg(&d));
     assert_true(ok);
+}
+
+static void run_checked(matmul_bench *b, uint32_t n, uint64_t seed, matmul_drv_result *r)
+{
+    run_format(b, n, seed, MATMUL_RESULT_I8, r);
 }
 
 static void test_a_product_is_exact_for_random_matrices(void **state)
@@ -71,6 +79,35 @@ static void test_a_product_is_exact_at_n512(void **state)
     assert_int_equal(r.steps, 64);
     assert_int_equal(r.dev_compute_ps, MORTAR_US(1920));
     matmul_bench_close(&b);
+}
+
+/*
+ * The driver chooses the format with STEP_CTRL.RESULT_I32: an int8 result
+ * tile is 16 KiB (4 posted chunks), an int32 one 64 KiB (16 chunks); the
+ * operand reads and the timing stay the same.
+ */
+static void test_a_result_format_sets_the_size_of_the_result_writes(void **state)
+{
+    (void)state;
+    static const matmul_result formats[] = {MATMUL_RESULT_I8, MATMUL_RESULT_I32};
+    uint64_t service[2];
+    for (int f = 0; f < 2; f++) {
+        matmul_bench b;
+        matmul_drv_result r;
+        matmul_counters c;
+        open_bench(&b, "{\"design\": \"a\", \"n\": 256}", MORTAR_US(1), NULL);
+        run_format(&b, 256, 21, formats[f], &r);
+        matmul_get_counters(b.dev, &c);
+        uint64_t tile =
+            formats[f] == MATMUL_RESULT_I32 ? MATMUL_TILE_I32 : MATMUL_TILE_I8;
+        assert_int_equal(c.dma_reads, 8 * 2 * 4);
+        assert_int_equal(c.dma_writes, 4 * tile / 4096);
+        assert_int_equal(c.dma_bytes, 8 * 2 * MATMUL_TILE_I8 + 4 * tile);
+        assert_int_equal(r.dev_compute_ps, 8 * STEP_PS);
+        service[f] = r.done_ps - r.submit_ps;
+        matmul_bench_close(&b);
+    }
+    assert_int_equal(service[0], service[1]); /* the bench link has no bandwidth limit */
 }
 
 /*
@@ -168,7 +205,7 @@ static void test_a_trace_events_carry_the_request_id(void **state)
         if (!strcmp(kind, "dma_read"))
             assert_int_equal(ev.arg1, MATMUL_TILE_I8);
         if (!strcmp(kind, "dma_write"))
-            assert_int_equal(ev.arg1, MATMUL_TILE_I32);
+            assert_int_equal(ev.arg1, MATMUL_TILE_I8); /* the int8 result tile */
         if (!strcmp(kind, "compute_start"))
             assert_int_equal(ev.arg0, next_step++);
     }
@@ -227,7 +264,7 @@ static void test_a_refused_dma_sets_error_and_the_next_request_works(void **stat
     st = (uint32_t)hoststub_mmio_read(b.h, 0, MATMUL_A_STATUS, 4);
     assert_true(st & MATMUL_STATUS_ERROR);
     matmul_get_counters(b.dev, &c);
-    assert_int_equal(c.dma_errors, 4 + 16);
+    assert_int_equal(c.dma_errors, 4 + 4); /* tile A, then the int8 result tile */
     assert_int_equal(c.errors, 2);
     run_checked(&b, 256, 9, NULL);
     matmul_bench_close(&b);
@@ -283,6 +320,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_product_is_exact_for_random_matrices),
         cmocka_unit_test(test_a_product_is_exact_at_n512),
+        cmocka_unit_test(test_a_result_format_sets_the_size_of_the_result_writes),
         cmocka_unit_test(test_a_every_step_pays_its_round_trips),
         cmocka_unit_test(test_a_trace_events_carry_the_request_id),
         cmocka_unit_test(test_a_refused_dma_sets_error_and_the_next_request_works),

@@ -1,8 +1,9 @@
 /*
- * test_matmul_b.c - design B through the host stub: exact products, DMA
- * overlapping compute, queued descriptors served back to back, MSI-X,
- * chunking parameters, request ids in the trace, and malformed descriptors
- * and ring settings after which the device still serves a correct request.
+ * test_matmul_b.c - design B through the host stub: exact products in both
+ * result formats (the descriptor's flag), DMA overlapping compute, queued descriptors
+ * served back to back, MSI-X, chunking parameters, request ids in the trace, and
+ * malformed descriptors and ring settings after which the device still serves a correct
+ * request.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +22,7 @@
 #include "sims/matmul/matmul.h"
 #include "sims/matmul/matmul_regs.h"
 #include "sims/matmul/reference.h"
+#include "sims/matmul/result.h"
 
 #define STEP_PS MORTAR_US(40) /* 16000 cycles at 400 MHz, 1x */
 #define B256    "{\"design\": \"b\", \"n\": 256}"
@@ -85,6 +87,39 @@ static void test_b_product_is_exact_at_n512(void **state)
 }
 
 /*
+ * The descriptor's MATMUL_DESC_RESULT_I32 flag chooses the format: int8
+ * result tiles are 16 KiB (4 posted chunks), int32 ones 64 KiB (16); the
+ * reads, the compute time and (without a bandwidth limit) the service time
+ * stay the same.
+ */
+static void test_b_descriptor_flag_chooses_the_result_format(void **state)
+{
+    (void)state;
+    static const matmul_result formats[] = {MATMUL_RESULT_I8, MATMUL_RESULT_I32};
+    uint64_t service[2];
+    for (int f = 0; f < 2; f++) {
+        matmul_bench b;
+        matmul_drv d;
+        matmul_drv_result r;
+        matmul_drv_opts o = {.result = formats[f]};
+        open_bench(&b, B256, MORTAR_US(1), NULL);
+        open_driver(&d, &b, 256, &o);
+        check(&d, 256, 31, &r);
+        matmul_counters k;
+        matmul_get_counters(b.dev, &k);
+        uint64_t tile =
+            formats[f] == MATMUL_RESULT_I32 ? MATMUL_TILE_I32 : MATMUL_TILE_I8;
+        assert_int_equal(k.dma_reads, 1 + 8 * 2 * 4);
+        assert_int_equal(k.dma_writes, 4 * tile / 4096 + 1);
+        assert_int_equal(k.dma_bytes, 64 + 8 * 2 * MATMUL_TILE_I8 + 4 * tile + 64);
+        assert_int_equal(r.dev_compute_ps, 8 * STEP_PS);
+        service[f] = r.done_ps - r.submit_ps;
+        matmul_bench_close(&b);
+    }
+    assert_int_equal(service[0], service[1]);
+}
+
+/*
  * With one-way latency L and step time C > 4L: TAIL arrives after L, the
  * descriptor takes a round trip (2L), step 0's two tiles one more (2L: their
  * 8 chunks fit the 8 outstanding reads), then the steps run back to back
@@ -120,8 +155,8 @@ static void test_b_serves_queued_descriptors_without_the_host(void **state)
     matmul_drv d;
     open_bench(&b, B256, L, NULL);
     open_driver(&d, &b, n, NULL);
-    int8_t *a = malloc(3 * nn), *bm = malloc(3 * nn);
-    int32_t *c = malloc(sizeof(int32_t) * nn), *ref = malloc(sizeof(int32_t) * nn);
+    int8_t *a = malloc(3 * nn), *bm = malloc(3 * nn), *c = malloc(nn), *ref8 = malloc(nn);
+    int32_t *ref = malloc(sizeof(int32_t) * nn);
     uint32_t slot[3];
     matmul_drv_result r[3];
     for (int i = 0; i < 3; i++) {
@@ -133,7 +168,8 @@ static void test_b_serves_queued_descriptors_without_the_host(void **state)
     for (int i = 0; i < 3; i++) {
         assert_int_equal(matmul_drv_b_wait(&d, slot[i], c, &r[i]), 0);
         matmul_ref_multiply(n, a + i * nn, bm + i * nn, ref);
-        assert_true(matmul_ref_compare(c, ref, nn) < 0);
+        matmul_requantize_all(ref, ref8, nn);
+        assert_true(matmul_ref_compare(c, ref8, nn, 1) < 0);
     }
     matmul_counters k;
     matmul_get_counters(b.dev, &k);
@@ -146,6 +182,7 @@ static void test_b_serves_queued_descriptors_without_the_host(void **state)
     free(bm);
     free(c);
     free(ref);
+    free(ref8);
     matmul_bench_close(&b);
 }
 
@@ -197,10 +234,10 @@ static void test_b_chunk_and_outstanding_parameters_shape_the_dma(void **state)
     check(&d, 256, 8, NULL);
     matmul_counters k;
     matmul_get_counters(b.dev, &k);
-    /* descriptor + 8 steps x 2 tiles x 16 chunks; 4 result tiles x 64 + record */
+    /* descriptor + 8 steps x 2 tiles x 16 chunks; 4 int8 result tiles x 16 + record */
     assert_int_equal(k.dma_reads, 1 + 8 * 2 * 16);
-    assert_int_equal(k.dma_writes, 4 * 64 + 1);
-    assert_int_equal(k.dma_bytes, 64 + 8 * 2 * MATMUL_TILE_I8 + 4 * MATMUL_TILE_I32 + 64);
+    assert_int_equal(k.dma_writes, 4 * 16 + 1);
+    assert_int_equal(k.dma_bytes, 64 + 8 * 2 * MATMUL_TILE_I8 + 4 * MATMUL_TILE_I8 + 64);
     matmul_bench_close(&b);
 }
 
@@ -295,12 +332,17 @@ static void test_b_bad_descriptors_get_error_records(void **state)
     bad.completion_addr = d.slot[d.tail].cpl;
     assert_int_equal(submit_bad(&d, &bad), MATMUL_ERR_BAD_ADDR);
     bad = good;
+    bad.c_addr = ~0ull - 2 * 256 * 256; /* an int8 C fits below 2^64, an int32 C wraps */
+    bad.flags = MATMUL_DESC_RESULT_I32;
+    bad.completion_addr = d.slot[d.tail].cpl;
+    assert_int_equal(submit_bad(&d, &bad), MATMUL_ERR_BAD_ADDR);
+    bad = good;
     bad.a_addr = 0x1000; /* outside host memory: the host refuses the DMA */
     bad.completion_addr = d.slot[d.tail].cpl;
     assert_int_equal(submit_bad(&d, &bad), MATMUL_ERR_DMA);
     matmul_counters k;
     matmul_get_counters(b.dev, &k);
-    assert_int_equal(k.bad_descriptors, 5);
+    assert_int_equal(k.bad_descriptors, 6);
     assert_int_equal(k.dma_errors, 4); /* the 4 chunks of tile A in flight */
     uint32_t st = (uint32_t)hoststub_mmio_read(b.h, 0, MATMUL_B_STATUS, 4);
     assert_int_equal(st, MATMUL_B_ST_ERR_DESC | MATMUL_B_ST_ERR_DMA);
@@ -409,6 +451,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_b_product_is_exact_for_random_matrices),
         cmocka_unit_test(test_b_product_is_exact_at_n512),
+        cmocka_unit_test(test_b_descriptor_flag_chooses_the_result_format),
         cmocka_unit_test(test_b_dma_overlaps_compute),
         cmocka_unit_test(test_b_serves_queued_descriptors_without_the_host),
         cmocka_unit_test(test_b_msix_signals_each_completion_when_enabled),

@@ -1,7 +1,8 @@
 /*
  * test_matmul_regcopy.c - the register-copy variant through the host stub:
- * exact products with word-by-word and block copies, the cost of reading
- * the result back one round trip at a time, request ids in the trace, and
+ * exact products with word-by-word and block copies in both result formats
+ * (CONTROL.RESULT_I32), the cost of reading the result back one round trip
+ * at a time, request ids in the trace, and
  * malformed window accesses and STARTs while busy.
  */
 #include <setjmp.h>
@@ -54,9 +55,9 @@ static void test_regcopy_product_is_exact_word_by_word(void **state)
         run_checked(&b, NULL, seed, &r);
         assert_int_equal(r.steps, 8);
         assert_int_equal(r.dev_compute_ps, 8 * STEP_PS);
-        /* 2 x 64 KiB of operands and 256 KiB of result, 8 bytes at a time */
+        /* 2 x 64 KiB of operands and 64 KiB of int8 result, 8 bytes at a time */
         assert_int_equal(r.mmio_writes, 3 + 2 * 65536 / 8);
-        assert_true(r.mmio_reads > 262144 / 8);
+        assert_true(r.mmio_reads > 65536 / 8);
     }
     matmul_bench_close(&b);
 }
@@ -78,18 +79,56 @@ static void test_regcopy_block_copies_work(void **state)
  * sees DONE comes back between L and 3L after it, then each of the R result
  * reads is a round trip (2L): the request costs between
  * 8C + 2L + 2RL and 8C + 4L + 2RL. The operand writes are posted and free.
+ * R is 64 KiB / 8 for the int8 product and four times that for int32.
  */
 static void test_regcopy_result_costs_a_round_trip_per_read(void **state)
 {
     (void)state;
-    const uint64_t L = MORTAR_NS(200), R = 262144 / 8;
+    static const matmul_result formats[] = {MATMUL_RESULT_I8, MATMUL_RESULT_I32};
+    const uint64_t L = MORTAR_NS(200);
+    for (int f = 0; f < 2; f++) {
+        const uint64_t R = 256 * 256 * (uint64_t)matmul_result_bytes(formats[f]) / 8;
+        matmul_bench b;
+        matmul_drv_result r;
+        matmul_drv_opts o = {.result = formats[f]};
+        open_bench(&b, R256, L, NULL);
+        run_checked(&b, &o, 5, &r);
+        uint64_t service = r.done_ps - r.submit_ps;
+        assert_true(service >= 8 * STEP_PS + 2 * L + 2 * R * L);
+        assert_true(service <= 8 * STEP_PS + 4 * L + 2 * R * L);
+        assert_true(r.mmio_reads >= R);
+        assert_int_equal(r.dev_compute_ps, 8 * STEP_PS);
+        assert_int_equal(hoststub_mmio_read(b.h, 0, MATMUL_R_CONTROL, 4),
+                         formats[f] == MATMUL_RESULT_I32 ? MATMUL_R_CTRL_RESULT_I32 : 0);
+        matmul_bench_close(&b);
+    }
+}
+
+/* CONTROL is latched at START: setting RESULT_I32 while an int8 product
+ * runs changes nothing until the next START. All-64 operands make every
+ * element 256 * 64 * 64 = 2^20, which saturates to 127 as int8. */
+static void test_regcopy_control_is_latched_at_start(void **state)
+{
+    (void)state;
     matmul_bench b;
-    matmul_drv_result r;
-    open_bench(&b, R256, L, NULL);
-    run_checked(&b, NULL, 5, &r);
-    uint64_t service = r.done_ps - r.submit_ps;
-    assert_true(service >= 8 * STEP_PS + 2 * L + 2 * R * L);
-    assert_true(service <= 8 * STEP_PS + 4 * L + 2 * R * L);
+    matmul_drv_opts o = {.result = MATMUL_RESULT_I32};
+    uint8_t block[4096];
+    memset(block, 64, sizeof block);
+    open_bench(&b, R256, MORTAR_NS(100), NULL);
+    hoststub_mmio_write(b.h, 0, MATMUL_R_CONTROL, 4, 0xffffffff);
+    assert_int_equal(hoststub_mmio_read(b.h, 0, MATMUL_R_CONTROL, 4),
+                     MATMUL_R_CTRL_RESULT_I32); /* reserved bits read 0 */
+    hoststub_mmio_write(b.h, 0, MATMUL_R_CONTROL, 4, 0);
+    for (uint64_t off = 0; off < matmul_window_c(256); off += sizeof block)
+        hoststub_mmio_write_block(b.h, 2, off, block, sizeof block);
+    hoststub_mmio_write(b.h, 0, MATMUL_R_START, 4, 1);
+    hoststub_mmio_write(b.h, 0, MATMUL_R_CONTROL, 4, MATMUL_R_CTRL_RESULT_I32);
+    while (!(hoststub_mmio_read(b.h, 0, MATMUL_R_STATUS, 4) & MATMUL_STATUS_DONE))
+        hoststub_delay(b.h, MORTAR_US(10));
+    assert_int_equal(hoststub_mmio_read(b.h, 2, matmul_window_c(256), 8),
+                     0x7f7f7f7f7f7f7f7full);
+    hoststub_mmio_write(b.h, 0, MATMUL_R_STATUS, 4, MATMUL_STATUS_DONE);
+    run_checked(&b, &o, 15, NULL); /* the driver's int32 request is right */
     matmul_bench_close(&b);
 }
 
@@ -176,6 +215,7 @@ int main(void)
         cmocka_unit_test(test_regcopy_product_is_exact_word_by_word),
         cmocka_unit_test(test_regcopy_block_copies_work),
         cmocka_unit_test(test_regcopy_result_costs_a_round_trip_per_read),
+        cmocka_unit_test(test_regcopy_control_is_latched_at_start),
         cmocka_unit_test(test_regcopy_trace_events_carry_the_request_id),
         cmocka_unit_test(test_regcopy_window_accesses_out_of_range_are_counted),
         cmocka_unit_test(test_regcopy_start_while_busy_is_counted_and_ignored),

@@ -9,9 +9,11 @@
  * same code the guest programs run), the product from
  * matmul_ref_multiply() (sims/matmul/reference.c, the plain yardstick the
  * device model is tested against; neither the software backend nor any
- * device computes it). FILE gets the hashes of A, B and C per request and
- * the full C of request 0 (format in guest/lib/matmul_data.h). Default
- * sets: 1:512:128 1:256:16 1:128:16.
+ * device computes it), and its int8 form from matmul_requantize_all()
+ * (sims/matmul/result.h, the one requantize rule). FILE gets the hashes of
+ * A, B and C (int32 and int8) per request and the full int32 C of request
+ * 0 (format in guest/lib/matmul_data.h). Default sets: 1:512:128 1:256:16
+ * 1:128:16.
  *
  * The build (guest/CMakeLists.txt) writes build/guest-bin/matmul-expected.bin,
  * which guest/build-image.sh puts next to the programs in /usr/bin. The file
@@ -67,17 +69,20 @@ static int write_section(FILE *f, const ref_set *set)
     size_t nn = (size_t)set->n * set->n;
     int8_t *a = malloc(nn), *b = malloc(nn);
     int32_t *c = malloc(nn * sizeof *c), *c0 = malloc(nn * sizeof *c0);
+    int8_t *c8 = malloc(nn);
     matmul_expected_entry *e = calloc(set->count, sizeof *e);
-    if (!a || !b || !c || !c0 || !e) {
-        free(a), free(b), free(c), free(c0), free(e);
+    if (!a || !b || !c || !c0 || !c8 || !e) {
+        free(a), free(b), free(c), free(c0), free(c8), free(e);
         return -1;
     }
     for (uint32_t i = 0; i < set->count; i++) {
         matmul_operands(set->seed, i, set->n, a, b);
         matmul_ref_multiply(set->n, a, b, c);
+        matmul_requantize_all(c, c8, nn);
         e[i] = (matmul_expected_entry){.hash_a = matmul_hash(a, nn),
                                        .hash_b = matmul_hash(b, nn),
-                                       .hash_c = matmul_hash(c, nn * sizeof *c)};
+                                       .hash_c32 = matmul_hash(c, nn * sizeof *c),
+                                       .hash_c8 = matmul_hash(c8, nn)};
         if (i == 0) {
             memcpy(c0, c, nn * sizeof *c);
         }
@@ -90,12 +95,13 @@ static int write_section(FILE *f, const ref_set *set)
     for (uint32_t i = 0; i < set->count; i++) {
         put64(f, e[i].hash_a);
         put64(f, e[i].hash_b);
-        put64(f, e[i].hash_c);
+        put64(f, e[i].hash_c32);
+        put64(f, e[i].hash_c8);
     }
     for (size_t i = 0; i < nn; i++) {
         put32(f, (uint32_t)c0[i]);
     }
-    free(a), free(b), free(c), free(c0), free(e);
+    free(a), free(b), free(c), free(c0), free(c8), free(e);
     return 0;
 }
 

@@ -8,6 +8,9 @@
  * writes, STEP_CTRL read back (a round trip: the writes have landed), the
  * DOORBELL, then STATUS polled with MMIO reads, each stalling the CPU for a
  * round trip, until DONE or ERROR. REQ_ID is written once per request.
+ * STEP_CTRL carries RESULT_I32 on every step when the options ask for the
+ * int32 accumulators (the device uses it on LAST steps), so the result
+ * format costs no extra access.
  */
 #include <string.h>
 
@@ -27,9 +30,12 @@ static int a_open(matmul_guest *d)
     return 0;
 }
 
-static uint32_t step_ctrl(uint32_t step, uint32_t tiles)
+static uint32_t step_ctrl(const matmul_guest *d, uint32_t step, uint32_t tiles)
 {
     uint32_t k = step % tiles, steps = tiles * tiles * tiles, ctrl = 0;
+    if (matmul_result_i32(d)) {
+        ctrl |= MATMUL_STEP_RESULT_I32;
+    }
     if (k == 0) {
         ctrl |= MATMUL_STEP_FIRST;
     }
@@ -59,11 +65,13 @@ static int a_step(matmul_guest *d, matmul_slot *s, uint32_t step)
     size_t nn = (size_t)d->o.max_n * d->o.max_n;
     uint32_t n = s->n, t = n / MATMUL_TILE;
     uint32_t i = step / (t * t), j = step / t % t, k = step % t;
-    uint32_t ctrl = step_ctrl(step, t), st;
+    uint32_t ctrl = step_ctrl(d, step, t), st;
     mm_wr64(d, MATMUL_A_A_ADDR, tile_phys(s, 0, n, i, k, MATMUL_TILE_I8));
     mm_wr64(d, MATMUL_A_B_ADDR, tile_phys(s, nn, n, k, j, MATMUL_TILE_I8));
     if (ctrl & MATMUL_STEP_LAST) {
-        mm_wr64(d, MATMUL_A_C_ADDR, tile_phys(s, 2 * nn, n, i, j, MATMUL_TILE_I32));
+        mm_wr64(d, MATMUL_A_C_ADDR,
+                tile_phys(s, 2 * nn, n, i, j,
+                          matmul_result_tile_bytes(matmul_result_i32(d))));
     }
     mm_wr32(d, MATMUL_A_STEP_CTRL, ctrl);
     uint32_t back = mm_rd32(d, MATMUL_A_STEP_CTRL);
@@ -102,7 +110,7 @@ static int a_submit(matmul_guest *d, matmul_slot *s, const int8_t *a, const int8
 static int a_complete(matmul_guest *d, matmul_slot *s)
 {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    matmul_guest_untile_i32(s->n, s->c_virt, s->c);
+    matmul_guest_untile(s->n, matmul_elem_bytes(d), s->c_virt, s->c);
     return 0;
 }
 

@@ -4,7 +4,8 @@
  * sims/matmul/drivers_hoststub.c).
  *
  * DMA memory: per slot (one request in flight) a 2 MiB huge page holding A
- * and B tiled int8 and C tiled int32; one more buffer holds the ring (slots
+ * and B tiled int8 and C tiled (int8, or int32 with the descriptor's
+ * MATMUL_DESC_RESULT_I32 flag); one more buffer holds the ring (slots
  * + 1 descriptors of 64 bytes, so the ring never fills) and one 64-byte
  * completion record per slot. A request: operands tiled into the slot, its
  * record cleared, the descriptor written at TAIL, RING_TAIL written once
@@ -95,7 +96,8 @@ static int b_submit(matmul_guest *d, matmul_slot *s, const int8_t *a, const int8
                         .b_addr = s->b_phys,
                         .c_addr = s->c_phys,
                         .completion_addr = s->cpl_phys,
-                        .n = s->n};
+                        .n = s->n,
+                        .flags = matmul_result_i32(d) ? MATMUL_DESC_RESULT_I32 : 0};
     d->ring[d->tail] = desc;
     /* Operands, record and descriptor are in memory before the doorbell. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -173,7 +175,7 @@ static int b_complete(matmul_guest *d, matmul_slot *s)
         return matmul_fail(d, MORTAR_EPROTO, "request %llu: the device reported error %u",
                            (unsigned long long)s->req_id, cpl.error);
     }
-    matmul_guest_untile_i32(s->n, s->c_virt, s->c);
+    matmul_guest_untile(s->n, matmul_elem_bytes(d), s->c_virt, s->c);
     return 0;
 }
 

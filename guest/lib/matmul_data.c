@@ -20,7 +20,7 @@
 
 #define HEADER_BYTES  16u
 #define SECTION_BYTES 24u
-#define ENTRY_BYTES   24u
+#define ENTRY_BYTES   32u
 
 static uint64_t mix64(uint64_t z)
 {
@@ -187,8 +187,10 @@ int matmul_expected_load(const char *path, uint64_t seed, uint32_t n,
             }
             for (uint32_t i = 0; i < count; i++) {
                 const uint8_t *e = buf + off + (size_t)i * ENTRY_BYTES;
-                ref->entries[i] = (matmul_expected_entry){
-                    .hash_a = get64(e), .hash_b = get64(e + 8), .hash_c = get64(e + 16)};
+                ref->entries[i] = (matmul_expected_entry){.hash_a = get64(e),
+                                                          .hash_b = get64(e + 8),
+                                                          .hash_c32 = get64(e + 16),
+                                                          .hash_c8 = get64(e + 24)};
             }
             for (size_t i = 0; i < full / 4; i++) {
                 ref->c0[i] = (int32_t)get32(buf + off + body + i * 4);
@@ -235,8 +237,37 @@ const char *matmul_expected_default_path(char *buf, size_t size)
     return buf;
 }
 
-bool matmul_expected_check(const matmul_expected *ref, uint64_t index, const int32_t *c,
-                           char *why, size_t why_size)
+/* Element i of a product in format `result`. */
+static int32_t element(matmul_result result, const void *c, size_t i)
+{
+    if (result == MATMUL_RESULT_I32) {
+        return ((const int32_t *)c)[i];
+    }
+    return ((const int8_t *)c)[i];
+}
+
+/* Request 0 element by element against the full product of the file. */
+static bool check_c0(const matmul_expected *ref, matmul_result result, const void *c,
+                     char *why, size_t why_size)
+{
+    size_t count = (size_t)ref->n * ref->n;
+    for (size_t i = 0; i < count; i++) {
+        int32_t want =
+            result == MATMUL_RESULT_I32 ? ref->c0[i] : matmul_requantize(ref->c0[i]);
+        int32_t got = element(result, c, i);
+        if (got != want) {
+            ref_fail(why, why_size,
+                     "request 0: %s C[%zu][%zu] = %" PRId32 ", expected %" PRId32,
+                     matmul_result_name(result), i / ref->n, i % ref->n, got, want);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool matmul_expected_check(const matmul_expected *ref, uint64_t index,
+                           matmul_result result, const void *c, char *why,
+                           size_t why_size)
 {
     size_t count = (size_t)ref->n * ref->n;
     if (index >= ref->count) {
@@ -244,21 +275,17 @@ bool matmul_expected_check(const matmul_expected *ref, uint64_t index, const int
                  index, ref->count);
         return false;
     }
-    if (index == 0 && ref->c0) {
-        for (size_t i = 0; i < count; i++) {
-            if (c[i] != ref->c0[i]) {
-                ref_fail(why, why_size,
-                         "request 0: C[%zu][%zu] = %" PRId32 ", expected %" PRId32,
-                         i / ref->n, i % ref->n, c[i], ref->c0[i]);
-                return false;
-            }
-        }
+    if (index == 0 && ref->c0 && !check_c0(ref, result, c, why, why_size)) {
+        return false;
     }
-    uint64_t h = matmul_hash(c, count * sizeof *c);
-    if (h != ref->entries[index].hash_c) {
+    bool i32 = result == MATMUL_RESULT_I32;
+    uint64_t want = i32 ? ref->entries[index].hash_c32 : ref->entries[index].hash_c8;
+    uint64_t h = matmul_hash(c, count * matmul_result_bytes(result));
+    if (h != want) {
         ref_fail(why, why_size,
-                 "request %" PRIu64 ": product hash %016" PRIx64 ", expected %016" PRIx64,
-                 index, h, ref->entries[index].hash_c);
+                 "request %" PRIu64 ": %s product hash %016" PRIx64
+                 ", expected %016" PRIx64,
+                 index, matmul_result_name(result), h, want);
         return false;
     }
     return true;

@@ -118,6 +118,10 @@ static int set_options(matmul_guest *d, const matmul_guest_opts *o)
     if (!d->o.timeout_ns) {
         d->o.timeout_ns = DEFAULT_TIMEOUT_NS;
     }
+    if (d->o.result != MATMUL_RESULT_I8 && d->o.result != MATMUL_RESULT_I32) {
+        return matmul_fail(d, MORTAR_EINVAL, "unknown result format %d",
+                           (int)d->o.result);
+    }
     d->nslots = d->o.inflight;
     return 0;
 }
@@ -203,13 +207,14 @@ int matmul_slot_alloc(matmul_guest *d, matmul_slot *s, bool contiguous)
     uint8_t *base = mortar_guest_dma_virt(s->mem);
     s->a_virt = (int8_t *)base;
     s->b_virt = (int8_t *)base + nn;
-    s->c_virt = (int32_t *)(base + 2 * nn);
+    s->c_virt = base + 2 * nn;
     s->a_phys = mortar_guest_dma_phys(s->mem, 0);
     s->b_phys = mortar_guest_dma_phys(s->mem, nn);
     s->c_phys = mortar_guest_dma_phys(s->mem, 2 * nn);
-    if (contiguous && (!mortar_guest_dma_contiguous(s->mem, 0, nn) ||
-                       !mortar_guest_dma_contiguous(s->mem, nn, nn) ||
-                       !mortar_guest_dma_contiguous(s->mem, 2 * nn, 4 * nn))) {
+    if (contiguous &&
+        (!mortar_guest_dma_contiguous(s->mem, 0, nn) ||
+         !mortar_guest_dma_contiguous(s->mem, nn, nn) ||
+         !mortar_guest_dma_contiguous(s->mem, 2 * nn, nn * matmul_elem_bytes(d)))) {
         return matmul_fail(d, MORTAR_ENOMEM,
                            "n = %u: a matrix is not physically contiguous in DMA memory "
                            "(%s pages; design b needs each matrix in one piece)",
@@ -230,7 +235,7 @@ static matmul_slot *slot_of(matmul_guest *d, int slot)
 }
 
 int matmul_guest_submit(matmul_guest *d, uint64_t req_id, uint32_t n, const int8_t *a,
-                        const int8_t *b, int32_t *c)
+                        const int8_t *b, void *c)
 {
     if (n == 0 || n % MATMUL_TILE || n > d->o.max_n) {
         return matmul_fail(d, MORTAR_EINVAL, "n = %u: a multiple of 128 up to %u", n,
@@ -314,7 +319,7 @@ int matmul_guest_read_device_timing(matmul_guest *d, matmul_guest_timing *t)
 }
 
 int matmul_guest_run(matmul_guest *d, uint64_t req_id, uint32_t n, const int8_t *a,
-                     const int8_t *b, int32_t *c, matmul_guest_timing *t)
+                     const int8_t *b, void *c, matmul_guest_timing *t)
 {
     int slot = matmul_guest_submit(d, req_id, n, a, b, c);
     if (slot < 0) {
@@ -382,18 +387,20 @@ void matmul_guest_tile_i8(uint32_t n, const int8_t *row_major, int8_t *tiled)
     }
 }
 
-void matmul_guest_untile_i32(uint32_t n, const int32_t *tiled, int32_t *row_major)
+void matmul_guest_untile(uint32_t n, uint32_t elem_bytes, const void *tiled,
+                         void *row_major)
 {
-    uint32_t t = n / MATMUL_TILE;
+    uint32_t t = n / MATMUL_TILE, row_bytes = MATMUL_TILE * elem_bytes;
     for (uint32_t tr = 0; tr < t; tr++) {
         for (uint32_t tc = 0; tc < t; tc++) {
-            const int32_t *src =
-                tiled + matmul_tile_offset(n, tr, tc, MATMUL_TILE_I32) / sizeof *tiled;
-            int32_t *dst =
-                row_major + (size_t)tr * MATMUL_TILE * n + (size_t)tc * MATMUL_TILE;
+            const uint8_t *src = (const uint8_t *)tiled +
+                                 matmul_tile_offset(n, tr, tc, MATMUL_TILE * row_bytes);
+            uint8_t *dst =
+                (uint8_t *)row_major +
+                ((size_t)tr * MATMUL_TILE * n + (size_t)tc * MATMUL_TILE) * elem_bytes;
             for (uint32_t r = 0; r < MATMUL_TILE; r++) {
-                memcpy(dst + (size_t)r * n, src + (size_t)r * MATMUL_TILE,
-                       MATMUL_TILE * sizeof *src);
+                memcpy(dst + (size_t)r * n * elem_bytes, src + (size_t)r * row_bytes,
+                       row_bytes);
             }
         }
     }

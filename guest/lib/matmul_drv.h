@@ -21,6 +21,13 @@
  *             result read back with MMIO reads of copy_bytes each.
  *   software  the product on this CPU (blocked, SSE2 on x86-64).
  *
+ * The product comes back in the format of the options' `result`: int8 (the
+ * default), the accumulators requantized by the rule of
+ * sims/matmul/result.h, or the int32 accumulators. The device drivers
+ * program it like a real driver would (a: STEP_CTRL.RESULT_I32 on every
+ * step; b: the descriptor's flag; regcopy: CONTROL, once at open); the
+ * software baseline requantizes on this CPU with the same rule.
+ *
  * A request: matmul_guest_submit hands it over and returns its slot;
  * matmul_guest_wait / matmul_guest_poll see it done; matmul_guest_complete stores the
  * result and the timing and frees the slot. Designs a and regcopy and the software
@@ -50,6 +57,7 @@
 #include <stdint.h>
 
 #include "mortar/error.h"
+#include "sims/matmul/result.h"
 
 typedef enum matmul_backend {
     MATMUL_BACKEND_A,
@@ -63,14 +71,15 @@ int matmul_backend_parse(const char *name, matmul_backend *backend);
 const char *matmul_backend_name(matmul_backend backend);
 
 typedef struct matmul_guest_opts {
-    uint32_t max_n;      /* largest n a request may have (default 512); regcopy
-                            ignores it: requests have exactly the device's N */
-    unsigned inflight;   /* the most requests in the device at once: b's ring holds
-                            1..63 (default 8), the others 1; more is cut to what
-                            the backend holds (matmul_guest_capacity) */
-    bool use_irq;        /* b: wait for MSI-X vector 0 instead of polling the record */
-    uint32_t copy_bytes; /* regcopy: bytes per MMIO access, 1, 2, 4 or 8 (default 8) */
-    uint64_t timeout_ns; /* guest time before a request is given up (default 10 s) */
+    uint32_t max_n;       /* largest n a request may have (default 512); regcopy
+                             ignores it: requests have exactly the device's N */
+    unsigned inflight;    /* the most requests in the device at once: b's ring holds
+                             1..63 (default 8), the others 1; more is cut to what
+                             the backend holds (matmul_guest_capacity) */
+    bool use_irq;         /* b: wait for MSI-X vector 0 instead of polling the record */
+    uint32_t copy_bytes;  /* regcopy: bytes per MMIO access, 1, 2, 4 or 8 (default 8) */
+    uint64_t timeout_ns;  /* guest time before a request is given up (default 10 s) */
+    matmul_result result; /* the product's format (default MATMUL_RESULT_I8) */
 } matmul_guest_opts;
 
 /* What a request cost and what the device reported. */
@@ -115,12 +124,13 @@ uint32_t matmul_guest_max_n(const matmul_guest *d);
 unsigned matmul_guest_in_flight(const matmul_guest *d);
 
 /* Hands over request `req_id`: c = a x b, n x n row-major, n a multiple of
- * 128 up to max_n. `c` receives the result (by matmul_guest_complete or, for
- * regcopy, during this call) and must stay valid until matmul_guest_complete.
+ * 128 up to max_n. `c` receives the result, n x n elements of the options'
+ * format (int8_t or int32_t; by matmul_guest_complete or, for regcopy and
+ * software, during this call) and must stay valid until matmul_guest_complete.
  * Returns the slot (>= 0); MORTAR_EAGAIN when the backend is full, or an
  * error (the device reported one, timeout). */
 int matmul_guest_submit(matmul_guest *d, uint64_t req_id, uint32_t n, const int8_t *a,
-                        const int8_t *b, int32_t *c);
+                        const int8_t *b, void *c);
 
 /* Waits up to `timeout_ns` of guest time (0: just look) for the request in
  * `slot` to be done. Returns 1 done, 0 not yet, or an error. Requests finish
@@ -141,18 +151,20 @@ int matmul_guest_read_device_timing(matmul_guest *d, matmul_guest_timing *t);
 /* Convenience: submit, wait (timeout_ns from the options), complete and
  * read the device timing. */
 int matmul_guest_run(matmul_guest *d, uint64_t req_id, uint32_t n, const int8_t *a,
-                     const int8_t *b, int32_t *c, matmul_guest_timing *t);
+                     const int8_t *b, void *c, matmul_guest_timing *t);
 
 /* Tiled layout (designs a and b): an n x n matrix as (n/128)^2 tiles of
- * 128 x 128, tile (r, c) at (r * n/128 + c) * tile bytes, row-major inside. */
+ * 128 x 128, tile (r, c) at (r * n/128 + c) * tile bytes, row-major inside.
+ * A result's elements are `elem_bytes` bytes (1: int8, 4: int32). */
 void matmul_guest_tile_i8(uint32_t n, const int8_t *row_major, int8_t *tiled);
-void matmul_guest_untile_i32(uint32_t n, const int32_t *tiled, int32_t *row_major);
+void matmul_guest_untile(uint32_t n, uint32_t elem_bytes, const void *tiled,
+                         void *row_major);
 
-/* The software baseline's product, exposed for tests: c = a x b, n a
- * multiple of 8. `work` holds at least matmul_guest_sw_work_bytes(n) bytes,
- * 16-byte aligned. */
+/* The software baseline's product, exposed for tests: c = a x b in format
+ * `result` (int8_t or int32_t elements), n a multiple of 8. `work` holds at
+ * least matmul_guest_sw_work_bytes(n) bytes, 16-byte aligned. */
 size_t matmul_guest_sw_work_bytes(uint32_t n);
-void matmul_guest_sw_multiply(uint32_t n, const int8_t *a, const int8_t *b, int32_t *c,
-                              void *work);
+void matmul_guest_sw_multiply(uint32_t n, const int8_t *a, const int8_t *b,
+                              matmul_result result, void *c, void *work);
 
 #endif

@@ -24,13 +24,13 @@ typedef struct matmul_slot {
     bool done; /* the driver saw it done */
     uint64_t req_id;
     uint32_t n;
-    int32_t *c; /* the caller's result buffer, row-major */
+    void *c; /* the caller's result buffer, row-major, the options' format */
     matmul_guest_timing t;
     uint64_t seq; /* submit order, for queued_behind */
-    /* DMA memory (a, b): A and B tiled int8, C tiled int32, at max_n. */
+    /* DMA memory (a, b): A and B tiled int8, C tiled (int8 or int32), at max_n. */
     mortar_guest_dma *mem;
     int8_t *a_virt, *b_virt;
-    int32_t *c_virt;
+    void *c_virt;
     uint64_t a_phys, b_phys, c_phys;
     /* b: this slot's completion record in the ring memory */
     volatile matmul_completion *cpl;
@@ -117,8 +117,19 @@ int matmul_poll_status(matmul_guest *d, uint64_t reg, uint32_t *st);
 int matmul_device_error(matmul_guest *d, uint64_t err_reg, uint64_t status_reg);
 
 /* Allocates DMA memory for one request at max_n (A and B tiled int8, C
- * tiled int32) into s; whole matrices must be contiguous when `contiguous`
+ * tiled in the result format) into s; whole matrices must be contiguous when `contiguous`
  * (b's descriptor has one address each), else tiles only (a). */
 int matmul_slot_alloc(matmul_guest *d, matmul_slot *s, bool contiguous);
+
+/* Bytes per element of the product, and whether it is int32. */
+static inline uint32_t matmul_elem_bytes(const matmul_guest *d)
+{
+    return matmul_result_bytes(d->o.result);
+}
+
+static inline bool matmul_result_i32(const matmul_guest *d)
+{
+    return d->o.result == MATMUL_RESULT_I32;
+}
 
 #endif

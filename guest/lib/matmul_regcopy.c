@@ -7,8 +7,9 @@
  * writes of copy_bytes each (8 by default: the widest single access an
  * x86 store makes and mortar-pci accepts; posted, so they cost the CPU
  * little), writes START, polls STATUS with MMIO reads, and reads C back
- * with MMIO reads of copy_bytes each, every one a round trip over the link.
- * No DMA.
+ * with MMIO reads of copy_bytes each, every one a round trip over the link:
+ * n*n bytes for an int8 product, 4*n*n for int32 (CONTROL.RESULT_I32, set
+ * once at open). No DMA.
  */
 #include <string.h>
 
@@ -36,6 +37,13 @@ static int regcopy_open(matmul_guest *d)
     }
     d->o.max_n = d->dev_n;
     mm_wr32(d, MATMUL_R_STATUS, MATMUL_STATUS_DONE | MATMUL_STATUS_ERROR);
+    uint32_t ctrl = matmul_result_i32(d) ? MATMUL_R_CTRL_RESULT_I32 : 0;
+    mm_wr32(d, MATMUL_R_CONTROL, ctrl);
+    uint32_t back = mm_rd32(d, MATMUL_R_CONTROL);
+    if (back != ctrl) {
+        return matmul_fail(d, MORTAR_EPROTO, "CONTROL reads 0x%x, wrote 0x%x", back,
+                           ctrl);
+    }
     return 0;
 }
 
@@ -130,7 +138,7 @@ static int regcopy_submit(matmul_guest *d, matmul_slot *s, const int8_t *a,
     if (rc) {
         return rc;
     }
-    copy_out(d, d->win_c, s->c, nn * sizeof *s->c);
+    copy_out(d, d->win_c, s->c, nn * matmul_elem_bytes(d));
     s->t.done_ns = mortar_guest_now_ns();
     s->done = true;
     return 0;

@@ -8,6 +8,10 @@
  * with SSE2's PMADDWD (8 multiply-adds per instruction, exact in int32:
  * |a*b| <= 2^14, a pair <= 2^15, a sum over n <= 4096 terms < 2^31). About
  * 50 M instructions for n = 512. Without SSE2 the same blocking in plain C.
+ *
+ * For an int8 product (the default) each pair of rows is computed into two
+ * int32 scratch rows and requantized on this CPU with the device's rule
+ * (sims/matmul/result.h): about 3 M instructions more at n = 512.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +24,8 @@
 
 size_t matmul_guest_sw_work_bytes(uint32_t n)
 {
-    return (size_t)n * n * sizeof(int16_t) + 2 * (size_t)n * sizeof(int16_t);
+    return (size_t)n * n * sizeof(int16_t) + 2 * (size_t)n * sizeof(int16_t) +
+           2 * (size_t)n * sizeof(int32_t);
 }
 
 /* bt[j * n + k] = b[k * n + j], widened. */
@@ -86,21 +91,27 @@ static void block_2x4(uint32_t n, const int16_t *x0, const int16_t *x1, const in
 }
 #endif
 
-void matmul_guest_sw_multiply(uint32_t n, const int8_t *a, const int8_t *b, int32_t *c,
-                              void *work)
+void matmul_guest_sw_multiply(uint32_t n, const int8_t *a, const int8_t *b,
+                              matmul_result result, void *c, void *work)
 {
-    /* work: bt (n*n int16), then two widened rows of A; 16-byte aligned as
-     * long as work is (malloc) and n is a multiple of 8. */
+    /* work: bt (n*n int16), two widened rows of A, two int32 scratch rows
+     * (int8 products); 16-byte aligned as long as work is (malloc) and n is
+     * a multiple of 8. */
     int16_t *bt = work, *x0 = bt + (size_t)n * n, *x1 = x0 + n;
+    int32_t *scratch = (int32_t *)(x1 + n);
+    bool i32 = result == MATMUL_RESULT_I32;
     transpose_widen(n, b, bt);
     for (size_t i = 0; i < n; i += 2) {
         for (size_t k = 0; k < n; k++) {
             x0[k] = a[i * n + k];
             x1[k] = a[(i + 1) * n + k];
         }
-        int32_t *c0 = c + i * n, *c1 = c0 + n;
+        int32_t *c0 = i32 ? (int32_t *)c + i * n : scratch, *c1 = c0 + n;
         for (size_t j = 0; j < n; j += 4) {
             block_2x4(n, x0, x1, bt, j, c0, c1);
+        }
+        if (!i32) {
+            matmul_requantize_all(scratch, (int8_t *)c + i * n, 2 * (size_t)n);
         }
     }
 }
@@ -118,7 +129,7 @@ static int sw_open(matmul_guest *d)
 static int sw_submit(matmul_guest *d, matmul_slot *s, const int8_t *a, const int8_t *b)
 {
     s->t.submit_ns = mortar_guest_now_ns();
-    matmul_guest_sw_multiply(s->n, a, b, s->c, d->work);
+    matmul_guest_sw_multiply(s->n, a, b, d->o.result, s->c, d->work);
     s->t.done_ns = mortar_guest_now_ns();
     s->t.dev_compute_ps = (s->t.done_ns - s->t.submit_ns) * 1000;
     s->done = true;

@@ -56,6 +56,7 @@ void matmul_wire_req_encode(const matmul_wire_req *r, uint8_t out[MATMUL_WIRE_RE
     put16(out + 6, r->type);
     put64(out + 8, r->req_id);
     put32(out + 16, r->n);
+    put32(out + 20, r->result);
     put64(out + 24, r->payload_bytes);
 }
 
@@ -67,6 +68,7 @@ void matmul_wire_rsp_encode(const matmul_wire_rsp *r, uint8_t out[MATMUL_WIRE_RS
     put16(out + 6, r->status);
     put64(out + 8, r->req_id);
     put32(out + 16, r->n);
+    put32(out + 20, r->result);
     put64(out + 24, r->payload_bytes);
     put64(out + 32, r->service_ns);
 }
@@ -79,6 +81,7 @@ int matmul_wire_req_decode(const uint8_t in[MATMUL_WIRE_REQ_BYTES], matmul_wire_
     *r = (matmul_wire_req){.type = get16(in + 6),
                            .req_id = get64(in + 8),
                            .n = get32(in + 16),
+                           .result = get32(in + 20),
                            .payload_bytes = get64(in + 24)};
     return 0;
 }
@@ -91,6 +94,7 @@ int matmul_wire_rsp_decode(const uint8_t in[MATMUL_WIRE_RSP_BYTES], matmul_wire_
     *r = (matmul_wire_rsp){.status = get16(in + 6),
                            .req_id = get64(in + 8),
                            .n = get32(in + 16),
+                           .result = get32(in + 20),
                            .payload_bytes = get64(in + 24),
                            .service_ns = get64(in + 32)};
     return 0;

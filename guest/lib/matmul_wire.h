@@ -6,26 +6,27 @@
  * Request: a 32-byte header, then the payload.
  *
  *   0  4  magic "MMRQ"
- *   4  2  version (1)
+ *   4  2  version (2)
  *   6  2  type: 1 MULTIPLY (payload: A then B, n*n int8 each, row-major)
  *               2 STATS    (no payload: the server prints its per-request
  *                           lines now and answers with an empty response)
  *   8  8  request id (echoed)
  *  16  4  n (a multiple of 128; the server says which it supports)
- *  20  4  reserved (0)
+ *  20  4  result format the client expects: 0 int8 (the product
+ *         requantized, sims/matmul/result.h), 1 int32 (MULTIPLY; 0 for STATS)
  *  24  8  payload bytes (2*n*n for MULTIPLY, 0 for STATS)
  *
  * Response: a 40-byte header, then the payload.
  *
  *   0  4  magic "MMRS"
- *   4  2  version (1)
- *   6  2  status: 0 OK, 1 BAD_REQUEST (n not supported), 2 FAILED (the
- *         backend reported an error)
+ *   4  2  version (2)
+ *   6  2  status: 0 OK, 1 BAD_REQUEST (n or result format not the
+ *         server's), 2 FAILED (the backend reported an error)
  *   8  8  request id
  *  16  4  n
- *  20  4  reserved (0)
- *  24  8  payload bytes (4*n*n for an OK MULTIPLY: C, n*n int32,
- *         row-major; else 0)
+ *  20  4  result format of the payload (as in the request)
+ *  24  8  payload bytes (for an OK MULTIPLY: C, n*n elements row-major,
+ *         n*n bytes as int8 or 4*n*n as int32; else 0)
  *  32  8  service_ns: the server's effective service time of the request
  *         (driver handed it to the backend until it saw it done; 0 if none)
  *
@@ -37,7 +38,7 @@
 
 #include <stdint.h>
 
-#define MATMUL_WIRE_VERSION   1u
+#define MATMUL_WIRE_VERSION   2u
 #define MATMUL_WIRE_REQ_BYTES 32u
 #define MATMUL_WIRE_RSP_BYTES 40u
 
@@ -52,10 +53,13 @@ enum {
     MATMUL_WIRE_FAILED = 2,
 };
 
+/* The result format fields hold matmul_result values (sims/matmul/result.h):
+ * MATMUL_RESULT_I8 0, MATMUL_RESULT_I32 1. */
 typedef struct matmul_wire_req {
     uint16_t type;
     uint64_t req_id;
     uint32_t n;
+    uint32_t result;
     uint64_t payload_bytes;
 } matmul_wire_req;
 
@@ -63,6 +67,7 @@ typedef struct matmul_wire_rsp {
     uint16_t status;
     uint64_t req_id;
     uint32_t n;
+    uint32_t result;
     uint64_t payload_bytes;
     uint64_t service_ns;
 } matmul_wire_rsp;

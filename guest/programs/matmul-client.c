@@ -4,7 +4,8 @@
  *
  *   mortar-matmul-client --server IP --port P [--requests 60] [--warmup 3]
  *                        [--inflight N] [--seed 1] [--n 512]
- *                        [--reference FILE] [--stats] [--connect-timeout S]
+ *                        [--result int8|int32] [--reference FILE] [--stats]
+ *                        [--connect-timeout S]
  *
  * Sends warmup + requests requests (ids 0, 1, ...; the first `warmup` are
  * not measured) to mortar-matmul-server, N at a time over N connections
@@ -13,6 +14,10 @@
  * this program, see tools/matmul-reference.c): request i's operands come
  * from (seed, i) alone, so the client generates them here and compares the
  * hash of the received C with the expected one (request 0: every element).
+ * The product comes back in the --result format (default int8: the int32
+ * accumulators requantized, as the accelerator returns them, n*n bytes;
+ * int32: 4*n*n bytes); the request says which, and the server must serve
+ * the same (it answers BAD_REQUEST otherwise).
  * Operands are generated before the first request; with one request in
  * flight a product is checked as soon as it has arrived (after its latency
  * was taken), with several they are kept and checked at the end, so that
@@ -61,7 +66,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: %s --server IP --port P [--requests 60] [--warmup 3] [--inflight N]\n"
-            "           [--seed 1] [--n 512] [--reference FILE] [--stats]\n"
+            "           [--seed 1] [--n 512] [--result int8|int32] [--reference FILE]\n"
+            "           [--stats]\n"
             "           [--connect-timeout SECONDS] [--timeout SECONDS]\n",
             prog);
 }
@@ -72,6 +78,7 @@ typedef struct options {
     unsigned requests, warmup, inflight;
     uint64_t seed;
     uint32_t n;
+    matmul_result result;
     const char *reference;
     bool stats;
     unsigned connect_timeout_s;
@@ -116,6 +123,11 @@ static void parse_options(int argc, char **argv, options *o)
             o->seed = cli_parse_u64(a, v, 0, UINT64_MAX);
         } else if (!strcmp(a, "--n")) {
             o->n = (uint32_t)cli_parse_u64(a, v, 128, 4096);
+        } else if (!strcmp(a, "--result")) {
+            if (!matmul_result_parse(v, &o->result)) {
+                cli_warn("--result wants int8 or int32, not '%s'", v);
+                exit(2);
+            }
         } else if (!strcmp(a, "--reference")) {
             o->reference = v;
         } else if (!strcmp(a, "--connect-timeout")) {
@@ -142,7 +154,7 @@ typedef struct request {
     int conn;
     int state;    /* 0 not sent, 1 sent, 2 answered */
     int verified; /* -1 not yet checked */
-    int32_t *c;   /* kept for a later check (several in flight) */
+    void *c;      /* kept for a later check (several in flight) */
 } request;
 
 typedef struct conn {
@@ -154,7 +166,7 @@ typedef struct conn {
     uint8_t rhdr[MATMUL_WIRE_RSP_BYTES];
     size_t got; /* bytes of the reply received (header + payload) */
     matmul_wire_rsp rsp;
-    int32_t *cbuf; /* receives the product */
+    void *cbuf; /* receives the product */
 } conn;
 
 typedef struct client {
@@ -162,6 +174,7 @@ typedef struct client {
     matmul_expected ref;
     unsigned total;
     size_t nn;
+    size_t c_bytes;   /* a product in the --result format */
     int8_t *operands; /* total x (A, B) */
     request *req;
     conn conns[MAX_INFLIGHT];
@@ -199,11 +212,11 @@ static int connect_one(const options *o)
     }
 }
 
-static void verify(client *cl, unsigned i, const int32_t *c)
+static void verify(client *cl, unsigned i, const void *c)
 {
     char why[256];
     request *r = &cl->req[i];
-    r->verified = matmul_expected_check(&cl->ref, i, c, why, sizeof why);
+    r->verified = matmul_expected_check(&cl->ref, i, cl->o->result, c, why, sizeof why);
     if (!r->verified) {
         cl->wrong++;
         fflush(stdout);
@@ -218,6 +231,7 @@ static void start_request(client *cl, conn *c)
     matmul_wire_req req = {.type = MATMUL_WIRE_MULTIPLY,
                            .req_id = i,
                            .n = cl->o->n,
+                           .result = cl->o->result,
                            .payload_bytes = 2 * cl->nn};
     matmul_wire_req_encode(&req, c->hdr);
     c->req = (int)i;
@@ -274,7 +288,7 @@ static void answered(client *cl, conn *c)
     } else if (cl->o->inflight == 1) {
         verify(cl, i, c->cbuf);
     } else {
-        memcpy(r->c, c->cbuf, cl->nn * sizeof(int32_t));
+        memcpy(r->c, c->cbuf, cl->c_bytes);
     }
 }
 
@@ -314,11 +328,14 @@ static void conn_recv(client *cl, conn *c)
             if (matmul_wire_rsp_decode(c->rhdr, &c->rsp) != 0) {
                 cli_die("connection %d: not a matmul reply (magic or version)", c->id);
             }
-            uint64_t want = c->rsp.status == MATMUL_WIRE_OK ? 4 * cl->nn : 0;
-            if (c->rsp.req_id != (uint64_t)c->req || c->rsp.payload_bytes != want) {
+            uint64_t want = c->rsp.status == MATMUL_WIRE_OK ? cl->c_bytes : 0;
+            if (c->rsp.req_id != (uint64_t)c->req || c->rsp.payload_bytes != want ||
+                (want && c->rsp.result != (uint32_t)cl->o->result)) {
                 cli_die("connection %d: reply for request %" PRIu64 " with %" PRIu64
-                        " bytes; expected request %d with %" PRIu64,
-                        c->id, c->rsp.req_id, c->rsp.payload_bytes, c->req, want);
+                        " bytes (result format %u); expected request %d with %" PRIu64
+                        " (%s)",
+                        c->id, c->rsp.req_id, c->rsp.payload_bytes, c->rsp.result, c->req,
+                        want, matmul_result_name(cl->o->result));
             }
         }
         if (c->got >= sizeof c->rhdr && c->got == sizeof c->rhdr + c->rsp.payload_bytes) {
@@ -396,6 +413,7 @@ int main(int argc, char **argv)
     options o;
     parse_options(argc, argv, &o);
     client cl = {.o = &o, .total = o.warmup + o.requests, .nn = (size_t)o.n * o.n};
+    cl.c_bytes = cl.nn * matmul_result_bytes(o.result);
     char path[4096], err[512];
     const char *ref_path =
         o.reference ? o.reference : matmul_expected_default_path(path, sizeof path);
@@ -418,7 +436,7 @@ int main(int argc, char **argv)
         int8_t *a = cl.operands + (size_t)i * 2 * cl.nn;
         matmul_operands(o.seed, i, o.n, a, a + cl.nn);
         cl.req[i].verified = -1;
-        if (o.inflight > 1 && !(cl.req[i].c = malloc(cl.nn * sizeof(int32_t)))) {
+        if (o.inflight > 1 && !(cl.req[i].c = malloc(cl.c_bytes))) {
             cli_die("out of memory to keep %u products (use --inflight 1)", cl.total);
         }
     }
@@ -433,11 +451,11 @@ int main(int argc, char **argv)
         c->fd = connect_one(&o);
         c->id = (int)k;
         c->req = -1;
-        c->cbuf = malloc(cl.nn * sizeof(int32_t));
+        c->cbuf = malloc(cl.c_bytes);
         if (!c->cbuf) {
             cli_die("out of memory");
         }
-        memset(c->cbuf, 0, cl.nn * sizeof(int32_t)); /* fault the pages in now */
+        memset(c->cbuf, 0, cl.c_bytes); /* fault the pages in now */
     }
 
     struct pollfd fds[MAX_INFLIGHT];

@@ -11,6 +11,11 @@
  * its register-copy variant, driven from user space, and the software
  * baseline. The wire format is in guest/lib/matmul_wire.h.
  *
+ * --result int8|int32 (default int8): the format the products are returned
+ * in, which the driver programs into the device (the software baseline
+ * requantizes on this CPU). A request asking for the other format is
+ * answered BAD_REQUEST.
+ *
  * One thread, one poll() loop over the listening socket and the
  * connections. Requests from all connections queue in arrival order; design
  * b keeps up to --inflight of them in its descriptor ring at once, the
@@ -74,8 +79,10 @@ static void usage(FILE *out)
         out,
         "usage: %s --backend a|b|regcopy|software --port P [--requests N]\n"
         "           [--inflight N] [--n N] [--irq] [--copy-bytes 1|2|4|8]\n"
+        "           [--result int8|int32]\n"
         "       %s --backend a|b|regcopy|software --selftest K [--seed S]\n"
-        "           [--inflight N] [--n N] [--irq] [--copy-bytes B] [--reference FILE]\n",
+        "           [--inflight N] [--n N] [--irq] [--copy-bytes B] [--reference FILE]\n"
+        "           [--result int8|int32]\n",
         prog, prog);
 }
 
@@ -155,7 +162,7 @@ static void print_record(const record *r)
 }
 
 /* Prints the records not printed yet, then a summary over all of them. */
-static void print_stats(matmul_backend backend, const char *tail)
+static void print_stats(matmul_backend backend, matmul_result result, const char *tail)
 {
     for (; recs.printed < recs.count; recs.printed++) {
         print_record(&recs.r[recs.printed]);
@@ -179,8 +186,9 @@ static void print_stats(matmul_backend backend, const char *tail)
         queued += r->t.queued_behind > 0;
         verified += r->verified == 1;
     }
-    printf("backend=%s requests=%zu failed=%zu queued=%zu", matmul_backend_name(backend),
-           recs.count, recs.count - ok, queued);
+    printf("backend=%s result=%s requests=%zu failed=%zu queued=%zu",
+           matmul_backend_name(backend), matmul_result_name(result), recs.count,
+           recs.count - ok, queued);
     if (ok) {
         printf(" service_mean_ns=%" PRIu64, sum / ok);
         printf(" service_median_ns=%" PRIu64, median(svc, ok));
@@ -254,6 +262,11 @@ static void parse_options(int argc, char **argv, options *o)
             o->drv.copy_bytes = (uint32_t)cli_parse_u64(a, v, 1, 8);
         } else if (!strcmp(a, "--reference")) {
             o->reference = v;
+        } else if (!strcmp(a, "--result")) {
+            if (!matmul_result_parse(v, &o->drv.result)) {
+                cli_warn("--result wants int8 or int32, not '%s'", v);
+                exit(2);
+            }
         } else {
             usage(stderr);
             exit(2);
@@ -286,15 +299,16 @@ static int run_selftest(matmul_guest *d, const options *o)
     /* All operands first, so that the timing shows the backend only. */
     unsigned k = o->selftest, cap = matmul_guest_capacity(d);
     size_t nn = (size_t)n * n;
+    matmul_result result = o->drv.result;
     int8_t **ab = calloc(k, sizeof *ab);
-    int32_t **c = calloc(k, sizeof *c);
+    void **c = calloc(k, sizeof *c);
     int *slot = calloc(k, sizeof *slot);
     if (!ab || !c || !slot) {
         cli_die("out of memory");
     }
     for (unsigned i = 0; i < k; i++) {
         ab[i] = malloc(2 * nn);
-        c[i] = calloc(nn, sizeof **c);
+        c[i] = calloc(nn, matmul_result_bytes(result));
         if (!ab[i] || !c[i]) {
             cli_die("out of memory for %u requests of n = %u", k, n);
         }
@@ -337,13 +351,14 @@ static int run_selftest(matmul_guest *d, const options *o)
     /* Checked at the end: a check never delays seeing a request done. */
     for (unsigned i = 0; i < k; i++) {
         char why[256];
-        recs.r[i].verified = matmul_expected_check(&ref, i, c[i], why, sizeof why);
+        recs.r[i].verified =
+            matmul_expected_check(&ref, i, result, c[i], why, sizeof why);
         if (!recs.r[i].verified) {
             cli_warn("WRONG PRODUCT: %s", why);
             wrong++;
         }
     }
-    print_stats(o->backend, wrong ? " selftest_ok=0" : " selftest_ok=1");
+    print_stats(o->backend, result, wrong ? " selftest_ok=0" : " selftest_ok=1");
     for (unsigned i = 0; i < k; i++) {
         free(ab[i]);
         free(c[i]);
@@ -366,8 +381,9 @@ typedef struct job {
     uint16_t type;
     uint64_t req_id;
     uint32_t n, buf_n; /* buf_n: the size the buffers hold */
+    uint32_t result;   /* the format the request asks for */
     int8_t *ab;        /* A then B, as received */
-    int32_t *cbuf;     /* the product */
+    void *cbuf;        /* the product, in the server's --result format */
     int slot;
     uint64_t rx_first_ns, rx_done_ns; /* first and last byte of the request */
     size_t rec;                       /* its record, SIZE_MAX: none yet */
@@ -442,7 +458,8 @@ static job *job_get(server *s, conn *c, uint32_t n)
     if (!j) {
         size_t nn = (size_t)n * n;
         j = calloc(1, sizeof *j);
-        if (!j || !(j->ab = malloc(2 * nn)) || !(j->cbuf = malloc(nn * 4))) {
+        if (!j || !(j->ab = malloc(2 * nn)) ||
+            !(j->cbuf = malloc(nn * matmul_result_bytes(s->o->drv.result)))) {
             cli_die("out of memory for a request of n = %u", n);
         }
         j->buf_n = n;
@@ -558,11 +575,14 @@ static void reply(server *s, job *j, uint16_t status, uint64_t service_ns)
 {
     conn *c = j->c;
     bool with_c = status == MATMUL_WIRE_OK && j->type == MATMUL_WIRE_MULTIPLY;
-    matmul_wire_rsp rsp = {.status = status,
-                           .req_id = j->req_id,
-                           .n = j->n,
-                           .payload_bytes = with_c ? (uint64_t)j->n * j->n * 4 : 0,
-                           .service_ns = service_ns};
+    matmul_result result = s->o->drv.result;
+    matmul_wire_rsp rsp = {
+        .status = status,
+        .req_id = j->req_id,
+        .n = j->n,
+        .result = with_c ? (uint32_t)result : j->result,
+        .payload_bytes = with_c ? (uint64_t)j->n * j->n * matmul_result_bytes(result) : 0,
+        .service_ns = service_ns};
     matmul_wire_rsp_encode(&rsp, j->hdr);
     j->sent = 0;
     j->total = sizeof j->hdr + rsp.payload_bytes;
@@ -599,8 +619,13 @@ static void request_received(server *s, job *j)
         mortar_guest_mark(MORTAR_MARK_REQUEST_RECEIVED, j->req_id);
     }
     if (j->type == MATMUL_WIRE_STATS) {
-        print_stats(s->o->backend, NULL);
+        print_stats(s->o->backend, s->o->drv.result, NULL);
         reply(s, j, MATMUL_WIRE_OK, 0);
+    } else if (j->result != (uint32_t)s->o->drv.result) {
+        cli_warn("request %" PRIu64 ": asks for result format %u; this server returns %s "
+                 "(--result)",
+                 j->req_id, j->result, matmul_result_name(s->o->drv.result));
+        reply(s, j, MATMUL_WIRE_BAD_REQUEST, 0);
     } else if (!supported(s, j->n)) {
         cli_warn("request %" PRIu64 ": n = %u is not supported (max %u%s)", j->req_id,
                  j->n, s->max_n,
@@ -635,6 +660,7 @@ static void header_received(server *s, conn *c)
     j->type = req.type;
     j->req_id = req.req_id;
     j->n = req.n;
+    j->result = req.result;
     if (want == 0) {
         request_received(s, j);
     } else {
@@ -883,8 +909,9 @@ static int serve(matmul_guest *d, const options *o)
     struct sigaction sa = {.sa_handler = on_signal};
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    printf("listening port=%d backend=%s inflight=%u max_n=%u\n", o->port,
-           matmul_backend_name(o->backend), matmul_guest_capacity(d), s.max_n);
+    printf("listening port=%d backend=%s inflight=%u max_n=%u result=%s\n", o->port,
+           matmul_backend_name(o->backend), matmul_guest_capacity(d), s.max_n,
+           matmul_result_name(o->drv.result));
     fflush(stdout);
 
     struct pollfd fds[MAX_CONNS + 1];
@@ -943,7 +970,7 @@ static int serve(matmul_guest *d, const options *o)
         }
     }
     read_pending_timing(&s);
-    print_stats(o->backend, NULL);
+    print_stats(o->backend, o->drv.result, NULL);
     close(s.listen_fd);
     linger_conns(&s);
     return 0;

@@ -14,6 +14,7 @@
 #include "sims/matmul/drivers_hoststub.h"
 #include "sims/matmul/matmul.h"
 #include "sims/matmul/reference.h"
+#include "sims/matmul/result.h"
 
 #define ALONE_LATENCY_PS  1
 #define ALONE_POLL_GAP_PS MORTAR_NS(100)
@@ -97,7 +98,9 @@ void matmul_bench_close(matmul_bench *b)
 
 typedef struct operands {
     int8_t *a, *b;
-    int32_t *c, *ref;
+    void *c;      /* the device's product, in the driver's format */
+    int32_t *ref; /* the reference product (int32) */
+    int8_t *ref8; /* ... requantized */
 } operands;
 
 static void free_operands(operands *o)
@@ -106,6 +109,7 @@ static void free_operands(operands *o)
     free(o->b);
     free(o->c);
     free(o->ref);
+    free(o->ref8);
 }
 
 static int make_operands(operands *o, uint32_t n, uint64_t seed)
@@ -113,9 +117,10 @@ static int make_operands(operands *o, uint32_t n, uint64_t seed)
     size_t nn = (size_t)n * n;
     o->a = malloc(nn);
     o->b = malloc(nn);
-    o->c = calloc(nn, sizeof *o->c);
+    o->c = calloc(nn, sizeof(int32_t));
     o->ref = malloc(nn * sizeof *o->ref);
-    if (!o->a || !o->b || !o->c || !o->ref)
+    o->ref8 = malloc(nn);
+    if (!o->a || !o->b || !o->c || !o->ref || !o->ref8)
         return MORTAR_ENOMEM;
     matmul_ref_fill(o->a, nn, seed);
     matmul_ref_fill(o->b, nn, seed + 1);
@@ -126,24 +131,29 @@ int matmul_bench_check(matmul_drv *d, uint32_t n, uint64_t seed, matmul_drv_resu
                        bool *ok)
 {
     operands o = {0};
+    size_t nn = (size_t)n * n;
     *ok = false;
     int rc = make_operands(&o, n, seed);
     if (!rc)
         rc = matmul_drv_run(d, o.a, o.b, o.c, n, r);
     if (!rc) {
         matmul_ref_multiply(n, o.a, o.b, o.ref);
-        *ok = matmul_ref_compare(o.c, o.ref, (size_t)n * n) < 0;
+        matmul_requantize_all(o.ref, o.ref8, nn);
+        const void *want =
+            d->o.result == MATMUL_RESULT_I32 ? (const void *)o.ref : o.ref8;
+        *ok = matmul_ref_compare(o.c, want, nn, matmul_result_bytes(d->o.result)) < 0;
     }
     free_operands(&o);
     return rc;
 }
 
 /* Runs the request on an open bench and fills `out`. */
-static int alone_request(matmul_bench *b, uint32_t n, uint64_t seed,
+static int alone_request(matmul_bench *b, uint32_t n, uint64_t seed, matmul_result result,
                          matmul_alone_result *out, char *err, size_t err_size)
 {
     matmul_drv d;
-    matmul_drv_opts opts = {.poll_gap_ps = ALONE_POLL_GAP_PS, .ring_entries = 2};
+    matmul_drv_opts opts = {
+        .poll_gap_ps = ALONE_POLL_GAP_PS, .ring_entries = 2, .result = result};
     matmul_drv_result r;
     int rc = matmul_drv_open(&d, b->h, n, &opts);
     if (!rc)
@@ -161,7 +171,8 @@ static int alone_request(matmul_bench *b, uint32_t n, uint64_t seed,
 }
 
 int matmul_alone_run(const char *design, double speed, uint32_t n, uint64_t seed,
-                     matmul_alone_result *out, char *err, size_t err_size)
+                     matmul_result result, matmul_alone_result *out, char *err,
+                     size_t err_size)
 {
     char params[160];
     snprintf(params, sizeof params, "{\"design\": \"%s\", \"speed\": %.17g, \"n\": %u}",
@@ -174,7 +185,7 @@ int matmul_alone_run(const char *design, double speed, uint32_t n, uint64_t seed
         matmul_bench_open(&b, params, ALONE_LATENCY_PS, host_mem, NULL, err, err_size);
     if (rc)
         return rc;
-    rc = alone_request(&b, n, seed, out, err, err_size);
+    rc = alone_request(&b, n, seed, result, out, err, err_size);
     matmul_bench_close(&b);
     return rc;
 }

@@ -6,7 +6,8 @@
  * The alone benchmark runs one full request with the design's driver on a
  * link of 1 ps latency and no bandwidth limit (a zero-latency bench), checks
  * the product against the reference multiply, and reports the device's
- * compute time for the request (design A: 64 x 30 us = 1920 us at 1x).
+ * compute time for the request (design A: 64 x 30 us = 1920 us at 1x),
+ * whichever result format the driver asks for (int8 by default).
  */
 #ifndef MORTAR_MATMUL_BENCH_H
 #define MORTAR_MATMUL_BENCH_H
@@ -18,6 +19,7 @@
 #include "mortar/runtime.h"
 #include "sims/hoststub/hoststub.h"
 #include "sims/matmul/drivers_hoststub.h"
+#include "sims/matmul/result.h"
 
 typedef struct matmul_bench {
     mortar_loop *loop; /* owns both components */
@@ -41,8 +43,8 @@ void matmul_bench_close(matmul_bench *b);
 /*
  * Runs one request through the open driver `d` with n x n operands from
  * `seed` (A from seed, B from seed + 1) and compares the product with the
- * reference multiply: *ok is true when they are bit-exact. Returns the
- * driver's result code.
+ * reference multiply, requantized when the driver asks for int8: *ok is
+ * true when they are bit-exact. Returns the driver's result code.
  */
 int matmul_bench_check(matmul_drv *d, uint32_t n, uint64_t seed, matmul_drv_result *r,
                        bool *ok);
@@ -58,10 +60,12 @@ typedef struct matmul_alone_result {
 
 /*
  * Runs the alone benchmark for `design` ("a", "b", "regcopy") at `speed`
- * with n x n operands from `seed`. Returns 0 when the request ran (check
- * out->product_ok), or a MORTAR_E code with the reason in `err`.
+ * with n x n operands from `seed`, the driver asking for the product in
+ * format `result`. Returns 0 when the request ran (check out->product_ok),
+ * or a MORTAR_E code with the reason in `err`.
  */
 int matmul_alone_run(const char *design, double speed, uint32_t n, uint64_t seed,
-                     matmul_alone_result *out, char *err, size_t err_size);
+                     matmul_result result, matmul_alone_result *out, char *err,
+                     size_t err_size);
 
 #endif

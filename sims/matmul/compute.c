@@ -7,13 +7,18 @@
  * is exact integer picoseconds: cycles * 1e12 / (clock_mhz * speed_ppm),
  * rounded to the nearest ps (12000 cycles at 400 MHz, 1x: 30,000,000 ps).
  * The arithmetic is real and happens when the step starts; the step ends on
- * a timer, when the interface may use the accumulator.
+ * a timer, when the interface may use the accumulator. After the last step
+ * of an output tile the interface takes the tile in the format its driver
+ * chose: the int32 accumulator itself, or the accumulator requantized to
+ * int8 (sims/matmul/result.h) into the unit's output buffer. Requantizing
+ * is part of the step's pipeline and costs no extra time.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "mortar/error.h"
 #include "sims/matmul/matmul_internal.h"
+#include "sims/matmul/result.h"
 
 uint64_t matmul_step_ps(uint64_t cycles, uint64_t clock_mhz, uint64_t speed_ppm)
 {
@@ -30,13 +35,16 @@ int matmul_unit_init(matmul_unit *u, uint64_t step_ps)
     memset(u, 0, sizeof *u);
     u->step_ps = step_ps;
     u->acc = calloc(MATMUL_TILE * MATMUL_TILE, sizeof *u->acc);
-    return u->acc ? MORTAR_OK : MORTAR_ENOMEM;
+    u->out8 = calloc(MATMUL_TILE * MATMUL_TILE, sizeof *u->out8);
+    return u->acc && u->out8 ? MORTAR_OK : MORTAR_ENOMEM;
 }
 
 void matmul_unit_free(matmul_unit *u)
 {
     free(u->acc);
+    free(u->out8);
     u->acc = NULL;
+    u->out8 = NULL;
 }
 
 void matmul_unit_mac(int32_t *acc, const int8_t *a, size_t lda, const int8_t *b,
@@ -61,14 +69,27 @@ void matmul_compute_start(matmul *m, uint64_t req, uint32_t step, bool clear,
     if (clear)
         memset(u->acc, 0, MATMUL_TILE * MATMUL_TILE * sizeof *u->acc);
     matmul_unit_mac(u->acc, a, lda, b, ldb);
-    if (m->p.corrupt)
-        u->acc[0] += 1; /* a broken unit, for the tests that wrong products fail */
     u->busy = true;
     u->req_id = req;
     u->step = step;
     u->started_ps = matmul_now(m);
     u->timer_id = mortar_timer_set(m->self, u->started_ps + u->step_ps, cookie);
     matmul_trace(m, m->tk.compute_start, req, step, u->step_ps);
+}
+
+const void *matmul_unit_result(matmul *m, bool i32, uint32_t *size_bytes)
+{
+    matmul_unit *u = &m->unit;
+    *size_bytes = matmul_result_tile_bytes(i32);
+    if (i32) {
+        if (m->p.corrupt)
+            u->acc[0] ^= 1; /* a broken unit, for the tests that wrong products fail */
+        return u->acc;
+    }
+    matmul_requantize_all(u->acc, u->out8, MATMUL_TILE * MATMUL_TILE);
+    if (m->p.corrupt)
+        u->out8[0] ^= 1;
+    return u->out8;
 }
 
 void matmul_compute_end(matmul *m)

@@ -118,6 +118,17 @@ static int device_error(matmul_drv *d, matmul_drv_result *r)
     return fail(d, MORTAR_EPROTO, "the device reported error %u", r->error);
 }
 
+static bool result_i32(const matmul_drv *d)
+{
+    return d->o.result == MATMUL_RESULT_I32;
+}
+
+/* Bytes per element of the product. */
+static uint32_t result_bytes(const matmul_drv *d)
+{
+    return matmul_result_bytes(d->o.result);
+}
+
 /* ---- design A ------------------------------------------------------------------ */
 
 static int open_a(matmul_drv *d)
@@ -125,15 +136,17 @@ static int open_a(matmul_drv *d)
     uint64_t nn = (uint64_t)d->n * d->n;
     d->a_buf = matmul_drv_alloc(d, nn);
     d->b_buf = matmul_drv_alloc(d, nn);
-    d->c_buf = matmul_drv_alloc(d, nn * 4);
+    d->c_buf = matmul_drv_alloc(d, nn * result_bytes(d));
     if (!d->a_buf || !d->b_buf || !d->c_buf)
         return fail(d, MORTAR_ENOMEM, "host memory too small for n = %u", d->n);
     return MORTAR_OK;
 }
 
-static uint32_t step_ctrl(uint32_t step, uint32_t tiles)
+static uint32_t step_ctrl(const matmul_drv *d, uint32_t step, uint32_t tiles)
 {
     uint32_t k = step % tiles, steps = tiles * tiles * tiles, ctrl = 0;
+    if (result_i32(d))
+        ctrl |= MATMUL_STEP_RESULT_I32;
     if (k == 0)
         ctrl |= MATMUL_STEP_FIRST;
     if (k == tiles - 1)
@@ -149,14 +162,15 @@ static uint32_t step_ctrl(uint32_t step, uint32_t tiles)
 static int step_a(matmul_drv *d, uint32_t n, uint32_t step, matmul_drv_result *r)
 {
     uint32_t t = n / MATMUL_TILE, i = step / (t * t), j = step / t % t, k = step % t;
-    uint32_t ctrl = step_ctrl(step, t), st;
+    uint32_t ctrl = step_ctrl(d, step, t), st;
     reg_write(d, MATMUL_A_A_ADDR, 8,
               d->a_buf + matmul_tile_offset(n, i, k, MATMUL_TILE_I8));
     reg_write(d, MATMUL_A_B_ADDR, 8,
               d->b_buf + matmul_tile_offset(n, k, j, MATMUL_TILE_I8));
     if (ctrl & MATMUL_STEP_LAST)
         reg_write(d, MATMUL_A_C_ADDR, 8,
-                  d->c_buf + matmul_tile_offset(n, i, j, MATMUL_TILE_I32));
+                  d->c_buf + matmul_tile_offset(n, i, j,
+                                                matmul_result_tile_bytes(result_i32(d))));
     reg_write(d, MATMUL_A_STEP_CTRL, 4, ctrl);
     uint32_t back = reg_read(d, MATMUL_A_STEP_CTRL);
     int rc = host_ok(d, "reading STEP_CTRL back");
@@ -172,7 +186,7 @@ static int step_a(matmul_drv *d, uint32_t n, uint32_t step, matmul_drv_result *r
     return rc;
 }
 
-static int run_a(matmul_drv *d, const int8_t *a, const int8_t *b, int32_t *c, uint32_t n,
+static int run_a(matmul_drv *d, const int8_t *a, const int8_t *b, void *c, uint32_t n,
                  matmul_drv_result *r)
 {
     uint64_t nn = (uint64_t)n * n;
@@ -189,7 +203,8 @@ static int run_a(matmul_drv *d, const int8_t *a, const int8_t *b, int32_t *c, ui
     }
     end_result(d, r);
     read_timing(d, r);
-    matmul_untile_i32(n, hoststub_mem(d->h, d->c_buf, nn * 4), c);
+    matmul_untile(n, result_bytes(d), hoststub_mem(d->h, d->c_buf, nn * result_bytes(d)),
+                  c);
     return host_ok(d, "design A request");
 }
 
@@ -202,6 +217,7 @@ static int open_regcopy(matmul_drv *d)
     d->win_a = reg_read(d, MATMUL_R_WIN_A);
     d->win_b = reg_read(d, MATMUL_R_WIN_B);
     d->win_c = reg_read(d, MATMUL_R_WIN_C);
+    reg_write(d, MATMUL_R_CONTROL, 4, result_i32(d) ? MATMUL_R_CTRL_RESULT_I32 : 0);
     int rc = host_ok(d, "reading the window registers");
     if (!rc && dev_n != d->n)
         rc = fail(d, MORTAR_EINVAL, "the device's windows hold n = %u, not %u", dev_n,
@@ -229,7 +245,7 @@ static void copy_out(matmul_drv *d, uint64_t win, void *dst, uint64_t size)
     }
 }
 
-static int run_regcopy(matmul_drv *d, const int8_t *a, const int8_t *b, int32_t *c,
+static int run_regcopy(matmul_drv *d, const int8_t *a, const int8_t *b, void *c,
                        uint32_t n, matmul_drv_result *r)
 {
     if (n != d->n)
@@ -247,7 +263,7 @@ static int run_regcopy(matmul_drv *d, const int8_t *a, const int8_t *b, int32_t 
         rc = device_error(d, r);
     if (rc)
         return rc;
-    copy_out(d, d->win_c, c, nn * 4);
+    copy_out(d, d->win_c, c, nn * result_bytes(d));
     end_result(d, r);
     read_timing(d, r);
     return host_ok(d, "register-copy request");
@@ -267,7 +283,7 @@ static int open_b(matmul_drv *d)
     for (uint32_t i = 0; i < e; i++) {
         d->slot[i].a = matmul_drv_alloc(d, nn);
         d->slot[i].b = matmul_drv_alloc(d, nn);
-        d->slot[i].c = matmul_drv_alloc(d, nn * 4);
+        d->slot[i].c = matmul_drv_alloc(d, nn * result_bytes(d));
         d->slot[i].cpl = records + (uint64_t)i * sizeof(matmul_completion);
         if (!d->slot[i].a || !d->slot[i].b || !d->slot[i].c)
             return fail(d, MORTAR_ENOMEM, "host memory too small for %u slots of n = %u",
@@ -327,7 +343,8 @@ int matmul_drv_b_submit(matmul_drv *d, const int8_t *a, const int8_t *b, uint32_
                         .b_addr = d->slot[s].b,
                         .c_addr = d->slot[s].c,
                         .completion_addr = d->slot[s].cpl,
-                        .n = n};
+                        .n = n,
+                        .flags = result_i32(d) ? MATMUL_DESC_RESULT_I32 : 0};
     return matmul_drv_b_submit_desc(d, &desc, slot);
 }
 
@@ -356,7 +373,7 @@ static int wait_record(matmul_drv *d, uint32_t slot)
     return MORTAR_OK;
 }
 
-int matmul_drv_b_wait(matmul_drv *d, uint32_t slot, int32_t *c, matmul_drv_result *r)
+int matmul_drv_b_wait(matmul_drv *d, uint32_t slot, void *c, matmul_drv_result *r)
 {
     matmul_drv_result tmp;
     if (!r)
@@ -387,12 +404,14 @@ int matmul_drv_b_wait(matmul_drv *d, uint32_t slot, int32_t *c, matmul_drv_resul
     if (cpl.status & MATMUL_CPL_ERROR)
         return fail(d, MORTAR_EPROTO, "the device reported error %u", cpl.error);
     uint32_t n = d->slot[slot].n;
+    uint32_t elem = result_bytes(d);
     if (c)
-        matmul_untile_i32(n, hoststub_mem(d->h, d->slot[slot].c, (uint64_t)n * n * 4), c);
+        matmul_untile(n, elem,
+                      hoststub_mem(d->h, d->slot[slot].c, (uint64_t)n * n * elem), c);
     return MORTAR_OK;
 }
 
-static int run_b(matmul_drv *d, const int8_t *a, const int8_t *b, int32_t *c, uint32_t n,
+static int run_b(matmul_drv *d, const int8_t *a, const int8_t *b, void *c, uint32_t n,
                  matmul_drv_result *r)
 {
     uint32_t slot;
@@ -435,6 +454,8 @@ int matmul_drv_open(matmul_drv *d, hoststub *h, uint32_t n, const matmul_drv_opt
     d->mem_end = d->next_free + hoststub_mem_size(h);
     if (n == 0 || n % MATMUL_TILE)
         return fail(d, MORTAR_EINVAL, "n = %u is not a multiple of 128", n);
+    if (d->o.result != MATMUL_RESULT_I8 && d->o.result != MATMUL_RESULT_I32)
+        return fail(d, MORTAR_EINVAL, "unknown result format %d", (int)d->o.result);
     uint32_t id = reg_read(d, MATMUL_REG_ID);
     int rc = host_ok(d, "reading the ID register");
     if (rc)
@@ -454,8 +475,8 @@ int matmul_drv_open(matmul_drv *d, hoststub *h, uint32_t n, const matmul_drv_opt
     return fail(d, MORTAR_EPROTO, "unknown matmul design '%c'", d->code);
 }
 
-int matmul_drv_run(matmul_drv *d, const int8_t *a, const int8_t *b, int32_t *c,
-                   uint32_t n, matmul_drv_result *r)
+int matmul_drv_run(matmul_drv *d, const int8_t *a, const int8_t *b, void *c, uint32_t n,
+                   matmul_drv_result *r)
 {
     matmul_drv_result tmp;
     if (!r)

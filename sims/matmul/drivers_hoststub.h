@@ -14,7 +14,10 @@
  *
  * Matrices are row-major n x n in the caller's memory; the driver lays them
  * out in host memory as its design needs (tiled for A and B) and takes
- * buffers from host memory with a bump allocator from its start.
+ * buffers from host memory with a bump allocator from its start. The
+ * product comes back in the format the options choose (int8 by default,
+ * sims/matmul/result.h), which the driver programs into the device:
+ * STEP_CTRL.RESULT_I32 (A), the descriptor flag (B), CONTROL (regcopy).
  */
 #ifndef MORTAR_MATMUL_DRIVERS_HOSTSTUB_H
 #define MORTAR_MATMUL_DRIVERS_HOSTSTUB_H
@@ -24,6 +27,7 @@
 
 #include "sims/hoststub/hoststub.h"
 #include "sims/matmul/matmul_regs.h"
+#include "sims/matmul/result.h"
 
 typedef struct matmul_drv_opts {
     uint64_t poll_gap_ps; /* A, regcopy: pause between STATUS polls (0: back to back) */
@@ -31,6 +35,7 @@ typedef struct matmul_drv_opts {
     uint32_t ring_entries; /* B: ring size (default 8) */
     bool use_irq;          /* B: wait on MSI-X instead of polling the record */
     uint64_t timeout_ps;   /* simulated time before giving up (default 10 s) */
+    matmul_result result;  /* the product's format (default MATMUL_RESULT_I8) */
 } matmul_drv_opts;
 
 /* What one request cost and what the device reported. */
@@ -75,18 +80,19 @@ typedef struct matmul_drv {
  * (defaults). Returns 0 or a MORTAR_E code with matmul_drv_errmsg(). */
 int matmul_drv_open(matmul_drv *d, hoststub *h, uint32_t n, const matmul_drv_opts *o);
 
-/* Runs one request c = a x b (n x n, row-major) with the design's sequence.
+/* Runs one request c = a x b (n x n, row-major) with the design's sequence;
+ * c gets n x n elements in the options' result format (int8_t or int32_t).
  * `r` (may be NULL) gets the timing. Returns 0; MORTAR_EPROTO when the
  * device reported an error (r->error says which), MORTAR_ETIMEDOUT, or
  * MORTAR_EIO when the host stub failed. */
-int matmul_drv_run(matmul_drv *d, const int8_t *a, const int8_t *b, int32_t *c,
-                   uint32_t n, matmul_drv_result *r);
+int matmul_drv_run(matmul_drv *d, const int8_t *a, const int8_t *b, void *c, uint32_t n,
+                   matmul_drv_result *r);
 
 /* Design B with several requests in flight: submit queues one (ring slot in
- * *slot), wait collects it. */
+ * *slot), wait collects it (c as for matmul_drv_run, may be NULL). */
 int matmul_drv_b_submit(matmul_drv *d, const int8_t *a, const int8_t *b, uint32_t n,
                         uint32_t *slot);
-int matmul_drv_b_wait(matmul_drv *d, uint32_t slot, int32_t *c, matmul_drv_result *r);
+int matmul_drv_b_wait(matmul_drv *d, uint32_t slot, void *c, matmul_drv_result *r);
 
 /* Design B: queues a raw descriptor as given (tests of malformed input).
  * The slot's own buffers are at d->slot[*slot]. */

@@ -6,7 +6,9 @@
  * step control (posted), reads one register back, and rings the doorbell.
  * The device then fetches operand tile A by DMA, then tile B (one after the
  * other), computes for one step time, and after a step marked LAST writes
- * the 128x128 int32 result tile to C by DMA (posted), then sets DONE. The
+ * the 128x128 result tile to C by DMA (posted), then sets DONE: int8, the
+ * accumulators requantized (16 KiB), or with STEP_CTRL.RESULT_I32 the int32
+ * accumulators (64 KiB). The
  * driver polls STATUS. Tiles are contiguous in host memory (the driver lays
  * matrices out tile by tile; see matmul_regs.h).
  *
@@ -122,12 +124,17 @@ static void a_fetched(matmul *m, uint64_t gen, int status)
                     s->gen);
 }
 
+static bool result_i32(const iface_a *s)
+{
+    return s->cur.ctrl & MATMUL_STEP_RESULT_I32;
+}
+
 static bool addresses_ok(const iface_a *s)
 {
     return matmul_addr_ok(s->cur.a, MATMUL_TILE_I8) &&
            matmul_addr_ok(s->cur.b, MATMUL_TILE_I8) &&
            (!(s->cur.ctrl & MATMUL_STEP_LAST) ||
-            matmul_addr_ok(s->cur.c, MATMUL_TILE_I32));
+            matmul_addr_ok(s->cur.c, matmul_result_tile_bytes(result_i32(s))));
 }
 
 static void doorbell(matmul *m)
@@ -168,9 +175,12 @@ static void a_timer(matmul *m, uint64_t gen)
     uint64_t compute_ps = matmul_now(m) - m->unit.started_ps;
     matmul_compute_end(m);
     matmul_status_step_ended(&s->st, matmul_now(m), compute_ps);
-    if (s->cur.ctrl & MATMUL_STEP_LAST)
-        matmul_dma_write(m, s->cur.c, m->unit.acc, MATMUL_TILE_I32, s->gen, s->cur.req,
-                         result_written, s->gen);
+    if (s->cur.ctrl & MATMUL_STEP_LAST) {
+        uint32_t size;
+        const void *tile = matmul_unit_result(m, result_i32(s), &size);
+        matmul_dma_write(m, s->cur.c, tile, size, s->gen, s->cur.req, result_written,
+                         s->gen);
+    }
     s->st.flags |= MATMUL_STATUS_DONE;
     if (s->cur.ctrl & MATMUL_STEP_REQ_END)
         matmul_trace(m, m->tk.completion, s->cur.req, s->st.req_steps, s->st.req_compute);
@@ -197,7 +207,9 @@ static bool a_reg_write(matmul *m, uint32_t offset, uint32_t value)
     iface_a *s = state(m);
     switch (offset) {
     case MATMUL_A_STEP_CTRL:
-        s->step_ctrl = value & 0xf;
+        s->step_ctrl =
+            value & (MATMUL_STEP_FIRST | MATMUL_STEP_LAST | MATMUL_STEP_REQ_BEGIN |
+                     MATMUL_STEP_REQ_END | MATMUL_STEP_RESULT_I32);
         return true;
     case MATMUL_A_DOORBELL:
         doorbell(m);

@@ -8,11 +8,11 @@
  * pairs: while step k computes, the tiles of step k+1 are fetched (double
  * buffering), and a buffer pair is refilled for step k+2 as soon as step k
  * releases it. After the last step of each output tile the result tile is
- * written by DMA (posted). After the last step the completion record
- * (request id, status, timing) is written, MSI-X vector 0 is raised when
- * CONTROL.IRQ is set (reset value: the `msix` parameter) and the host
- * enabled MSI-X, HEAD advances, and the next descriptor is fetched at once
- * if TAIL != HEAD.
+ * written by DMA (posted): int8, requantized, or the int32 accumulators
+ * when the descriptor's flags carry MATMUL_DESC_RESULT_I32. After the last step the
+ * completion record (request id, status, timing) is written, MSI-X vector 0 is raised
+ * when CONTROL.IRQ is set (reset value: the `msix` parameter) and the host enabled MSI-X,
+ * HEAD advances, and the next descriptor is fetched at once if TAIL != HEAD.
  *
  * Errors: a bad TAIL or ring setting sets STATUS.ERR_RING and is ignored; a
  * descriptor with a bad n or address gets an error completion record
@@ -195,13 +195,18 @@ static void result_written(matmul *m, uint64_t gen, int status)
         fail(m, MATMUL_ERR_DMA);
 }
 
+static bool result_i32(const matmul_desc *d)
+{
+    return d->flags & MATMUL_DESC_RESULT_I32;
+}
+
 static void write_result_tile(matmul *m, uint32_t step)
 {
     iface_b *s = state(m);
-    uint32_t t = s->tiles, i = step / (t * t), j = step / t % t;
-    uint64_t addr = s->desc.c_addr + matmul_tile_offset(s->desc.n, i, j, MATMUL_TILE_I32);
-    matmul_dma_write(m, addr, m->unit.acc, MATMUL_TILE_I32, s->gen, s->desc.req_id,
-                     result_written, s->gen);
+    uint32_t t = s->tiles, i = step / (t * t), j = step / t % t, size;
+    const void *tile = matmul_unit_result(m, result_i32(&s->desc), &size);
+    uint64_t addr = s->desc.c_addr + matmul_tile_offset(s->desc.n, i, j, size);
+    matmul_dma_write(m, addr, tile, size, s->gen, s->desc.req_id, result_written, s->gen);
 }
 
 static void b_timer(matmul *m, uint64_t gen)
@@ -236,8 +241,9 @@ static uint32_t check_desc(const matmul *m, const matmul_desc *d)
     if (d->n < MATMUL_TILE || d->n % MATMUL_TILE || d->n > m->p.n)
         return MATMUL_ERR_BAD_N;
     uint64_t operand = (uint64_t)d->n * d->n;
+    uint64_t result = operand * (result_i32(d) ? 4 : 1);
     if (!matmul_addr_ok(d->a_addr, operand) || !matmul_addr_ok(d->b_addr, operand) ||
-        !matmul_addr_ok(d->c_addr, operand * 4))
+        !matmul_addr_ok(d->c_addr, result))
         return MATMUL_ERR_BAD_ADDR;
     return MATMUL_ERR_NONE;
 }

@@ -8,8 +8,11 @@
  * device computes the whole n x n product as (n/128)^3 tile steps of design
  * A's timing, in the same order as design A's driver: output tiles
  * row-major, each summed over n/128 steps. Windows are row-major (layout in
- * matmul_regs.h). A START while busy is counted and ignored; writes while
- * busy change the operands of the steps not yet started.
+ * matmul_regs.h). CONTROL.RESULT_I32, latched at START, chooses what the C
+ * window receives: the int8 product (requantized, n*n bytes, the default)
+ * or the int32 accumulators (4*n*n bytes). A START while busy is counted
+ * and ignored; writes while busy change the operands of the steps not yet
+ * started.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +21,12 @@
 #include "sims/matmul/matmul_internal.h"
 
 typedef struct iface_rc {
-    uint8_t *win; /* A, B (int8) and C (int32 LE), row-major */
+    uint8_t *win; /* A, B (int8) and C (int8, or int32 LE), row-major */
     uint64_t win_size, operand_size;
     uint32_t n, tiles; /* tiles per row */
     matmul_status_regs st;
+    uint32_t control; /* MATMUL_R_CTRL_* as written */
+    bool i32;         /* the running product's format, latched at START */
     uint32_t step, steps;
     uint32_t req;
     uint64_t gen, start_ps;
@@ -76,15 +81,18 @@ static void start_step(matmul *m)
     matmul_compute_start(m, s->req, s->step, k == 0, a, s->n, b, s->n, s->gen);
 }
 
-/* Copies the accumulator into output tile (i, j) of the C window. */
+/* Copies the finished output tile (i, j) into the C window. */
 static void store_tile(matmul *m, uint32_t i, uint32_t j)
 {
     iface_rc *s = state(m);
     uint8_t *c = s->win + matmul_window_c(s->n);
+    uint32_t size;
+    const uint8_t *tile = matmul_unit_result(m, s->i32, &size);
+    uint32_t elem = size / (MATMUL_TILE * MATMUL_TILE), row_bytes = MATMUL_TILE * elem;
     for (uint32_t r = 0; r < MATMUL_TILE; r++) {
         uint64_t row = (uint64_t)i * MATMUL_TILE + r;
-        memcpy(c + (row * s->n + (uint64_t)j * MATMUL_TILE) * 4,
-               m->unit.acc + r * MATMUL_TILE, MATMUL_TILE * 4);
+        memcpy(c + (row * s->n + (uint64_t)j * MATMUL_TILE) * elem,
+               tile + (size_t)r * row_bytes, row_bytes);
     }
 }
 
@@ -123,6 +131,7 @@ static void start(matmul *m)
         return;
     }
     s->req = s->st.req_id;
+    s->i32 = s->control & MATMUL_R_CTRL_RESULT_I32;
     s->gen++;
     s->step = 0;
     s->start_ps = matmul_now(m);
@@ -150,17 +159,25 @@ static bool rc_reg_read(matmul *m, uint32_t offset, uint32_t *value)
     case MATMUL_R_WIN_C:
         *value = (uint32_t)matmul_window_c(s->n);
         return true;
+    case MATMUL_R_CONTROL:
+        *value = s->control;
+        return true;
     }
     return matmul_status_read(&s->st, offset, value);
 }
 
 static bool rc_reg_write(matmul *m, uint32_t offset, uint32_t value)
 {
-    if (offset == MATMUL_R_START) {
+    iface_rc *s = state(m);
+    switch (offset) {
+    case MATMUL_R_START:
         start(m);
         return true;
+    case MATMUL_R_CONTROL:
+        s->control = value & MATMUL_R_CTRL_RESULT_I32;
+        return true;
     }
-    return matmul_status_write(&state(m)->st, offset, value);
+    return matmul_status_write(&s->st, offset, value);
 }
 
 /* True when [offset, offset + size) lies inside [0, limit). */

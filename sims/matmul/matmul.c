@@ -9,8 +9,10 @@
  * cycles_a (12000), cycles_b (16000), clock_mhz (400), dma_chunk (4096
  * bytes), dma_outstanding (8 reads), msix (false: design B raises MSI-X
  * vector 0 after each completion record when true), n (512, a multiple of
- * 128), corrupt (false; a test knob: every computed tile is off by one, so
- * the products are wrong). See docs/models/matmul.md.
+ * 128), corrupt (false; a test knob: the first element of every result
+ * tile is wrong, so the products are wrong). The result format (int8 or
+ * int32) is no parameter: the driver chooses it through the registers or
+ * the descriptor. See docs/models/matmul.md.
  *
  * Malformed input never crashes the model: bad offsets, sizes or BARs are
  * counted and reads return zeros; truncated messages are counted and

@@ -5,7 +5,7 @@
  *                   common registers, stats (like QEMU's edu.c realize and
  *                   mmio handlers)
  *   compute.c       the compute unit: 128x128 int8 tiles, int32 accumulator,
- *                   one timer per tile step
+ *                   one timer per tile step, int8 or int32 output tiles
  *   dma.c           the DMA engine: chunked requests, bounded reads in
  *                   flight, completions matched by id
  *   iface_a.c       design A's registers (one doorbell per tile step)
@@ -38,7 +38,7 @@ typedef struct matmul_params {
     uint64_t cycles_a, cycles_b, clock_mhz;
     uint64_t dma_chunk, dma_outstanding;
     bool msix;
-    bool corrupt; /* test knob: every computed tile is off by one */
+    bool corrupt; /* test knob: every result tile's first element is wrong */
     uint64_t n;
 } matmul_params;
 
@@ -70,6 +70,7 @@ extern const matmul_iface matmul_iface_regcopy;
 typedef struct matmul_unit {
     uint64_t step_ps;
     int32_t *acc; /* 128 x 128 */
+    int8_t *out8; /* 128 x 128: the requantized output tile */
     bool busy;
     uint64_t timer_id;
     uint64_t req_id;
@@ -92,6 +93,11 @@ void matmul_compute_start(matmul *m, uint64_t req, uint32_t step, bool clear,
                           uint64_t cookie);
 /* Ends the running step (from the interface's timer): stats and trace. */
 void matmul_compute_end(matmul *m);
+/* The output tile after the last step of its sum, row-major 128 x 128:
+ * int32 accumulators when `i32`, else requantized to int8. *size_bytes gets
+ * its size. Valid until the next step starts (the DMA engine copies what it
+ * writes). With the `corrupt` knob the first element is wrong. */
+const void *matmul_unit_result(matmul *m, bool i32, uint32_t *size_bytes);
 /* Drops the running step without finishing it. */
 void matmul_compute_abort(matmul *m);
 

@@ -12,6 +12,7 @@
 #ifndef MORTAR_MATMUL_REGS_H
 #define MORTAR_MATMUL_REGS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* ---- identity ------------------------------------------------------------ */
@@ -33,7 +34,17 @@
 
 #define MATMUL_TILE     128u                             /* tile edge */
 #define MATMUL_TILE_I8  (MATMUL_TILE * MATMUL_TILE)      /* 16 KiB operand tile */
-#define MATMUL_TILE_I32 (MATMUL_TILE * MATMUL_TILE * 4u) /* 64 KiB result tile */
+#define MATMUL_TILE_I32 (MATMUL_TILE * MATMUL_TILE * 4u) /* 64 KiB int32 result tile */
+
+/* A result tile is int8 (16 KiB, the default: requantized, see
+ * sims/matmul/result.h) or int32 (64 KiB, the raw accumulators), as the
+ * driver chooses per request: STEP_CTRL.RESULT_I32 (design A), the
+ * descriptor's MATMUL_DESC_RESULT_I32 flag (B), CONTROL.RESULT_I32
+ * (register copy). */
+static inline uint32_t matmul_result_tile_bytes(bool i32)
+{
+    return i32 ? MATMUL_TILE_I32 : MATMUL_TILE_I8;
+}
 
 #define MATMUL_BAR_REGS   0
 #define MATMUL_BAR_WINDOW 2      /* register-copy variant only */
@@ -62,7 +73,7 @@ static inline uint64_t matmul_tile_offset(uint32_t n, uint32_t r, uint32_t c,
 
 #define MATMUL_A_A_ADDR     0x010 /* RW 64-bit: operand A tile (16 KiB, contiguous) */
 #define MATMUL_A_B_ADDR     0x018 /* RW 64-bit: operand B tile */
-#define MATMUL_A_C_ADDR     0x020 /* RW 64-bit: result tile (64 KiB int32) */
+#define MATMUL_A_C_ADDR     0x020 /* RW 64-bit: result tile (16 KiB int8 / 64 KiB int32) */
 #define MATMUL_A_STEP_CTRL  0x028 /* RW: MATMUL_STEP_* */
 #define MATMUL_A_REQ_ID     0x02c /* RW: request id, recorded in the trace */
 #define MATMUL_A_DOORBELL   0x030 /* WO: any value starts the step */
@@ -80,6 +91,8 @@ static inline uint64_t matmul_tile_offset(uint32_t n, uint32_t r, uint32_t c,
     0x4                         /* first step of a request: timing registers restart     \
                                  */
 #define MATMUL_STEP_REQ_END 0x8 /* last step of a request: traced as a completion */
+#define MATMUL_STEP_RESULT_I32                                                           \
+    0x10 /* LAST steps: write the int32 accumulators, not the requantized int8 tile */
 
 /* STATUS of designs A and register-copy. DONE and ERROR are cleared by
  * writing 1s to them, and DONE also by the next doorbell. */
@@ -92,7 +105,8 @@ static inline uint64_t matmul_tile_offset(uint32_t n, uint32_t r, uint32_t c,
 
 #define MATMUL_R_WIN_A      0x010 /* RO: BAR2 offset of the A window (n*n int8) */
 #define MATMUL_R_WIN_B      0x014 /* RO: BAR2 offset of the B window (n*n int8) */
-#define MATMUL_R_WIN_C      0x018 /* RO: BAR2 offset of the C window (n*n int32) */
+#define MATMUL_R_WIN_C      0x018 /* RO: BAR2 offset of the C window (n*n int8 or int32) */
+#define MATMUL_R_CONTROL    0x028 /* RW: MATMUL_R_CTRL_*, latched by START */
 #define MATMUL_R_REQ_ID     0x02c /* same meaning as design A's */
 #define MATMUL_R_START      0x030 /* WO: any value runs the whole product */
 #define MATMUL_R_STATUS     0x034
@@ -102,8 +116,11 @@ static inline uint64_t matmul_tile_offset(uint32_t n, uint32_t r, uint32_t c,
 #define MATMUL_R_T_LAST     0x048
 #define MATMUL_R_COMPUTE    0x050
 
-/* Windows, row-major: A at 0, B at n*n, C at 2*n*n; BAR2 is the next power
- * of two above 6*n*n bytes (2 MiB for n = 512). */
+#define MATMUL_R_CTRL_RESULT_I32 0x1 /* C holds int32 accumulators, not int8 */
+
+/* Windows, row-major: A at 0, B at n*n, C at 2*n*n (room for n*n int32;
+ * an int8 product uses its first n*n bytes); BAR2 is the next power of two
+ * above 6*n*n bytes (2 MiB for n = 512). */
 static inline uint64_t matmul_window_a(uint32_t n)
 {
     return 0;
@@ -161,12 +178,14 @@ typedef struct matmul_desc {
     uint64_t req_id;          /* 0x00 echoed in the completion record */
     uint64_t a_addr;          /* 0x08 operand A, tiled int8 */
     uint64_t b_addr;          /* 0x10 operand B, tiled int8 */
-    uint64_t c_addr;          /* 0x18 result C, tiled int32 */
+    uint64_t c_addr;          /* 0x18 result C, tiled int8 (or int32, see flags) */
     uint64_t completion_addr; /* 0x20 where the completion record goes */
     uint32_t n;               /* 0x28 matrix size, a multiple of 128 */
-    uint32_t flags;           /* 0x2c reserved, 0 */
+    uint32_t flags;           /* 0x2c MATMUL_DESC_*; other bits reserved (0) */
     uint64_t reserved[2];     /* 0x30 */
 } matmul_desc;
+
+#define MATMUL_DESC_RESULT_I32 0x1 /* flags: C gets int32 accumulators, not int8 */
 
 #define MATMUL_CPL_DONE  0x1 /* status: the record is valid */
 #define MATMUL_CPL_ERROR 0x2 /* status: the request failed; see `error` */

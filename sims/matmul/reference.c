@@ -45,24 +45,27 @@ void matmul_tile_i8(uint32_t n, const int8_t *row_major, int8_t *tiled)
         }
 }
 
-void matmul_untile_i32(uint32_t n, const int32_t *tiled, int32_t *row_major)
+void matmul_untile(uint32_t n, uint32_t elem_bytes, const void *tiled, void *row_major)
 {
-    uint32_t t = n / MATMUL_TILE;
+    uint32_t t = n / MATMUL_TILE, row_bytes = MATMUL_TILE * elem_bytes;
+    uint8_t *dst = row_major;
     for (uint32_t tr = 0; tr < t; tr++)
         for (uint32_t tc = 0; tc < t; tc++) {
-            const int32_t *src =
-                tiled + matmul_tile_offset(n, tr, tc, MATMUL_TILE_I32) / 4;
+            const uint8_t *src = (const uint8_t *)tiled +
+                                 matmul_tile_offset(n, tr, tc, MATMUL_TILE * row_bytes);
             for (uint32_t r = 0; r < MATMUL_TILE; r++)
-                memcpy(row_major + ((size_t)tr * MATMUL_TILE + r) * n +
-                           (size_t)tc * MATMUL_TILE,
-                       src + r * MATMUL_TILE, MATMUL_TILE * sizeof *src);
+                memcpy(dst + (((size_t)tr * MATMUL_TILE + r) * n +
+                              (size_t)tc * MATMUL_TILE) *
+                                 elem_bytes,
+                       src + (size_t)r * row_bytes, row_bytes);
         }
 }
 
-long matmul_ref_compare(const int32_t *a, const int32_t *b, size_t count)
+long matmul_ref_compare(const void *a, const void *b, size_t count, uint32_t elem_bytes)
 {
+    const uint8_t *pa = a, *pb = b;
     for (size_t i = 0; i < count; i++)
-        if (a[i] != b[i])
+        if (memcmp(pa + i * elem_bytes, pb + i * elem_bytes, elem_bytes) != 0)
             return (long)i;
     return -1;
 }

@@ -1,8 +1,9 @@
 /*
  * reference.h - host-side helpers for the matmul model's drivers, benches
  * and tests: a fixed-seed operand generator, the straightforward reference
- * product, and conversions between row-major matrices and the tiled layout
- * designs A and B use in host memory (matmul_regs.h).
+ * product (int32; its int8 form is matmul_requantize_all() of it, the rule
+ * in result.h), and conversions between row-major matrices and the tiled
+ * layout designs A and B use in host memory (matmul_regs.h).
  */
 #ifndef MORTAR_MATMUL_REFERENCE_H
 #define MORTAR_MATMUL_REFERENCE_H
@@ -19,10 +20,12 @@ void matmul_ref_multiply(uint32_t n, const int8_t *a, const int8_t *b, int32_t *
 /* Row-major n x n int8 -> tiled (tile (r, c) at (r * n/128 + c) * 16 KiB). */
 void matmul_tile_i8(uint32_t n, const int8_t *row_major, int8_t *tiled);
 
-/* Tiled n x n int32 -> row-major. */
-void matmul_untile_i32(uint32_t n, const int32_t *tiled, int32_t *row_major);
+/* Tiled n x n matrix of `elem_bytes`-byte elements (1: int8 result, 4:
+ * int32) -> row-major. */
+void matmul_untile(uint32_t n, uint32_t elem_bytes, const void *tiled, void *row_major);
 
-/* Index of the first element where a and b differ, or -1 when equal. */
-long matmul_ref_compare(const int32_t *a, const int32_t *b, size_t count);
+/* Index of the first of `count` elements of `elem_bytes` bytes where a and
+ * b differ, or -1 when equal. */
+long matmul_ref_compare(const void *a, const void *b, size_t count, uint32_t elem_bytes);
 
 #endif

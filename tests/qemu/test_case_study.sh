@@ -3,8 +3,9 @@
 # models, a switch, the accelerator): short runs of every backend complete
 # with every product verified and are recorded in SQLite; the same spec run
 # twice, and once more with tracing, gives identical per-request latencies;
-# the traced run can be exported; a device that computes wrong products
-# fails its run.
+# the traced run can be exported; the int32 variant (result=int32: the raw
+# accumulators, replies 4 times the size) is verified too and takes longer;
+# a device that computes wrong products fails its run.
 source "$(dirname "$0")/harness.sh"
 qh_init case-study
 MORTAR=$QH_BIN/mortar
@@ -85,7 +86,25 @@ run software software.json --set requests=1 --set warmup=0 ||
     qh_fail "software failed: $(tail -n 5 "$QH_DIR/software.err")"
 expect_ok software 1
 
-# 4. A device that computes wrong products fails the run.
+# 4. The int32 variant: both programs told so, products verified, and the
+# 1 MiB replies take longer than the 256 KiB int8 ones.
+console() {
+    echo "$(sqlite3 "$DB" "select run_dir from runs where id=$1")/server.console.log"
+}
+grep -q 'listening .* result=int8' "$(console "$B1")" ||
+    qh_fail "the default run's server does not return int8 products"
+run b-int32 design-b.json --set requests=1 --set warmup=0 --set result=int32 ||
+    qh_fail "design b with result=int32 failed: $(tail -n 5 "$QH_DIR/b-int32.err")"
+expect_ok b-int32 1
+grep -q 'listening .* result=int32' "$(console "$RUN_ID")" ||
+    qh_fail "result=int32 did not reach the server"
+lat32=$(latencies "$RUN_ID" | cut -d'|' -f2)
+lat8=$(latencies "$B1" | cut -d'|' -f2 | sort -n | tail -n 1)
+[ "$lat32" -gt "$lat8" ] ||
+    qh_fail "an int32 reply ($lat32 ns) is not slower than the int8 ones (up to $lat8 ns)"
+echo "result=int32: verified, $lat32 ns (int8: up to $lat8 ns)"
+
+# 5. A device that computes wrong products fails the run.
 if run wrong design-a.json --set requests=1 --set warmup=0 --set components.3.params.corrupt=true; then
     qh_fail "a run with wrong products succeeded"
 fi

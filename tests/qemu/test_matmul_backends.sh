@@ -3,6 +3,9 @@
 # matmul model over a 1 us PCIe link: `mortar-matmul-server --selftest 2`
 # computes requests 0 and 1 of seed 1 (n = 512) and checks both products
 # against the reference computed on the build machine (matmul-expected.bin).
+# Products are int8 (requantized on the device) by default; design b and
+# the software baseline also run once with --result int32 (the raw
+# accumulators: the descriptor's flag, the CPU's int32 sums).
 #
 # For the devices it also checks the compute time the device reports, 64
 # tile steps of 12,000 (a, regcopy) or 16,000 (b) cycles at 400 MHz: 1,920
@@ -11,9 +14,9 @@
 # C + 8L and C + 10L per step; design b S*C + 6L for a request that finds
 # the ring empty, and its second request queued behind the first (both are
 # in the ring at once). The register copy moves every operand word with a
-# posted 8-byte MMIO write and every result word with an 8-byte MMIO read
-# (a round trip each: about 262 ms of simulated time per request, some 4 s
-# of wall time). The software baseline runs in design a's guest.
+# posted 8-byte MMIO write and every 8 bytes of the int8 result with an
+# 8-byte MMIO read (a round trip each: about 68 ms of simulated time per
+# request). The software baseline runs in design a's guest.
 source "$(dirname "$0")/harness.sh"
 
 # run_host TAG DESIGN GUEST-SCRIPT: one host with the matmul model; the
@@ -46,13 +49,15 @@ value() {
     printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
 }
 
-# check TAG BACKEND SEGMENT COMPUTE_NS SERVICE_MIN_NS SERVICE_MAX_NS: the
-# summary and both request lines of one self-test (SEGMENT: its part of the
-# log). Empty bounds are not checked; the service bounds apply to request 0.
+# check TAG BACKEND SEGMENT COMPUTE_NS SERVICE_MIN_NS SERVICE_MAX_NS [RESULT]:
+# the summary and both request lines of one self-test (SEGMENT: its part of
+# the log) with products in format RESULT (default int8). Empty bounds are
+# not checked; the service bounds apply to request 0.
 check() {
-    local tag=$1 backend=$2 seg=$3 compute=$4 smin=$5 smax=$6 line req svc
+    local tag=$1 backend=$2 seg=$3 compute=$4 smin=$5 smax=$6 result=${7:-int8} line req svc
     line=$(printf '%s\n' "$seg" | grep "^backend=$backend " | tail -n 1)
     [ -n "$line" ] || qh_fail "$tag: no summary from backend $backend"
+    [ "$(value "$line" result)" = "$result" ] || qh_fail "$tag: products not $result: $line"
     case $line in
         *" verified=2 selftest_ok=1"*) ;;
         *) qh_fail "$tag: products not verified: $line" ;;
@@ -73,31 +78,42 @@ check() {
     fi
 }
 
-# Design a, then the software baseline in the same guest. Per step C = 30 us.
-# a holds one request: --inflight 4 (a load run's setting) queues the rest.
+# Design a, then the software baseline in the same guest, int8 and int32.
+# Per step C = 30 us. a holds one request: --inflight 4 (a load run's
+# setting) queues the rest.
 run_host a a "mortar-matmul-server --backend a --inflight 4 --selftest 2 &&
-    mortar-matmul-server --backend software --selftest 2"
+    mortar-matmul-server --backend software --selftest 2 &&
+    mortar-matmul-server --backend software --result int32 --selftest 2"
 printf '%s\n' "$LOG" | grep -q '^note: backend a takes 1 request at a time' ||
     qh_fail "a: --inflight 4 did not say that a takes one request at a time"
 check a a "$(printf '%s\n' "$LOG" | sed -n '1,/^backend=a /p')" \
     1920000 $((64 * 38000)) $((64 * 40000 + 50000))
-check software software "$(printf '%s\n' "$LOG" | sed -n '/^backend=a /,$p')" "" "" ""
+check software software "$(printf '%s\n' "$LOG" | sed -n '/^backend=a /,/^backend=software /p')" \
+    "" "" ""
+check software-int32 software "$(printf '%s\n' "$LOG" |
+    sed -n '/^backend=software result=int8 /,$p' | sed 1d)" "" "" "" int32
 finish_host
 
-# Design b: both requests in the ring at once. C = 40 us, 64 steps.
-run_host b b "mortar-matmul-server --backend b --inflight 2 --selftest 2"
-check b b "$LOG" 2560000 $((2560000 + 6000)) $((2560000 + 6000 + 20000))
-line=$(printf '%s\n' "$LOG" | grep '^req=1 ' | tail -n 1)
+# Design b: both requests in the ring at once. C = 40 us, 64 steps. Then
+# the same with int32 results (the descriptor asks for them): the same
+# compute time, 4 x the result bytes.
+run_host b b "mortar-matmul-server --backend b --inflight 2 --selftest 2 &&
+    mortar-matmul-server --backend b --inflight 2 --result int32 --selftest 2"
+seg8=$(printf '%s\n' "$LOG" | sed -n '1,/^backend=b /p')
+check b b "$seg8" 2560000 $((2560000 + 6000)) $((2560000 + 6000 + 20000))
+line=$(printf '%s\n' "$seg8" | grep '^req=1 ' | tail -n 1)
 [ "$(value "$line" queued_behind)" = 1 ] ||
     qh_fail "b: request 1 was not queued behind request 0"
+check b-int32 b "$(printf '%s\n' "$LOG" | sed -n '/^backend=b result=int8 /,$p' | sed 1d)" \
+    2560000 $((2560000 + 6000)) $((2560000 + 6000 + 20000)) int32
 finish_host
 
 # Register copy: design a's unit, 8-byte MMIO accesses for all data.
 run_host regcopy regcopy "mortar-matmul-server --backend regcopy --selftest 2"
 check regcopy regcopy "$LOG" 1920000 "" ""
 line=$(printf '%s\n' "$LOG" | grep '^req=0 ' | tail -n 1)
-[ "$(value "$line" mmio_reads)" -ge 131072 ] ||
-    qh_fail "regcopy: fewer MMIO reads than 8-byte result words"
+[ "$(value "$line" mmio_reads)" -ge 32768 ] ||
+    qh_fail "regcopy: fewer MMIO reads than 8-byte words of the int8 result"
 finish_host
 
-echo "PASS: designs a and b, the register copy and the software baseline compute verified products; device compute 1920/2560/1920 us"
+echo "PASS: designs a and b, the register copy and the software baseline compute verified int8 products (b and software int32 too); device compute 1920/2560/1920 us"
