@@ -227,16 +227,16 @@ static void print_splits(json_t *splits)
     char b[6][32];
     printf("\nWhere the median request's time goes (traced runs, us; the parts sum to"
            " its latency):\n");
-    printf("%6s %6s %6s %4s %5s %9s %9s %9s %9s %9s %9s\n", "design", "L(us)", "speed",
+    printf("%8s %6s %6s %4s %5s %9s %9s %9s %9s %9s %9s\n", "design", "L(us)", "speed",
            "infl", "req", "latency", "client", "network", "server", "iface", "compute");
     json_array_foreach(splits, i, s) {
         if (jstr(s, "error")) {
-            printf("%6s %6.2f %6g %4lld  %s\n", upper(jstr(s, "design")),
+            printf("%8s %6.2f %6g %4lld  %s\n", upper(jstr(s, "design")),
                    jnum(s, "pcie_latency_us"), jnum(s, "speed"),
                    (long long)jnum(s, "in_flight"), jstr(s, "error"));
             continue;
         }
-        printf("%6s %6.2f %6g %4lld %5lld %9s %9s %9s %9s %9s %9s\n", upper(jstr(s, "design")),
+        printf("%8s %6.2f %6g %4lld %5lld %9s %9s %9s %9s %9s %9s\n", upper(jstr(s, "design")),
                jnum(s, "pcie_latency_us"), jnum(s, "speed"), (long long)jnum(s, "in_flight"),
                (long long)jnum(s, "request"), fmt(b[0], 32, jnum(s, "latency_us"), 1),
                fmt(b[1], 32, part_us(s, 0), 1), fmt(b[2], 32, part_us(s, 1), 1),
