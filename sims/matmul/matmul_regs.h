@@ -1,8 +1,9 @@
 /*
  * matmul_regs.h - the programming model of the matmul accelerator: PCI ids,
  * BARs, registers and their bits, and design B's descriptor and completion
- * record. It is everything a driver needs to know; docs/models/matmul.md
- * says the same in prose. The device model (matmul.c, iface_*.c) and the
+ * record. It is everything a driver needs to know (with result.h, the
+ * result formats and the requantize rule); docs/models/matmul.md says the
+ * same in prose. The device model (matmul.c, iface_*.c) and the
  * drivers (drivers_hoststub.c) both include it.
  *
  * All registers are 32 bits, little-endian, at 4-byte aligned offsets of
