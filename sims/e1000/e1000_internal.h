@@ -12,7 +12,7 @@
  *   tx_offload.c  checksum insertion, TCP segmentation, VLAN insertion, sending
  *   rx.c          receive FIFO and descriptor ring
  *   rx_filter.c   address/VLAN filtering, VLAN strip, receive checksums
- *   pkt.c         checksum and CRC helpers
+ *   ../common/pkt.c  checksum and CRC helpers (shared with the i40e model)
  */
 #ifndef MORTAR_E1000_INTERNAL_H
 #define MORTAR_E1000_INTERNAL_H

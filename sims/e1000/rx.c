@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pkt.h"
+#include "sims/common/pkt.h"
 
 static uint64_t ring_base(const e1000 *d)
 {

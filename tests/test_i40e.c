@@ -1,0 +1,413 @@
+/*
+ * test_i40e.c - the i40e (XL710) model driven the way the Linux i40e driver
+ * drives it: NVM reads through GLNVM_SRCTL, admin commands on the ATQ, queue
+ * contexts in HMC backing pages in host memory, descriptor rings, MSI-X.
+ *
+ * The host is the PCIe host stub; the far end of the Ethernet port is a
+ * small peer component defined here that sends given frames at given times
+ * and records what it receives (with the time each arrived).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "mortar/error.h"
+#include "mortar/eth.h"
+#include "mortar/pcie.h"
+#include "mortar/runtime.h"
+#include "sims/hoststub/hoststub.h"
+#include "sims/i40e/i40e.h"
+#include "sims/i40e/i40e_regs.h"
+
+/* ---- the Ethernet peer ------------------------------------------------------ */
+
+#define PEER_MAX 256
+
+typedef struct peer_frame {
+    uint8_t *data;
+    uint32_t len;
+    uint64_t at_ps;
+} peer_frame;
+
+typedef struct peer {
+    mortar_component *self;
+    peer_frame rx[PEER_MAX], tx[PEER_MAX];
+    uint32_t nrx, ntx;
+} peer;
+
+static int peer_create(mortar_component *self, const mortar_params *p, void **state)
+{
+    (void)p;
+    peer *e = calloc(1, sizeof *e);
+    if (!e)
+        return MORTAR_ENOMEM;
+    e->self = self;
+    mortar_port_declare(self, 0, MORTAR_PROTO_ETH, NULL, 0);
+    *state = e;
+    return MORTAR_OK;
+}
+
+static void peer_message(void *state, unsigned port, const mortar_msg *msg)
+{
+    peer *e = state;
+    (void)port;
+    if (msg->type != MORTAR_ETH_FRAME || e->nrx == PEER_MAX)
+        return;
+    peer_frame *f = &e->rx[e->nrx++];
+    f->data = malloc(msg->size);
+    memcpy(f->data, msg->payload, msg->size);
+    f->len = msg->size;
+    f->at_ps = mortar_now(e->self);
+}
+
+static void peer_timer(void *state, uint64_t cookie)
+{
+    peer *e = state;
+    peer_frame *f = &e->tx[cookie];
+    mortar_send(e->self, 0, MORTAR_ETH_FRAME, f->data, f->len,
+                f->len + MORTAR_ETH_OVERHEAD, NULL);
+}
+
+static void peer_destroy(void *state)
+{
+    peer *e = state;
+    for (uint32_t i = 0; i < e->nrx; i++)
+        free(e->rx[i].data);
+    for (uint32_t i = 0; i < e->ntx; i++)
+        free(e->tx[i].data);
+    free(e);
+}
+
+static const mortar_component_ops peer_ops = {
+    .kind = "ethpeer",
+    .summary = "test peer: sends scheduled frames, records received ones",
+    .create = peer_create,
+    .message = peer_message,
+    .timer = peer_timer,
+    .destroy = peer_destroy,
+};
+
+static void peer_send_at(peer *e, uint64_t at_ps, const void *frame, uint32_t len)
+{
+    assert_true(e->ntx < PEER_MAX);
+    peer_frame *f = &e->tx[e->ntx];
+    f->data = malloc(len);
+    memcpy(f->data, frame, len);
+    f->len = len;
+    f->at_ps = at_ps;
+    mortar_timer_set(e->self, at_ps, e->ntx++);
+}
+
+/* ---- the bench ---------------------------------------------------------------- */
+
+#define MEM_BASE  0x10000000ull
+#define ATQ_RING  (MEM_BASE + 0x1000)
+#define ARQ_RING  (MEM_BASE + 0x2000)
+#define AQ_BUF    (MEM_BASE + 0x4000)
+#define ARQ_BUFS  (MEM_BASE + 0x8000)
+#define HMC_PAGE  (MEM_BASE + 0x200000) /* a direct 2 MiB backing segment */
+#define TX_RING   (MEM_BASE + 0x10000)
+#define TX_HEAD   (MEM_BASE + 0x11000)
+#define RX_RING   (MEM_BASE + 0x12000)
+#define TX_BUF    (MEM_BASE + 0x100000)
+#define RX_BUF    (MEM_BASE + 0x1000000)
+#define OUTSIDE   0x1000ull /* below host memory: the stub refuses it */
+#define AQ_LEN    16
+#define RING_LEN  64
+#define RX_DBUFF  2048
+#define TIMEOUT   MORTAR_MS(5)
+#define RX_BASE_UNITS 4 /* LANRXBASE: after 64 x 128-byte TX contexts / 512 ... */
+
+static const uint8_t NIC_MAC[6] = {0x52, 0x54, 0x00, 0x12, 0x34, 0x56};
+static const uint8_t PEER_MAC[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x99};
+
+typedef struct bench {
+    mortar_loop *loop;
+    mortar_component *nic;
+    hoststub *h;
+    peer *peer;
+    uint32_t atq_next;
+    uint32_t tx_tail, rx_tail;
+} bench;
+
+static bench *bench_open(const char *nic_params, uint64_t eth_bps)
+{
+    bench *b = calloc(1, sizeof *b);
+    mortar_component *host, *pc;
+    char err[256];
+    mortar_params *np =
+        mortar_params_parse(nic_params ? nic_params : "{}", "nic", err, sizeof err);
+    assert_non_null(np);
+    assert_int_equal(mortar_loop_create(&b->loop), 0);
+    assert_int_equal(mortar_loop_add(b->loop, &mortar_hoststub_ops, "host", NULL, &host),
+                     0);
+    assert_int_equal(mortar_loop_add(b->loop, &mortar_i40e_ops, "nic", np, &b->nic), 0);
+    assert_int_equal(mortar_loop_add(b->loop, &peer_ops, "peer", NULL, &pc), 0);
+    mortar_params_free(np);
+    mortar_link_params lp;
+    mortar_link_params_init(&lp);
+    lp.protocol = MORTAR_PROTO_PCIE;
+    lp.slot_size = MORTAR_PCIE_SLOT_SIZE;
+    lp.latency_ps = MORTAR_NS(500);
+    assert_int_equal(mortar_loop_connect(b->loop, host, 0, b->nic, I40E_PORT_PCIE, &lp), 0);
+    lp.protocol = MORTAR_PROTO_ETH;
+    lp.slot_size = MORTAR_ETH_SLOT_SIZE;
+    lp.latency_ps = MORTAR_US(1);
+    lp.bandwidth_bps = eth_bps;
+    assert_int_equal(mortar_loop_connect(b->loop, b->nic, I40E_PORT_ETH, pc, 0, &lp), 0);
+    b->h = hoststub_get(host, b->loop);
+    b->peer = mortar_component_state(pc);
+    return b;
+}
+
+static void bench_close(bench *b)
+{
+    assert_false(hoststub_failed(b->h));
+    mortar_loop_destroy(b->loop);
+    free(b);
+}
+
+static i40e_counters counters(bench *b)
+{
+    i40e_counters c;
+    i40e_get_counters(b->nic, &c);
+    return c;
+}
+
+static uint32_t rd(bench *b, uint32_t off)
+{
+    return (uint32_t)hoststub_mmio_read(b->h, 0, off, 4);
+}
+
+static void wr(bench *b, uint32_t off, uint32_t v)
+{
+    hoststub_mmio_write(b->h, 0, off, 4, v);
+}
+
+static uint8_t *mem(bench *b, uint64_t addr, uint64_t size)
+{
+    uint8_t *p = hoststub_mem(b->h, addr, size);
+    assert_non_null(p);
+    return p;
+}
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put_le16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static uint64_t get_le64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static uint32_t get_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+
+static uint16_t get_le16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+/* Sets `width` bits at `lsb` of a little-endian bit string. */
+static void put_bits(uint8_t *p, uint32_t lsb, uint32_t width, uint64_t v)
+{
+    for (uint32_t i = 0; i < width; i++) {
+        uint32_t bit = lsb + i;
+        if (v >> i & 1)
+            p[bit / 8] |= (uint8_t)(1u << (bit % 8));
+        else
+            p[bit / 8] &= (uint8_t) ~(1u << (bit % 8));
+    }
+}
+
+/* ---- NVM, as i40e_read_nvm_word_srctl reads it ----------------------------------- */
+
+static uint16_t nvm_read(bench *b, uint32_t word)
+{
+    assert_true(rd(b, I40E_GLNVM_SRCTL) & I40E_GLNVM_SRCTL_DONE);
+    wr(b, I40E_GLNVM_SRCTL, word << I40E_GLNVM_SRCTL_ADDR_SHIFT | I40E_GLNVM_SRCTL_START);
+    assert_true(rd(b, I40E_GLNVM_SRCTL) & I40E_GLNVM_SRCTL_DONE);
+    return (uint16_t)(rd(b, I40E_GLNVM_SRDATA) >> I40E_GLNVM_SRDATA_SHIFT);
+}
+
+static void test_nvm_checksum_adds_up_and_holds_the_mac(void **state)
+{
+    (void)state;
+    bench *b = bench_open("{\"mac\": \"52:54:00:12:34:56\"}", 40000000000ull);
+    uint32_t gens = rd(b, I40E_GLNVM_GENS);
+    uint32_t words = (1u << (gens >> I40E_GLNVM_GENS_SR_SIZE_SHIFT & 7)) * 512;
+    assert_true(rd(b, I40E_GLNVM_FLA) & I40E_GLNVM_FLA_LOCKED);
+    assert_int_equal(nvm_read(b, 0) & 0xC0, 0x40); /* a valid image */
+    /* the driver's sum: every word but the VPD and PCIe alternate modules */
+    uint16_t vpd = nvm_read(b, 0x2F), alt = nvm_read(b, 0x3E);
+    uint16_t sum = 0;
+    for (uint32_t i = 0; i < words; i++) {
+        if ((i >= vpd && i < vpd + 512u) || (i >= alt && i < alt + 512u))
+            continue;
+        sum = (uint16_t)(sum + nvm_read(b, i));
+    }
+    assert_int_equal(sum, 0xBABA);
+    assert_int_equal(nvm_read(b, 0x2D), 0x1583); /* EETRACK low word */
+    bench_close(b);
+}
+
+/* ---- the admin queue ------------------------------------------------------------------ */
+
+static void aq_setup(bench *b)
+{
+    wr(b, I40E_PF_ATQH, 0);
+    wr(b, I40E_PF_ATQT, 0);
+    wr(b, I40E_PF_ATQBAL, (uint32_t)ATQ_RING);
+    wr(b, I40E_PF_ATQBAH, (uint32_t)(ATQ_RING >> 32));
+    wr(b, I40E_PF_ATQLEN, AQ_LEN | I40E_AQLEN_ENABLE);
+    for (uint32_t i = 0; i < AQ_LEN; i++) {
+        uint8_t *d = mem(b, ARQ_RING + 32 * i, 32);
+        memset(d, 0, 32);
+        put_le16(d, I40E_AQ_FLAG_BUF);
+        put_le16(d + 4, 4096);
+        put_le32(d + 24, (uint32_t)((ARQ_BUFS + 4096 * i) >> 32));
+        put_le32(d + 28, (uint32_t)(ARQ_BUFS + 4096 * i));
+    }
+    wr(b, I40E_PF_ARQH, 0);
+    wr(b, I40E_PF_ARQT, 0);
+    wr(b, I40E_PF_ARQBAL, (uint32_t)ARQ_RING);
+    wr(b, I40E_PF_ARQBAH, (uint32_t)(ARQ_RING >> 32));
+    wr(b, I40E_PF_ARQLEN, AQ_LEN | I40E_AQLEN_ENABLE);
+    wr(b, I40E_PF_ARQT, AQ_LEN - 1);
+    b->atq_next = 0;
+}
+
+/* Sends one command (with a buffer of `buf_len` bytes at AQ_BUF when
+ * non-zero, `rd` when it carries data for the firmware); waits for ATQH to
+ * move past it, as i40e_asq_send_command does; returns the descriptor. */
+static uint8_t *aq_send(bench *b, uint16_t opcode, const uint8_t params[16],
+                        uint16_t buf_len, bool rd_buf)
+{
+    uint8_t *d = mem(b, ATQ_RING + 32 * b->atq_next, 32);
+    memset(d, 0, 32);
+    uint16_t flags = I40E_AQ_FLAG_SI;
+    if (buf_len)
+        flags |= I40E_AQ_FLAG_BUF | (rd_buf ? I40E_AQ_FLAG_RD : 0);
+    put_le16(d, flags);
+    put_le16(d + 2, opcode);
+    put_le16(d + 4, buf_len);
+    if (params)
+        memcpy(d + 16, params, 16);
+    if (buf_len) {
+        put_le32(d + 24, (uint32_t)(AQ_BUF >> 32));
+        put_le32(d + 28, (uint32_t)AQ_BUF);
+    }
+    b->atq_next = (b->atq_next + 1) % AQ_LEN;
+    wr(b, I40E_PF_ATQT, b->atq_next);
+    uint64_t end = hoststub_now(b->h) + TIMEOUT;
+    while (rd(b, I40E_PF_ATQH) != b->atq_next)
+        assert_true(hoststub_now(b->h) < end);
+    assert_true(get_le16(d) & I40E_AQ_FLAG_DD);
+    return d;
+}
+
+static void test_admin_queue_reports_versions_and_mac(void **state)
+{
+    (void)state;
+    bench *b = bench_open("{\"mac\": \"52:54:00:12:34:56\"}", 40000000000ull);
+    aq_setup(b);
+    uint8_t *d = aq_send(b, 0x0001, NULL, 0, false);
+    assert_int_equal(get_le16(d + 6), 0);
+    assert_int_equal(get_le16(d + 16 + 12), 1); /* API major */
+    assert_true(get_le16(d + 16 + 14) >= 4);    /* API minor: no "old NVM" warning */
+    d = aq_send(b, 0x0107, NULL, 24, false);    /* MAC address read */
+    assert_int_equal(get_le16(d + 6), 0);
+    assert_true(get_le16(d + 16) & 0x10); /* LAN address valid */
+    assert_memory_equal(mem(b, AQ_BUF, 6), NIC_MAC, 6);
+    bench_close(b);
+}
+
+static void test_admin_queue_answers_unknown_opcode_with_enosys(void **state)
+{
+    (void)state;
+    bench *b = bench_open(NULL, 40000000000ull);
+    aq_setup(b);
+    uint8_t *d = aq_send(b, 0x0F0F, NULL, 0, false);
+    assert_true(get_le16(d) & I40E_AQ_FLAG_ERR);
+    assert_int_equal(get_le16(d + 6), I40E_AQ_RC_ENOSYS);
+    assert_int_equal(counters(b).aq_unsupported, 1);
+    /* the queue goes on: the next command is answered */
+    d = aq_send(b, 0x0001, NULL, 0, false);
+    assert_int_equal(get_le16(d + 6), 0);
+    bench_close(b);
+}
+
+static void test_capabilities_too_large_for_the_buffer_ask_for_more(void **state)
+{
+    (void)state;
+    bench *b = bench_open(NULL, 40000000000ull);
+    aq_setup(b);
+    uint8_t *d = aq_send(b, 0x000A, NULL, 32, false);
+    assert_int_equal(get_le16(d + 6), I40E_AQ_RC_ENOMEM);
+    uint16_t need = get_le16(d + 4);
+    assert_true(need > 32);
+    d = aq_send(b, 0x000A, NULL, need, false);
+    assert_int_equal(get_le16(d + 6), 0);
+    assert_true(get_le32(d + 16 + 4) * 32u <= need); /* count fits */
+    bench_close(b);
+}
+
+static void test_link_comes_up_with_an_event_on_the_arq(void **state)
+{
+    (void)state;
+    bench *b = bench_open(NULL, 40000000000ull);
+    hoststub_devctrl(b->h, MORTAR_PCIE_CTRL_MSIX_ENABLE | MORTAR_PCIE_CTRL_BUS_MASTER);
+    aq_setup(b);
+    wr(b, I40E_PFINT_ICR0_ENA, I40E_ICR0_ADMINQ);
+    wr(b, I40E_PFINT_DYN_CTL0, I40E_DYN_INTENA | I40E_DYN_CLEARPBA | 3u << 3);
+    uint8_t p[16] = {0};
+    put_le16(p, 0x3); /* enable link status events */
+    aq_send(b, 0x0607, p, 0, false);
+    uint16_t vec = 0xFFFF;
+    assert_true(hoststub_wait_interrupt(b->h, MORTAR_MS(1), &vec, NULL));
+    assert_int_equal(vec, 0);
+    assert_true(rd(b, I40E_PFINT_ICR0) & I40E_ICR0_ADMINQ);
+    assert_int_equal(rd(b, I40E_PF_ARQH), 1);
+    uint8_t *e = mem(b, ARQ_RING, 32);
+    assert_int_equal(get_le16(e + 2), 0x0607);
+    assert_true(e[16 + 4] & 0x01); /* link up */
+    bench_close(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_nvm_checksum_adds_up_and_holds_the_mac),
+        cmocka_unit_test(test_admin_queue_reports_versions_and_mac),
+        cmocka_unit_test(test_admin_queue_answers_unknown_opcode_with_enosys),
+        cmocka_unit_test(test_capabilities_too_large_for_the_buffer_ask_for_more),
+        cmocka_unit_test(test_link_comes_up_with_an_event_on_the_arq),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
