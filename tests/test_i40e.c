@@ -122,7 +122,6 @@ static void peer_send_at(peer *e, uint64_t at_ps, const void *frame, uint32_t le
 #define RING_LEN  64
 #define RX_DBUFF  2048
 #define TIMEOUT   MORTAR_MS(5)
-#define RX_BASE_UNITS 4 /* LANRXBASE: after 64 x 128-byte TX contexts / 512 ... */
 
 static const uint8_t NIC_MAC[6] = {0x52, 0x54, 0x00, 0x12, 0x34, 0x56};
 static const uint8_t PEER_MAC[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x99};
@@ -188,6 +187,12 @@ static uint32_t rd(bench *b, uint32_t off)
 static void wr(bench *b, uint32_t off, uint32_t v)
 {
     hoststub_mmio_write(b->h, 0, off, 4, v);
+}
+
+/* A read that follows posted writes on the link: they have landed. */
+static void flush(bench *b)
+{
+    (void)rd(b, I40E_PFGEN_CTRL);
 }
 
 static uint8_t *mem(bench *b, uint64_t addr, uint64_t size)
@@ -400,6 +405,327 @@ static void test_link_comes_up_with_an_event_on_the_arq(void **state)
     bench_close(b);
 }
 
+
+/* ---- HMC and queues, as i40e_configure_lan_hmc and i40e_configure_*_ring ---- */
+
+#define HMC_RX_BASE_UNITS 16 /* LANRXBASE x 512 = after 64 TX contexts of 128 bytes */
+
+static void hmc_setup(bench *b)
+{
+    wr(b, I40E_GLHMC_LANTXBASE(0), 0);
+    wr(b, I40E_GLHMC_LANTXCNT(0), 64);
+    wr(b, I40E_GLHMC_LANRXBASE(0), HMC_RX_BASE_UNITS);
+    wr(b, I40E_GLHMC_LANRXCNT(0), 64);
+    wr(b, I40E_PFHMC_SDDATAHIGH, (uint32_t)(HMC_PAGE >> 32));
+    wr(b, I40E_PFHMC_SDDATALOW, (uint32_t)HMC_PAGE | 512u << 2 | I40E_SD_DIRECT | I40E_SD_VALID);
+    wr(b, I40E_PFHMC_SDCMD, I40E_PFHMC_SDCMD_WR | 0);
+}
+
+static uint8_t *tx_ctx(bench *b, uint32_t q)
+{
+    return mem(b, HMC_PAGE + 128ull * q, 128);
+}
+
+static uint8_t *rx_ctx(bench *b, uint32_t q)
+{
+    return mem(b, HMC_PAGE + HMC_RX_BASE_UNITS * 512ull + 32ull * q, 32);
+}
+
+static void wait_reg(bench *b, uint32_t off, uint32_t mask, uint32_t value)
+{
+    uint64_t end = hoststub_now(b->h) + TIMEOUT;
+    while ((rd(b, off) & mask) != value)
+        assert_true(hoststub_now(b->h) < end);
+}
+
+/* The queue pair 0 with head write-back and MSI-X vector 1 for both. */
+static void queues_setup(bench *b, uint64_t tx_ring, uint32_t len)
+{
+    hoststub_devctrl(b->h, MORTAR_PCIE_CTRL_MSIX_ENABLE | MORTAR_PCIE_CTRL_BUS_MASTER);
+    aq_setup(b);
+    hmc_setup(b);
+    uint8_t *c = tx_ctx(b, 0);
+    memset(c, 0, 128);
+    put_bits(c, 32, 57, tx_ring / 128);
+    put_bits(c, 160, 1, 1); /* head write-back */
+    put_bits(c, 161, 13, len);
+    put_bits(c, 192, 64, TX_HEAD);
+    c = rx_ctx(b, 0);
+    memset(c, 0, 32);
+    put_bits(c, 32, 57, RX_RING / 128);
+    put_bits(c, 89, 13, RING_LEN);
+    put_bits(c, 102, 7, RX_DBUFF / 128);
+    put_bits(c, 116, 1, 1); /* 32-byte descriptors */
+    put_bits(c, 117, 1, 1); /* strip the CRC */
+    put_bits(c, 174, 14, 9728);
+    wr(b, I40E_QINT_RQCTL(0), 1 | I40E_QINT_CAUSE_ENA);
+    wr(b, I40E_QINT_TQCTL(0), 1 | I40E_QINT_CAUSE_ENA);
+    wr(b, I40E_PFINT_DYN_CTLN(0), I40E_DYN_INTENA | 3u << I40E_DYN_ITR_INDX_SHIFT);
+    for (uint32_t i = 0; i < RING_LEN - 1; i++) {
+        uint8_t *d = mem(b, RX_RING + 32ull * i, 32);
+        memset(d, 0, 32);
+        put_le64(d, RX_BUF + (uint64_t)RX_DBUFF * i);
+    }
+    wr(b, I40E_QRX_TAIL(0), RING_LEN - 1);
+    b->rx_tail = RING_LEN - 1;
+    wr(b, I40E_QRX_ENA(0), I40E_QENA_REQ);
+    wait_reg(b, I40E_QRX_ENA(0), I40E_QENA_STAT, I40E_QENA_STAT);
+    wr(b, I40E_QTX_TAIL(0), 0);
+    wr(b, I40E_QTX_ENA(0), I40E_QENA_REQ);
+    wait_reg(b, I40E_QTX_ENA(0), I40E_QENA_STAT, I40E_QENA_STAT);
+    b->tx_tail = 0;
+}
+
+static void link_up(bench *b)
+{
+    uint8_t p[16] = {0};
+    put_le16(p, 0x3);
+    aq_send(b, 0x0607, p, 0, false); /* link status, events on */
+    hoststub_delay(b->h, MORTAR_US(200));
+}
+
+/* A frame from `src` to `dst` with an experimental ethertype (no L3). */
+static uint32_t make_frame_to(uint8_t *f, uint32_t len, uint8_t fill, const uint8_t *dst,
+                              const uint8_t *src)
+{
+    memcpy(f, dst, 6);
+    memcpy(f + 6, src, 6);
+    f[12] = 0x88; /* a local experimental ethertype: no L3 parsing */
+    f[13] = 0xB5;
+    for (uint32_t i = 14; i < len; i++)
+        f[i] = (uint8_t)(fill + i);
+    return len;
+}
+
+/* A frame the NIC sends to the peer. */
+static uint32_t make_frame(uint8_t *f, uint32_t len, uint8_t fill)
+{
+    return make_frame_to(f, len, fill, PEER_MAC, NIC_MAC);
+}
+
+/* A frame the peer sends to the NIC. */
+static uint32_t make_rx_frame(uint8_t *f, uint32_t len, uint8_t fill)
+{
+    return make_frame_to(f, len, fill, NIC_MAC, PEER_MAC);
+}
+
+/* One data descriptor (EOP|RS) for `len` bytes at `buf`. */
+static void tx_post(bench *b, uint64_t ring, uint32_t len_ring, uint64_t buf, uint32_t len,
+                    uint64_t extra_cmd)
+{
+    uint8_t *d = mem(b, ring + 16ull * b->tx_tail, 16);
+    put_le64(d, buf);
+    put_le64(d + 8, (uint64_t)(I40E_TXD_CMD_EOP | I40E_TXD_CMD_RS | extra_cmd) << 4 |
+                        (uint64_t)len << I40E_TXD_BUF_SZ_SHIFT);
+    b->tx_tail = (b->tx_tail + 1) % len_ring;
+}
+
+static void test_queue_context_is_read_from_host_memory(void **state)
+{
+    (void)state;
+    bench *b = bench_open(NULL, 40000000000ull);
+    queues_setup(b, TX_RING, RING_LEN);
+    /* a context the HMC does not map: the queue never reports enabled */
+    wr(b, I40E_GLHMC_LANTXCNT(0), 1);
+    wr(b, I40E_QTX_ENA(1), I40E_QENA_REQ);
+    hoststub_delay(b->h, MORTAR_US(50));
+    assert_int_equal(rd(b, I40E_QTX_ENA(1)) & I40E_QENA_STAT, 0);
+    assert_true(counters(b).ring_errors >= 1);
+    /* queue 0's context (ring base, length, head write-back) works: a frame
+     * goes out and the head is written back */
+    link_up(b);
+    uint8_t f[100];
+    memcpy(mem(b, TX_BUF, 100), f, make_frame(f, 100, 1));
+    tx_post(b, TX_RING, RING_LEN, TX_BUF, 100, 0);
+    wr(b, I40E_QTX_TAIL(0), b->tx_tail);
+    assert_true(hoststub_wait_mem32(b->h, TX_HEAD, 0xFFFFFFFF, 1, TIMEOUT));
+    hoststub_delay(b->h, MORTAR_US(5));
+    assert_int_equal(b->peer->nrx, 1);
+    bench_close(b);
+}
+
+static void test_tx_frames_leave_at_line_rate(void **state)
+{
+    (void)state;
+    bench *b = bench_open("{\"speed\": \"10Gbps\"}", 100000000000ull);
+    queues_setup(b, TX_RING, RING_LEN);
+    link_up(b);
+    const uint32_t n = 8, len = 1514;
+    for (uint32_t i = 0; i < n; i++) {
+        uint8_t f[1514];
+        make_frame(f, len, (uint8_t)i);
+        memcpy(mem(b, TX_BUF + 0x1000ull * i, len), f, len);
+        tx_post(b, TX_RING, RING_LEN, TX_BUF + 0x1000ull * i, len, 0);
+    }
+    wr(b, I40E_QTX_TAIL(0), b->tx_tail);
+    assert_true(hoststub_wait_mem32(b->h, TX_HEAD, 0xFFFFFFFF, n, TIMEOUT));
+    hoststub_delay(b->h, MORTAR_US(20));
+    assert_int_equal(b->peer->nrx, n);
+    /* 10 Gbit/s: 800 ps a byte, each frame plus 24 bytes of overhead */
+    uint64_t gap = (uint64_t)(len + 24) * 800;
+    for (uint32_t i = 1; i < n; i++)
+        assert_true(b->peer->rx[i].at_ps - b->peer->rx[i - 1].at_ps >= gap);
+    uint64_t span = b->peer->rx[n - 1].at_ps - b->peer->rx[0].at_ps;
+    assert_true(span <= (n - 1) * gap + MORTAR_NS(10)); /* and no slower once started */
+    assert_int_equal(counters(b).tx_frames, n);
+    bench_close(b);
+}
+
+static void test_rx_frame_lands_in_buffer_with_writeback(void **state)
+{
+    (void)state;
+    bench *b = bench_open(NULL, 40000000000ull);
+    queues_setup(b, TX_RING, RING_LEN);
+    link_up(b);
+    uint8_t f[3000];
+    uint32_t len = make_rx_frame(f, 3000, 7); /* spans two 2 KiB buffers */
+    peer_send_at(b->peer, hoststub_now(b->h) + MORTAR_US(1), f, len);
+    uint16_t vec = 0;
+    assert_true(hoststub_wait_interrupt(b->h, TIMEOUT, &vec, NULL));
+    assert_int_equal(vec, 1);
+    uint8_t *d0 = mem(b, RX_RING, 32), *d1 = mem(b, RX_RING + 32, 32);
+    uint64_t q0 = get_le64(d0 + 8), q1 = get_le64(d1 + 8);
+    assert_true(q0 & I40E_RXD_STATUS_DD);
+    assert_false(q0 & I40E_RXD_STATUS_EOP);
+    assert_int_equal(q0 >> I40E_RXD_LEN_PBUF_SHIFT & 0x3FFF, RX_DBUFF);
+    assert_true(q1 & I40E_RXD_STATUS_DD);
+    assert_true(q1 & I40E_RXD_STATUS_EOP);
+    assert_int_equal(q1 >> I40E_RXD_LEN_PBUF_SHIFT & 0x3FFF, len - RX_DBUFF);
+    assert_int_equal(q1 >> I40E_RXD_PTYPE_SHIFT & 0xFF, I40E_PTYPE_L2_PAY2);
+    assert_memory_equal(mem(b, RX_BUF, RX_DBUFF), f, RX_DBUFF);
+    assert_memory_equal(mem(b, RX_BUF + RX_DBUFF, len - RX_DBUFF), f + RX_DBUFF, len - RX_DBUFF);
+    assert_int_equal(counters(b).rx_frames, 1);
+    /* the GLPRT statistics count it (48-bit counter, read as one 8-byte access) */
+    assert_int_equal(hoststub_mmio_read(b->h, 0, I40E_GLPRT_UPRCL, 8), 1);
+    bench_close(b);
+}
+
+static void test_rx_frames_wait_for_descriptors_in_the_buffer(void **state)
+{
+    (void)state;
+    bench *b = bench_open(NULL, 40000000000ull);
+    queues_setup(b, TX_RING, RING_LEN);
+    link_up(b);
+    /* give back no descriptors: the ring holds 63; send 80 frames */
+    uint8_t f[200];
+    uint32_t len = make_rx_frame(f, 200, 3);
+    for (uint32_t i = 0; i < 80; i++)
+        peer_send_at(b->peer, hoststub_now(b->h) + MORTAR_US(1) + MORTAR_NS(100) * i, f, len);
+    hoststub_delay(b->h, MORTAR_US(100));
+    assert_int_equal(counters(b).rx_frames, RING_LEN - 1);
+    assert_int_equal(counters(b).rx_missed, 0);
+    /* the driver gives 32 descriptors back: the waiting frames land */
+    for (uint32_t i = 0; i < 32; i++) {
+        uint8_t *d = mem(b, RX_RING + 32ull * ((b->rx_tail + i) % RING_LEN), 32);
+        memset(d, 0, 32);
+        put_le64(d, RX_BUF + (uint64_t)RX_DBUFF * ((b->rx_tail + i) % RING_LEN));
+    }
+    wr(b, I40E_QRX_TAIL(0), (b->rx_tail + 32) % RING_LEN);
+    hoststub_delay(b->h, MORTAR_US(100));
+    assert_int_equal(counters(b).rx_frames, 80);
+    assert_int_equal(counters(b).rx_missed, 0);
+    bench_close(b);
+}
+
+static void test_malformed_descriptor_is_counted_and_skipped(void **state)
+{
+    (void)state;
+    bench *b = bench_open(NULL, 40000000000ull);
+    queues_setup(b, TX_RING, RING_LEN);
+    link_up(b);
+    /* a descriptor of a reserved type, then a TSO context with MSS 0 before
+     * a packet: both are refused, the ring moves on */
+    uint8_t *d = mem(b, TX_RING, 16);
+    put_le64(d, 0);
+    put_le64(d + 8, 0x5);
+    b->tx_tail = 1;
+    d = mem(b, TX_RING + 16, 16);
+    put_le64(d, 0);
+    put_le64(d + 8, I40E_TXD_DTYPE_CONTEXT | (uint64_t)I40E_TXD_CTX_CMD_TSO << 4 |
+                        (uint64_t)1000 << I40E_TXD_CTX_TSO_LEN_SHIFT);
+    b->tx_tail = 2;
+    uint8_t f[100];
+    memcpy(mem(b, TX_BUF, 100), f, make_frame(f, 100, 1));
+    tx_post(b, TX_RING, RING_LEN, TX_BUF, 100, 0);
+    /* and a good packet after them */
+    tx_post(b, TX_RING, RING_LEN, TX_BUF, 100, 0);
+    wr(b, I40E_QTX_TAIL(0), b->tx_tail);
+    assert_true(hoststub_wait_mem32(b->h, TX_HEAD, 0xFFFFFFFF, 4, TIMEOUT));
+    hoststub_delay(b->h, MORTAR_US(5));
+    i40e_counters c = counters(b);
+    assert_true(c.bad_descriptors >= 2);
+    assert_int_equal(c.tx_dropped, 1);
+    assert_int_equal(b->peer->nrx, 1);
+    /* a tail beyond the ring is refused */
+    wr(b, I40E_QTX_TAIL(0), RING_LEN + 5);
+    flush(b);
+    assert_int_equal(counters(b).bad_tail_writes, 1);
+    bench_close(b);
+}
+
+static void test_dma_error_drops_the_packet_and_is_counted(void **state)
+{
+    (void)state;
+    bench *b = bench_open(NULL, 40000000000ull);
+    queues_setup(b, TX_RING, RING_LEN);
+    link_up(b);
+    tx_post(b, TX_RING, RING_LEN, OUTSIDE, 100, 0); /* the host refuses the read */
+    uint8_t f[100];
+    memcpy(mem(b, TX_BUF, 100), f, make_frame(f, 100, 1));
+    tx_post(b, TX_RING, RING_LEN, TX_BUF, 100, 0);
+    wr(b, I40E_QTX_TAIL(0), b->tx_tail);
+    assert_true(hoststub_wait_mem32(b->h, TX_HEAD, 0xFFFFFFFF, 2, TIMEOUT));
+    hoststub_delay(b->h, MORTAR_US(5));
+    i40e_counters c = counters(b);
+    assert_int_equal(c.dma_errors, 1);
+    assert_int_equal(c.tx_dropped, 1);
+    assert_int_equal(b->peer->nrx, 1);
+    /* an admin command whose buffer is outside host memory: answered, no crash */
+    uint8_t *d = mem(b, ATQ_RING + 32 * b->atq_next, 32);
+    memset(d, 0, 32);
+    put_le16(d, I40E_AQ_FLAG_BUF | I40E_AQ_FLAG_RD);
+    put_le16(d + 2, 0x0250);
+    put_le16(d + 4, 64);
+    put_le32(d + 28, (uint32_t)OUTSIDE);
+    b->atq_next = (b->atq_next + 1) % AQ_LEN;
+    wr(b, I40E_PF_ATQT, b->atq_next);
+    wait_reg(b, I40E_PF_ATQH, 0xFFFF, b->atq_next);
+    bench_close(b);
+}
+
+static void test_unknown_registers_read_zero_and_are_counted(void **state)
+{
+    (void)state;
+    bench *b = bench_open(NULL, 40000000000ull);
+    assert_int_equal(rd(b, 0x3F0000), 0);
+    wr(b, 0x3F0004 - 0x80000, 5);
+    flush(b);
+    assert_int_equal(counters(b).unknown_reg_reads, 1);
+    assert_int_equal(counters(b).unknown_reg_writes, 1);
+    /* PF reset clears the queues and reads back done at once */
+    wr(b, I40E_PFGEN_CTRL, I40E_PFGEN_CTRL_PFSWR);
+    assert_int_equal(rd(b, I40E_PFGEN_CTRL) & I40E_PFGEN_CTRL_PFSWR, 0);
+    bench_close(b);
+}
+
+static void test_bad_parameters_are_refused(void **state)
+{
+    (void)state;
+    const char *bad[] = {"{\"speed\": \"0bps\"}", "{\"dma_outstanding\": 0}",
+                         "{\"mac\": \"01:00:00:00:00:01\"}", "{\"colour\": 1}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char err[256];
+        mortar_loop *loop;
+        mortar_component *c;
+        mortar_params *p = mortar_params_parse(bad[i], "nic", err, sizeof err);
+        assert_non_null(p);
+        assert_int_equal(mortar_loop_create(&loop), 0);
+        assert_int_not_equal(mortar_loop_add(loop, &mortar_i40e_ops, "nic", p, &c), 0);
+        mortar_params_free(p);
+        mortar_loop_destroy(loop);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -408,6 +734,14 @@ int main(void)
         cmocka_unit_test(test_admin_queue_answers_unknown_opcode_with_enosys),
         cmocka_unit_test(test_capabilities_too_large_for_the_buffer_ask_for_more),
         cmocka_unit_test(test_link_comes_up_with_an_event_on_the_arq),
+        cmocka_unit_test(test_queue_context_is_read_from_host_memory),
+        cmocka_unit_test(test_tx_frames_leave_at_line_rate),
+        cmocka_unit_test(test_rx_frame_lands_in_buffer_with_writeback),
+        cmocka_unit_test(test_rx_frames_wait_for_descriptors_in_the_buffer),
+        cmocka_unit_test(test_malformed_descriptor_is_counted_and_skipped),
+        cmocka_unit_test(test_dma_error_drops_the_packet_and_is_counted),
+        cmocka_unit_test(test_unknown_registers_read_zero_and_are_counted),
+        cmocka_unit_test(test_bad_parameters_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,11 +29,12 @@ carrier() {
 xfer() {
     tag=$1; shift
     out=$(mortar-nettest "$@"); r=$?
+    out=$(echo $out)
     echo "XFER-$tag rc=$r $out"
     return $r
 }
 report() {
-    echo "---- dmesg"; dmesg | grep -i -e "$NIC" -e eth0
+    echo "---- dmesg"; dmesg | grep -i -e "$NIC" -e eth0 -e "WARNING:" -e "Call Trace" -e "BUG" -e "Oops" 
     echo "---- ip"; ip link show eth0; grep -e Inter -e face -e eth0 /proc/net/dev
     echo "---- interrupts"; grep -i -e eth0 -e "$NIC" /proc/interrupts
     echo "----"
@@ -96,9 +97,13 @@ net_check_transfer() {
     echo "transfer $tag: $(qh_log "$dst" | grep "^XFER-$tag " | tail -n 1)"
 }
 
+# Kernel warnings and oopses, and the driver's reports of failed admin
+# commands, timeouts, hangs and errors (the report's dmesg section has them
+# even when the console is quiet).
 net_check_dmesg() {
     local bad
     bad=$(qh_log "$1" | grep -e 'WARNING:' -e 'Call Trace' -e 'Oops' -e ' BUG' \
-        -e 'timeout' -e 'Tx ring .* disable' -e 'hung' -e 'failed' -e ' err ' | head -n 5)
+        -e 'timeout' -e 'timed out' -e 'Tx ring .* disable' -e 'hang' -e 'failed:' \
+        -e 'failed,' -e 'aq_err' -e 'Error' -e ' err ' | head -n 5)
     [ -z "$bad" ] || qh_fail "$1: the kernel or driver complained: $bad"
 }
