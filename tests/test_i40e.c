@@ -571,6 +571,86 @@ static void test_tx_frames_leave_at_line_rate(void **state)
     bench_close(b);
 }
 
+
+/* Ones' complement sum of big-endian 16-bit words. */
+static uint32_t sum16(const uint8_t *p, uint32_t len, uint32_t sum)
+{
+    for (uint32_t i = 0; i + 1 < len; i += 2)
+        sum += (uint32_t)(p[i] << 8 | p[i + 1]);
+    if (len & 1)
+        sum += (uint32_t)p[len - 1] << 8;
+    return sum;
+}
+
+static uint16_t fold(uint32_t sum)
+{
+    while (sum >> 16)
+        sum = (sum & 0xFFFF) + (sum >> 16);
+    return (uint16_t)sum;
+}
+
+static void test_tso_cuts_tcp_into_mss_segments_with_checksums(void **state)
+{
+    (void)state;
+    bench *b = bench_open(NULL, 100000000000ull);
+    queues_setup(b, TX_RING, RING_LEN);
+    link_up(b);
+    const uint32_t hdr = 14 + 20 + 20, pay = 2500, mss = 1000;
+    uint8_t *p = mem(b, TX_BUF, hdr + pay);
+    memset(p, 0, hdr);
+    memcpy(p, PEER_MAC, 6);
+    memcpy(p + 6, NIC_MAC, 6);
+    p[12] = 0x08; /* IPv4, as the driver leaves it for TSO: length and checksum 0 */
+    p[14] = 0x45;
+    p[18] = 0x12, p[19] = 0x34; /* id */
+    p[22] = 64, p[23] = 6;      /* ttl, TCP */
+    uint8_t src[4] = {10, 0, 0, 1}, dst[4] = {10, 0, 0, 2};
+    memcpy(p + 26, src, 4);
+    memcpy(p + 30, dst, 4);
+    uint8_t *t = p + 34;
+    t[4] = 0, t[5] = 0, t[6] = 0x10, t[7] = 0; /* seq 0x1000 */
+    t[12] = 5 << 4;
+    t[13] = 0x18; /* ACK, PSH */
+    /* the pseudo-header sum without the length, as i40e_tso leaves it */
+    uint16_t ph = fold(sum16(src, 4, sum16(dst, 4, 6)));
+    t[16] = (uint8_t)(ph >> 8), t[17] = (uint8_t)ph;
+    for (uint32_t i = 0; i < pay; i++)
+        p[hdr + i] = (uint8_t)(i * 7);
+    /* context descriptor: TSO, payload length, MSS */
+    uint8_t *d = mem(b, TX_RING, 16);
+    put_le64(d, 0);
+    put_le64(d + 8, I40E_TXD_DTYPE_CONTEXT | (uint64_t)I40E_TXD_CTX_CMD_TSO << 4 |
+                        (uint64_t)pay << I40E_TXD_CTX_TSO_LEN_SHIFT |
+                        (uint64_t)mss << I40E_TXD_CTX_MSS_SHIFT);
+    b->tx_tail = 1;
+    /* data: IPv4 with checksum, TCP, MACLEN 14/2, IPLEN 20/4, L4LEN 20/4 */
+    uint64_t offsets = 7 | 5 << 7 | 5 << 14;
+    tx_post(b, TX_RING, RING_LEN, TX_BUF, hdr + pay,
+            (uint64_t)(I40E_TXD_CMD_IIPT_IPV4_CSUM | I40E_TXD_CMD_L4T_TCP) |
+                offsets << (I40E_TXD_OFFSET_SHIFT - 4));
+    wr(b, I40E_QTX_TAIL(0), b->tx_tail);
+    assert_true(hoststub_wait_mem32(b->h, TX_HEAD, 0xFFFFFFFF, 2, TIMEOUT));
+    hoststub_delay(b->h, MORTAR_US(10));
+    assert_int_equal(b->peer->nrx, 3);
+    for (uint32_t k = 0; k < 3; k++) {
+        const uint8_t *f = b->peer->rx[k].data;
+        uint32_t n = k < 2 ? mss : pay - 2 * mss;
+        assert_int_equal(b->peer->rx[k].len, hdr + n);
+        assert_int_equal(f[16] << 8 | f[17], 20 + 20 + n);   /* IPv4 total length */
+        assert_int_equal(f[18] << 8 | f[19], 0x1234 + k);    /* id */
+        assert_int_equal(fold(sum16(f + 14, 20, 0)), 0xFFFF); /* IP checksum */
+        const uint8_t *tt = f + 34;
+        uint32_t seq = (uint32_t)tt[4] << 24 | tt[5] << 16 | tt[6] << 8 | tt[7];
+        assert_int_equal(seq, 0x1000 + k * mss);
+        assert_int_equal(tt[13] & 0x08, k == 2 ? 0x08 : 0); /* PSH only on the last */
+        uint32_t s = sum16(src, 4, sum16(dst, 4, 6 + 20 + n));
+        assert_int_equal(fold(sum16(tt, 20 + n, s)), 0xFFFF); /* TCP checksum */
+        assert_memory_equal(f + hdr, p + hdr + k * mss, n);
+    }
+    assert_int_equal(counters(b).tso_segments, 3);
+    bench_close(b);
+}
+
 static void test_rx_frame_lands_in_buffer_with_writeback(void **state)
 {
     (void)state;
@@ -736,6 +816,7 @@ int main(void)
         cmocka_unit_test(test_link_comes_up_with_an_event_on_the_arq),
         cmocka_unit_test(test_queue_context_is_read_from_host_memory),
         cmocka_unit_test(test_tx_frames_leave_at_line_rate),
+        cmocka_unit_test(test_tso_cuts_tcp_into_mss_segments_with_checksums),
         cmocka_unit_test(test_rx_frame_lands_in_buffer_with_writeback),
         cmocka_unit_test(test_rx_frames_wait_for_descriptors_in_the_buffer),
         cmocka_unit_test(test_malformed_descriptor_is_counted_and_skipped),

@@ -11,10 +11,11 @@
  * promiscuous mode.
  *
  * The link: the port's PHY comes up I40E_LINK_UP_PS after the firmware
- * starts it (the driver enabling the receive queue, or asking with
- * set_link_restart_an / set_phy_config); when it does and the driver asked
- * for link status events (get_link_status with LSE enabled) and did not
- * mask them (set_phy_int_mask), a link status event goes to the ARQ.
+ * starts it (the driver enabling the admin receive queue, or asking with
+ * set_phy_config); set_link_restart_an takes it down and autonegotiates
+ * again (the same delay). On each change, when the driver asked for link
+ * status events (get_link_status with LSE enabled) and did not mask them
+ * (set_phy_int_mask), a link status event goes to the ARQ.
  */
 #include "i40e_internal.h"
 
@@ -145,18 +146,35 @@ void i40e_link_start(i40e *d)
                                      I40E_TIMER(I40E_TIMER_LINK, 0));
 }
 
+/* A link status event, when the driver asked for them and did not mask
+ * them. */
+static void link_event(i40e *d)
+{
+    if (d->lse_enabled && !(d->phy_int_mask & EVENT_LINK_UPDOWN)) {
+        uint8_t p[16];
+        i40e_link_status_params(d, p, true);
+        i40e_arq_post(d, OPC_GET_LINK_STATUS, p);
+    }
+}
+
 void i40e_link_timer(i40e *d)
 {
     d->link_timer = 0;
     if (d->link_up)
         return;
     d->link_up = true;
-    if (d->lse_enabled && !(d->phy_int_mask & EVENT_LINK_UPDOWN)) {
-        uint8_t p[16];
-        i40e_link_status_params(d, p, true);
-        i40e_arq_post(d, OPC_GET_LINK_STATUS, p);
-    }
+    link_event(d);
     i40e_rx_kick(d);
+}
+
+/* set_link_restart_an: the link goes down and autonegotiates again. */
+static void restart_an(i40e *d)
+{
+    if (d->link_up) {
+        d->link_up = false;
+        link_event(d);
+    }
+    i40e_link_start(d);
 }
 
 static void get_link_status(i40e *d, aq_cmd *c)
@@ -346,10 +364,18 @@ static void debug_read_reg(i40e *d, aq_cmd *c)
     i40e_put_le32(c->params + 12, v);
 }
 
+/* rx_ctl_reg_read/write: the receive filter control registers only
+ * (PFQF_*, GLQF_*, PRTQF_*), as the driver uses them. */
+static bool rx_ctl_reg(uint32_t addr)
+{
+    return (addr & 3) == 0 && ((addr >= 0x001C0000 && addr < 0x001C1000) ||
+                               (addr >= 0x00240000 && addr < 0x00280000));
+}
+
 static void rx_ctl(i40e *d, aq_cmd *c, bool write)
 {
     uint32_t addr = i40e_le32(c->params + 8);
-    if (addr >= I40E_BAR0_SIZE || (addr & 3) || addr == I40E_PFINT_ICR0) {
+    if (!rx_ctl_reg(addr)) {
         c->retval = I40E_AQ_RC_EINVAL;
         return;
     }
@@ -427,8 +453,10 @@ static bool execute(i40e *d, uint16_t opc, aq_cmd *c)
         get_phy_abilities(d, c);
         return true;
     case OPC_SET_PHY_CONFIG:
-    case OPC_RESTART_AN:
         i40e_link_start(d);
+        return true;
+    case OPC_RESTART_AN:
+        restart_an(d);
         return true;
     case OPC_SET_MAC_CONFIG: {
         uint16_t max = i40e_le16(c->params);
