@@ -106,22 +106,22 @@ static void peer_send_at(peer *e, uint64_t at_ps, const void *frame, uint32_t le
 
 /* ---- the bench ---------------------------------------------------------------- */
 
-#define MEM_BASE  0x10000000ull
-#define ATQ_RING  (MEM_BASE + 0x1000)
-#define ARQ_RING  (MEM_BASE + 0x2000)
-#define AQ_BUF    (MEM_BASE + 0x4000)
-#define ARQ_BUFS  (MEM_BASE + 0x8000)
-#define HMC_PAGE  (MEM_BASE + 0x200000) /* a direct 2 MiB backing segment */
-#define TX_RING   (MEM_BASE + 0x10000)
-#define TX_HEAD   (MEM_BASE + 0x11000)
-#define RX_RING   (MEM_BASE + 0x12000)
-#define TX_BUF    (MEM_BASE + 0x100000)
-#define RX_BUF    (MEM_BASE + 0x1000000)
-#define OUTSIDE   0x1000ull /* below host memory: the stub refuses it */
-#define AQ_LEN    16
-#define RING_LEN  64
-#define RX_DBUFF  2048
-#define TIMEOUT   MORTAR_MS(5)
+#define MEM_BASE 0x10000000ull
+#define ATQ_RING (MEM_BASE + 0x1000)
+#define ARQ_RING (MEM_BASE + 0x2000)
+#define AQ_BUF   (MEM_BASE + 0x4000)
+#define ARQ_BUFS (MEM_BASE + 0x8000)
+#define HMC_PAGE (MEM_BASE + 0x200000) /* a direct 2 MiB backing segment */
+#define TX_RING  (MEM_BASE + 0x10000)
+#define TX_HEAD  (MEM_BASE + 0x11000)
+#define RX_RING  (MEM_BASE + 0x12000)
+#define TX_BUF   (MEM_BASE + 0x100000)
+#define RX_BUF   (MEM_BASE + 0x1000000)
+#define OUTSIDE  0x1000ull /* below host memory: the stub refuses it */
+#define AQ_LEN   16
+#define RING_LEN 64
+#define RX_DBUFF 2048
+#define TIMEOUT  MORTAR_MS(5)
 
 static const uint8_t NIC_MAC[6] = {0x52, 0x54, 0x00, 0x12, 0x34, 0x56};
 static const uint8_t PEER_MAC[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x99};
@@ -154,7 +154,8 @@ static bench *bench_open(const char *nic_params, uint64_t eth_bps)
     lp.protocol = MORTAR_PROTO_PCIE;
     lp.slot_size = MORTAR_PCIE_SLOT_SIZE;
     lp.latency_ps = MORTAR_NS(500);
-    assert_int_equal(mortar_loop_connect(b->loop, host, 0, b->nic, I40E_PORT_PCIE, &lp), 0);
+    assert_int_equal(mortar_loop_connect(b->loop, host, 0, b->nic, I40E_PORT_PCIE, &lp),
+                     0);
     lp.protocol = MORTAR_PROTO_ETH;
     lp.slot_size = MORTAR_ETH_SLOT_SIZE;
     lp.latency_ps = MORTAR_US(1);
@@ -282,7 +283,8 @@ static void test_nvm_checksum_adds_up_and_holds_the_mac(void **state)
     bench_close(b);
 }
 
-/* ---- the admin queue ------------------------------------------------------------------ */
+/* ---- the admin queue ------------------------------------------------------------------
+ */
 
 static void aq_setup(bench *b)
 {
@@ -405,7 +407,6 @@ static void test_link_comes_up_with_an_event_on_the_arq(void **state)
     bench_close(b);
 }
 
-
 /* ---- HMC and queues, as i40e_configure_lan_hmc and i40e_configure_*_ring ---- */
 
 #define HMC_RX_BASE_UNITS 16 /* LANRXBASE x 512 = after 64 TX contexts of 128 bytes */
@@ -417,7 +418,8 @@ static void hmc_setup(bench *b)
     wr(b, I40E_GLHMC_LANRXBASE(0), HMC_RX_BASE_UNITS);
     wr(b, I40E_GLHMC_LANRXCNT(0), 64);
     wr(b, I40E_PFHMC_SDDATAHIGH, (uint32_t)(HMC_PAGE >> 32));
-    wr(b, I40E_PFHMC_SDDATALOW, (uint32_t)HMC_PAGE | 512u << 2 | I40E_SD_DIRECT | I40E_SD_VALID);
+    wr(b, I40E_PFHMC_SDDATALOW,
+       (uint32_t)HMC_PAGE | 512u << 2 | I40E_SD_DIRECT | I40E_SD_VALID);
     wr(b, I40E_PFHMC_SDCMD, I40E_PFHMC_SDCMD_WR | 0);
 }
 
@@ -510,8 +512,8 @@ static uint32_t make_rx_frame(uint8_t *f, uint32_t len, uint8_t fill)
 }
 
 /* One data descriptor (EOP|RS) for `len` bytes at `buf`. */
-static void tx_post(bench *b, uint64_t ring, uint32_t len_ring, uint64_t buf, uint32_t len,
-                    uint64_t extra_cmd)
+static void tx_post(bench *b, uint64_t ring, uint32_t len_ring, uint64_t buf,
+                    uint32_t len, uint64_t extra_cmd)
 {
     uint8_t *d = mem(b, ring + 16ull * b->tx_tail, 16);
     put_le64(d, buf);
@@ -570,7 +572,6 @@ static void test_tx_frames_leave_at_line_rate(void **state)
     assert_int_equal(counters(b).tx_frames, n);
     bench_close(b);
 }
-
 
 /* Ones' complement sum of big-endian 16-bit words. */
 static uint32_t sum16(const uint8_t *p, uint32_t len, uint32_t sum)
@@ -636,8 +637,8 @@ static void test_tso_cuts_tcp_into_mss_segments_with_checksums(void **state)
         const uint8_t *f = b->peer->rx[k].data;
         uint32_t n = k < 2 ? mss : pay - 2 * mss;
         assert_int_equal(b->peer->rx[k].len, hdr + n);
-        assert_int_equal(f[16] << 8 | f[17], 20 + 20 + n);   /* IPv4 total length */
-        assert_int_equal(f[18] << 8 | f[19], 0x1234 + k);    /* id */
+        assert_int_equal(f[16] << 8 | f[17], 20 + 20 + n);    /* IPv4 total length */
+        assert_int_equal(f[18] << 8 | f[19], 0x1234 + k);     /* id */
         assert_int_equal(fold(sum16(f + 14, 20, 0)), 0xFFFF); /* IP checksum */
         const uint8_t *tt = f + 34;
         uint32_t seq = (uint32_t)tt[4] << 24 | tt[5] << 16 | tt[6] << 8 | tt[7];
@@ -673,7 +674,8 @@ static void test_rx_frame_lands_in_buffer_with_writeback(void **state)
     assert_int_equal(q1 >> I40E_RXD_LEN_PBUF_SHIFT & 0x3FFF, len - RX_DBUFF);
     assert_int_equal(q1 >> I40E_RXD_PTYPE_SHIFT & 0xFF, I40E_PTYPE_L2_PAY2);
     assert_memory_equal(mem(b, RX_BUF, RX_DBUFF), f, RX_DBUFF);
-    assert_memory_equal(mem(b, RX_BUF + RX_DBUFF, len - RX_DBUFF), f + RX_DBUFF, len - RX_DBUFF);
+    assert_memory_equal(mem(b, RX_BUF + RX_DBUFF, len - RX_DBUFF), f + RX_DBUFF,
+                        len - RX_DBUFF);
     assert_int_equal(counters(b).rx_frames, 1);
     /* the GLPRT statistics count it (48-bit counter, read as one 8-byte access) */
     assert_int_equal(hoststub_mmio_read(b->h, 0, I40E_GLPRT_UPRCL, 8), 1);
@@ -690,7 +692,8 @@ static void test_rx_frames_wait_for_descriptors_in_the_buffer(void **state)
     uint8_t f[200];
     uint32_t len = make_rx_frame(f, 200, 3);
     for (uint32_t i = 0; i < 80; i++)
-        peer_send_at(b->peer, hoststub_now(b->h) + MORTAR_US(1) + MORTAR_NS(100) * i, f, len);
+        peer_send_at(b->peer, hoststub_now(b->h) + MORTAR_US(1) + MORTAR_NS(100) * i, f,
+                     len);
     hoststub_delay(b->h, MORTAR_US(100));
     assert_int_equal(counters(b).rx_frames, RING_LEN - 1);
     assert_int_equal(counters(b).rx_missed, 0);

@@ -87,8 +87,8 @@ static void issue(dmaq *q, dmaq_req *r, int slot)
     q->inflight[slot] = r;
     q->ninflight++;
     int rc = mortar_send(q->self, q->port,
-                         r->write ? MORTAR_PCIE_DMA_WRITE : MORTAR_PCIE_DMA_READ, m, size, 0,
-                         NULL);
+                         r->write ? MORTAR_PCIE_DMA_WRITE : MORTAR_PCIE_DMA_READ, m, size,
+                         0, NULL);
     if (rc != 0) {
         q->inflight[slot] = NULL;
         q->ninflight--;
@@ -214,7 +214,8 @@ void dmaq_completion(dmaq *q, const mortar_msg *msg)
     q->inflight[slot] = NULL;
     q->ninflight--;
     if (r->done)
-        r->done(q->ctx, r, status, status == 0 ? c->data : NULL, status == 0 ? c->size : 0);
+        r->done(q->ctx, r, status, status == 0 ? c->data : NULL,
+                status == 0 ? c->size : 0);
     free(r);
     kick(q);
 }

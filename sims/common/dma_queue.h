@@ -37,7 +37,7 @@ struct dmaq_req {
     dmaq_req *next;
     uint64_t id; /* request id on the link once issued */
     uint64_t addr;
-    uint64_t tag;    /* the caller's context */
+    uint64_t tag; /* the caller's context */
     uint32_t size;
     uint32_t offset; /* offset of this chunk within the caller's transfer */
     uint32_t owner;  /* the caller's engine id */

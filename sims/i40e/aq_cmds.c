@@ -63,25 +63,25 @@ enum {
     OPC_DEBUG_READ_REG = 0xFF03,
 };
 
-#define SEID_MAC     2
-#define SEID_PF      16
-#define SEID_VSI     512
-#define ELEM_VSI     19
-#define CAP_ELEM     32
-#define VSI_PROPS    128
-#define PHY_40GBASE_CR4 0x18
-#define AN_COMPLETED 0x01
-#define AN_QUALIFIED_MODULE 0x80
-#define LINK_UP      0x01
-#define LINK_MEDIA_AVAILABLE 0x40
-#define CONFIG_CRC_ENA 0x04
-#define LSE_ENABLE   0x3
-#define LSE_DISABLE  0x2
-#define LSE_IS_ENABLED 0x1
-#define EVENT_LINK_UPDOWN 0x0002
-#define PHY_ABILITY_PAUSE 0x03
+#define SEID_MAC                 2
+#define SEID_PF                  16
+#define SEID_VSI                 512
+#define ELEM_VSI                 19
+#define CAP_ELEM                 32
+#define VSI_PROPS                128
+#define PHY_40GBASE_CR4          0x18
+#define AN_COMPLETED             0x01
+#define AN_QUALIFIED_MODULE      0x80
+#define LINK_UP                  0x01
+#define LINK_MEDIA_AVAILABLE     0x40
+#define CONFIG_CRC_ENA           0x04
+#define LSE_ENABLE               0x3
+#define LSE_DISABLE              0x2
+#define LSE_IS_ENABLED           0x1
+#define EVENT_LINK_UPDOWN        0x0002
+#define PHY_ABILITY_PAUSE        0x03
 #define PHY_ABILITY_LINK_ENABLED 0x08
-#define PHY_ABILITY_AN_ENABLED 0x10
+#define PHY_ABILITY_AN_ENABLED   0x10
 
 /* The command being answered: its descriptor, buffer and answer. */
 typedef struct aq_cmd {
@@ -225,12 +225,12 @@ static void list_caps(aq_cmd *c)
 {
     uint8_t caps[8 * CAP_ELEM];
     uint32_t n = 0;
-    put_cap(caps + CAP_ELEM * n++, 0x0005, 0x1, 0, 0);         /* functions valid: PF 0 */
-    put_cap(caps + CAP_ELEM * n++, 0x0017, 32, 0, 0);          /* VSIs */
-    put_cap(caps + CAP_ELEM * n++, 0x0040, 512, 6, 0);         /* RSS table */
-    put_cap(caps + CAP_ELEM * n++, 0x0041, I40E_NQP, 0, 0);    /* RX queues from 0 */
-    put_cap(caps + CAP_ELEM * n++, 0x0042, I40E_NQP, 0, 0);    /* TX queues from 0 */
-    put_cap(caps + CAP_ELEM * n++, 0x0043, I40E_NVEC, 0, 0);   /* MSI-X vectors */
+    put_cap(caps + CAP_ELEM * n++, 0x0005, 0x1, 0, 0);       /* functions valid: PF 0 */
+    put_cap(caps + CAP_ELEM * n++, 0x0017, 32, 0, 0);        /* VSIs */
+    put_cap(caps + CAP_ELEM * n++, 0x0040, 512, 6, 0);       /* RSS table */
+    put_cap(caps + CAP_ELEM * n++, 0x0041, I40E_NQP, 0, 0);  /* RX queues from 0 */
+    put_cap(caps + CAP_ELEM * n++, 0x0042, I40E_NQP, 0, 0);  /* TX queues from 0 */
+    put_cap(caps + CAP_ELEM * n++, 0x0043, I40E_NVEC, 0, 0); /* MSI-X vectors */
     uint32_t len = n * CAP_ELEM;
     i40e_put_le32(c->params + 4, n);
     if (len <= c->buf_len)
@@ -247,8 +247,8 @@ static void mac_address_read(i40e *d, aq_cmd *c)
         mac[2 * i + 1] = (uint8_t)(w >> 8);
     }
     memset(c->buf, 0, 24);
-    memcpy(c->buf, mac, 6);      /* PF LAN address */
-    memcpy(c->buf + 12, mac, 6); /* port address */
+    memcpy(c->buf, mac, 6);                /* PF LAN address */
+    memcpy(c->buf + 12, mac, 6);           /* port address */
     i40e_put_le16(c->params, 0x10 | 0x40); /* LAN and port addresses valid */
     respond_buf(c, 24);
 }
@@ -277,8 +277,8 @@ static void get_vsi(aq_cmd *c)
      * the driver's update), statistics index 0 */
     memset(c->buf, 0, VSI_PROPS);
     i40e_put_le16(c->params, SEID_VSI);
-    i40e_put_le16(c->params + 2, 0); /* VSI number */
-    i40e_put_le16(c->params + 4, 1); /* used */
+    i40e_put_le16(c->params + 2, 0);  /* VSI number */
+    i40e_put_le16(c->params + 4, 1);  /* used */
     i40e_put_le16(c->params + 6, 31); /* free */
     respond_buf(c, c->buf_len < VSI_PROPS ? VSI_PROPS : c->buf_len);
 }
@@ -488,7 +488,8 @@ uint32_t i40e_aq_execute(i40e *d)
     uint16_t opc = i40e_le16(c.desc + 2);
     if (!execute(d, opc, &c)) {
         d->c.aq_unsupported++;
-        mortar_logf(d->self, MORTAR_LOG_DEBUG, "admin command 0x%04x not implemented", opc);
+        mortar_logf(d->self, MORTAR_LOG_DEBUG, "admin command 0x%04x not implemented",
+                    opc);
         c.retval = I40E_AQ_RC_ENOSYS;
         c.resp_len = 0;
     }

@@ -101,7 +101,8 @@ void i40e_hmc_read_ctx(i40e *d, bool rx, uint32_t q, uint32_t gen)
 {
     uint32_t base = i40e_reg(d, rx ? I40E_GLHMC_LANRXBASE(0) : I40E_GLHMC_LANTXBASE(0));
     uint32_t cnt = i40e_reg(d, rx ? I40E_GLHMC_LANRXCNT(0) : I40E_GLHMC_LANTXCNT(0));
-    uint64_t fpm = (uint64_t)(base & 0xFFFFFF) * I40E_HMC_BASE_UNIT + (uint64_t)q * obj_size(rx);
+    uint64_t fpm =
+        (uint64_t)(base & 0xFFFFFF) * I40E_HMC_BASE_UNIT + (uint64_t)q * obj_size(rx);
     uint64_t sd_idx = fpm / I40E_HMC_DIRECT_BP;
     uint32_t in_sd = (uint32_t)(fpm % I40E_HMC_DIRECT_BP);
     uint64_t tag = make_tag(rx, q, in_sd % I40E_HMC_PAGED_BP);
@@ -117,8 +118,8 @@ void i40e_hmc_read_ctx(i40e *d, bool rx, uint32_t q, uint32_t gen)
                            ctx_done, tag);
     else
         chunks = dmaq_read(&d->dma, owner_of(rx, q), gen,
-                           sd->addr + (uint64_t)(in_sd / I40E_HMC_PAGED_BP) * 8, 8, pd_done,
-                           tag);
+                           sd->addr + (uint64_t)(in_sd / I40E_HMC_PAGED_BP) * 8, 8,
+                           pd_done, tag);
     if (chunks == 0)
         deliver(d, tag, gen, NULL);
 }

@@ -19,8 +19,8 @@
 #include "mortar/runtime.h"
 #include "sims/registry.h"
 
-#define MIN_SPEED_BPS 1000000ull       /* 1 Mbit/s */
-#define MAX_SPEED_BPS 400000000000ull  /* 400 Gbit/s */
+#define MIN_SPEED_BPS 1000000ull      /* 1 Mbit/s */
+#define MAX_SPEED_BPS 400000000000ull /* 400 Gbit/s */
 
 uint64_t i40e_bits(const uint8_t *p, uint32_t lsb, uint32_t width)
 {

@@ -27,14 +27,14 @@
 #include "sims/common/dma_queue.h"
 
 #define I40E_REG_WORDS (I40E_BAR0_SIZE / 4)
-#define I40E_NQP       64   /* queue pairs of the PF */
-#define I40E_NVEC      65   /* MSI-X vectors: 0 other causes, 1..64 queues */
+#define I40E_NQP       64 /* queue pairs of the PF */
+#define I40E_NVEC      65 /* MSI-X vectors: 0 other causes, 1..64 queues */
 /* 4 KiB shadow RAM (GLNVM_GENS.SR_SIZE 2): the smallest size the driver's
  * checksum, which reads 2048-word sectors, accepts. */
-#define I40E_NVM_WORDS 2048
+#define I40E_NVM_WORDS        2048
 #define I40E_NVM_SR_SIZE_CODE 2
-#define I40E_HMC_MAX_SD 16
-#define I40E_MAX_UC     16 /* unicast MAC filters kept */
+#define I40E_HMC_MAX_SD       16
+#define I40E_MAX_UC           16 /* unicast MAC filters kept */
 
 /* The device's receive packet buffer (the driver's I40E_DEVICE_RPB_SIZE;
  * the model has one port, which gets all of it). */
@@ -62,9 +62,9 @@
 
 /* Timer cookies: a kind in the high bits, an index in the low 16. */
 enum {
-    I40E_TIMER_ITR = 1,    /* | vector */
-    I40E_TIMER_TX_WIRE,    /* the next staged frame's departure */
-    I40E_TIMER_LINK,       /* link-up event after the driver asked */
+    I40E_TIMER_ITR = 1, /* | vector */
+    I40E_TIMER_TX_WIRE, /* the next staged frame's departure */
+    I40E_TIMER_LINK,    /* link-up event after the driver asked */
 };
 #define I40E_TIMER(kind, idx) ((uint64_t)(kind) << 16 | (idx))
 
@@ -186,7 +186,7 @@ typedef struct i40e_wire {
 } i40e_wire;
 
 typedef struct i40e_vector {
-    bool pending;    /* a cause arrived that has not been signalled */
+    bool pending; /* a cause arrived that has not been signalled */
     bool ever_fired;
     uint64_t last_fire_ps;
     uint64_t timer;
@@ -217,17 +217,17 @@ struct i40e {
     i40e_wire wire;
     i40e_port_stats st;
     bool msix_enabled;
-    bool link_up;       /* the port's link, up once the driver asked for it */
-    bool lse_enabled;   /* link status events wanted on the ARQ */
+    bool link_up;     /* the port's link, up once the driver asked for it */
+    bool lse_enabled; /* link status events wanted on the ARQ */
     bool nvm_locked;
-    bool promisc;           /* unicast promiscuous (set_vsi_promiscuous_modes) */
-    uint16_t phy_int_mask;  /* link events the driver masked */
-    uint32_t max_frame;     /* set_mac_config: largest frame, FCS included */
+    bool promisc;               /* unicast promiscuous (set_vsi_promiscuous_modes) */
+    uint16_t phy_int_mask;      /* link events the driver masked */
+    uint32_t max_frame;         /* set_mac_config: largest frame, FCS included */
     uint8_t uc[I40E_MAX_UC][6]; /* unicast filters (add_macvlan) */
     uint32_t nuc;
     uint64_t link_timer;
     i40e_counters c;
-    uint8_t seg[I40E_MAX_FRAME]; /* a TSO segment being built */
+    uint8_t seg[I40E_MAX_FRAME];                  /* a TSO segment being built */
     uint8_t rxbuf[I40E_MAX_FRAME + I40E_ETH_FCS]; /* a frame with its FCS */
     uint16_t tk_tx, tk_rx, tk_irq;
 };

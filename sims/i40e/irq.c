@@ -65,7 +65,8 @@ static void update(i40e *d, uint32_t vec)
     if (!v->pending || !enabled(d, vec) || !d->msix_enabled || v->timer)
         return;
     uint64_t now = mortar_now(d->self);
-    uint64_t due = v->ever_fired ? v->last_fire_ps + itr_interval_ps(d, vec, v->itr_idx) : now;
+    uint64_t due =
+        v->ever_fired ? v->last_fire_ps + itr_interval_ps(d, vec, v->itr_idx) : now;
     if (due <= now)
         fire(d, vec);
     else
@@ -75,7 +76,8 @@ static void update(i40e *d, uint32_t vec)
 static void raise(i40e *d, uint32_t vec, uint32_t itr_idx)
 {
     i40e_vector *v = &d->vec[vec];
-    if (!v->pending || itr_interval_ps(d, vec, itr_idx) < itr_interval_ps(d, vec, v->itr_idx))
+    if (!v->pending ||
+        itr_interval_ps(d, vec, itr_idx) < itr_interval_ps(d, vec, v->itr_idx))
         v->itr_idx = (uint8_t)itr_idx;
     v->pending = true;
     update(d, vec);
@@ -134,7 +136,8 @@ void i40e_irq_dyn_ctl_write(i40e *d, uint32_t vec, uint32_t v)
     uint32_t old = i40e_reg(d, off);
     uint32_t idx = v >> I40E_DYN_ITR_INDX_SHIFT & 3;
     if (idx != ITR_NONE)
-        i40e_reg_set(d, itr_off(vec, idx), v >> I40E_DYN_INTERVAL_SHIFT & I40E_DYN_INTERVAL_MASK);
+        i40e_reg_set(d, itr_off(vec, idx),
+                     v >> I40E_DYN_INTERVAL_SHIFT & I40E_DYN_INTERVAL_MASK);
     uint32_t keep = v & ~(I40E_DYN_CLEARPBA | I40E_DYN_SWINT_TRIG | I40E_DYN_INTENA_MSK);
     if (v & I40E_DYN_INTENA_MSK)
         keep = (keep & ~I40E_DYN_INTENA) | (old & I40E_DYN_INTENA);

@@ -14,22 +14,22 @@
  */
 #include "i40e_internal.h"
 
-#define NVM_CONTROL_WORD     0x00
-#define NVM_CONTROL_VALID    0x0040 /* bits 6-7 = 01: valid image */
-#define NVM_PBA_FLAGS        0x15
-#define NVM_BOOT_CONFIG_PTR  0x17
-#define NVM_DEV_STARTER_VER  0x18
-#define NVM_OEM_VERSION_PTR  0x1B
-#define NVM_WAKE_ON_LAN      0x19
-#define NVM_EETRACK_LO       0x2D
-#define NVM_EETRACK_HI       0x2E
-#define NVM_VPD_PTR          0x2F
-#define NVM_PCIE_ALT_PTR     0x3E
-#define NVM_CHECKSUM_WORD    0x3F
-#define NVM_CHECKSUM_BASE    0xBABA
-#define NVM_OEM_VER_OFF      0x83
-#define NVM_BOOT_CONFIG      0x200 /* where the boot configuration module sits */
-#define I40E_NVM_MAC_WORD    0x100
+#define NVM_CONTROL_WORD    0x00
+#define NVM_CONTROL_VALID   0x0040 /* bits 6-7 = 01: valid image */
+#define NVM_PBA_FLAGS       0x15
+#define NVM_BOOT_CONFIG_PTR 0x17
+#define NVM_DEV_STARTER_VER 0x18
+#define NVM_OEM_VERSION_PTR 0x1B
+#define NVM_WAKE_ON_LAN     0x19
+#define NVM_EETRACK_LO      0x2D
+#define NVM_EETRACK_HI      0x2E
+#define NVM_VPD_PTR         0x2F
+#define NVM_PCIE_ALT_PTR    0x3E
+#define NVM_CHECKSUM_WORD   0x3F
+#define NVM_CHECKSUM_BASE   0xBABA
+#define NVM_OEM_VER_OFF     0x83
+#define NVM_BOOT_CONFIG     0x200 /* where the boot configuration module sits */
+#define I40E_NVM_MAC_WORD   0x100
 
 uint16_t i40e_nvm_word(const i40e *d, uint32_t addr)
 {
@@ -65,7 +65,8 @@ void i40e_nvm_init(i40e *d)
 void i40e_nvm_srctl_write(i40e *d, uint32_t v)
 {
     if (!(v & I40E_GLNVM_SRCTL_START)) {
-        i40e_reg_set(d, I40E_GLNVM_SRCTL, (v & ~I40E_GLNVM_SRCTL_START) | I40E_GLNVM_SRCTL_DONE);
+        i40e_reg_set(d, I40E_GLNVM_SRCTL,
+                     (v & ~I40E_GLNVM_SRCTL_START) | I40E_GLNVM_SRCTL_DONE);
         return;
     }
     uint32_t addr = v >> I40E_GLNVM_SRCTL_ADDR_SHIFT & I40E_GLNVM_SRCTL_ADDR_MASK;

@@ -161,7 +161,8 @@ uint32_t i40e_reg_read(i40e *d, uint32_t off)
     case I40E_GLNVM_ULD:
         return I40E_GLNVM_ULD_DONE;
     case I40E_GLNVM_GENS:
-        return I40E_GLNVM_GENS_NVM_PRES | I40E_NVM_SR_SIZE_CODE << I40E_GLNVM_GENS_SR_SIZE_SHIFT;
+        return I40E_GLNVM_GENS_NVM_PRES | I40E_NVM_SR_SIZE_CODE
+                                              << I40E_GLNVM_GENS_SR_SIZE_SHIFT;
     case I40E_GLPCI_CNF2:
         return (uint32_t)I40E_NVEC << I40E_GLPCI_CNF2_PF_N_SHIFT;
     case I40E_PFLAN_QALLOC:

@@ -145,8 +145,8 @@ void i40e_rx_tail_write(i40e *d, uint32_t q, uint32_t v)
 
 /* ---- descriptor prefetch ------------------------------------------------------ */
 
-static void fetch_done(void *ctx, const dmaq_req *req, uint32_t status, const uint8_t *data,
-                       uint32_t size)
+static void fetch_done(void *ctx, const dmaq_req *req, uint32_t status,
+                       const uint8_t *data, uint32_t size)
 {
     i40e *d = ctx;
     i40e_rxq *r = &d->rxq[req->owner - OWNER_RX(0)];
@@ -215,9 +215,8 @@ static void write_descriptor(i40e *d, i40e_rxq *r, uint32_t idx, uint32_t len,
     if (last)
         qw1 |= I40E_RXD_STATUS_EOP | f->qw1;
     i40e_put_le64(wb + 8, qw1);
-    dmaq_write(&d->dma, OWNER_RX(r->idx), r->gen,
-               r->base + (uint64_t)idx * desc_size(r), wb, desc_size(r),
-               last ? written_back : NULL, r->idx);
+    dmaq_write(&d->dma, OWNER_RX(r->idx), r->gen, r->base + (uint64_t)idx * desc_size(r),
+               wb, desc_size(r), last ? written_back : NULL, r->idx);
 }
 
 static void deliver(i40e *d, i40e_rxq *r, const i40e_rx_frame *f, const uint8_t *data,
@@ -239,7 +238,8 @@ static void deliver(i40e *d, i40e_rxq *r, const i40e_rx_frame *f, const uint8_t 
     r->head = (idx[need - 1] + 1) % r->len;
     d->c.rx_frames++;
     d->c.rx_bytes += f->len;
-    mortar_trace(d->self, d->tk_rx, d->rx.seq++, f->len, (uint32_t)(f->qw1 >> I40E_RXD_PTYPE_SHIFT & 0xFF));
+    mortar_trace(d->self, d->tk_rx, d->rx.seq++, f->len,
+                 (uint32_t)(f->qw1 >> I40E_RXD_PTYPE_SHIFT & 0xFF));
 }
 
 static void pop_head(i40e_rx *rx)
@@ -293,7 +293,8 @@ void i40e_rx_kick(i40e *d)
     }
 }
 
-/* ---- arrival ------------------------------------------------------------------------ */
+/* ---- arrival ------------------------------------------------------------------------
+ */
 
 static bool accept(const i40e *d, const uint8_t *f)
 {
@@ -323,7 +324,8 @@ static void count_accepted(i40e *d, const uint8_t *f, uint32_t len)
 
 /* The L4 checksum of a TCP/UDP packet is right (sum over pseudo-header and
  * segment folds to 0xFFFF). */
-static bool l4_ok(const uint8_t *ip, uint32_t l4off, uint32_t l4len, uint8_t proto, bool v6)
+static bool l4_ok(const uint8_t *ip, uint32_t l4off, uint32_t l4len, uint8_t proto,
+                  bool v6)
 {
     uint32_t sum = 0;
     if (v6) {
@@ -361,7 +363,8 @@ static uint64_t classify(const uint8_t *f, uint32_t len)
         bits = I40E_RXD_STATUS_L3L4P;
         if (ihl < 20 || off + ihl > len || pkt_fold(pkt_sum(ip, ihl, 0)) != 0xFFFF) {
             bits |= I40E_RXD_ERROR_IPE << I40E_RXD_ERROR_SHIFT;
-        } else if (!frag && (proto == 6 || proto == 17) && tot >= ihl && off + tot <= len) {
+        } else if (!frag && (proto == 6 || proto == 17) && tot >= ihl &&
+                   off + tot <= len) {
             ptype = proto == 6 ? I40E_PTYPE_IPV4_TCP : I40E_PTYPE_IPV4_UDP;
             if (!l4_ok(ip, ihl, tot - ihl, proto, false))
                 bits |= I40E_RXD_ERROR_L4E << I40E_RXD_ERROR_SHIFT;

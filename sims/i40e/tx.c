@@ -91,7 +91,8 @@ static void arm_wire(i40e *d)
     i40e_wire *w = &d->wire;
     if (w->timer || !w->head)
         return;
-    w->timer = mortar_timer_set(d->self, w->head->depart_ps, I40E_TIMER(I40E_TIMER_TX_WIRE, 0));
+    w->timer =
+        mortar_timer_set(d->self, w->head->depart_ps, I40E_TIMER(I40E_TIMER_TX_WIRE, 0));
 }
 
 static void kick_all(i40e *d)
@@ -342,8 +343,8 @@ static void add_data(i40e *d, i40e_txq *t, uint64_t addr, uint32_t len)
         t->error = true;
         return;
     }
-    uint32_t chunks = dmaq_read(&d->dma, OWNER_TX(t->idx), t->gen, addr, len, data_done,
-                                t->pkt_len);
+    uint32_t chunks =
+        dmaq_read(&d->dma, OWNER_TX(t->idx), t->gen, addr, len, data_done, t->pkt_len);
     if (chunks == 0)
         t->error = true;
     t->reads_pending += chunks;
@@ -357,7 +358,8 @@ static void consume(i40e *d, i40e_txq *t, const i40e_txd *desc)
     if (dtype == I40E_TXD_DTYPE_CONTEXT) {
         uint32_t cmd = (uint32_t)(desc->qw1 >> I40E_TXD_CMD_SHIFT) & 0xFFFF;
         t->tso = cmd & I40E_TXD_CTX_CMD_TSO;
-        t->tso_len = (uint32_t)(desc->qw1 >> I40E_TXD_CTX_TSO_LEN_SHIFT & I40E_TXD_CTX_TSO_LEN_MASK);
+        t->tso_len = (uint32_t)(desc->qw1 >> I40E_TXD_CTX_TSO_LEN_SHIFT &
+                                I40E_TXD_CTX_TSO_LEN_MASK);
         t->mss = (uint32_t)(desc->qw1 >> I40E_TXD_CTX_MSS_SHIFT & I40E_TXD_CTX_MSS_MASK);
         return;
     }
@@ -370,7 +372,8 @@ static void consume(i40e *d, i40e_txq *t, const i40e_txd *desc)
         t->have_first = true;
         t->first_qw1 = desc->qw1;
     }
-    add_data(d, t, desc->qw0, (uint32_t)(desc->qw1 >> I40E_TXD_BUF_SZ_SHIFT & I40E_TXD_BUF_SZ_MASK));
+    add_data(d, t, desc->qw0,
+             (uint32_t)(desc->qw1 >> I40E_TXD_BUF_SZ_SHIFT & I40E_TXD_BUF_SZ_MASK));
     if (cmd & I40E_TXD_CMD_EOP) {
         t->eop = true;
         t->rs = cmd & I40E_TXD_CMD_RS;

@@ -46,8 +46,8 @@ static hdrs parse_offsets(const i40e_txq *t)
 static bool tso_valid(const i40e_txq *t, const hdrs *h)
 {
     return t->tso && t->mss > 0 && h->hdr > h->l4 && h->hdr < t->pkt_len &&
-           h->hdr + t->mss <= I40E_MAX_FRAME && (h->cmd & I40E_TXD_CMD_L4T_MASK) ==
-                                                    I40E_TXD_CMD_L4T_TCP;
+           h->hdr + t->mss <= I40E_MAX_FRAME &&
+           (h->cmd & I40E_TXD_CMD_L4T_MASK) == I40E_TXD_CMD_L4T_TCP;
 }
 
 uint64_t i40e_tx_wire_bytes(const i40e_txq *t)
@@ -68,7 +68,8 @@ static void ipv4_sum(uint8_t *f, uint32_t len, const hdrs *h)
     if (h->l4 <= h->l3 || h->l4 > len)
         return;
     pkt_put16(f, len, h->l3 + 10u, 0);
-    pkt_put16(f, len, h->l3 + 10u, (uint16_t)~pkt_fold(pkt_sum(f + h->l3, h->l4 - h->l3, 0)));
+    pkt_put16(f, len, h->l3 + 10u,
+              (uint16_t)~pkt_fold(pkt_sum(f + h->l3, h->l4 - h->l3, 0)));
 }
 
 static bool l4_sum(i40e *d, uint8_t *f, uint32_t len, const hdrs *h)
@@ -107,8 +108,8 @@ static void insert_sums(i40e *d, uint8_t *f, uint32_t len, const hdrs *h)
 
 /* ---- segmentation ---------------------------------------------------------- */
 
-static void fix_segment(uint8_t *s, uint32_t len, const hdrs *h, uint32_t k, uint32_t sent,
-                        bool last, uint16_t ip_id, uint32_t seq)
+static void fix_segment(uint8_t *s, uint32_t len, const hdrs *h, uint32_t k,
+                        uint32_t sent, bool last, uint16_t ip_id, uint32_t seq)
 {
     uint32_t iipt = h->cmd & I40E_TXD_CMD_IIPT_MASK;
     if (iipt == I40E_TXD_CMD_IIPT_IPV4 || iipt == I40E_TXD_CMD_IIPT_IPV4_CSUM) {

@@ -11,7 +11,9 @@
 #   net_check_dmesg NAME     no kernel warning, oops or driver error
 #
 # Knobs: NET_TRACE=1 (binary trace of the models in the run directory; keep
-# it with QH_KEEP=1), QH_* (harness.sh).
+# it with QH_KEEP=1), NET_LIMIT (wall seconds for the hosts, default 600),
+# NET_APPEND (more kernel command line, e.g. loglevel=7), NET_LINK_BW (the
+# Ethernet links' bandwidth, default 10Gbps), QH_* (harness.sh).
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 QH_HOSTS=2
 
@@ -30,7 +32,7 @@ xfer() {
     tag=$1; shift
     out=$(mortar-nettest "$@"); r=$?
     out=$(echo $out)
-    echo "XFER-$tag rc=$r $out"
+    echo "XFER-$tag rc=$r $out at=$(cut -d" " -f1 /proc/uptime)"
     return $r
 }
 report() {
@@ -69,13 +71,13 @@ $script" $(qh_device "$name" "$QH_DIR/nic$idx.sock" "nic$idx")
 # A guest kernel that oopses never gets to power off (its init may end in a
 # shell), so look for that instead of waiting out the limit.
 net_wait() {
-    local end=$((SECONDS + ${NET_LIMIT:-300})) h
+    local end=$((SECONDS + ${NET_LIMIT:-600})) h
     while kill -0 "${QH_PIDS_HOST[@]}" 2>/dev/null; do
         for h in h0 h1; do
             qh_log $h | grep -q -e 'general protection fault' -e 'double fault' -e 'Kernel panic' \
                 -e '^\[ *[0-9.]*\] BUG: ' && { sleep 1; qh_fail "$h: the guest kernel crashed"; }
         done
-        [ "$SECONDS" -lt "$end" ] || qh_fail "a host still running after ${NET_LIMIT:-300} s"
+        [ "$SECONDS" -lt "$end" ] || qh_fail "a host still running after ${NET_LIMIT:-600} s"
         sleep 0.5
     done
     qh_wait_hosts 10
