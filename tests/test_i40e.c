@@ -252,6 +252,12 @@ static void put_bits(uint8_t *p, uint32_t lsb, uint32_t width, uint64_t v)
     }
 }
 
+static void drain_interrupts(bench *b)
+{
+    while (hoststub_wait_interrupt(b->h, 0, NULL, NULL))
+        ;
+}
+
 /* ---- NVM, as i40e_read_nvm_word_srctl reads it ----------------------------------- */
 
 static uint16_t nvm_read(bench *b, uint32_t word)
@@ -710,6 +716,41 @@ static void test_rx_frames_wait_for_descriptors_in_the_buffer(void **state)
     bench_close(b);
 }
 
+
+static void test_itr_spaces_interrupts_of_a_vector(void **state)
+{
+    (void)state;
+    bench *b = bench_open(NULL, 40000000000ull);
+    queues_setup(b, TX_RING, RING_LEN);
+    link_up(b);
+    /* RX cause with ITR index 0, interval 25 x 2 us = 50 us */
+    wr(b, I40E_PFINT_ITRN(0, 0), 25);
+    wr(b, I40E_QINT_RQCTL(0), 1 | 0u << I40E_QINT_ITR_INDX_SHIFT | I40E_QINT_CAUSE_ENA);
+    wr(b, I40E_QINT_TQCTL(0), 0);
+    drain_interrupts(b);
+    wr(b, I40E_PFINT_DYN_CTLN(0), I40E_DYN_INTENA | 3u << I40E_DYN_ITR_INDX_SHIFT);
+    uint8_t f[100];
+    uint32_t len = make_rx_frame(f, 100, 1);
+    uint64_t t0 = hoststub_now(b->h);
+    peer_send_at(b->peer, t0 + MORTAR_US(2), f, len);
+    peer_send_at(b->peer, t0 + MORTAR_US(7), f, len);
+    uint16_t vec = 0;
+    assert_true(hoststub_wait_interrupt(b->h, TIMEOUT, &vec, NULL));
+    uint64_t first = hoststub_now(b->h);
+    /* the handler re-enables at once; the second frame's interrupt waits
+     * for the interval */
+    wr(b, I40E_PFINT_DYN_CTLN(0), I40E_DYN_INTENA | 3u << I40E_DYN_ITR_INDX_SHIFT);
+    assert_true(hoststub_wait_interrupt(b->h, TIMEOUT, &vec, NULL));
+    uint64_t second = hoststub_now(b->h);
+    assert_true(second - first >= MORTAR_US(50) - MORTAR_US(2)); /* less the link latency */
+    assert_true(second - first <= MORTAR_US(50) + MORTAR_US(2));
+    /* masked (no INTENA): a cause waits, no interrupt */
+    peer_send_at(b->peer, hoststub_now(b->h) + MORTAR_US(1), f, len);
+    assert_false(hoststub_wait_interrupt(b->h, MORTAR_US(200), &vec, NULL));
+    assert_int_equal(counters(b).rx_frames, 3);
+    bench_close(b);
+}
+
 static void test_malformed_descriptor_is_counted_and_skipped(void **state)
 {
     (void)state;
@@ -822,6 +863,7 @@ int main(void)
         cmocka_unit_test(test_tso_cuts_tcp_into_mss_segments_with_checksums),
         cmocka_unit_test(test_rx_frame_lands_in_buffer_with_writeback),
         cmocka_unit_test(test_rx_frames_wait_for_descriptors_in_the_buffer),
+        cmocka_unit_test(test_itr_spaces_interrupts_of_a_vector),
         cmocka_unit_test(test_malformed_descriptor_is_counted_and_skipped),
         cmocka_unit_test(test_dma_error_drops_the_packet_and_is_counted),
         cmocka_unit_test(test_unknown_registers_read_zero_and_are_counted),

@@ -28,9 +28,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mortar/runtime.h"
 #include "sims/common/pkt.h"
 
 #define ETH_HLEN_ 14
+
+/* Counts a frame the model does not deliver (rx_filtered) and says why at
+ * debug level. */
+static void filtered(i40e *d, const char *why, uint32_t len)
+{
+    d->c.rx_filtered++;
+    mortar_logf(d->self, MORTAR_LOG_DEBUG, "receive: %u-byte frame dropped: %s", len, why);
+}
 
 /* ---- queue state ------------------------------------------------------------ */
 
@@ -59,7 +68,7 @@ static void drop_queued(i40e *d, uint32_t q)
         if (f->queue == q) {
             *pp = f->next;
             rx->bytes -= f->len;
-            d->c.rx_filtered++;
+            filtered(d, "its queue was disabled", f->len);
             free(f);
         } else {
             rx->tail = f;
@@ -280,8 +289,8 @@ void i40e_rx_kick(i40e *d)
         const uint8_t *data = with_fcs(r, f, buf, &len);
         uint32_t need = (len + r->dbuff - 1) / r->dbuff;
         if (need > r->len - 1 || need > RX_CACHE || (r->rxmax && f->len > r->rxmax)) {
-            d->st.roc++; /* can never fit this queue */
-            d->c.rx_filtered++;
+            d->st.roc++;
+            filtered(d, "larger than the queue's buffers or maximum", f->len);
             pop_head(rx);
         } else if (r->cache_count >= need) {
             deliver(d, r, f, data, len, need);
@@ -396,20 +405,24 @@ void i40e_rx_frame_in(i40e *d, const uint8_t *frame, uint32_t len)
     i40e_rx *rx = &d->rx;
     if (len < ETH_HLEN_) {
         d->st.ruc++;
-        d->c.rx_filtered++;
+        filtered(d, "shorter than an Ethernet header", len);
         return;
     }
-    if (!d->link_up || !accept(d, frame)) {
-        d->c.rx_filtered++;
+    if (!d->link_up) {
+        filtered(d, "link down", len);
+        return;
+    }
+    if (!accept(d, frame)) {
+        filtered(d, "not for this port", len);
         return;
     }
     if (len > max_frame(d)) {
         d->st.roc++;
-        d->c.rx_filtered++;
+        filtered(d, "longer than the maximum frame size", len);
         return;
     }
     if (!d->rxq[0].enabled) {
-        d->c.rx_filtered++; /* no queue to take it */
+        filtered(d, "queue 0 disabled", len);
         return;
     }
     if (rx->bytes + len > I40E_RX_BUFFER_BYTES) {
