@@ -658,6 +658,74 @@ static void test_tso_cuts_tcp_into_mss_segments_with_checksums(void **state)
     bench_close(b);
 }
 
+/* A UDP/IPv4 frame to the peer whose checksums the NIC is to insert: the
+ * UDP field holds the pseudo-header sum, as the stack leaves it. */
+static uint32_t make_udp_frame(uint8_t *p, uint32_t pay)
+{
+    memset(p, 0, 42);
+    memcpy(p, PEER_MAC, 6);
+    memcpy(p + 6, NIC_MAC, 6);
+    p[12] = 0x08;
+    p[14] = 0x45;
+    p[16] = (uint8_t)((28 + pay) >> 8), p[17] = (uint8_t)(28 + pay);
+    p[22] = 64, p[23] = 17;
+    uint8_t src[4] = {10, 0, 0, 1}, dst[4] = {10, 0, 0, 2};
+    memcpy(p + 26, src, 4);
+    memcpy(p + 30, dst, 4);
+    p[34] = 0x30, p[35] = 0x39, p[36] = 0x00, p[37] = 0x09;
+    p[38] = (uint8_t)((8 + pay) >> 8), p[39] = (uint8_t)(8 + pay);
+    uint16_t ph = fold(sum16(src, 4, sum16(dst, 4, 17 + 8 + pay)));
+    p[40] = (uint8_t)(ph >> 8), p[41] = (uint8_t)ph;
+    for (uint32_t i = 0; i < pay; i++)
+        p[42 + i] = (uint8_t)(i + 1);
+    return 42 + pay;
+}
+
+static bool udp_frame_sums_ok(const uint8_t *f, uint32_t len)
+{
+    uint8_t src[4], dst[4];
+    memcpy(src, f + 26, 4);
+    memcpy(dst, f + 30, 4);
+    uint32_t s = sum16(src, 4, sum16(dst, 4, 17 + (len - 34)));
+    return fold(sum16(f + 14, 20, 0)) == 0xFFFF &&
+           fold(sum16(f + 34, len - 34, s)) == 0xFFFF;
+}
+
+static void test_tx_queue_restart_starts_at_the_context_head(void **state)
+{
+    (void)state;
+    bench *b = bench_open(NULL, 40000000000ull);
+    queues_setup(b, TX_RING, RING_LEN);
+    link_up(b);
+    uint32_t len = make_udp_frame(mem(b, TX_BUF, 142), 100);
+    const uint64_t csum = (uint64_t)(I40E_TXD_CMD_IIPT_IPV4_CSUM | I40E_TXD_CMD_L4T_UDP) |
+                          (uint64_t)(7 | 5 << 7 | 2 << 14) << (I40E_TXD_OFFSET_SHIFT - 4);
+    for (uint32_t i = 0; i < 5; i++)
+        tx_post(b, TX_RING, RING_LEN, TX_BUF, len, csum);
+    wr(b, I40E_QTX_TAIL(0), b->tx_tail);
+    assert_true(hoststub_wait_mem32(b->h, TX_HEAD, 0xFFFFFFFF, 5, TIMEOUT));
+    /* the driver stops the queue, clears its ring, starts it again at 0
+     * (as a change of MTU does) and posts one packet: it goes out as
+     * posted, with its offloads */
+    wr(b, I40E_QTX_ENA(0), 0);
+    wait_reg(b, I40E_QTX_ENA(0), I40E_QENA_STAT, 0);
+    memset(mem(b, TX_RING, 16 * RING_LEN), 0, 16 * RING_LEN);
+    put_le32(mem(b, TX_HEAD, 4), 0);
+    wr(b, I40E_QTX_ENA(0), I40E_QENA_REQ);
+    wait_reg(b, I40E_QTX_ENA(0), I40E_QENA_STAT, I40E_QENA_STAT);
+    hoststub_delay(b->h, MORTAR_US(20));
+    b->tx_tail = 0;
+    len = make_udp_frame(mem(b, TX_BUF, 142), 100);
+    tx_post(b, TX_RING, RING_LEN, TX_BUF, len, csum);
+    wr(b, I40E_QTX_TAIL(0), b->tx_tail);
+    assert_true(hoststub_wait_mem32(b->h, TX_HEAD, 0xFFFFFFFF, 1, TIMEOUT));
+    hoststub_delay(b->h, MORTAR_US(5));
+    assert_int_equal(b->peer->nrx, 6);
+    for (uint32_t i = 0; i < 6; i++)
+        assert_true(udp_frame_sums_ok(b->peer->rx[i].data, b->peer->rx[i].len));
+    bench_close(b);
+}
+
 static void test_rx_frame_lands_in_buffer_with_writeback(void **state)
 {
     (void)state;
@@ -716,7 +784,6 @@ static void test_rx_frames_wait_for_descriptors_in_the_buffer(void **state)
     bench_close(b);
 }
 
-
 static void test_itr_spaces_interrupts_of_a_vector(void **state)
 {
     (void)state;
@@ -742,7 +809,8 @@ static void test_itr_spaces_interrupts_of_a_vector(void **state)
     wr(b, I40E_PFINT_DYN_CTLN(0), I40E_DYN_INTENA | 3u << I40E_DYN_ITR_INDX_SHIFT);
     assert_true(hoststub_wait_interrupt(b->h, TIMEOUT, &vec, NULL));
     uint64_t second = hoststub_now(b->h);
-    assert_true(second - first >= MORTAR_US(50) - MORTAR_US(2)); /* less the link latency */
+    assert_true(second - first >=
+                MORTAR_US(50) - MORTAR_US(2)); /* less the link latency */
     assert_true(second - first <= MORTAR_US(50) + MORTAR_US(2));
     /* masked (no INTENA): a cause waits, no interrupt */
     peer_send_at(b->peer, hoststub_now(b->h) + MORTAR_US(1), f, len);
@@ -859,6 +927,7 @@ int main(void)
         cmocka_unit_test(test_capabilities_too_large_for_the_buffer_ask_for_more),
         cmocka_unit_test(test_link_comes_up_with_an_event_on_the_arq),
         cmocka_unit_test(test_queue_context_is_read_from_host_memory),
+        cmocka_unit_test(test_tx_queue_restart_starts_at_the_context_head),
         cmocka_unit_test(test_tx_frames_leave_at_line_rate),
         cmocka_unit_test(test_tso_cuts_tcp_into_mss_segments_with_checksums),
         cmocka_unit_test(test_rx_frame_lands_in_buffer_with_writeback),

@@ -38,7 +38,8 @@
 static void filtered(i40e *d, const char *why, uint32_t len)
 {
     d->c.rx_filtered++;
-    mortar_logf(d->self, MORTAR_LOG_DEBUG, "receive: %u-byte frame dropped: %s", len, why);
+    mortar_logf(d->self, MORTAR_LOG_DEBUG, "receive: %u-byte frame dropped: %s", len,
+                why);
 }
 
 /* ---- queue state ------------------------------------------------------------ */

@@ -3,7 +3,8 @@
  *
  * A queue starts when the driver sets QTX_ENA.QENA_REQ: the model reads the
  * queue's context from the HMC (ring base and length, head write-back
- * enable and address, starting head) and then reports QENA_STAT. While
+ * enable and address, starting head) and then reports QENA_STAT. Clearing
+ * QENA_REQ stops the queue and returns its tail to 0. While
  * enabled and the head has not reached the tail (QTX_TAIL), it fetches
  * descriptors by DMA (up to TX_CACHE at a time, never past the tail or the
  * ring's end) and consumes them in order:
@@ -197,8 +198,11 @@ void i40e_tx_ena_write(i40e *d, uint32_t q, uint32_t v)
 {
     i40e_txq *t = &d->txq[q];
     if (!(v & I40E_QENA_REQ)) {
+        /* the tail goes back to 0 with the queue: the driver restarts its
+         * ring at 0 and writes the tail only when it posts a packet */
         queue_stop(d, t);
         i40e_reg_set(d, I40E_QTX_ENA(q), 0);
+        i40e_reg_set(d, I40E_QTX_TAIL(q), 0);
         return;
     }
     if (t->enabled)
@@ -410,6 +414,7 @@ static void complete(i40e *d, i40e_txq *t, uint32_t eop_idx)
 
 static bool finish_packet(i40e *d, i40e_txq *t)
 {
+
     uint32_t eop_idx = (t->next_head + t->len - 1) % t->len;
     if (!t->error && t->pkt_len > 0) {
         if (!stage_admits(d, i40e_tx_wire_bytes(t)))

@@ -11,7 +11,8 @@
 #   net_check_dmesg NAME     no kernel warning, oops or driver error
 #
 # Knobs: NET_TRACE=1 (binary trace of the models in the run directory; keep
-# it with QH_KEEP=1), NET_LIMIT (wall seconds for the hosts, default 600),
+# it with QH_KEEP=1), NET_PCAP=1 (the switch writes every frame to sw.pcap
+# in the run directory), NET_LIMIT (wall seconds for the hosts, default 600),
 # NET_APPEND (more kernel command line, e.g. loglevel=7), NET_LINK_BW (the
 # Ethernet links' bandwidth, default 10Gbps), QH_* (harness.sh).
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
@@ -49,11 +50,13 @@ net_start() {
     qh_init "network-$NET_NIC"
     local trace='' eth='"latency": "500ns", "bandwidth": "'"${NET_LINK_BW:-10Gbps}"'", "protocol": "eth"'
     [ -z "${NET_TRACE:-}" ] || trace="\"trace\": \"$QH_DIR/net.trace\","
+    local pcap=''
+    [ -z "${NET_PCAP:-}" ] || pcap=", \"pcap\": \"$QH_DIR/sw.pcap\""
     qh_sim net "{$trace \"stats\": \"$QH_DIR/net.stats.json\",
  \"components\": [
   {\"name\": \"nic0\", \"kind\": \"$NET_NIC\", \"params\": {\"mac\": \"52:54:00:00:00:01\"}},
   {\"name\": \"nic1\", \"kind\": \"$NET_NIC\", \"params\": {\"mac\": \"52:54:00:00:00:02\"}},
-  {\"name\": \"sw\", \"kind\": \"switch\", \"params\": {\"ports\": 2}}],
+  {\"name\": \"sw\", \"kind\": \"switch\", \"params\": {\"ports\": 2$pcap}}],
  \"links\": [
   {\"name\": \"pcie0\", \"port\": \"nic0.0\", \"listen\": \"$QH_DIR/nic0.sock\", \"latency\": \"1us\"},
   {\"name\": \"pcie1\", \"port\": \"nic1.0\", \"listen\": \"$QH_DIR/nic1.sock\", \"latency\": \"1us\"},
