@@ -11,8 +11,11 @@
  * carries its owner's id and generation so that an engine that was reset
  * can drop its queued requests and ignore completions of old ones.
  *
- * Used by the i40e model (the e1000 model has its own copy of the same
- * engine, older than this one; it can move onto this one).
+ * Used by the e1000 and i40e models. A write may name a function to call
+ * once it has been sent: engines raise their interrupt there, so that the
+ * interrupt message follows the descriptor write-back on the link (PCIe
+ * keeps posted writes and interrupt messages in order) even when the write
+ * had to wait for a free slot.
  */
 #ifndef MORTAR_SIMS_DMA_QUEUE_H
 #define MORTAR_SIMS_DMA_QUEUE_H
