@@ -27,9 +27,13 @@ GCACHE=$CACHE/guest
 GUEST_BIN=${MORTAR_GUEST_BIN:-$ROOT/build/guest-bin}
 
 # Kernel modules to put into the image, loaded by /init in this order (after
-# their dependencies). e1000: the NIC the e1000 model presents over
-# mortar-pci. PCI sysfs (resource files) needs no module.
-MODULES=(e1000)
+# their dependencies). e1000 and i40e: the NICs the e1000 and i40e models
+# present over mortar-pci. PCI sysfs (resource files) needs no module.
+MODULES=(e1000 i40e)
+# NIC drivers: /init loads one only when a PCI device it drives is present
+# (loading costs guest time after the hosts synchronize). "vendor:device
+# module" lines, written to /lib/modules/pci-drivers.
+NIC_DRIVERS=("8086:100e e1000.ko" "8086:1583 i40e.ko")
 # Modules put into /lib/modules (with their dependencies, listed in
 # /lib/modules/on-demand) but not loaded at boot: loading costs guest time
 # after the hosts synchronize. The guest library loads them when a program
@@ -175,6 +179,7 @@ build_image() {
         ORDER=on-demand add_module "$kdir" "$root/lib/modules" "$m"
     done
     rm -f "$root"/lib/modules/.seen-*
+    printf '%s\n' "${NIC_DRIVERS[@]}" >"$root/lib/modules/pci-drivers"
     log "modules: $(tr '\n' ' ' <"$root/lib/modules/load-order")"
     log "modules on demand: $(tr '\n' ' ' 2>/dev/null <"$root/lib/modules/on-demand")"
 

@@ -11,6 +11,7 @@ static const mortar_component_ops *const models[] = {
     &mortar_switch_ops,
     &mortar_hoststub_ops,
     &mortar_e1000_ops,
+    &mortar_i40e_ops,
     &mortar_matmul_ops,
     &mortar_pcitest_ops,
     NULL,

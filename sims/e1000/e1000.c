@@ -60,7 +60,7 @@ static void e1000_destroy(void *state)
 {
     e1000 *d = state;
     e1000_rx_free(d);
-    e1000_dma_destroy(d);
+    dmaq_destroy(&d->dma);
     free(d->tx.pkt);
     free(d);
 }
@@ -74,7 +74,7 @@ static int e1000_create(mortar_component *self, const mortar_params *p, void **s
     uint64_t outstanding = 8;
     int rc = read_params(d, p, &outstanding);
     if (!rc)
-        rc = e1000_dma_init(d, (uint32_t)outstanding);
+        rc = dmaq_init(&d->dma, self, E1000_PORT_PCIE, d, (uint32_t)outstanding);
     mortar_pcie_dev_intro intro;
     fill_intro(&intro);
     if (!rc)
@@ -83,7 +83,7 @@ static int e1000_create(mortar_component *self, const mortar_params *p, void **s
     if (!rc)
         rc = mortar_port_declare(self, E1000_PORT_ETH, MORTAR_PROTO_ETH, NULL, 0);
     if (rc) {
-        e1000_dma_destroy(d);
+        dmaq_destroy(&d->dma);
         free(d);
         return rc;
     }
@@ -100,7 +100,7 @@ static int e1000_create(mortar_component *self, const mortar_params *p, void **s
 
 static void e1000_start(void *state)
 {
-    e1000_dma_start(state);
+    dmaq_start(&((e1000 *)state)->dma);
 }
 
 /* Global reset (CTRL.RST): registers to their power-on values (PBA kept),
@@ -146,7 +146,7 @@ static void pcie_message(e1000 *d, const mortar_msg *msg)
         return;
     case MORTAR_PCIE_DMA_READ_DONE:
     case MORTAR_PCIE_DMA_WRITE_DONE:
-        e1000_dma_completion(d, msg);
+        dmaq_completion(&d->dma, msg);
         return;
     }
     d->c.bad_messages++;
@@ -174,10 +174,21 @@ static void e1000_timer(void *state, uint64_t cookie)
         e1000_irq_timer(d, cookie);
 }
 
+/* The model's counters with the DMA queue's. */
+static void collect(const e1000 *d, e1000_counters *c)
+{
+    *c = d->c;
+    c->dma_errors += d->dma.errors;
+    c->bad_completions += d->dma.bad_completions;
+    c->bad_messages += d->dma.bad_messages;
+}
+
 static void e1000_stats(void *state, mortar_stats *s)
 {
     const e1000 *d = state;
-    const e1000_counters *c = &d->c;
+    e1000_counters all;
+    collect(d, &all);
+    const e1000_counters *c = &all;
     uint32_t ctrl = e1000_reg(d, E1000_CTRL);
     mortar_stats_u64(s, "tx_frames", c->tx_frames);
     mortar_stats_u64(s, "tx_bytes", c->tx_bytes);
@@ -206,8 +217,7 @@ static void e1000_stats(void *state, mortar_stats *s)
 
 void e1000_get_counters(mortar_component *c, e1000_counters *out)
 {
-    const e1000 *d = mortar_component_state(c);
-    *out = d->c;
+    collect(mortar_component_state(c), out);
 }
 
 /* The Ethernet port sends at the 82540's line rate, whatever the link. */

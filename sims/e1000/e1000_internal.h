@@ -7,13 +7,14 @@
  *   regs.c        MMIO/I-O register access, statistics registers
  *   eeprom_phy.c  the microwire EEPROM behind EECD/EERD, the M88 PHY behind MDIC
  *   irq.c         ICR/IMS, interrupt delay timers, ITR throttling, INTx/MSI
- *   dma.c         DMA requests over PCIe: queue, bounded in-flight, chunking
+ *   ../common/dma_queue.c  DMA requests over PCIe: queue, bounded in-flight,
+ *                 chunking (shared with the i40e model)
  *   tx.c          transmit descriptor ring
  *   tx_offload.c  checksum insertion, TCP segmentation, VLAN insertion, sending
  *   rx.c          receive FIFO and descriptor ring
  *   rx_filter.c   address/VLAN filtering, VLAN strip, receive checksums
  *   flow_ctrl.c   802.3x PAUSE: honoured (CTRL.RFCE), sent (CTRL.TFCE)
- *   pkt.c         checksum and CRC helpers
+ *   ../common/pkt.c  checksum and CRC helpers (shared with the i40e model)
  */
 #ifndef MORTAR_E1000_INTERNAL_H
 #define MORTAR_E1000_INTERNAL_H
@@ -24,6 +25,7 @@
 #include "e1000.h"
 #include "e1000_regs.h"
 #include "mortar/pcie.h"
+#include "sims/common/dma_queue.h"
 
 #define E1000_REG_WORDS (E1000_BAR0_SIZE / 4)
 #define E1000_NSTATS    ((E1000_STATS_LAST - E1000_STATS_FIRST) / 4 + 1)
@@ -50,41 +52,8 @@ enum {
 };
 
 typedef struct e1000 e1000;
-typedef struct e1000_dma_req e1000_dma_req;
-
-typedef enum { DMA_OWNER_TX = 1, DMA_OWNER_RX = 2 } e1000_dma_owner;
-
-/* Called when a DMA chunk completes; `status` is the host's (0 = success),
- * `data`/`size` the read data (reads only). */
-typedef void (*e1000_dma_done_fn)(e1000 *d, const e1000_dma_req *r, uint32_t status,
-                                  const uint8_t *data, uint32_t size);
-
-/* Called when a write has left on the link: what the host sees after it. */
-typedef void (*e1000_dma_issued_fn)(e1000 *d, uint64_t tag);
-
-struct e1000_dma_req {
-    e1000_dma_req *next;
-    uint64_t id; /* request id on the link once issued */
-    uint64_t addr;
-    uint64_t tag; /* the caller's context */
-    uint32_t size;
-    uint32_t offset; /* offset of this chunk within the caller's transfer */
-    uint32_t gen;    /* the owner's generation when queued */
-    uint8_t owner;
-    bool write;
-    e1000_dma_done_fn done;     /* may be NULL */
-    e1000_dma_issued_fn issued; /* may be NULL */
-    uint8_t data[];             /* write payload */
-};
-
-typedef struct e1000_dma {
-    e1000_dma_req *head, *tail; /* queued, not yet issued, in order */
-    e1000_dma_req **inflight;   /* max_inflight slots */
-    uint32_t max_inflight, ninflight;
-    uint64_t next_id;
-    uint32_t chunk; /* largest payload per DMA message */
-    uint8_t *msgbuf;
-} e1000_dma;
+/* DMA owners (dmaq_req.owner): an engine's reset drops its own requests. */
+enum { DMA_OWNER_TX = 1, DMA_OWNER_RX = 2 };
 
 typedef struct e1000_eeprom {
     uint16_t words[EEPROM_WORDS];
@@ -193,7 +162,7 @@ struct e1000 {
     e1000_eeprom ee;
     e1000_phy phy;
     e1000_irq irq;
-    e1000_dma dma;
+    dmaq dma;
     e1000_tx tx;
     e1000_rx rx;
     e1000_fc fc;
@@ -281,18 +250,6 @@ void e1000_irq_tx_event(e1000 *d, bool delayed);
 void e1000_irq_timer(e1000 *d, uint64_t cookie);
 void e1000_irq_devctrl(e1000 *d, uint32_t flags);
 void e1000_irq_reset(e1000 *d);
-
-/* dma.c */
-int e1000_dma_init(e1000 *d, uint32_t max_inflight);
-void e1000_dma_start(e1000 *d);
-void e1000_dma_destroy(e1000 *d);
-uint32_t e1000_dma_read(e1000 *d, e1000_dma_owner owner, uint32_t gen, uint64_t addr,
-                        uint32_t size, e1000_dma_done_fn done, uint64_t tag);
-uint32_t e1000_dma_write(e1000 *d, e1000_dma_owner owner, uint32_t gen, uint64_t addr,
-                         const void *data, uint32_t size, e1000_dma_issued_fn issued,
-                         uint64_t tag);
-void e1000_dma_completion(e1000 *d, const mortar_msg *msg);
-void e1000_dma_flush(e1000 *d, e1000_dma_owner owner);
 
 /* tx.c */
 void e1000_tx_reset(e1000 *d);

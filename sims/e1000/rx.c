@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pkt.h"
+#include "sims/common/pkt.h"
 
 static uint64_t ring_base(const e1000 *d)
 {
@@ -72,7 +72,7 @@ void e1000_rx_reset(e1000 *d)
 {
     e1000_rx *rx = &d->rx;
     rx->gen++;
-    e1000_dma_flush(d, DMA_OWNER_RX);
+    dmaq_flush(&d->dma, DMA_OWNER_RX);
     e1000_rx_free(d);
     rx->cache_head = rx->cache_count = 0;
     rx->fetching = rx->fetch_failed = false;
@@ -127,9 +127,10 @@ void e1000_rx_tail_write(e1000 *d, uint32_t v)
 
 /* ---- descriptor prefetch --------------------------------------------------- */
 
-static void fetch_done(e1000 *d, const e1000_dma_req *r, uint32_t status,
-                       const uint8_t *data, uint32_t size)
+static void fetch_done(void *ctx, const dmaq_req *r, uint32_t status, const uint8_t *data,
+                       uint32_t size)
 {
+    e1000 *d = ctx;
     e1000_rx *rx = &d->rx;
     if (r->gen != rx->gen)
         return;
@@ -174,9 +175,9 @@ static void fetch(e1000 *d, uint32_t n)
         return;
     rx->fetching = true;
     rx->fetch_len = count;
-    rx->fetch_chunks = e1000_dma_read(d, DMA_OWNER_RX, rx->gen,
-                                      ring_base(d) + (uint64_t)rx->fetch_next * DESC_SIZE,
-                                      count * DESC_SIZE, fetch_done, 0);
+    rx->fetch_chunks = dmaq_read(&d->dma, DMA_OWNER_RX, rx->gen,
+                                 ring_base(d) + (uint64_t)rx->fetch_next * DESC_SIZE,
+                                 count * DESC_SIZE, fetch_done, 0);
     if (rx->fetch_chunks == 0)
         rx->fetching = false;
 }
@@ -191,8 +192,9 @@ static void count_delivered(e1000 *d, const e1000_rx_frame *f)
 }
 
 /* The frame's last descriptor write-back is on the link: interrupts may follow. */
-static void written_back(e1000 *d, uint64_t tag)
+static void written_back(void *ctx, uint64_t tag)
 {
+    e1000 *d = ctx;
     (void)tag;
     e1000_irq_rx_event(d);
     check_threshold(d);
@@ -207,9 +209,9 @@ static void write_descriptor(e1000 *d, uint32_t idx, uint32_t len,
     wb[4] = E1000_RXD_STAT_DD | (last ? E1000_RXD_STAT_EOP | f->status : 0);
     wb[5] = last ? f->errors : 0;
     e1000_put_le16(wb + 6, last ? f->special : 0);
-    e1000_dma_write(d, DMA_OWNER_RX, d->rx.gen,
-                    ring_base(d) + (uint64_t)idx * DESC_SIZE + 8, wb, sizeof wb,
-                    last ? written_back : NULL, 0);
+    dmaq_write(&d->dma, DMA_OWNER_RX, d->rx.gen,
+               ring_base(d) + (uint64_t)idx * DESC_SIZE + 8, wb, sizeof wb,
+               last ? written_back : NULL, 0);
 }
 
 static void deliver(e1000 *d, e1000_rx_frame *f, uint32_t need, uint32_t bufsize)
@@ -223,8 +225,8 @@ static void deliver(e1000 *d, e1000_rx_frame *f, uint32_t need, uint32_t bufsize
         uint32_t off = i * bufsize;
         len[i] = f->len - off < bufsize ? f->len - off : bufsize;
         idx[i] = rx->cache_idx[slot];
-        e1000_dma_write(d, DMA_OWNER_RX, rx->gen, rx->cache_addr[slot], f->data + off,
-                        len[i], NULL, 0);
+        dmaq_write(&d->dma, DMA_OWNER_RX, rx->gen, rx->cache_addr[slot], f->data + off,
+                   len[i], NULL, 0);
         rx->cache_head = (rx->cache_head + 1) % RX_CACHE;
         rx->cache_count--;
     }

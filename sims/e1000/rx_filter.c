@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pkt.h"
+#include "sims/common/pkt.h"
 
 static bool rar_match(const e1000 *d, const uint8_t *a)
 {

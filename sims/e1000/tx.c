@@ -48,7 +48,7 @@ void e1000_tx_reset(e1000 *d)
 {
     e1000_tx *tx = &d->tx;
     tx->gen++;
-    e1000_dma_flush(d, DMA_OWNER_TX);
+    dmaq_flush(&d->dma, DMA_OWNER_TX);
     tx->fetching = tx->stalled = tx->fetch_failed = false;
     tx->fetch_chunks = 0;
     tx->fetch_next = e1000_reg(d, E1000_TDH);
@@ -81,9 +81,10 @@ void e1000_tx_tail_write(e1000 *d, uint32_t v)
 
 /* ---- descriptor fetch ---------------------------------------------------- */
 
-static void fetch_done(e1000 *d, const e1000_dma_req *r, uint32_t status,
-                       const uint8_t *data, uint32_t size)
+static void fetch_done(void *ctx, const dmaq_req *r, uint32_t status, const uint8_t *data,
+                       uint32_t size)
 {
+    e1000 *d = ctx;
     e1000_tx *tx = &d->tx;
     if (r->gen != tx->gen)
         return;
@@ -130,18 +131,19 @@ static void fetch(e1000 *d)
         count = TX_CACHE;
     tx->fetching = true;
     tx->fetch_len = count;
-    tx->fetch_chunks = e1000_dma_read(d, DMA_OWNER_TX, tx->gen,
-                                      ring_base(d) + (uint64_t)tx->fetch_next * DESC_SIZE,
-                                      count * DESC_SIZE, fetch_done, 0);
+    tx->fetch_chunks = dmaq_read(&d->dma, DMA_OWNER_TX, tx->gen,
+                                 ring_base(d) + (uint64_t)tx->fetch_next * DESC_SIZE,
+                                 count * DESC_SIZE, fetch_done, 0);
     if (tx->fetch_chunks == 0)
         tx->fetching = false;
 }
 
 /* ---- consuming descriptors ------------------------------------------------ */
 
-static void data_done(e1000 *d, const e1000_dma_req *r, uint32_t status,
-                      const uint8_t *data, uint32_t size)
+static void data_done(void *ctx, const dmaq_req *r, uint32_t status, const uint8_t *data,
+                      uint32_t size)
 {
+    e1000 *d = ctx;
     e1000_tx *tx = &d->tx;
     if (r->gen != tx->gen)
         return;
@@ -181,7 +183,7 @@ static void add_data(e1000 *d, uint64_t addr, uint32_t len)
         return;
     }
     tx->reads_pending +=
-        e1000_dma_read(d, DMA_OWNER_TX, tx->gen, addr, len, data_done, tx->pkt_len);
+        dmaq_read(&d->dma, DMA_OWNER_TX, tx->gen, addr, len, data_done, tx->pkt_len);
     tx->pkt_len += len;
 }
 
@@ -298,8 +300,9 @@ void e1000_tx_timer(e1000 *d)
 }
 
 /* The last write-back is on the link: TXDW may follow it. */
-static void written_back(e1000 *d, uint64_t ide_all)
+static void written_back(void *ctx, uint64_t ide_all)
 {
+    e1000 *d = ctx;
     e1000_irq_tx_event(d, ide_all != 0);
 }
 
@@ -310,9 +313,9 @@ static void write_back(e1000 *d)
         uint8_t v[4];
         bool last = i + 1 == tx->nwb;
         e1000_put_le32(v, tx->wb[i].upper | E1000_TXD_STAT_DD);
-        e1000_dma_write(d, DMA_OWNER_TX, tx->gen,
-                        ring_base(d) + (uint64_t)tx->wb[i].idx * DESC_SIZE + 12, v, 4,
-                        last ? written_back : NULL, tx->ide_all);
+        dmaq_write(&d->dma, DMA_OWNER_TX, tx->gen,
+                   ring_base(d) + (uint64_t)tx->wb[i].idx * DESC_SIZE + 12, v, 4,
+                   last ? written_back : NULL, tx->ide_all);
     }
 }
 

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "mortar/eth.h"
-#include "pkt.h"
+#include "sims/common/pkt.h"
 
 #define TCP_FLAG_FIN 0x01
 #define TCP_FLAG_PSH 0x08

@@ -1,8 +1,8 @@
 /*
- * pkt.c - checksums and field access for the e1000 model's packet handling
+ * pkt.c - checksums and field access for the NIC models' packet handling
  * (see pkt.h). Nothing here knows about registers or descriptors.
  */
-#include "pkt.h"
+#include "sims/common/pkt.h"
 
 bool pkt_put16(uint8_t *frame, size_t len, size_t off, uint16_t v)
 {

@@ -1,10 +1,11 @@
 /*
- * pkt.h - byte-level helpers for Ethernet/IP/TCP frames used by the e1000
- * model's offloads and receive checks: big-endian field access with bounds
- * checks, the Internet ones' complement sum, and the Ethernet CRC-32.
+ * pkt.h - byte-level helpers for Ethernet/IP/TCP frames, shared by the NIC
+ * models (e1000, i40e) for their offloads and receive checks: big-endian
+ * field access with bounds checks, the Internet ones' complement sum, and
+ * the Ethernet CRC-32.
  */
-#ifndef MORTAR_E1000_PKT_H
-#define MORTAR_E1000_PKT_H
+#ifndef MORTAR_SIMS_PKT_H
+#define MORTAR_SIMS_PKT_H
 
 #include <stdbool.h>
 #include <stddef.h>

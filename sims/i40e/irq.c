@@ -1,0 +1,171 @@
+/*
+ * irq.c - the i40e model's interrupts: MSI-X vectors, their causes, auto
+ * masking and ITR throttling.
+ *
+ * Vector 0 serves the "other" causes collected in PFINT_ICR0 (admin queue,
+ * software interrupt); it is pending while ICR0 & ICR0_ENA is non-zero, and
+ * reading ICR0 clears it. Vector v >= 1 serves the queues whose cause
+ * control (QINT_RQCTL / QINT_TQCTL) has CAUSE_ENA and names v in MSIX_INDX.
+ *
+ * A vector fires (one MSI-X message) when it has a pending cause, its
+ * interrupt is enabled (the driver wrote INTENA to PFINT_DYN_CTL0/DYN_CTLN)
+ * and the throttling interval has passed since it last fired: the interval
+ * of the cause's ITR index (PFINT_ITR0/ITRN, in 2 us units; index 3 means
+ * none), the shortest one when several causes wait. Firing clears INTENA
+ * (the hardware masks the vector until the driver re-enables it, as the
+ * driver's interrupt handlers expect). A DYN_CTL write may also set a new
+ * interval for an ITR index (ITR_INDX, INTERVAL) or trigger a software
+ * interrupt (SWINT_TRIG); INTENA_MSK leaves INTENA as it was.
+ */
+#include "i40e_internal.h"
+
+#include "mortar/runtime.h"
+
+#define ITR_NONE 3
+
+static uint32_t dyn_ctl_off(uint32_t vec)
+{
+    return vec == 0 ? I40E_PFINT_DYN_CTL0 : I40E_PFINT_DYN_CTLN(vec - 1);
+}
+
+static uint32_t itr_off(uint32_t vec, uint32_t idx)
+{
+    return vec == 0 ? I40E_PFINT_ITR0(idx) : I40E_PFINT_ITRN(idx, vec - 1);
+}
+
+static uint64_t itr_interval_ps(const i40e *d, uint32_t vec, uint32_t idx)
+{
+    if (idx >= ITR_NONE)
+        return 0;
+    return (uint64_t)(i40e_reg(d, itr_off(vec, idx)) & 0xFFF) * I40E_ITR_UNIT_PS;
+}
+
+static bool enabled(const i40e *d, uint32_t vec)
+{
+    return i40e_reg(d, dyn_ctl_off(vec)) & I40E_DYN_INTENA;
+}
+
+static void fire(i40e *d, uint32_t vec)
+{
+    i40e_vector *v = &d->vec[vec];
+    v->pending = false;
+    v->ever_fired = true;
+    v->last_fire_ps = mortar_now(d->self);
+    v->itr_idx = ITR_NONE;
+    i40e_reg_set(d, dyn_ctl_off(vec), i40e_reg(d, dyn_ctl_off(vec)) & ~I40E_DYN_INTENA);
+    d->c.interrupts++;
+    mortar_trace(d->self, d->tk_irq, d->c.interrupts, vec, 0);
+    mortar_pcie_interrupt in = {.vector = (uint16_t)vec, .kind = MORTAR_PCIE_INT_MSIX};
+    i40e_send_pcie(d, MORTAR_PCIE_INTERRUPT, &in, sizeof in);
+}
+
+static void update(i40e *d, uint32_t vec)
+{
+    i40e_vector *v = &d->vec[vec];
+    if (!v->pending || !enabled(d, vec) || !d->msix_enabled || v->timer)
+        return;
+    uint64_t now = mortar_now(d->self);
+    uint64_t due =
+        v->ever_fired ? v->last_fire_ps + itr_interval_ps(d, vec, v->itr_idx) : now;
+    if (due <= now)
+        fire(d, vec);
+    else
+        v->timer = mortar_timer_set(d->self, due, I40E_TIMER(I40E_TIMER_ITR, vec));
+}
+
+static void raise(i40e *d, uint32_t vec, uint32_t itr_idx)
+{
+    i40e_vector *v = &d->vec[vec];
+    if (!v->pending ||
+        itr_interval_ps(d, vec, itr_idx) < itr_interval_ps(d, vec, v->itr_idx))
+        v->itr_idx = (uint8_t)itr_idx;
+    v->pending = true;
+    update(d, vec);
+}
+
+void i40e_irq_timer(i40e *d, uint32_t vec)
+{
+    if (vec >= I40E_NVEC)
+        return;
+    d->vec[vec].timer = 0;
+    update(d, vec);
+}
+
+void i40e_irq_queue_cause(i40e *d, bool rx, uint32_t q)
+{
+    uint32_t ctl = i40e_reg(d, rx ? I40E_QINT_RQCTL(q) : I40E_QINT_TQCTL(q));
+    if (!(ctl & I40E_QINT_CAUSE_ENA))
+        return;
+    uint32_t vec = ctl & I40E_QINT_MSIX_INDX_MASK;
+    uint32_t itr = ctl >> I40E_QINT_ITR_INDX_SHIFT & 3;
+    if (vec >= I40E_NVEC) {
+        d->c.ring_errors++;
+        return;
+    }
+    if (vec == 0) {
+        i40e_irq_icr0_cause(d, I40E_ICR0_INTEVENT);
+        return;
+    }
+    raise(d, vec, itr);
+}
+
+void i40e_irq_icr0_cause(i40e *d, uint32_t cause)
+{
+    uint32_t icr = i40e_reg(d, I40E_PFINT_ICR0) | cause;
+    uint32_t ena = i40e_reg(d, I40E_PFINT_ICR0_ENA);
+    if (icr & ena & ~I40E_ICR0_INTEVENT)
+        icr |= I40E_ICR0_INTEVENT;
+    i40e_reg_set(d, I40E_PFINT_ICR0, icr);
+    if (icr & I40E_ICR0_INTEVENT)
+        raise(d, 0, (i40e_reg(d, I40E_PFINT_STAT_CTL0) >> 2) & 3);
+}
+
+uint32_t i40e_irq_read_icr0(i40e *d)
+{
+    uint32_t v = i40e_reg(d, I40E_PFINT_ICR0);
+    i40e_reg_set(d, I40E_PFINT_ICR0, 0);
+    d->vec[0].pending = false;
+    return v;
+}
+
+void i40e_irq_dyn_ctl_write(i40e *d, uint32_t vec, uint32_t v)
+{
+    if (vec >= I40E_NVEC)
+        return;
+    uint32_t off = dyn_ctl_off(vec);
+    uint32_t old = i40e_reg(d, off);
+    uint32_t idx = v >> I40E_DYN_ITR_INDX_SHIFT & 3;
+    if (idx != ITR_NONE)
+        i40e_reg_set(d, itr_off(vec, idx),
+                     v >> I40E_DYN_INTERVAL_SHIFT & I40E_DYN_INTERVAL_MASK);
+    uint32_t keep = v & ~(I40E_DYN_CLEARPBA | I40E_DYN_SWINT_TRIG | I40E_DYN_INTENA_MSK);
+    if (v & I40E_DYN_INTENA_MSK)
+        keep = (keep & ~I40E_DYN_INTENA) | (old & I40E_DYN_INTENA);
+    i40e_reg_set(d, off, keep);
+    if (v & I40E_DYN_SWINT_TRIG) {
+        if (vec == 0)
+            i40e_irq_icr0_cause(d, I40E_ICR0_SWINT | I40E_ICR0_INTEVENT);
+        else
+            raise(d, vec, ITR_NONE);
+    }
+    update(d, vec);
+}
+
+void i40e_irq_devctrl(i40e *d, uint32_t flags)
+{
+    bool msix = flags & MORTAR_PCIE_CTRL_MSIX_ENABLE;
+    if (msix == d->msix_enabled)
+        return;
+    d->msix_enabled = msix;
+    for (uint32_t v = 0; v < I40E_NVEC; v++)
+        update(d, v);
+}
+
+void i40e_irq_reset(i40e *d)
+{
+    for (uint32_t v = 0; v < I40E_NVEC; v++) {
+        if (d->vec[v].timer)
+            mortar_timer_cancel(d->self, d->vec[v].timer);
+        d->vec[v] = (i40e_vector){.itr_idx = ITR_NONE};
+    }
+}
