@@ -190,6 +190,7 @@ static void e1000_stats(void *state, mortar_stats *s)
     collect(d, &all);
     const e1000_counters *c = &all;
     uint32_t ctrl = e1000_reg(d, E1000_CTRL);
+    mortar_stats_u64(s, "line_rate_bps", MORTAR_S(8) / E1000_PS_PER_BYTE);
     mortar_stats_u64(s, "tx_frames", c->tx_frames);
     mortar_stats_u64(s, "tx_bytes", c->tx_bytes);
     mortar_stats_u64(s, "tx_dropped", c->tx_dropped);

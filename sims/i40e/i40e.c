@@ -19,6 +19,7 @@
 #include "mortar/runtime.h"
 #include "sims/registry.h"
 
+#define DEFAULT_SPEED_BPS 40000000000ull /* 40 Gbit/s: the XL710 QSFP+ port */
 #define MIN_SPEED_BPS 1000000ull      /* 1 Mbit/s */
 #define MAX_SPEED_BPS 400000000000ull /* 400 Gbit/s */
 
@@ -62,7 +63,7 @@ static int read_params(i40e *d, const mortar_params *p, uint64_t *outstanding)
     if (!rc)
         rc = mortar_params_mac(p, "mac", def_mac, d->mac);
     if (!rc)
-        rc = mortar_params_bandwidth(p, "speed", 40000000000ull, &bps);
+        rc = mortar_params_bandwidth(p, "speed", DEFAULT_SPEED_BPS, &bps);
     if (!rc)
         rc = mortar_params_u64(p, "dma_outstanding", 64, outstanding);
     if (!rc && (bps < MIN_SPEED_BPS || bps > MAX_SPEED_BPS))
@@ -75,6 +76,7 @@ static int read_params(i40e *d, const mortar_params *p, uint64_t *outstanding)
         mortar_logf(d->self, MORTAR_LOG_ERROR, "%s", mortar_params_errmsg(p));
         return rc;
     }
+    d->speed_bps = bps;
     d->ps_per_byte = (8000000000000ull + bps / 2) / bps;
     return MORTAR_OK;
 }
@@ -237,6 +239,7 @@ static void i40e_stats(void *state, mortar_stats *s)
 {
     i40e_counters c;
     collect(state, &c);
+    mortar_stats_u64(s, "line_rate_bps", ((const i40e *)state)->speed_bps);
     mortar_stats_u64(s, "tx_frames", c.tx_frames);
     mortar_stats_u64(s, "tx_bytes", c.tx_bytes);
     mortar_stats_u64(s, "tx_dropped", c.tx_dropped);
@@ -266,6 +269,19 @@ void i40e_get_counters(mortar_component *c, i40e_counters *out)
     collect(mortar_component_state(c), out);
 }
 
+/* The Ethernet port sends at the `speed` parameter's line rate. */
+static uint64_t i40e_port_rate_bps(const mortar_params *p, unsigned port)
+{
+    uint64_t bps;
+    if (port != I40E_PORT_ETH || mortar_params_bandwidth(p, "speed", DEFAULT_SPEED_BPS, &bps))
+        return 0;
+    return bps;
+}
+
+/* Frames lost: received with no room in the packet buffer (or while no
+ * queue could take them), and packets dropped on transmit. */
+static const char *const i40e_lost_stats[] = {"rx_missed", "tx_dropped", NULL};
+
 const mortar_component_ops mortar_i40e_ops = {
     .kind = "i40e",
     .summary = "Intel XL710 40 GbE controller (physical function), for the Linux i40e "
@@ -276,4 +292,6 @@ const mortar_component_ops mortar_i40e_ops = {
     .timer = i40e_timer,
     .stats = i40e_stats,
     .destroy = i40e_destroy,
+    .lost_stats = i40e_lost_stats,
+    .port_rate_bps = i40e_port_rate_bps,
 };

@@ -204,6 +204,7 @@ struct i40e {
     mortar_component *self;
     uint8_t mac[6];
     uint64_t ps_per_byte;
+    uint64_t speed_bps; /* the MAC's line rate (the `speed` parameter) */
     uint32_t *regs;
     uint16_t nvm[I40E_NVM_WORDS];
     dmaq dma;
