@@ -819,6 +819,40 @@ static void test_itr_spaces_interrupts_of_a_vector(void **state)
     bench_close(b);
 }
 
+static void test_itr_shorter_cause_cuts_a_pending_wait(void **state)
+{
+    (void)state;
+    bench *b = bench_open(NULL, 40000000000ull);
+    queues_setup(b, TX_RING, RING_LEN);
+    link_up(b);
+    /* ITR index 0: 2 x 2 us; index 1: 50 x 2 us (the driver's RX latency
+     * and TX bulk settings); the RX cause starts on index 1 */
+    wr(b, I40E_PFINT_ITRN(0, 0), 2);
+    wr(b, I40E_PFINT_ITRN(1, 0), 50);
+    wr(b, I40E_QINT_RQCTL(0), 1 | 1u << I40E_QINT_ITR_INDX_SHIFT | I40E_QINT_CAUSE_ENA);
+    wr(b, I40E_QINT_TQCTL(0), 0);
+    drain_interrupts(b);
+    wr(b, I40E_PFINT_DYN_CTLN(0), I40E_DYN_INTENA | 3u << I40E_DYN_ITR_INDX_SHIFT);
+    uint8_t f[100];
+    uint32_t len = make_rx_frame(f, 100, 1);
+    peer_send_at(b->peer, hoststub_now(b->h) + MORTAR_US(2), f, len);
+    uint16_t vec = 0;
+    assert_true(hoststub_wait_interrupt(b->h, TIMEOUT, &vec, NULL));
+    uint64_t first = hoststub_now(b->h);
+    wr(b, I40E_PFINT_DYN_CTLN(0), I40E_DYN_INTENA | 3u << I40E_DYN_ITR_INDX_SHIFT);
+    /* a cause on index 1 waits for its 100 us ... */
+    peer_send_at(b->peer, first + MORTAR_US(5), f, len);
+    hoststub_delay(b->h, MORTAR_US(10));
+    /* ... until a cause on index 0, whose 4 us have long passed, arrives */
+    wr(b, I40E_QINT_RQCTL(0), 1 | 0u << I40E_QINT_ITR_INDX_SHIFT | I40E_QINT_CAUSE_ENA);
+    peer_send_at(b->peer, hoststub_now(b->h) + MORTAR_US(5), f, len);
+    assert_true(hoststub_wait_interrupt(b->h, TIMEOUT, &vec, NULL));
+    uint64_t second = hoststub_now(b->h);
+    assert_true(second - first < MORTAR_US(30));
+    assert_int_equal(counters(b).rx_frames, 3);
+    bench_close(b);
+}
+
 static void test_malformed_descriptor_is_counted_and_skipped(void **state)
 {
     (void)state;
@@ -933,6 +967,7 @@ int main(void)
         cmocka_unit_test(test_rx_frame_lands_in_buffer_with_writeback),
         cmocka_unit_test(test_rx_frames_wait_for_descriptors_in_the_buffer),
         cmocka_unit_test(test_itr_spaces_interrupts_of_a_vector),
+        cmocka_unit_test(test_itr_shorter_cause_cuts_a_pending_wait),
         cmocka_unit_test(test_malformed_descriptor_is_counted_and_skipped),
         cmocka_unit_test(test_dma_error_drops_the_packet_and_is_counted),
         cmocka_unit_test(test_unknown_registers_read_zero_and_are_counted),

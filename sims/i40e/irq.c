@@ -73,12 +73,26 @@ static void update(i40e *d, uint32_t vec)
         v->timer = mortar_timer_set(d->self, due, I40E_TIMER(I40E_TIMER_ITR, vec));
 }
 
+/* Drops the vector's planned firing, so update() plans it anew. */
+static void forget_timer(i40e *d, uint32_t vec)
+{
+    if (d->vec[vec].timer) {
+        mortar_timer_cancel(d->self, d->vec[vec].timer);
+        d->vec[vec].timer = 0;
+    }
+}
+
+/* A cause with a shorter interval than the pending ones brings the
+ * interrupt forward: each ITR index has its own timer in the hardware, and
+ * the vector fires when any pending cause's timer has run out. */
 static void raise(i40e *d, uint32_t vec, uint32_t itr_idx)
 {
     i40e_vector *v = &d->vec[vec];
     if (!v->pending ||
-        itr_interval_ps(d, vec, itr_idx) < itr_interval_ps(d, vec, v->itr_idx))
+        itr_interval_ps(d, vec, itr_idx) < itr_interval_ps(d, vec, v->itr_idx)) {
         v->itr_idx = (uint8_t)itr_idx;
+        forget_timer(d, vec);
+    }
     v->pending = true;
     update(d, vec);
 }
@@ -135,9 +149,12 @@ void i40e_irq_dyn_ctl_write(i40e *d, uint32_t vec, uint32_t v)
     uint32_t off = dyn_ctl_off(vec);
     uint32_t old = i40e_reg(d, off);
     uint32_t idx = v >> I40E_DYN_ITR_INDX_SHIFT & 3;
-    if (idx != ITR_NONE)
+    if (idx != ITR_NONE) {
+        /* a new interval applies to a firing already planned */
         i40e_reg_set(d, itr_off(vec, idx),
                      v >> I40E_DYN_INTERVAL_SHIFT & I40E_DYN_INTERVAL_MASK);
+        forget_timer(d, vec);
+    }
     uint32_t keep = v & ~(I40E_DYN_CLEARPBA | I40E_DYN_SWINT_TRIG | I40E_DYN_INTENA_MSK);
     if (v & I40E_DYN_INTENA_MSK)
         keep = (keep & ~I40E_DYN_INTENA) | (old & I40E_DYN_INTENA);
