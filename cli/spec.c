@@ -197,7 +197,7 @@ int spec_check_set(json_t *spec, const char *path, char *err, size_t err_size)
                             ? walk_to_container(spec, path, buf, sizeof buf, &last,
                                                 &container_key)
                             : NULL;
-    if (container && (child_at(container, last) ||
+    if (container && (child_at(container, last) || spec_key_allowed(spec, container, last) ||
                       (json_is_object(container) && !strcmp(container_key, "params"))))
         return 0;
     list_vars(spec, vars, sizeof vars);
@@ -412,36 +412,42 @@ static int resolve(json_t *node, json_t *vars, char *path, size_t plen, char *er
     return 0;
 }
 
-json_t *spec_load(const char *path, char *const sets[], size_t nsets, char *err,
-                  size_t err_size)
+json_t *spec_resolve(json_t *spec, char *const sets[], size_t nsets, char *err,
+                     size_t err_size)
 {
-    json_t *spec = load_with_bases(path, 0, err, err_size);
-    if (!spec)
-        return NULL;
     if (!json_object_get(spec, "vars"))
         json_object_set_new(spec, "vars", json_object());
     if (!json_is_object(json_object_get(spec, "vars"))) {
-        errbuf_fail(err, err_size, "%s: vars: expected an object", path);
-        json_decref(spec);
+        errbuf_fail(err, err_size, "vars: expected an object");
         return NULL;
     }
-    if (apply_sets(spec, sets, nsets, err, err_size)) {
-        json_decref(spec);
+    if (apply_sets(spec, sets, nsets, err, err_size))
         return NULL;
-    }
     json_t *vars = json_deep_copy(json_object_get(spec, "vars"));
     json_t *body = json_deep_copy(spec);
     json_object_del(body, "vars");
     char where[512] = "";
-    int rc = resolve(body, vars, where, sizeof where, err, err_size);
-    json_decref(spec);
-    if (rc) {
+    if (resolve(body, vars, where, sizeof where, err, err_size)) {
         json_decref(vars);
         json_decref(body);
         return NULL;
     }
     json_object_set_new(body, "vars", vars);
     return body;
+}
+
+json_t *spec_load(const char *path, char *const sets[], size_t nsets, char *err,
+                  size_t err_size)
+{
+    json_t *spec = load_with_bases(path, 0, err, err_size);
+    if (!spec)
+        return NULL;
+    char why[1024];
+    json_t *resolved = spec_resolve(spec, sets, nsets, why, sizeof why);
+    json_decref(spec);
+    if (!resolved)
+        errbuf_fail(err, err_size, "%s", why);
+    return resolved;
 }
 
 const char *spec_var_text(json_t *spec, const char *name, char *buf, size_t size)

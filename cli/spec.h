@@ -18,6 +18,7 @@
 #define MORTAR_CLI_SPEC_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Loads `path` with its bases, applies the `nsets` overrides ("key=value")
@@ -25,6 +26,12 @@
  * caller) or NULL with a message in `err` naming the file and JSON path. */
 json_t *spec_load(const char *path, char *const sets[], size_t nsets, char *err,
                   size_t err_size);
+
+/* The part of spec_load after the bases: applies the overrides to `spec`
+ * (an object, loaded; changed) and returns a new resolved copy, or NULL
+ * with the message in `err`. */
+json_t *spec_resolve(json_t *spec, char *const sets[], size_t nsets, char *err,
+                     size_t err_size);
 
 /* Checks the resolved spec completely (spec_check.c): no unknown keys;
  * every spec, host, component, link and process name by the one rule
@@ -47,10 +54,14 @@ json_t *spec_rate_warnings(json_t *spec);
  * `comp`, `size` bytes) and N. Returns -1 if `ref` is not of that form. */
 int spec_port_ref(const char *ref, char *comp, size_t size, unsigned *port);
 
+/* Whether `key` is one the spec may have in `obj`: the spec itself, a
+ * host, a component, a link or "measure" (spec_check.c keeps the lists). */
+bool spec_key_allowed(json_t *spec, json_t *obj, const char *key);
+
 /* Whether `--set path=...` would change something `spec` (loaded, not yet
  * overridden) has: a variable, a place that exists (array indexes are
- * numbers), or a new key of a component's "params" (the model checks
- * those). Returns 0, or -1 with "'path' is neither a variable ... (its
+ * numbers), a key the spec may have there (spec_key_allowed), or a new key
+ * of a component's "params" (the model checks those). Returns 0, or -1 with "'path' is neither a variable ... (its
  * variables: ...)" in `err`. `mortar spec`, `run` and `sweep` all use it. */
 int spec_check_set(json_t *spec, const char *path, char *err, size_t err_size);
 

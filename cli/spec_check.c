@@ -107,6 +107,27 @@ static int check_object(json_t *v, const char *where, char *err, size_t size)
     return json_is_object(v) ? 0 : errbuf_fail(err, size, "%s: expected an object", where);
 }
 
+static bool element_of(json_t *spec, const char *array, json_t *obj)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(spec, array), i, e)
+        if (e == obj)
+            return true;
+    return false;
+}
+
+bool spec_key_allowed(json_t *spec, json_t *obj, const char *key)
+{
+    const char *const *known = obj == spec                            ? top_keys
+                               : element_of(spec, "hosts", obj)      ? host_keys
+                               : element_of(spec, "components", obj) ? component_keys
+                               : element_of(spec, "links", obj)      ? link_keys
+                               : obj == json_object_get(spec, "measure") ? measure_keys
+                                                                         : NULL;
+    return known && listed(known, key);
+}
+
 /* ---- hosts --------------------------------------------------------------------- */
 
 static int check_int_range(json_t *h, const char *key, long long lo, long long hi,

@@ -29,7 +29,7 @@ int mortar_name_check(const char *name, char *why, size_t why_size)
         return refuse("", "expected a string", why, why_size);
     size_t len = strlen(name);
     if (len == 0 || len > MORTAR_NAME_MAX)
-        return refuse(name, "1 to 64 characters", why, why_size);
+        return refuse(name, "1 to " MORTAR_NAME_MAX_TEXT " characters", why, why_size);
     if (name[0] == '.')
         return refuse(name, "it may not start with '.'", why, why_size);
     for (size_t i = 0; i < len; i++)
