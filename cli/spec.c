@@ -503,7 +503,8 @@ static uint64_t end_rate_bps(json_t *spec, const char *ref, char *comp, size_t s
     if (!ops || !ops->port_rate_bps)
         return 0;
     json_t *pj = json_object_get(c, "params");
-    char *text = json_dumps(pj ? pj : json_object(), JSON_COMPACT);
+    /* no params: an empty object */
+    char *text = pj ? json_dumps(pj, JSON_COMPACT) : strdup("{}");
     mortar_params *params = text ? mortar_params_parse(text, "params", NULL, 0) : NULL;
     free(text);
     uint64_t bps = params ? ops->port_rate_bps(params, port) : 0;

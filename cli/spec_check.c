@@ -274,7 +274,8 @@ static int validate_components(json_t *spec, mortar_loop *loop, char *err, size_
             return errbuf_fail(err, size, "%s.params: expected an object", where);
         char path[64];
         snprintf(path, sizeof path, "%s.params", where);
-        char *text = json_dumps(pj ? pj : json_object(), JSON_COMPACT);
+        /* no params: an empty object */
+        char *text = pj ? json_dumps(pj, JSON_COMPACT) : strdup("{}");
         mortar_params *params = mortar_params_parse(text, path, err, size);
         free(text);
         if (!params)

@@ -84,7 +84,8 @@ static int add_components(mortar_loop *loop, json_t *comps, char *err, size_t si
             return fail(err, size, "components[%zu].params: expected an object", i);
         char path[64];
         snprintf(path, sizeof path, "components[%zu].params", i);
-        char *text = json_dumps(pj ? pj : json_object(), JSON_COMPACT);
+        /* no params: an empty object */
+        char *text = pj ? json_dumps(pj, JSON_COMPACT) : strdup("{}");
         mortar_params *params = mortar_params_parse(text, path, err, size);
         free(text);
         if (!params)
