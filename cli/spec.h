@@ -61,8 +61,9 @@ bool spec_key_allowed(json_t *spec, json_t *obj, const char *key);
 /* Whether `--set path=...` would change something `spec` (loaded, not yet
  * overridden) has: a variable, a place that exists (array indexes are
  * numbers), a key the spec may have there (spec_key_allowed), or a new key
- * of a component's "params" (the model checks those). Returns 0, or -1 with "'path' is neither a variable ... (its
- * variables: ...)" in `err`. `mortar spec`, `run` and `sweep` all use it. */
+ * of a component's "params" (the model checks those). Returns 0, or -1
+ * with "'path' is neither a variable ... (its variables: ...)" in `err`.
+ * `mortar spec`, `run` and `sweep` all use it. */
 int spec_check_set(json_t *spec, const char *path, char *err, size_t err_size);
 
 /* A variable of the resolved spec as text ("1us", "a", "1"); NULL if absent. */

@@ -37,8 +37,8 @@ static inline int run_mortar(const char *dir, const char *args, char *err, size_
 {
     char cmd[4096], log[128];
     snprintf(log, sizeof log, "%s/stderr.txt", dir);
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s/mortar' %s >/dev/null 2>'%s'", dir, bin_dir(),
-             args, log);
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s/mortar' %s >/dev/null 2>'%s'", dir,
+             bin_dir(), args, log);
     int st = system(cmd);
     char *text = read_text(log);
     snprintf(err, size, "%s", text ? text : "");

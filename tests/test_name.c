@@ -17,8 +17,9 @@
 static void test_accepts_the_case_study_names(void **state)
 {
     (void)state;
-    const char *ok[] = {"client", "nic_server", "pcie_server_accel", "sim0", "matmul-b",
-                        "design.b", "A9", "x"};
+    const char *ok[] = {"client", "nic_server", "pcie_server_accel",
+                        "sim0",   "matmul-b",   "design.b",
+                        "A9",     "x"};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
         assert_int_equal(mortar_name_check(ok[i], NULL, 0), 0);
 }

@@ -20,7 +20,8 @@ static bool exists(const char *path)
     return lstat(path, &st) == 0;
 }
 
-static void expect_refused(const char *dir, const char *args, int status, const char *needle)
+static void expect_refused(const char *dir, const char *args, int status,
+                           const char *needle)
 {
     char err[4096];
     int rc = run_mortar(dir, args, err, sizeof err);
@@ -40,9 +41,10 @@ static void test_a_link_name_cannot_unlink_a_file_elsewhere(void **state)
     snprintf(victim, sizeof victim, "%s/victim.sock", dir);
     write_text(victim, "keep me\n");
     /* the socket is <private dir in /tmp>/<link name>.sock */
-    snprintf(args, sizeof args,
-             "run '%s/experiments/examples/pcitest.json' --set links.0.name=../..%s/victim",
-             source_dir(), dir);
+    snprintf(
+        args, sizeof args,
+        "run '%s/experiments/examples/pcitest.json' --set links.0.name=../..%s/victim",
+        source_dir(), dir);
     expect_refused(dir, args, 1, "links[0].name: '../..");
     assert_true(exists(victim));
     remove_tree(dir);
@@ -53,9 +55,10 @@ static void test_a_spec_name_cannot_leave_the_out_directory(void **state)
     (void)state;
     const char *dir = scratch_dir();
     char args[1024], escaped[128];
-    snprintf(args, sizeof args,
-             "run '%s/experiments/examples/pcitest.json' --out runs --set name=../../escaped",
-             source_dir());
+    snprintf(
+        args, sizeof args,
+        "run '%s/experiments/examples/pcitest.json' --out runs --set name=../../escaped",
+        source_dir());
     expect_refused(dir, args, 1, "name: '../../escaped' is not a valid name");
     snprintf(escaped, sizeof escaped, "%s/escaped", dir);
     assert_false(exists(escaped));
@@ -98,8 +101,8 @@ static void test_set_of_an_unknown_variable_fails_the_run(void **state)
     (void)state;
     const char *dir = scratch_dir();
     char args[1024];
-    snprintf(args, sizeof args, "run '%s/experiments/examples/pcitest.json' --set raeds=3",
-             source_dir());
+    snprintf(args, sizeof args,
+             "run '%s/experiments/examples/pcitest.json' --set raeds=3", source_dir());
     expect_refused(dir, args, 1, "'raeds' is neither a variable");
     remove_tree(dir);
 }

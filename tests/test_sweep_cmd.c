@@ -60,8 +60,8 @@ static void test_sweep_file_needs_no_grid(void **state)
     (void)state;
     const char *dir = scratch_dir();
     char args[1024], err[4096];
-    snprintf(args, sizeof args, "sweep '%s/experiments/matmul/sweep-quick.json' --dry-run",
-             source_dir());
+    snprintf(args, sizeof args,
+             "sweep '%s/experiments/matmul/sweep-quick.json' --dry-run", source_dir());
     int rc = run_mortar(dir, args, err, sizeof err);
     if (rc != 0)
         fail_msg("status %d, stderr: %s", rc, err);

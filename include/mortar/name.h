@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#define MORTAR_NAME_MAX 64
+#define MORTAR_NAME_MAX      64
 #define MORTAR_NAME_MAX_TEXT "64" /* the same, for messages */
 
 /* Returns 0 if `name` follows the rule, or MORTAR_EINVAL with the reason
