@@ -17,18 +17,24 @@
 static void test_accepts_the_case_study_names(void **state)
 {
     (void)state;
-    const char *ok[] = {"client", "nic_server", "pcie_server_accel",
-                        "sim0",   "matmul-b",   "design.b",
+    const char *ok[] = {"client", "nic_server", "pcie_server_accel", "sim0", "matmul-b",
                         "A9",     "x"};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
         assert_int_equal(mortar_name_check(ok[i], NULL, 0), 0);
 }
 
-static void test_refuses_paths_and_dots_first(void **state)
+static void test_refuses_paths_and_dots(void **state)
 {
     (void)state;
     char why[200];
-    const char *bad[] = {"../../somewhere/victim", "a/b", "..", ".", ".hidden", "/abs"};
+    const char *bad[] = {"../../somewhere/victim",
+                         "a/b",
+                         "..",
+                         ".",
+                         ".hidden",
+                         "/abs",
+                         "a.host",
+                         "accel.0"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(mortar_name_check(bad[i], why, sizeof why), MORTAR_EINVAL);
         assert_non_null(strstr(why, "is not a valid name"));
@@ -60,7 +66,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_accepts_the_case_study_names),
-        cmocka_unit_test(test_refuses_paths_and_dots_first),
+        cmocka_unit_test(test_refuses_paths_and_dots),
         cmocka_unit_test(test_refuses_option_and_shell_characters),
         cmocka_unit_test(test_refuses_empty_null_and_too_long),
     };

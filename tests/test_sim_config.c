@@ -47,7 +47,7 @@ static void test_accepts_good_names(void **state)
     sim_config cfg;
     char err[512] = "";
     int rc = sim_config_build("{\"components\": [{\"name\": \"sw-0\", \"kind\": \"switch\", "
-                              "\"params\": {\"ports\": 2}}], \"links\": [{\"name\": \"l_0.a\", "
+                              "\"params\": {\"ports\": 2}}], \"links\": [{\"name\": \"l_0-a\", "
                               "\"port\": \"sw-0.0\", \"peer\": \"sw-0.1\"}]}",
                               &cfg, err, sizeof err);
     if (rc)

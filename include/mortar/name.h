@@ -4,8 +4,11 @@
  *
  * Names become file names in a run's directory ("<host>.console.log",
  * "<process>.json", "<link>.sock") and parts of QEMU option strings, so a
- * name is 1 to MORTAR_NAME_MAX characters from A-Z a-z 0-9 _ . - and does
- * not start with '.': no '/', no "..", no ',' or '=' can get through.
+ * name is 1 to MORTAR_NAME_MAX characters from A-Z a-z 0-9 _ -: no '/',
+ * no "..", no ',' or '=' can get through. No '.' either: every file of a
+ * run is "<name>.<suffix>", and with dots two names' files could be one
+ * (host "a" and process "a.host" would both write "a.host.json"); and a
+ * port reference "component.N" stays unambiguous.
  * `mortar spec`, `mortar run` and mortar-sim all check names with this one
  * function.
  */
