@@ -4,9 +4,11 @@
 #include "dirs.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "errbuf.h"
@@ -32,4 +34,20 @@ int dirs_make(const char *dir, char *err, size_t size)
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
         return errbuf_fail(err, size, "%s is not a directory", dir);
     return 0;
+}
+
+int dirs_make_new(const char *dir, char *err, size_t size)
+{
+    if (mkdir(dir, 0755) != 0)
+        return errbuf_fail(err, size, "cannot create %s: %s", dir, strerror(errno));
+    return 0;
+}
+
+int dirs_write_new_json(json_t *json, const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
+    if (fd < 0)
+        return -1;
+    int rc = json_dumpfd(json, fd, JSON_INDENT(1));
+    return close(fd) || rc ? -1 : 0;
 }

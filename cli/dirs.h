@@ -1,14 +1,25 @@
 /*
- * dirs.h - creating the directories a command writes into.
+ * dirs.h - creating the directories a command writes into, and new files
+ * in them: a run writes only inside its own new directory, never over an
+ * existing file and never through a symbolic link.
  */
 #ifndef MORTAR_CLI_DIRS_H
 #define MORTAR_CLI_DIRS_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 /* Creates `dir` and its missing parents, like `mkdir -p`. Returns 0, or -1
  * with the reason in err (size bytes) when a part cannot be created or
  * `dir` exists and is not a directory. */
 int dirs_make(const char *dir, char *err, size_t size);
+
+/* Creates `dir`, which must not exist yet, in its existing parent.
+ * Returns 0, or -1 with the reason in err. */
+int dirs_make_new(const char *dir, char *err, size_t size);
+
+/* Writes `json` (indented) to `path`, a new file: O_EXCL | O_NOFOLLOW.
+ * Returns 0, or -1 when the file exists, is a link or cannot be written. */
+int dirs_write_new_json(json_t *json, const char *path);
 
 #endif

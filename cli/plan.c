@@ -2,8 +2,10 @@
  * plan.c - turning a resolved spec into simulator descriptions and QEMU
  * command lines (see plan.h).
  */
+#include "dirs.h"
 #include "errbuf.h"
 #include "plan.h"
+#include "spec.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,11 +23,10 @@ static const char *str(json_t *o, const char *key, const char *def)
 
 static const char *process_of(json_t *spec, const char *ref)
 {
-    char name[128];
-    snprintf(name, sizeof name, "%s", ref);
-    char *dot = strrchr(name, '.');
-    if (dot)
-        *dot = '\0';
+    char name[MORTAR_NAME_MAX + 1];
+    unsigned port;
+    if (spec_port_ref(ref, name, sizeof name, &port))
+        return "sim0";
     size_t i;
     json_t *c;
     json_array_foreach(json_object_get(spec, "components"), i, c)
@@ -61,12 +62,13 @@ static json_t *link_entry(json_t *l, const char *port)
 static int add_listener(plan *p, plan_sim *s, json_t *l, const char *port, char *sock,
                         size_t sock_size)
 {
+    if (s->nsockets == PLAN_MAX)
+        return -1;
     snprintf(sock, sock_size, "%s/%s.sock", p->sock_dir, str(l, "name", "link"));
     json_t *e = link_entry(l, port);
     json_object_set_new(e, "listen", json_string(sock));
     json_array_append_new(json_object_get(s->desc, "links"), e);
-    if (s->nsockets < PLAN_MAX)
-        snprintf(s->sockets[s->nsockets++], sizeof s->sockets[0], "%s", sock);
+    snprintf(s->sockets[s->nsockets++], sizeof s->sockets[0], "%s", sock);
     return 0;
 }
 
@@ -109,7 +111,8 @@ static int plan_sims(plan *p, json_t *spec, const plan_tools *t, char *err, size
         char sock[256];
         if (!a) { /* a host link: the model listens */
             const char *comp = str(l, "component", "");
-            add_listener(p, sim_named(p, process_of(spec, comp)), l, comp, sock, sizeof sock);
+            if (add_listener(p, sim_named(p, process_of(spec, comp)), l, comp, sock, sizeof sock))
+                return errbuf_fail(err, size, "more than %d links listen in one process", PLAN_MAX);
             continue;
         }
         plan_sim *sa = sim_named(p, process_of(spec, a)), *sb = sim_named(p, process_of(spec, b));
@@ -119,7 +122,8 @@ static int plan_sims(plan *p, json_t *spec, const plan_tools *t, char *err, size
             json_array_append_new(json_object_get(sa->desc, "links"), e);
             continue;
         }
-        add_listener(p, sa, l, a, sock, sizeof sock);
+        if (add_listener(p, sa, l, a, sock, sizeof sock))
+            return errbuf_fail(err, size, "more than %d links listen in one process", PLAN_MAX);
         json_t *e = link_entry(l, b);
         json_object_set_new(e, "connect", json_string(sock));
         json_array_append_new(json_object_get(sb->desc, "links"), e);
@@ -136,8 +140,8 @@ static int plan_sims(plan *p, json_t *spec, const plan_tools *t, char *err, size
             json_object_set_new(s->desc, "trace", json_string(path));
         }
         snprintf(s->desc_path, sizeof s->desc_path, "%s/%s.json", p->run_dir, s->name);
-        if (json_dump_file(s->desc, s->desc_path, JSON_INDENT(1)) != 0)
-            return errbuf_fail(err, size, "cannot write %s", s->desc_path);
+        if (dirs_write_new_json(s->desc, s->desc_path) != 0)
+            return errbuf_fail(err, size, "cannot create %s (it must not exist)", s->desc_path);
     }
     return 0;
 }
@@ -151,6 +155,20 @@ static void arg(plan_host *h, const char *fmt, ...)
     if (vasprintf(&h->argv[h->argc], fmt, ap) >= 0)
         h->argc++;
     va_end(ap);
+}
+
+/* A value inside a QEMU option string ("a=v,b=w"): QEMU reads ",," as a
+ * comma of the value. Names cannot hold one (mortar/name.h); paths might. */
+static const char *qemu_opt_value(const char *in, char *out, size_t size)
+{
+    size_t o = 0;
+    for (; *in && o + 2 < size; in++) {
+        if (*in == ',')
+            out[o++] = ',';
+        out[o++] = *in;
+    }
+    out[o] = '\0';
+    return out;
 }
 
 static void base64(const char *in, char *out, size_t size)
@@ -211,11 +229,19 @@ static void host_cmdline(plan_host *h, json_t *host, json_t *spec, const plan_to
             continue;
         arg(h, "-device");
         /* the device is named after its component ("accel" of "accel.0") */
-        char device[128];
-        snprintf(device, sizeof device, "%s", str(l, "component", ""));
-        device[strcspn(device, ".")] = '\0';
-        arg(h, "mortar-pci,socket=%s/%s.sock,name=%s,rendezvous=%s/rendezvous,hosts=%d,host=%s",
-            p->sock_dir, str(l, "name", ""), device, p->sock_dir, p->nhosts_total, h->name);
+        char device[MORTAR_NAME_MAX + 1], sock[512], rendezvous[512], devname[2 * sizeof device],
+            ehost[2 * sizeof h->name];
+        unsigned port;
+        if (spec_port_ref(str(l, "component", ""), device, sizeof device, &port))
+            device[0] = '\0';
+        snprintf(sock, sizeof sock, "%s/%s.sock", p->sock_dir, str(l, "name", ""));
+        snprintf(rendezvous, sizeof rendezvous, "%s/rendezvous", p->sock_dir);
+        char esock[2 * sizeof sock], erendezvous[2 * sizeof rendezvous];
+        arg(h, "mortar-pci,socket=%s,name=%s,rendezvous=%s,hosts=%d,host=%s",
+            qemu_opt_value(sock, esock, sizeof esock),
+            qemu_opt_value(device, devname, sizeof devname),
+            qemu_opt_value(rendezvous, erendezvous, sizeof erendezvous), p->nhosts_total,
+            qemu_opt_value(h->name, ehost, sizeof ehost));
     }
     h->argv[h->argc] = NULL;
 }

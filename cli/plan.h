@@ -14,10 +14,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "mortar/name.h"
+
 #define PLAN_MAX 16
 
 typedef struct plan_sim {
-    char name[64];
+    char name[MORTAR_NAME_MAX + 1];
     json_t *desc;             /* the mortar-sim description */
     char desc_path[512];
     char sockets[PLAN_MAX][256]; /* the sockets it listens on */
@@ -26,7 +28,7 @@ typedef struct plan_sim {
 } plan_sim;
 
 typedef struct plan_host {
-    char name[64];
+    char name[MORTAR_NAME_MAX + 1];
     char *argv[96];           /* QEMU's command line, NULL-terminated */
     int argc;
     char console[512];        /* guest console (stdout) */

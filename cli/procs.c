@@ -12,16 +12,20 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
-static void redirect(const char *path, int fd)
+/* Points `fd` at `path`, a new file of the run (never an existing one, and
+ * never through a symbolic link), or at /dev/null. */
+static int redirect(const char *path, int fd)
 {
     /* stdin must be readable: QEMU's stdio console treats a failing read
      * as a closed console and drops the guest's output */
-    int f = fd == 0 ? open("/dev/null", O_RDONLY)
-                    : open(path ? path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (f >= 0) {
-        dup2(f, fd);
-        close(f);
-    }
+    int f = fd == 0  ? open("/dev/null", O_RDONLY)
+            : !path ? open("/dev/null", O_WRONLY)
+                    : open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
+    if (f < 0)
+        return -1;
+    dup2(f, fd);
+    close(f);
+    return 0;
 }
 
 proc *procs_start(procs *ps, const char *name, char *const argv[], const char *out,
@@ -38,9 +42,10 @@ proc *procs_start(procs *ps, const char *name, char *const argv[], const char *o
         if (getppid() != parent)
             _exit(127); /* the orchestrator is already gone */
         setpgid(0, 0); /* Ctrl-C reaches the orchestrator only; it ends us */
-        redirect(NULL, 0);
-        redirect(out, 1);
-        redirect(err, 2);
+        if (redirect(NULL, 0) || redirect(out, 1) || redirect(err, 2)) {
+            fprintf(stderr, "mortar: %s: cannot create its log\n", name);
+            _exit(126);
+        }
         for (int i = 0; env && env[i]; i++)
             putenv(env[i]);
         execv(argv[0], argv);

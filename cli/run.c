@@ -71,6 +71,20 @@ static int usage(void)
     return 2;
 }
 
+/* A whole number of seconds, 1 or more: "5x" or "0" is refused. */
+static int parse_seconds(const char *text, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < 1 || v > 1000000) {
+        fprintf(stderr, "mortar run: '%s' is not a number of seconds (1 to 1000000)\n", text);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, run_opts *o)
 {
     *o = (run_opts){.db_path = "mortar.db", .out_dir = "runs", .stall_s = 120,
@@ -86,10 +100,13 @@ static int parse_args(int argc, char **argv, run_opts *o)
             o->out_dir = argv[++i];
         else if (!strcmp(a, "--trace"))
             o->trace = true;
-        else if (!strcmp(a, "--stall-timeout") && has)
-            o->stall_s = atoi(argv[++i]);
-        else if (!strcmp(a, "--timeout") && has)
-            o->timeout_s = atoi(argv[++i]);
+        else if (!strcmp(a, "--stall-timeout") && has) {
+            if (parse_seconds(argv[++i], &o->stall_s))
+                return -1;
+        } else if (!strcmp(a, "--timeout") && has) {
+            if (parse_seconds(argv[++i], &o->timeout_s))
+                return -1;
+        }
         else if (a[0] != '-' && !o->spec_path)
             o->spec_path = a;
         else
@@ -559,13 +576,15 @@ static double var_num(json_t *spec, const char *name, double def)
     return json_is_number(v) ? json_number_value(v) : def;
 }
 
-/* <out>/<id>-<name>, made absolute (the processes run elsewhere). */
+/* <out>/<id>-<name>, new, made absolute (the processes run elsewhere). The
+ * name follows the name rule (spec_validate), so the directory is inside
+ * <out>. */
 static int make_run_dir(char *dir, size_t size, const char *out, int64_t id, const char *name,
                         char *err, size_t err_size)
 {
     if (snprintf(dir, size, "%s/%06lld-%s", out, (long long)id, name) >= (int)size)
         return errbuf_fail(err, err_size, "%s: path too long", out);
-    if (dirs_make(dir, err, err_size))
+    if (dirs_make(out, err, err_size) || dirs_make_new(dir, err, err_size))
         return -1;
     char *abs = realpath(dir, NULL);
     if (abs) {
@@ -628,7 +647,7 @@ int mortar_run_main(int argc, char **argv)
         sqlite3_step(st);
         sqlite3_finalize(st);
     }
-    json_dump_file(spec, strcat(strcpy(err, run_dir), "/spec.json"), JSON_INDENT(2));
+    dirs_write_new_json(spec, strcat(strcpy(err, run_dir), "/spec.json"));
 
     plan p;
     plan_tools pt = {.qemu = t.qemu, .firmware = {t.firmware[0], t.firmware[1], NULL},

@@ -6,6 +6,7 @@
 #include "spec.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -110,6 +111,8 @@ static json_t *load_with_bases(const char *path, int depth, char *err, size_t si
 
 /* ---- --set ------------------------------------------------------------------ */
 
+#define MAX_SET_PATH 512
+
 /* "2.5us" stays a string; "3", "0.5", "true" become JSON scalars. */
 static json_t *parse_value(const char *text)
 {
@@ -120,31 +123,100 @@ static json_t *parse_value(const char *text)
     return json_string(text);
 }
 
-static int set_path(json_t *spec, const char *path, json_t *value, char *err, size_t size)
+/* Reads a non-negative array index; false if `s` is not one. */
+static bool parse_index(const char *s, size_t *out)
 {
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", path);
+    char *end;
+    if (!isdigit((unsigned char)*s))
+        return false;
+    unsigned long v = strtoul(s, &end, 10);
+    *out = v;
+    return *end == '\0';
+}
+
+/* Follows `path` (dotted, array indexes as numbers; split into `buf`) to
+ * the container of its last step: returns the container (NULL if a step
+ * before the last is missing), with the last step in *last and the key
+ * that led to the container in *container_key ("" for the spec). */
+static json_t *walk_to_container(json_t *spec, const char *path, char *buf, size_t size,
+                                 const char **last, const char **container_key)
+{
+    snprintf(buf, size, "%s", path);
     json_t *node = spec;
-    char *save, *part = strtok_r(buf, ".", &save);
-    while (part) {
+    *container_key = "";
+    char *save, *key = strtok_r(buf, ".", &save);
+    *last = key;
+    while (key) {
         char *next = strtok_r(NULL, ".", &save);
-        json_t *child = json_is_array(node) ? json_array_get(node, strtoul(part, NULL, 10))
-                                            : json_object_get(node, part);
         if (!next) {
-            if (json_is_object(node))
-                json_object_set(node, part, value);
-            else if (child)
-                json_array_set(node, strtoul(part, NULL, 10), value);
-            else
-                return errbuf_fail(err, size, "--set %s: no such place in the spec", path);
-            return 0;
+            *last = key;
+            return node;
         }
-        if (!child)
-            return errbuf_fail(err, size, "--set %s: '%s' is not in the spec", path, part);
-        node = child;
-        part = next;
+        size_t idx;
+        node = json_is_array(node) ? (parse_index(key, &idx) ? json_array_get(node, idx) : NULL)
+                                   : json_object_get(node, key);
+        if (!node)
+            return NULL;
+        *container_key = key;
+        key = next;
     }
-    return errbuf_fail(err, size, "--set %s: empty path", path);
+    return NULL; /* an empty path */
+}
+
+/* The element of `container` at step `key`, or NULL. */
+static json_t *child_at(json_t *container, const char *key)
+{
+    size_t idx;
+    if (json_is_array(container))
+        return parse_index(key, &idx) ? json_array_get(container, idx) : NULL;
+    return json_object_get(container, key);
+}
+
+/* The names of the spec's variables, for the error message. */
+static void list_vars(json_t *spec, char *buf, size_t size)
+{
+    const char *key;
+    json_t *v;
+    size_t len = 0;
+    buf[0] = '\0';
+    json_object_foreach(json_object_get(spec, "vars"), key, v) {
+        int n = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", key);
+        if (n < 0 || (size_t)n >= size - len)
+            break;
+        len += (size_t)n;
+    }
+}
+
+int spec_check_set(json_t *spec, const char *path, char *err, size_t err_size)
+{
+    if (json_object_get(json_object_get(spec, "vars"), path))
+        return 0;
+    char buf[MAX_SET_PATH], vars[600];
+    const char *last, *container_key;
+    json_t *container = strlen(path) < sizeof buf
+                            ? walk_to_container(spec, path, buf, sizeof buf, &last,
+                                                &container_key)
+                            : NULL;
+    if (container && (child_at(container, last) || spec_key_allowed(spec, container, last) ||
+                      (json_is_object(container) && !strcmp(container_key, "params"))))
+        return 0;
+    list_vars(spec, vars, sizeof vars);
+    return errbuf_fail(err, err_size,
+                       "'%.200s' is neither a variable of the spec nor a place in it "
+                       "(its variables: %s)", path, vars);
+}
+
+/* Sets the value at `path`, which spec_check_set accepted. */
+static void set_path(json_t *spec, const char *path, json_t *value)
+{
+    char buf[MAX_SET_PATH];
+    const char *last, *container_key;
+    json_t *container = walk_to_container(spec, path, buf, sizeof buf, &last, &container_key);
+    size_t idx;
+    if (json_is_array(container) && parse_index(last, &idx))
+        json_array_set(container, idx, value);
+    else if (json_is_object(container))
+        json_object_set(container, last, value);
 }
 
 static int apply_sets(json_t *spec, char *const sets[], size_t n, char *err, size_t size)
@@ -154,36 +226,42 @@ static int apply_sets(json_t *spec, char *const sets[], size_t n, char *err, siz
         const char *eq = strchr(sets[i], '=');
         if (!eq || eq == sets[i])
             return errbuf_fail(err, size, "--set %s: expected key=value", sets[i]);
-        char key[256];
+        char key[MAX_SET_PATH];
+        if ((size_t)(eq - sets[i]) >= sizeof key)
+            return errbuf_fail(err, size, "--set: a path longer than %d characters",
+                               MAX_SET_PATH - 1);
         snprintf(key, sizeof key, "%.*s", (int)(eq - sets[i]), sets[i]);
+        char why[1024];
+        if (spec_check_set(spec, key, why, sizeof why))
+            return errbuf_fail(err, size, "--set %.600s: %s", sets[i], why);
         json_t *value = parse_value(eq + 1);
-        int rc = 0;
-        if (json_is_object(vars) && json_object_get(vars, key))
+        if (json_object_get(vars, key))
             json_object_set(vars, key, value);
         else
-            rc = set_path(spec, key, value, err, size);
+            set_path(spec, key, value);
         json_decref(value);
-        if (rc)
-            return rc;
     }
     return 0;
 }
 
 /* ---- variables ------------------------------------------------------------------ */
 
-static int var_text(json_t *v, char *buf, size_t size)
+/* A scalar variable's text ("1us", "3", "true"), to free; NULL for an
+ * object, an array or null. */
+static char *var_text_new(json_t *v)
 {
+    char num[64];
     if (json_is_string(v))
-        snprintf(buf, size, "%s", json_string_value(v));
-    else if (json_is_integer(v))
-        snprintf(buf, size, "%lld", (long long)json_integer_value(v));
+        return strdup(json_string_value(v));
+    if (json_is_integer(v))
+        snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v));
     else if (json_is_real(v))
-        snprintf(buf, size, "%.17g", json_real_value(v));
+        snprintf(num, sizeof num, "%.17g", json_real_value(v));
     else if (json_is_boolean(v))
-        snprintf(buf, size, "%s", json_is_true(v) ? "true" : "false");
+        snprintf(num, sizeof num, "%s", json_is_true(v) ? "true" : "false");
     else
-        return -1;
-    return 0;
+        return NULL;
+    return strdup(num);
 }
 
 static size_t var_name_len(const char *s)
@@ -196,38 +274,96 @@ static size_t var_name_len(const char *s)
     return n;
 }
 
+/* A growing output string. */
+typedef struct text_out {
+    char *s;
+    size_t len, cap;
+} text_out;
+
+static int text_append(text_out *o, const char *s, size_t n)
+{
+    if (o->len + n + 1 > o->cap) {
+        size_t cap = o->cap ? o->cap : 64;
+        while (o->len + n + 1 > cap)
+            cap *= 2;
+        char *grown = realloc(o->s, cap);
+        if (!grown)
+            return -1;
+        o->s = grown;
+        o->cap = cap;
+    }
+    memcpy(o->s + o->len, s, n);
+    o->len += n;
+    o->s[o->len] = '\0';
+    return 0;
+}
+
+/* The variable reference at `p` ("$name" or "${name}", p[0] == '$'):
+ * its name's start and length, and the length of the whole reference.
+ * Returns -1 for "${" without its "}". */
+static int var_ref(const char *p, const char **name, size_t *name_len, size_t *ref_len)
+{
+    int braced = p[1] == '{';
+    *name = p + 1 + braced;
+    if (!braced) {
+        *name_len = var_name_len(*name);
+        *ref_len = 1 + *name_len;
+        return 0;
+    }
+    const char *close = strchr(*name, '}');
+    if (!close)
+        return -1;
+    *name_len = (size_t)(close - *name);
+    *ref_len = *name_len + 3;
+    return 0;
+}
+
 /* Replaces $name and ${name} in `in`; returns a new string or NULL. */
 static char *substitute(const char *in, json_t *vars, const char *where, char *err, size_t size)
 {
-    size_t cap = strlen(in) + 256, len = 0;
-    char *out = malloc(cap);
+    text_out out = {0};
+    if (text_append(&out, "", 0))
+        goto oom;
     for (const char *p = in; *p;) {
         if (*p != '$' || p[1] == '(') { /* "$(...)" is the guest shell's */
-            if (len + 2 > cap)
-                out = realloc(out, cap *= 2);
-            out[len++] = *p++;
+            size_t n = strcspn(p + 1, "$") + 1;
+            if (text_append(&out, p, n))
+                goto oom;
+            p += n;
             continue;
         }
-        int braced = p[1] == '{';
-        const char *name = p + 1 + braced;
-        size_t n = braced ? strcspn(name, "}") : var_name_len(name);
-        char key[256], val[512];
-        snprintf(key, sizeof key, "%.*s", (int)n, name);
-        json_t *v = json_object_get(vars, key);
-        if (n == 0 || !v || var_text(v, val, sizeof val)) {
-            errbuf_fail(err, size, "%s: unknown variable '$%s' (not in \"vars\")", where, key);
-            free(out);
+        const char *name;
+        size_t n, ref_len;
+        if (var_ref(p, &name, &n, &ref_len)) {
+            errbuf_fail(err, size, "%s: '${' without its '}'", where);
+            free(out.s);
             return NULL;
         }
-        size_t vl = strlen(val);
-        while (len + vl + 2 > cap)
-            out = realloc(out, cap *= 2);
-        memcpy(out + len, val, vl);
-        len += vl;
-        p = name + n + braced;
+        char key[256];
+        json_t *v = NULL;
+        if (n > 0 && n < sizeof key) {
+            memcpy(key, name, n);
+            key[n] = '\0';
+            v = json_object_get(vars, key);
+        }
+        char *val = v ? var_text_new(v) : NULL;
+        if (!val) {
+            errbuf_fail(err, size, "%s: unknown variable '$%.*s' (not in \"vars\")", where,
+                        (int)(n < 200 ? n : 200), name);
+            free(out.s);
+            return NULL;
+        }
+        int rc = text_append(&out, val, strlen(val));
+        free(val);
+        if (rc)
+            goto oom;
+        p += ref_len;
     }
-    out[len] = '\0';
-    return out;
+    return out.s;
+oom:
+    errbuf_fail(err, size, "%s: out of memory", where);
+    free(out.s);
+    return NULL;
 }
 
 /* Walks the spec and resolves every string; `path` names the place. */
@@ -276,30 +412,22 @@ static int resolve(json_t *node, json_t *vars, char *path, size_t plen, char *er
     return 0;
 }
 
-json_t *spec_load(const char *path, char *const sets[], size_t nsets, char *err,
-                  size_t err_size)
+json_t *spec_resolve(json_t *spec, char *const sets[], size_t nsets, char *err,
+                     size_t err_size)
 {
-    json_t *spec = load_with_bases(path, 0, err, err_size);
-    if (!spec)
-        return NULL;
     if (!json_object_get(spec, "vars"))
         json_object_set_new(spec, "vars", json_object());
     if (!json_is_object(json_object_get(spec, "vars"))) {
-        errbuf_fail(err, err_size, "%s: vars: expected an object", path);
-        json_decref(spec);
+        errbuf_fail(err, err_size, "vars: expected an object");
         return NULL;
     }
-    if (apply_sets(spec, sets, nsets, err, err_size)) {
-        json_decref(spec);
+    if (apply_sets(spec, sets, nsets, err, err_size))
         return NULL;
-    }
     json_t *vars = json_deep_copy(json_object_get(spec, "vars"));
     json_t *body = json_deep_copy(spec);
     json_object_del(body, "vars");
     char where[512] = "";
-    int rc = resolve(body, vars, where, sizeof where, err, err_size);
-    json_decref(spec);
-    if (rc) {
+    if (resolve(body, vars, where, sizeof where, err, err_size)) {
         json_decref(vars);
         json_decref(body);
         return NULL;
@@ -308,200 +436,28 @@ json_t *spec_load(const char *path, char *const sets[], size_t nsets, char *err,
     return body;
 }
 
+json_t *spec_load(const char *path, char *const sets[], size_t nsets, char *err,
+                  size_t err_size)
+{
+    json_t *spec = load_with_bases(path, 0, err, err_size);
+    if (!spec)
+        return NULL;
+    char why[1024];
+    json_t *resolved = spec_resolve(spec, sets, nsets, why, sizeof why);
+    json_decref(spec);
+    if (!resolved)
+        errbuf_fail(err, err_size, "%s", why);
+    return resolved;
+}
+
 const char *spec_var_text(json_t *spec, const char *name, char *buf, size_t size)
 {
-    json_t *v = json_object_get(json_object_get(spec, "vars"), name);
-    return v && var_text(v, buf, size) == 0 ? buf : NULL;
-}
-
-/* ---- validation ------------------------------------------------------------------ */
-
-typedef struct port_use {
-    char ref[160];
-    char where[64];
-} port_use;
-
-static int check_time(json_t *obj, const char *key, int required, const char *where,
-                      char *err, size_t size)
-{
-    json_t *v = json_object_get(obj, key);
-    uint64_t ps;
-    if (!v)
-        return required ? errbuf_fail(err, size, "%s.%s: required", where, key) : 0;
-    if (!json_is_string(v) || mortar_time_parse(json_string_value(v), &ps))
-        return errbuf_fail(err, size, "%s.%s: '%s' is not a duration with a unit (ns, us, ms)", where,
-                    key, json_is_string(v) ? json_string_value(v) : "(not a string)");
-    if (ps == 0)
-        return errbuf_fail(err, size, "%s.%s: must be greater than 0", where, key);
-    return 0;
-}
-
-static int validate_hosts(json_t *hosts, char *err, size_t size)
-{
-    if (!json_is_array(hosts) || json_array_size(hosts) == 0)
-        return errbuf_fail(err, size, "hosts: expected a non-empty array");
-    size_t i;
-    json_t *h;
-    json_array_foreach(hosts, i, h) {
-        const char *name = elem_name(h);
-        if (!name)
-            return errbuf_fail(err, size, "hosts[%zu].name: required", i);
-        if (!json_is_string(json_object_get(h, "run")))
-            return errbuf_fail(err, size, "hosts[%zu].run: required (the guest's command)", i);
-        for (size_t k = 0; k < i; k++)
-            if (!strcmp(elem_name(json_array_get(hosts, k)), name))
-                return errbuf_fail(err, size, "hosts[%zu].name: '%s' is used twice", i, name);
-        json_t *shift = json_object_get(h, "cpu_shift");
-        if (shift && (!json_is_integer(shift) || json_integer_value(shift) < -4 ||
-                      json_integer_value(shift) > 10))
-            return errbuf_fail(err, size, "hosts[%zu].cpu_shift: an integer from -4 to 10", i);
-    }
-    return 0;
-}
-
-/* Creates every component in a scratch loop: the models check their own
- * parameters, and we learn their ports. */
-static int validate_components(json_t *comps, mortar_loop *loop, char *err, size_t size)
-{
-    if (!json_is_array(comps))
-        return errbuf_fail(err, size, "components: expected an array");
-    size_t i;
-    json_t *c;
-    json_array_foreach(comps, i, c) {
-        const char *name = elem_name(c), *kind = json_string_value(json_object_get(c, "kind"));
-        if (!name || !kind)
-            return errbuf_fail(err, size, "components[%zu]: needs \"name\" and \"kind\"", i);
-        const mortar_component_ops *ops = mortar_registry_find(kind);
-        if (!ops)
-            return errbuf_fail(err, size, "components[%zu].kind: unknown component kind '%s' "
-                        "(mortar-sim --list shows them)", i, kind);
-        json_t *pj = json_object_get(c, "params");
-        if (pj && !json_is_object(pj))
-            return errbuf_fail(err, size, "components[%zu].params: expected an object", i);
-        char path[64];
-        snprintf(path, sizeof path, "components[%zu].params", i);
-        char *text = json_dumps(pj ? pj : json_object(), JSON_COMPACT);
-        mortar_params *params = mortar_params_parse(text, path, err, size);
-        free(text);
-        if (!params)
-            return -1;
-        int rc = mortar_loop_add(loop, ops, name, params, NULL);
-        mortar_params_free(params);
-        if (rc)
-            return errbuf_fail(err, size, "%s", mortar_loop_errmsg(loop));
-    }
-    return 0;
-}
-
-static int use_port(port_use *uses, size_t *n, mortar_loop *loop, const char *ref,
-                    const char *where, char *err, size_t size)
-{
-    char comp[128];
-    snprintf(comp, sizeof comp, "%s", ref ? ref : "");
-    char *dot = strrchr(comp, '.');
-    unsigned port = 0;
-    if (dot) {
-        port = (unsigned)strtoul(dot + 1, NULL, 10);
-        *dot = '\0';
-    }
-    mortar_component *c = mortar_loop_find(loop, comp);
-    if (!c)
-        return errbuf_fail(err, size, "%s: no component named '%s'", where, comp);
-    if (port >= mortar_component_port_count(c))
-        return errbuf_fail(err, size, "%s: component '%s' has no port %u", where, comp, port);
-    char full[160];
-    snprintf(full, sizeof full, "%s.%u", comp, port);
-    for (size_t k = 0; k < *n; k++)
-        if (!strcmp(uses[k].ref, full))
-            return errbuf_fail(err, size, "%s: port %s is already bound by %s", where, full,
-                        uses[k].where);
-    snprintf(uses[*n].ref, sizeof uses[*n].ref, "%s", full);
-    snprintf(uses[*n].where, sizeof uses[*n].where, "%s", where);
-    (*n)++;
-    return 0;
-}
-
-static int validate_links(json_t *spec, mortar_loop *loop, char *err, size_t size)
-{
-    json_t *links = json_object_get(spec, "links"), *hosts = json_object_get(spec, "hosts");
-    if (!json_is_array(links))
-        return errbuf_fail(err, size, "links: expected an array");
-    port_use *uses = calloc(2 * json_array_size(links) + 1, sizeof *uses);
-    size_t n = 0, i;
-    json_t *l;
-    int rc = 0;
-    json_array_foreach(links, i, l) {
-        char where[64];
-        snprintf(where, sizeof where, "links[%zu]", i);
-        const char *host = json_string_value(json_object_get(l, "host"));
-        const char *comp = json_string_value(json_object_get(l, "component"));
-        const char *a = json_string_value(json_object_get(l, "a"));
-        const char *b = json_string_value(json_object_get(l, "b"));
-        if ((rc = check_time(l, "latency", 1, where, err, size)) ||
-            (rc = check_time(l, "sync_interval", 0, where, err, size)))
-            break;
-        json_t *bw = json_object_get(l, "bandwidth");
-        uint64_t bps;
-        if (bw && (!json_is_string(bw) || mortar_bandwidth_parse(json_string_value(bw), &bps))) {
-            rc = errbuf_fail(err, size, "%s.bandwidth: not a bandwidth with a unit (Mbps, Gbps)", where);
-            break;
-        }
-        if (host && comp) {
-            int found = 0;
-            for (size_t k = 0; k < json_array_size(hosts); k++)
-                found |= !strcmp(elem_name(json_array_get(hosts, k)), host);
-            if (!found) {
-                rc = errbuf_fail(err, size, "%s.host: no host named '%s'", where, host);
-                break;
-            }
-            if ((rc = use_port(uses, &n, loop, comp, where, err, size)))
-                break;
-        } else if (a && b) {
-            if ((rc = use_port(uses, &n, loop, a, where, err, size)) ||
-                (rc = use_port(uses, &n, loop, b, where, err, size)))
-                break;
-        } else {
-            rc = errbuf_fail(err, size, "%s: needs \"host\" and \"component\", or \"a\" and \"b\"", where);
-            break;
-        }
-    }
-    /* every declared port must be bound */
-    for (size_t ci = 0; !rc && ci < json_array_size(json_object_get(spec, "components")); ci++) {
-        const char *name = elem_name(json_array_get(json_object_get(spec, "components"), ci));
-        mortar_component *c = mortar_loop_find(loop, name);
-        for (unsigned p = 0; !rc && p < mortar_component_port_count(c); p++) {
-            char full[160];
-            snprintf(full, sizeof full, "%s.%u", name, p);
-            int bound = 0;
-            for (size_t k = 0; k < n; k++)
-                bound |= !strcmp(uses[k].ref, full);
-            if (!bound)
-                rc = errbuf_fail(err, size, "components[%zu]: port %s is not connected by any link",
-                          ci, full);
-        }
-    }
-    free(uses);
-    return rc;
-}
-
-int spec_validate(json_t *spec, char *err, size_t err_size)
-{
-    if (validate_hosts(json_object_get(spec, "hosts"), err, err_size))
-        return -1;
-    mortar_loop *loop;
-    if (mortar_loop_create(&loop))
-        return errbuf_fail(err, err_size, "out of memory");
-    mortar_log_level saved = mortar_log_get_level();
-    mortar_log_set_level(MORTAR_LOG_ERROR); /* the models' own lines are not needed here */
-    int rc = validate_components(json_object_get(spec, "components"), loop, err, err_size);
-    if (!rc)
-        rc = validate_links(spec, loop, err, err_size);
-    mortar_log_set_level(saved);
-    mortar_loop_destroy(loop);
-    json_t *m = json_object_get(spec, "measure");
-    if (!rc && m && !json_is_string(json_object_get(m, "host")))
-        rc = errbuf_fail(err, err_size, "measure.host: expected the name of the host that reports");
-    return rc;
+    char *text = var_text_new(json_object_get(json_object_get(spec, "vars"), name));
+    bool fits = text && strlen(text) < size;
+    if (fits)
+        memcpy(buf, text, strlen(text) + 1);
+    free(text);
+    return fits ? buf : NULL;
 }
 
 /* ---- line-rate warnings ---------------------------------------------------- */
@@ -538,19 +494,17 @@ static json_t *find_component(json_t *spec, const char *name)
 static uint64_t end_rate_bps(json_t *spec, const char *ref, char *comp, size_t size,
                              const char **kind)
 {
-    snprintf(comp, size, "%s", ref);
-    char *dot = strrchr(comp, '.');
-    if (!dot)
+    unsigned port;
+    if (spec_port_ref(ref, comp, size, &port))
         return 0;
-    *dot = '\0';
-    unsigned port = (unsigned)strtoul(dot + 1, NULL, 10);
     json_t *c = find_component(spec, comp);
     *kind = json_string_value(json_object_get(c, "kind"));
     const mortar_component_ops *ops = *kind ? mortar_registry_find(*kind) : NULL;
     if (!ops || !ops->port_rate_bps)
         return 0;
     json_t *pj = json_object_get(c, "params");
-    char *text = json_dumps(pj ? pj : json_object(), JSON_COMPACT);
+    /* no params: an empty object */
+    char *text = pj ? json_dumps(pj, JSON_COMPACT) : strdup("{}");
     mortar_params *params = text ? mortar_params_parse(text, "params", NULL, 0) : NULL;
     free(text);
     uint64_t bps = params ? ops->port_rate_bps(params, port) : 0;

@@ -18,6 +18,7 @@
 #define MORTAR_CLI_SPEC_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Loads `path` with its bases, applies the `nsets` overrides ("key=value")
@@ -26,10 +27,20 @@
 json_t *spec_load(const char *path, char *const sets[], size_t nsets, char *err,
                   size_t err_size);
 
-/* Checks the resolved spec's structure: hosts, components (known kinds,
- * parameters accepted by the model), links (existing ends, a port bound
- * once, latency > 0, units readable). Returns 0 or -1 with the JSON path of
- * the first problem in `err`. */
+/* The part of spec_load after the bases: applies the overrides to `spec`
+ * (an object, loaded; changed) and returns a new resolved copy, or NULL
+ * with the message in `err`. */
+json_t *spec_resolve(json_t *spec, char *const sets[], size_t nsets, char *err,
+                     size_t err_size);
+
+/* Checks the resolved spec completely (spec_check.c): no unknown keys;
+ * every spec, host, component, link and process name by the one rule
+ * (mortar/name.h), unique; hosts' memory_mib, cpu_shift, mtu and ip in
+ * range; components of known kinds with parameters their model accepts;
+ * links with existing ends ("component.N"), a port bound once, latency > 0,
+ * 0 < sync_interval <= latency, bandwidth > 0, units readable; at most
+ * PLAN_MAX hosts, processes, and links per host; measure.host naming a
+ * host. Returns 0 or -1 with the JSON path of the first problem in `err`. */
 int spec_validate(json_t *spec, char *err, size_t err_size);
 
 /* Warnings about links faster than what is attached to them: for every link
@@ -38,6 +49,22 @@ int spec_validate(json_t *spec, char *err, size_t err_size);
  * Gbit/s but C (kind) sends at most 1 Gbit/s". A new array of strings
  * (empty when none); call on a validated spec. */
 json_t *spec_rate_warnings(json_t *spec);
+
+/* Splits a port reference "component.N" into the component's name (in
+ * `comp`, `size` bytes) and N. Returns -1 if `ref` is not of that form. */
+int spec_port_ref(const char *ref, char *comp, size_t size, unsigned *port);
+
+/* Whether `key` is one the spec may have in `obj`: the spec itself, a
+ * host, a component, a link or "measure" (spec_check.c keeps the lists). */
+bool spec_key_allowed(json_t *spec, json_t *obj, const char *key);
+
+/* Whether `--set path=...` would change something `spec` (loaded, not yet
+ * overridden) has: a variable, a place that exists (array indexes are
+ * numbers), a key the spec may have there (spec_key_allowed), or a new key
+ * of a component's "params" (the model checks those). Returns 0, or -1
+ * with "'path' is neither a variable ... (its variables: ...)" in `err`.
+ * `mortar spec`, `run` and `sweep` all use it. */
+int spec_check_set(json_t *spec, const char *path, char *err, size_t err_size);
 
 /* A variable of the resolved spec as text ("1us", "a", "1"); NULL if absent. */
 const char *spec_var_text(json_t *spec, const char *name, char *buf, size_t size);

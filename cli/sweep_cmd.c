@@ -35,6 +35,7 @@
 
 #include "db.h"
 #include "dirs.h"
+#include "errbuf.h"
 #include "sweep_progress.h"
 #include "sweep_cmd.h"
 #include "sweep_plan.h"
@@ -152,7 +153,14 @@ static int parse_args(int argc, char **argv, sweep_opts *o)
         if (rc)
             return 2;
     }
-    return o->path ? 0 : usage();
+    if (!o->path)
+        return usage();
+    /* a spec without a grid is one run: that is `mortar run` */
+    if (o->ngrids == 0 && access(o->path, R_OK) == 0 && !sweep_plan_is_sweep_file(o->path)) {
+        fprintf(stderr, "mortar sweep: %s is a spec and no --grid is given\n", o->path);
+        return usage();
+    }
+    return 0;
 }
 
 /* ---- preparing -------------------------------------------------------------- */
@@ -191,6 +199,34 @@ static int check_set_counts(const sweep_plan *plan)
     return 0;
 }
 
+/* --dry-run reads the database, never creates or changes it. */
+static int open_read_only(sqlite3 **db, const char *path, char *err, size_t size)
+{
+    if (sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK)
+        return 0;
+    snprintf(err, size, "%s: %s", path, *db ? sqlite3_errmsg(*db) : "cannot open");
+    return -1;
+}
+
+/* Opens the database and marks the points already done. --dry-run never
+ * creates or changes the database: without one, nothing is done. */
+static int find_done(sweep *s, char *err, size_t size)
+{
+    const sweep_opts *o = s->opts;
+    if (o->dry_run && access(o->db_path, F_OK) != 0)
+        return 0;
+    if (o->dry_run ? open_read_only(&s->db, o->db_path, err, size)
+                   : db_open(&s->db, o->db_path, err, size))
+        return -1;
+    int done = sweep_plan_match_done(&s->plan, s->db, err, size);
+    if (done < 0)
+        return -1;
+    if ((s->last_id_before = sweep_max_run_id(s->db)) < 0)
+        return errbuf_fail(err, size, "%s: %s", o->db_path, sqlite3_errmsg(s->db));
+    s->skipped = (size_t)done;
+    return 0;
+}
+
 /* Loads the plan, opens the database, finds what is done. Returns 0, or
  * the exit code. */
 static int prepare(sweep *s)
@@ -204,14 +240,10 @@ static int prepare(sweep *s)
     }
     if (check_set_counts(&s->plan))
         return 2;
-    int done;
-    if (db_open(&s->db, o->db_path, err, sizeof err) ||
-        (done = sweep_plan_match_done(&s->plan, s->db, err, sizeof err)) < 0 ||
-        (s->last_id_before = sweep_max_run_id(s->db)) < 0) {
+    if (find_done(s, err, sizeof err)) {
         fprintf(stderr, "mortar sweep: %s\n", err);
         return 1;
     }
-    s->skipped = (size_t)done;
     s->njobs = (size_t)o->jobs;
     s->jobs = calloc(s->njobs, sizeof *s->jobs);
     s->errors = calloc(s->plan.npoints + 1, sizeof *s->errors);

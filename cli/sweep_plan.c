@@ -348,70 +348,13 @@ static int read_sweep_file(json_t *root, const char *path, sweep_plan *plan, par
 
 /* ---- checking the paths ----------------------------------------------------- */
 
-/* Reads a non-negative array index; false if `s` is not one. */
-static bool parse_index(const char *s, size_t *out)
-{
-    char *end;
-    if (!*s || *s == '-')
-        return false;
-    unsigned long v = strtoul(s, &end, 10);
-    *out = v;
-    return *end == '\0';
-}
-
-/* True if `--set path=...` would change something the spec has: a variable,
- * a place that exists, or a new key of a component's "params" (the model
- * checks those). Anything else would silently add an unused key. */
-static bool path_known(json_t *spec, const char *path)
-{
-    if (json_object_get(json_object_get(spec, "vars"), path))
-        return true;
-    char buf[MAX_PATH_TEXT];
-    snprintf(buf, sizeof buf, "%s", path);
-    json_t *node = spec;
-    const char *parent = "";
-    char *save, *key = strtok_r(buf, ".", &save);
-    while (key) {
-        size_t idx;
-        json_t *child = json_is_array(node)
-                            ? (parse_index(key, &idx) ? json_array_get(node, idx) : NULL)
-                            : json_object_get(node, key);
-        char *next = strtok_r(NULL, ".", &save);
-        if (!child)
-            return !next && json_is_object(node) && !strcmp(parent, "params");
-        parent = key;
-        node = child;
-        key = next;
-    }
-    return node != spec;
-}
-
-/* The names of the spec's variables, for the error message. */
-static void list_vars(json_t *spec, char *buf, size_t size)
-{
-    const char *key;
-    json_t *v;
-    size_t len = 0;
-    buf[0] = '\0';
-    json_object_foreach(json_object_get(spec, "vars"), key, v) {
-        int n = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", key);
-        if (n < 0 || (size_t)n >= size - len)
-            break;
-        len += (size_t)n;
-    }
-}
-
 static int check_path(json_t *spec, const char *spec_path, const char *path,
                       const char *value, char *err, size_t size)
 {
-    if (path_known(spec, path))
+    char why[1024];
+    if (spec_check_set(spec, path, why, sizeof why) == 0)
         return 0;
-    char vars[600];
-    list_vars(spec, vars, sizeof vars);
-    return errbuf_fail(err, size,
-                "%s: %s=%s: '%s' is neither a variable of the spec nor a place in"
-                " it (its variables: %s)",
-                spec_path, path, value, path, vars);
+    return errbuf_fail(err, size, "%s: %s=%s: %s", spec_path, path, value, why);
 }
 
 /* Every override of the part names something in each of its specs. */
@@ -571,6 +514,13 @@ static int build_parts(sweep_plan *plan, const char *path, part **parts, size_t 
     *nparts = 1;
     strvec_push(&(*parts)[0].specs, path);
     return 0;
+}
+
+bool sweep_plan_is_sweep_file(const char *path)
+{
+    json_t *root = load_if_sweep_file(path);
+    json_decref(root);
+    return root != NULL;
 }
 
 static void set_default_name(sweep_plan *plan, const char *path)

@@ -28,6 +28,7 @@
 #define MORTAR_CLI_SWEEP_PLAN_H
 
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,6 +61,9 @@ int sweep_plan_load(sweep_plan *plan, const char *path, char *const grids[],
                     size_t err_size);
 
 void sweep_plan_free(sweep_plan *plan);
+
+/* Whether `path` is a sweep file (a JSON object with "parts"), not a spec. */
+bool sweep_plan_is_sweep_file(const char *path);
 
 /* Sets each point's done_run_id to the first run with status "ok" and the
  * point's resolved spec (0 if none). Returns the number of done points, or

@@ -147,6 +147,192 @@ static void test_rejects_unknown_variable_and_bad_set(void **state)
     expect_error(sets3, 1, "expected key=value");
 }
 
+/* ---- names, keys, ranges (issue 13) ----------------------------------------- */
+
+/* Writes `text` to a temporary spec file; returns its path (static). */
+static const char *temp_spec(const char *text)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/mortar-spec-XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+/* Loads and validates the spec `text`; returns the error ("" when valid). */
+static const char *check_text(const char *text, char *const sets[], size_t n)
+{
+    static char err[1024];
+    err[0] = '\0';
+    const char *path = temp_spec(text);
+    json_t *spec = spec_load(path, sets, n, err, sizeof err);
+    if (spec && spec_validate(spec, err, sizeof err) == 0)
+        err[0] = '\0';
+    unlink(path);
+    json_decref(spec);
+    return err;
+}
+
+/* A spec on top of design-a.json with `extra` merged in. */
+static const char *check_over_design_a(const char *extra, char *const sets[], size_t n)
+{
+    char text[4096];
+    snprintf(text, sizeof text, "{\"base\": \"%s\"%s%s}", spec_path("design-a.json"),
+             extra[0] ? ", " : "", extra);
+    return check_text(text, sets, n);
+}
+
+static void expect_in(const char *err, const char *needle)
+{
+    if (!strstr(err, needle))
+        fail_msg("expected '%s' in: '%s'", needle, err);
+}
+
+static void test_rejects_a_link_name_that_leaves_the_socket_directory(void **state)
+{
+    (void)state;
+    char *sets[] = {"links.0.name=../../somewhere/victim"};
+    expect_error(sets, 1, "links[0].name: '../../somewhere/victim' is not a valid name");
+    char *slash[] = {"links.0.name=a/b"};
+    expect_error(slash, 1, "links[0].name: 'a/b' is not a valid name");
+}
+
+static void test_rejects_bad_spec_host_component_and_process_names(void **state)
+{
+    (void)state;
+    char *spec_name[] = {"name=../outside"};
+    expect_error(spec_name, 1, "name: '../outside' is not a valid name");
+    char *host[] = {"hosts.0.name=../h"};
+    expect_error(host, 1, "hosts[0].name: '../h' is not a valid name");
+    char *comma[] = {"components.3.name=accel,bus=x"};
+    expect_error(comma, 1, "components[3].name: 'accel,bus=x' is not a valid name");
+    char *process[] = {"components.3.process=../p"};
+    expect_error(process, 1, "components[3].process: '../p' is not a valid name");
+    char *same[] = {"components.3.process=server"};
+    expect_error(same, 1, "components[3].process: 'server' is taken");
+    char *spec_json[] = {"components.3.process=spec"};
+    expect_error(spec_json, 1, "components[3].process: 'spec' is taken");
+}
+
+static void test_set_of_an_unknown_variable_or_place_is_an_error(void **state)
+{
+    (void)state;
+    char *typo[] = {"requets=3"};
+    expect_error(typo, 1, "--set requets=3: 'requets' is neither a variable");
+    char *index[] = {"components.abc.kind=switch"};
+    expect_error(index, 1, "'components.abc.kind' is neither");
+    char *new_key[] = {"hosts.0.memroy_mib=1024"};
+    expect_error(new_key, 1, "'hosts.0.memroy_mib' is neither");
+    /* a new key of a model's params is the model's to check */
+    char *param[] = {"components.3.params.corrupt=true"};
+    char err[1024];
+    if (check("design-a.json", param, 1, err, sizeof err))
+        fail_msg("%s", err);
+}
+
+static void test_rejects_unknown_keys_with_their_path(void **state)
+{
+    (void)state;
+    expect_in(check_over_design_a("\"hosts\": [{\"name\": \"third\", \"run\": \"true\", "
+                                  "\"memroy_mib\": 1024}]", NULL, 0),
+              "hosts[2].memroy_mib: unknown key");
+    expect_in(check_over_design_a("\"mesure\": {\"host\": \"client\"}", NULL, 0),
+              "mesure: unknown key");
+    expect_in(check_over_design_a("\"measure\": {\"hots\": \"client\"}", NULL, 0),
+              "measure.hots: unknown key");
+    expect_in(check_over_design_a("\"links\": [{\"name\": \"x\", \"a\": \"accel.0\", \"b\": "
+                                  "\"nic_client.1\", \"latency\": \"1us\", \"latncy\": 1}]",
+                                  NULL, 0),
+              "links[5].latncy: unknown key");
+    expect_in(check_over_design_a("\"components\": [{\"name\": \"x\", \"kind\": \"switch\", "
+                                  "\"parms\": {}}]", NULL, 0),
+              "components[4].parms: unknown key");
+}
+
+static void test_rejects_host_values_out_of_range(void **state)
+{
+    (void)state;
+    char *mem[] = {"hosts.0.memory_mib=1"};
+    expect_error(mem, 1, "hosts[0].memory_mib: expected an integer from 64");
+    char *mem_text[] = {"hosts.0.memory_mib=lots"};
+    expect_error(mem_text, 1, "hosts[0].memory_mib: expected an integer");
+    char *mtu[] = {"mtu=20"};
+    expect_error(mtu, 1, "hosts[0].mtu: expected an integer from 68 to 9000");
+    char *shift[] = {"cpu_shift=11"};
+    expect_error(shift, 1, "hosts[0].cpu_shift: expected an integer from -4 to 10");
+    char *ip[] = {"hosts.0.ip=10.0.0.1"};
+    expect_error(ip, 1, "hosts[0].ip: expected an IPv4 address with a prefix");
+    char *ip_space[] = {"hosts.0.ip=10.0.0.1/24 init=/bin/sh"};
+    expect_error(ip_space, 1, "hosts[0].ip");
+    char *ip_bad[] = {"hosts.0.ip=10.0.0.300/24"};
+    expect_error(ip_bad, 1, "hosts[0].ip: '10.0.0.300' is not an IPv4 address");
+    char long_run[1200 + 16] = "hosts.0.run=";
+    memset(long_run + strlen(long_run), 'x', 1100);
+    char *run[] = {long_run};
+    expect_error(run, 1, "hosts[0].run: longer than 1024 bytes");
+}
+
+static void test_rejects_link_values_out_of_range(void **state)
+{
+    (void)state;
+    expect_in(check_over_design_a("\"links\": [{\"name\": \"x\", \"a\": \"accel.0\", \"b\": "
+                                  "\"nic_client.1\", \"latency\": \"1us\", "
+                                  "\"sync_interval\": \"2us\"}]", NULL, 0),
+              "sync interval must not exceed the latency");
+    char *bw[] = {"links.2.bandwidth=0Gbps"};
+    expect_error(bw, 1, "links[2].bandwidth: must be greater than 0");
+    char *dup[] = {"links.1.name=pcie_client_nic"};
+    expect_error(dup, 1, "links[1].name: 'pcie_client_nic' is used twice");
+    char *port[] = {"links.0.component=nic_client.zz"};
+    expect_error(port, 1, "links[0]: 'nic_client.zz' is not a port");
+    char *no_port[] = {"links.0.component=nic_client"};
+    expect_error(no_port, 1, "links[0]: 'nic_client' is not a port");
+    char *measure[] = {"measure.host=nobody"};
+    expect_error(measure, 1, "measure.host: no host named 'nobody'");
+}
+
+static void test_rejects_more_hosts_than_supported(void **state)
+{
+    (void)state;
+    char text[8192];
+    size_t len = (size_t)snprintf(text, sizeof text, "{\"hosts\": [");
+    for (int i = 0; i < 17; i++)
+        len += (size_t)snprintf(text + len, sizeof text - len,
+                                "%s{\"name\": \"h%d\", \"run\": \"true\"}", i ? ", " : "", i);
+    snprintf(text + len, sizeof text - len, "], \"components\": [], \"links\": []}");
+    expect_in(check_text(text, NULL, 0), "hosts: 17 hosts, at most 16 are supported");
+}
+
+static void test_unclosed_brace_is_an_error_not_an_overread(void **state)
+{
+    (void)state;
+    char *sets[] = {"hosts.0.run=echo ${requests"};
+    expect_error(sets, 1, "hosts[0].run: '${' without its '}'");
+    char *at_end[] = {"hosts.0.run=echo ${"};
+    expect_error(at_end, 1, "hosts[0].run: '${' without its '}'");
+}
+
+static void test_long_variable_values_are_not_cut(void **state)
+{
+    (void)state;
+    char value[2000 + 16] = "design=";
+    size_t start = strlen(value);
+    memset(value + start, 'v', 2000);
+    value[start + 2000] = '\0';
+    char *sets[] = {value, "hosts.0.run=echo ${design}!"};
+    char err[1024];
+    json_t *spec = spec_load(spec_path("design-a.json"), sets, 2, err, sizeof err);
+    assert_non_null(spec);
+    const char *run =
+        json_string_value(json_object_get(json_array_get(json_object_get(spec, "hosts"), 0), "run"));
+    assert_int_equal(strlen(run), 5 + 2000 + 1);
+    assert_int_equal(run[5 + 2000], '!');
+    json_decref(spec);
+}
+
 /* The warnings `mortar spec` prints for design-b.json with `sets`. */
 static json_t *rate_warnings(char *const sets[], size_t n)
 {
@@ -213,6 +399,15 @@ int main(void)
         cmocka_unit_test(test_rejects_a_port_bound_twice),
         cmocka_unit_test(test_rejects_a_missing_link),
         cmocka_unit_test(test_rejects_unknown_variable_and_bad_set),
+        cmocka_unit_test(test_rejects_a_link_name_that_leaves_the_socket_directory),
+        cmocka_unit_test(test_rejects_bad_spec_host_component_and_process_names),
+        cmocka_unit_test(test_set_of_an_unknown_variable_or_place_is_an_error),
+        cmocka_unit_test(test_rejects_unknown_keys_with_their_path),
+        cmocka_unit_test(test_rejects_host_values_out_of_range),
+        cmocka_unit_test(test_rejects_link_values_out_of_range),
+        cmocka_unit_test(test_rejects_more_hosts_than_supported),
+        cmocka_unit_test(test_unclosed_brace_is_an_error_not_an_overread),
+        cmocka_unit_test(test_long_variable_values_are_not_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

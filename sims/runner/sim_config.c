@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "mortar/error.h"
+#include "mortar/name.h"
 #include "mortar/runtime.h"
 #include "sims/registry.h"
 
@@ -72,6 +73,9 @@ static int add_components(mortar_loop *loop, json_t *comps, char *err, size_t si
         const char *kind = json_string_value(json_object_get(c, "kind"));
         if (!name || !kind)
             return fail(err, size, "components[%zu]: needs \"name\" and \"kind\" strings", i);
+        char why[200];
+        if (mortar_name_check(name, why, sizeof why))
+            return fail(err, size, "components[%zu].name: %s", i, why);
         const mortar_component_ops *ops = mortar_registry_find(kind);
         if (!ops)
             return fail(err, size, "components[%zu].kind: unknown component kind '%s'", i, kind);
@@ -80,7 +84,8 @@ static int add_components(mortar_loop *loop, json_t *comps, char *err, size_t si
             return fail(err, size, "components[%zu].params: expected an object", i);
         char path[64];
         snprintf(path, sizeof path, "components[%zu].params", i);
-        char *text = json_dumps(pj ? pj : json_object(), JSON_COMPACT);
+        /* no params: an empty object */
+        char *text = pj ? json_dumps(pj, JSON_COMPACT) : strdup("{}");
         mortar_params *params = mortar_params_parse(text, path, err, size);
         free(text);
         if (!params)
@@ -243,6 +248,9 @@ static int one_link(mortar_loop *loop, json_t *l, size_t i, pending_link *pl, bo
     const char *con = json_string_value(json_object_get(l, "connect"));
     if (!json_is_object(l) || !portref)
         return fail(err, size, "%s: needs a \"port\" (\"component.N\")", where);
+    char why[200];
+    if (json_object_get(l, "name") && mortar_name_check(name, why, sizeof why))
+        return fail(err, size, "%s.name: %s", where, why);
     if (!!peer + !!lsn + !!con != 1)
         return fail(err, size, "%s: needs exactly one of \"peer\", \"listen\", \"connect\"", where);
     mortar_component *comp;

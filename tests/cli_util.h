@@ -1,0 +1,58 @@
+/*
+ * cli_util.h - helpers for tests that run the `mortar` command: a private
+ * scratch directory, and one command's exit status and stderr.
+ */
+#ifndef MORTAR_TEST_CLI_UTIL_H
+#define MORTAR_TEST_CLI_UTIL_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "proc_util.h"
+
+/* A fresh directory under /tmp (static buffer). */
+static inline const char *scratch_dir(void)
+{
+    static char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/mortar-cli-XXXXXX");
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        exit(99);
+    }
+    return dir;
+}
+
+static inline const char *source_dir(void)
+{
+    const char *s = getenv("MORTAR_SOURCE");
+    return s ? s : ".";
+}
+
+/* Runs `mortar <args>` (a shell word list) in `dir` with stderr captured
+ * into `err` (size bytes); returns the exit status. */
+static inline int run_mortar(const char *dir, const char *args, char *err, size_t size)
+{
+    char cmd[4096], log[128];
+    snprintf(log, sizeof log, "%s/stderr.txt", dir);
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s/mortar' %s >/dev/null 2>'%s'", dir,
+             bin_dir(), args, log);
+    int st = system(cmd);
+    char *text = read_text(log);
+    snprintf(err, size, "%s", text ? text : "");
+    free(text);
+    remove(log);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static inline void remove_tree(const char *dir)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+#endif

@@ -1,0 +1,87 @@
+/*
+ * test_plan.c - planning a run writes only new files inside the run's
+ * directory: an existing file or a symbolic link where a description goes
+ * fails the plan instead of being overwritten or followed, and the QEMU
+ * device options carry the names as they are.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_util.h"
+#include "plan.h"
+#include "spec.h"
+
+static const plan_tools tools = {
+    .qemu = "/bin/false", .firmware = {NULL}, .kernel = "vmlinuz", .initrd = "initrd"};
+
+static json_t *pcitest_spec(void)
+{
+    char path[512], err[1024];
+    snprintf(path, sizeof path, "%s/experiments/examples/pcitest.json", source_dir());
+    json_t *spec = spec_load(path, NULL, 0, err, sizeof err);
+    if (!spec || spec_validate(spec, err, sizeof err))
+        fail_msg("%s", err);
+    return spec;
+}
+
+static void test_a_symlink_where_a_description_goes_is_not_followed(void **state)
+{
+    (void)state;
+    const char *dir = scratch_dir();
+    char victim[128], link[128], err[1024];
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    snprintf(link, sizeof link, "%s/sim0.json", dir);
+    write_text(victim, "keep me\n");
+    assert_int_equal(symlink(victim, link), 0);
+    json_t *spec = pcitest_spec();
+    plan p;
+    assert_int_not_equal(plan_build(&p, spec, dir, &tools, err, sizeof err), 0);
+    assert_non_null(strstr(err, "sim0.json"));
+    plan_free(&p);
+    char *text = read_text(victim);
+    assert_string_equal(text, "keep me\n");
+    free(text);
+    json_decref(spec);
+    remove_tree(dir);
+}
+
+static void test_device_options_name_the_component_and_link(void **state)
+{
+    (void)state;
+    const char *dir = scratch_dir();
+    char err[1024];
+    json_t *spec = pcitest_spec();
+    plan p;
+    if (plan_build(&p, spec, dir, &tools, err, sizeof err))
+        fail_msg("%s", err);
+    const char *device = NULL;
+    for (int i = 0; i + 1 < p.hosts[0].argc; i++)
+        if (!strcmp(p.hosts[0].argv[i], "-device"))
+            device = p.hosts[0].argv[i + 1];
+    assert_non_null(device);
+    char expected[512];
+    snprintf(expected, sizeof expected, "mortar-pci,socket=%s/pcie0.sock,name=dev,",
+             p.sock_dir);
+    if (strncmp(device, expected, strlen(expected)))
+        fail_msg("device option: %s", device);
+    plan_free(&p);
+    json_decref(spec);
+    remove_tree(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_a_symlink_where_a_description_goes_is_not_followed),
+        cmocka_unit_test(test_device_options_name_the_component_and_link),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
