@@ -8,8 +8,7 @@
  * ones, and set_phy_config (the driver's i40e_set_fc, for ethtool -A)
  * replaces them; with it false the PHY has no PAUSE ability and the bits
  * stay clear. The pause in effect is settled when the link comes up
- * (autonegotiation; the link partner, a mortar switch, is taken to offer
- * symmetric PAUSE) and reported in the link status's an_info (PAUSE_TX
+ * (autonegotiation; the link partner is taken to offer symmetric PAUSE) and reported in the link status's an_info (PAUSE_TX
  * 0x20, PAUSE_RX 0x40), from which the driver derives hw->fc.current_mode.
  *
  * Receive pause: a MAC control frame (EtherType 0x8808) is consumed by the
