@@ -67,7 +67,8 @@ static void peer_burst_step(peer *e)
         }
         mortar_send(e->self, 0, MORTAR_ETH_FRAME, f->data, f->len,
                     f->len + MORTAR_ETH_OVERHEAD, NULL);
-        e->wire_free_ps = now + (f->len + MORTAR_ETH_OVERHEAD) * 8000000000000ull / e->bps;
+        e->wire_free_ps =
+            now + (f->len + MORTAR_ETH_OVERHEAD) * 8000000000000ull / e->bps;
         e->burst_next++;
     }
 }
@@ -1018,7 +1019,8 @@ static void test_phy_and_link_report_pause_as_the_parameter_allows(void **state)
     queues_setup(b, TX_RING, RING_LEN);
     link_up(b);
     assert_int_equal(phy_pause_abilities(b), 0x03);
-    assert_int_equal(link_an_info(b) & (AN_PAUSE_TX | AN_PAUSE_RX), AN_PAUSE_TX | AN_PAUSE_RX);
+    assert_int_equal(link_an_info(b) & (AN_PAUSE_TX | AN_PAUSE_RX),
+                     AN_PAUSE_TX | AN_PAUSE_RX);
     set_pause(b, 0x02); /* ethtool -A rx on tx off */
     assert_int_equal(phy_pause_abilities(b), 0x02);
     assert_int_equal(link_an_info(b) & (AN_PAUSE_TX | AN_PAUSE_RX), AN_PAUSE_RX);
@@ -1150,14 +1152,16 @@ static bench *overload(const char *nic_params)
         hoststub_delay(b->h, MORTAR_US(100));
         rx_clean(b, &next_to_clean);
         i40e_counters c = counters(b);
-        if (c.rx_frames + c.rx_missed == BURST_FRAMES && b->peer->burst_next == b->peer->ntx)
+        if (c.rx_frames + c.rx_missed == BURST_FRAMES &&
+            b->peer->burst_next == b->peer->ntx)
             break;
     }
     hoststub_delay(b->h, MORTAR_US(20));
     return b;
 }
 
-static void test_filling_receive_buffer_sends_xoff_then_xon_and_misses_nothing(void **state)
+static void
+test_filling_receive_buffer_sends_xoff_then_xon_and_misses_nothing(void **state)
 {
     (void)state;
     bench *b = overload(NULL);
@@ -1247,7 +1251,8 @@ int main(void)
         cmocka_unit_test(test_received_pause_holds_transmit_for_its_quanta),
         cmocka_unit_test(test_pause_of_zero_quanta_releases_transmit),
         cmocka_unit_test(test_pause_is_not_honoured_when_receive_pause_is_off),
-        cmocka_unit_test(test_filling_receive_buffer_sends_xoff_then_xon_and_misses_nothing),
+        cmocka_unit_test(
+            test_filling_receive_buffer_sends_xoff_then_xon_and_misses_nothing),
         cmocka_unit_test(test_without_flow_control_the_same_burst_overflows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,9 +14,10 @@
  * starts it (the driver enabling the admin receive queue, or asking with
  * set_phy_config); set_link_restart_an, and set_phy_config changing the
  * PAUSE abilities with an atomic restart, take it down and autonegotiate
- * again (the same delay). Flow control: see flow_ctrl.c. On each change, when the driver asked for link
+ * again (the same delay). On each change, when the driver asked for link
  * status events (get_link_status with LSE enabled) and did not mask them
- * (set_phy_int_mask), a link status event goes to the ARQ.
+ * (set_phy_int_mask), a link status event goes to the ARQ. Flow control:
+ * see flow_ctrl.c.
  */
 #include "i40e_internal.h"
 

@@ -8,8 +8,9 @@
  * ones, and set_phy_config (the driver's i40e_set_fc, for ethtool -A)
  * replaces them; with it false the PHY has no PAUSE ability and the bits
  * stay clear. The pause in effect is settled when the link comes up
- * (autonegotiation; the link partner is taken to offer symmetric PAUSE) and reported in the link status's an_info (PAUSE_TX
- * 0x20, PAUSE_RX 0x40), from which the driver derives hw->fc.current_mode.
+ * (autonegotiation; the link partner is taken to offer symmetric PAUSE)
+ * and reported in the link status's an_info (PAUSE_TX 0x20, PAUSE_RX
+ * 0x40), from which the driver derives hw->fc.current_mode.
  *
  * Receive pause: a MAC control frame (EtherType 0x8808) is consumed by the
  * MAC and never reaches a queue. A PAUSE frame counts GLPRT_LXOFFRXC (time
@@ -46,7 +47,8 @@ void i40e_fc_init(i40e *d)
 
 bool i40e_fc_phy_config(i40e *d, uint8_t abilities)
 {
-    uint8_t pause = d->flow_control ? abilities & (I40E_PHY_PAUSE_TX | I40E_PHY_PAUSE_RX) : 0;
+    uint8_t pause =
+        d->flow_control ? abilities & (I40E_PHY_PAUSE_TX | I40E_PHY_PAUSE_RX) : 0;
     bool changed = pause != d->fc.phy_pause;
     d->fc.phy_pause = pause;
     return changed;

@@ -19,9 +19,9 @@
 #include "mortar/runtime.h"
 #include "sims/registry.h"
 
-#define DEFAULT_SPEED_BPS 40000000000ull /* 40 Gbit/s: the XL710 QSFP+ port */
-#define MIN_SPEED_BPS 1000000ull      /* 1 Mbit/s */
-#define MAX_SPEED_BPS 400000000000ull /* 400 Gbit/s */
+#define DEFAULT_SPEED_BPS 40000000000ull  /* 40 Gbit/s: the XL710 QSFP+ port */
+#define MIN_SPEED_BPS     1000000ull      /* 1 Mbit/s */
+#define MAX_SPEED_BPS     400000000000ull /* 400 Gbit/s */
 
 uint64_t i40e_bits(const uint8_t *p, uint32_t lsb, uint32_t width)
 {
@@ -57,7 +57,7 @@ static void fill_intro(mortar_pcie_dev_intro *in)
 static int read_params(i40e *d, const mortar_params *p, uint64_t *outstanding)
 {
     static const char *const known[] = {"mac", "speed", "dma_outstanding", "flow_control",
-                                         NULL};
+                                        NULL};
     static const uint8_t def_mac[6] = {0x52, 0x54, 0x00, 0x12, 0x34, 0x56};
     uint64_t bps = 0;
     int rc = mortar_params_check_known(p, known);
@@ -284,7 +284,8 @@ void i40e_get_counters(mortar_component *c, i40e_counters *out)
 static uint64_t i40e_port_rate_bps(const mortar_params *p, unsigned port)
 {
     uint64_t bps;
-    if (port != I40E_PORT_ETH || mortar_params_bandwidth(p, "speed", DEFAULT_SPEED_BPS, &bps))
+    if (port != I40E_PORT_ETH ||
+        mortar_params_bandwidth(p, "speed", DEFAULT_SPEED_BPS, &bps))
         return 0;
     return bps;
 }

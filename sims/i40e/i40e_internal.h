@@ -46,9 +46,10 @@
  * (I40E_PCIRTT_BYTE_LINK_SPEED_40G, 80000 bytes) plus two largest frames
  * (the one on the wire when XOFF is due, the one the partner is sending
  * when it arrives). XON when the buffer is down one more round trip. */
-#define I40E_FC_RTT_BYTES  80000u
-#define I40E_FC_HIGH_MARK  (I40E_RX_BUFFER_BYTES - I40E_FC_RTT_BYTES - 2 * I40E_MAX_FRAME_FCS)
-#define I40E_FC_LOW_MARK   (I40E_FC_HIGH_MARK - I40E_FC_RTT_BYTES)
+#define I40E_FC_RTT_BYTES 80000u
+#define I40E_FC_HIGH_MARK                                                                \
+    (I40E_RX_BUFFER_BYTES - I40E_FC_RTT_BYTES - 2 * I40E_MAX_FRAME_FCS)
+#define I40E_FC_LOW_MARK (I40E_FC_HIGH_MARK - I40E_FC_RTT_BYTES)
 /* Frames waiting for the wire once their data is on chip. */
 #define I40E_TX_STAGE_BYTES (64u * 1024)
 /* Largest frame the MAC takes, FCS included (the link status reports it). */

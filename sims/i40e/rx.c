@@ -282,16 +282,7 @@ static const uint8_t *with_fcs(const i40e_rxq *r, i40e_rx_frame *f, uint8_t *buf
     return buf;
 }
 
-static void drain(i40e *d);
-
-void i40e_rx_kick(i40e *d)
-{
-    uint32_t before = d->rx.bytes;
-    drain(d);
-    if (d->rx.bytes != before)
-        i40e_fc_rx_level(d);
-}
-
+/* Moves frames from the buffer to their queues while descriptors last. */
 static void drain(i40e *d)
 {
     uint8_t *buf = d->rxbuf;
@@ -316,6 +307,14 @@ static void drain(i40e *d)
             return;
         }
     }
+}
+
+void i40e_rx_kick(i40e *d)
+{
+    uint32_t before = d->rx.bytes;
+    drain(d);
+    if (d->rx.bytes != before)
+        i40e_fc_rx_level(d);
 }
 
 /* ---- arrival ------------------------------------------------------------------------
