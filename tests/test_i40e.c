@@ -5,7 +5,9 @@
  *
  * The host is the PCIe host stub; the far end of the Ethernet port is a
  * small peer component defined here that sends given frames at given times
- * and records what it receives (with the time each arrived).
+ * and records what it receives (with the time each arrived). For the flow
+ * control tests it can also send a burst the way a port that honours PAUSE
+ * does: in order, at most at the link's rate, holding while paused.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +23,7 @@
 #include "mortar/eth.h"
 #include "mortar/pcie.h"
 #include "mortar/runtime.h"
+#include "sims/eth/pause.h"
 #include "sims/hoststub/hoststub.h"
 #include "sims/i40e/i40e.h"
 #include "sims/i40e/i40e_regs.h"
@@ -39,7 +42,36 @@ typedef struct peer {
     mortar_component *self;
     peer_frame rx[PEER_MAX], tx[PEER_MAX];
     uint32_t nrx, ntx;
+    /* a burst honouring PAUSE: tx[burst_next..ntx) */
+    bool burst;
+    uint32_t burst_next;
+    uint64_t burst_gen, bps, wire_free_ps, paused_until_ps;
 } peer;
+
+#define PEER_BURST_TIMER (1ull << 40)
+
+/* Sends the burst's frames whose time has come; sets a timer for the next. */
+static void peer_burst_step(peer *e)
+{
+    uint64_t now = mortar_now(e->self);
+    while (e->burst_next < e->ntx) {
+        peer_frame *f = &e->tx[e->burst_next];
+        uint64_t at = f->at_ps;
+        if (at < e->wire_free_ps)
+            at = e->wire_free_ps;
+        if (at < e->paused_until_ps)
+            at = e->paused_until_ps;
+        if (at > now) {
+            mortar_timer_set(e->self, at, PEER_BURST_TIMER | ++e->burst_gen);
+            return;
+        }
+        mortar_send(e->self, 0, MORTAR_ETH_FRAME, f->data, f->len,
+                    f->len + MORTAR_ETH_OVERHEAD, NULL);
+        e->wire_free_ps =
+            now + (f->len + MORTAR_ETH_OVERHEAD) * 8000000000000ull / e->bps;
+        e->burst_next++;
+    }
+}
 
 static int peer_create(mortar_component *self, const mortar_params *p, void **state)
 {
@@ -64,11 +96,22 @@ static void peer_message(void *state, unsigned port, const mortar_msg *msg)
     memcpy(f->data, msg->payload, msg->size);
     f->len = msg->size;
     f->at_ps = mortar_now(e->self);
+    uint16_t quanta;
+    if (e->burst && eth_pause_parse(f->data, f->len, &quanta)) {
+        e->paused_until_ps = f->at_ps + eth_pause_duration_ps(quanta, e->bps);
+        e->burst_gen++; /* the timer set before is stale */
+        peer_burst_step(e);
+    }
 }
 
 static void peer_timer(void *state, uint64_t cookie)
 {
     peer *e = state;
+    if (cookie & PEER_BURST_TIMER) {
+        if ((cookie & ~PEER_BURST_TIMER) == e->burst_gen)
+            peer_burst_step(e);
+        return;
+    }
     peer_frame *f = &e->tx[cookie];
     mortar_send(e->self, 0, MORTAR_ETH_FRAME, f->data, f->len,
                 f->len + MORTAR_ETH_OVERHEAD, NULL);
@@ -102,6 +145,25 @@ static void peer_send_at(peer *e, uint64_t at_ps, const void *frame, uint32_t le
     f->len = len;
     f->at_ps = at_ps;
     mortar_timer_set(e->self, at_ps, e->ntx++);
+}
+
+/* Queues `n` copies of `frame` as a burst starting at `at_ps`, sent at the
+ * link's rate `bps` and held while the NIC's PAUSE says so. */
+static void peer_burst(peer *e, uint64_t at_ps, uint64_t bps, const void *frame,
+                       uint32_t len, uint32_t n)
+{
+    assert_true(e->ntx + n <= PEER_MAX);
+    e->burst = true;
+    e->bps = bps;
+    e->burst_next = e->ntx;
+    for (uint32_t i = 0; i < n; i++) {
+        peer_frame *f = &e->tx[e->ntx++];
+        f->data = malloc(len);
+        memcpy(f->data, frame, len);
+        f->len = len;
+        f->at_ps = at_ps;
+    }
+    mortar_timer_set(e->self, at_ps, PEER_BURST_TIMER | ++e->burst_gen);
 }
 
 /* ---- the bench ---------------------------------------------------------------- */
@@ -934,11 +996,259 @@ static void test_unknown_registers_read_zero_and_are_counted(void **state)
     bench_close(b);
 }
 
+/* ---- flow control ------------------------------------------------------------ */
+
+#define OPC_GET_PHY_ABILITIES 0x0600
+#define OPC_SET_PHY_CONFIG    0x0601
+#define OPC_GET_LINK_STATUS   0x0607
+#define AN_PAUSE_TX           0x20
+#define AN_PAUSE_RX           0x40
+
+static void send_pause_at(bench *b, uint64_t at_ps, uint16_t quanta)
+{
+    uint8_t f[ETH_PAUSE_FRAME_BYTES];
+    peer_send_at(b->peer, at_ps, f, eth_pause_build(f, PEER_MAC, quanta));
+}
+
+/* Posts `n` frames of `len` bytes on queue 0 and writes the tail. */
+static void post_frames(bench *b, uint32_t n, uint32_t len)
+{
+    uint8_t f[1514];
+    for (uint32_t i = 0; i < n; i++) {
+        make_frame(f, len, (uint8_t)i);
+        memcpy(mem(b, TX_BUF + 0x1000ull * i, len), f, len);
+        tx_post(b, TX_RING, RING_LEN, TX_BUF + 0x1000ull * i, len, 0);
+    }
+    wr(b, I40E_QTX_TAIL(0), b->tx_tail);
+}
+
+static uint8_t phy_pause_abilities(bench *b)
+{
+    uint8_t *d = aq_send(b, OPC_GET_PHY_ABILITIES, NULL, 32, false);
+    assert_int_equal(get_le16(d + 6), 0);
+    return mem(b, AQ_BUF, 32)[5] & 0x03;
+}
+
+static uint8_t link_an_info(bench *b)
+{
+    uint8_t *d = aq_send(b, OPC_GET_LINK_STATUS, NULL, 0, false);
+    return d[16 + 5];
+}
+
+/* The driver's i40e_set_fc: the current abilities with new PAUSE bits and
+ * an atomic link restart; then the link comes back. */
+static void set_pause(bench *b, uint8_t pause)
+{
+    uint8_t p[16] = {0};
+    p[5] = (uint8_t)(pause | 0x08 | 0x10 | 0x20); /* link, AN, atomic restart */
+    uint8_t *d = aq_send(b, OPC_SET_PHY_CONFIG, p, 0, false);
+    assert_int_equal(get_le16(d + 6), 0);
+    hoststub_delay(b->h, MORTAR_US(200));
+}
+
+static void test_phy_and_link_report_pause_as_the_parameter_allows(void **state)
+{
+    (void)state;
+    bench *b = bench_open(NULL, 40000000000ull);
+    queues_setup(b, TX_RING, RING_LEN);
+    link_up(b);
+    assert_int_equal(phy_pause_abilities(b), 0x03);
+    assert_int_equal(link_an_info(b) & (AN_PAUSE_TX | AN_PAUSE_RX),
+                     AN_PAUSE_TX | AN_PAUSE_RX);
+    set_pause(b, 0x02); /* ethtool -A rx on tx off */
+    assert_int_equal(phy_pause_abilities(b), 0x02);
+    assert_int_equal(link_an_info(b) & (AN_PAUSE_TX | AN_PAUSE_RX), AN_PAUSE_RX);
+    bench_close(b);
+
+    b = bench_open("{\"flow_control\": false}", 40000000000ull);
+    queues_setup(b, TX_RING, RING_LEN);
+    link_up(b);
+    assert_int_equal(phy_pause_abilities(b), 0);
+    set_pause(b, 0x03);
+    assert_int_equal(phy_pause_abilities(b), 0);
+    assert_int_equal(link_an_info(b) & (AN_PAUSE_TX | AN_PAUSE_RX), 0);
+    bench_close(b);
+}
+
+static void test_received_pause_holds_transmit_for_its_quanta(void **state)
+{
+    (void)state;
+    bench *b = bench_open("{\"speed\": \"10Gbps\"}", 10000000000ull);
+    queues_setup(b, TX_RING, RING_LEN);
+    link_up(b);
+    uint64_t t0 = hoststub_now(b->h);
+    send_pause_at(b, t0 + MORTAR_US(1), 1000); /* 1000 x 512 bits at 10 Gbit/s */
+    hoststub_delay(b->h, MORTAR_US(5));
+    post_frames(b, 4, 1514);
+    hoststub_delay(b->h, MORTAR_US(100));
+    assert_int_equal(b->peer->nrx, 4);
+    uint64_t hold = 1000ull * 512 * 100; /* 100 ps a bit */
+    /* sent at t0 + 1 us, 1 us on the link each way */
+    uint64_t earliest = t0 + MORTAR_US(3) + hold;
+    assert_true(b->peer->rx[0].at_ps >= earliest);
+    /* and it goes once the time is over: the PAUSE's own 84 bytes on the
+     * link and the frame's at most later */
+    assert_true(b->peer->rx[0].at_ps <= earliest + (84 + 1538) * 800ull + MORTAR_NS(10));
+    /* consumed by the MAC: counted, never in a queue */
+    i40e_counters c = counters(b);
+    assert_int_equal(c.pause_rx, 1);
+    assert_int_equal(c.rx_frames, 0);
+    assert_false(get_le64(mem(b, RX_RING, 32) + 8) & I40E_RXD_STATUS_DD);
+    assert_int_equal(rd(b, I40E_GLPRT_LXOFFRXC), 1);
+    assert_int_equal(rd(b, I40E_GLPRT_LXONRXC), 0);
+    bench_close(b);
+}
+
+static void test_pause_of_zero_quanta_releases_transmit(void **state)
+{
+    (void)state;
+    bench *b = bench_open("{\"speed\": \"10Gbps\"}", 10000000000ull);
+    queues_setup(b, TX_RING, RING_LEN);
+    link_up(b);
+    uint64_t t0 = hoststub_now(b->h);
+    send_pause_at(b, t0 + MORTAR_US(1), 0xFFFF); /* 3.4 ms */
+    send_pause_at(b, t0 + MORTAR_US(40), 0);
+    hoststub_delay(b->h, MORTAR_US(5));
+    post_frames(b, 2, 1514);
+    hoststub_delay(b->h, MORTAR_US(30));
+    assert_int_equal(b->peer->nrx, 0); /* held */
+    hoststub_delay(b->h, MORTAR_US(20));
+    assert_int_equal(b->peer->nrx, 2);
+    uint64_t xon_in = t0 + MORTAR_US(41); /* sent + the link's 1 us */
+    assert_true(b->peer->rx[0].at_ps >= xon_in + MORTAR_US(1));
+    assert_true(b->peer->rx[0].at_ps <=
+                xon_in + MORTAR_US(1) + (84 + 1538) * 800ull + MORTAR_NS(10));
+    assert_int_equal(rd(b, I40E_GLPRT_LXOFFRXC), 1);
+    assert_int_equal(rd(b, I40E_GLPRT_LXONRXC), 1);
+    assert_int_equal(counters(b).rx_frames, 0);
+    bench_close(b);
+}
+
+static void test_pause_is_not_honoured_when_receive_pause_is_off(void **state)
+{
+    (void)state;
+    bench *b = bench_open("{\"speed\": \"10Gbps\"}", 10000000000ull);
+    queues_setup(b, TX_RING, RING_LEN);
+    link_up(b);
+    set_pause(b, 0x01); /* ethtool -A rx off tx on */
+    uint64_t t0 = hoststub_now(b->h);
+    send_pause_at(b, t0 + MORTAR_US(1), 1000);
+    hoststub_delay(b->h, MORTAR_US(5));
+    post_frames(b, 2, 1514);
+    hoststub_delay(b->h, MORTAR_US(20));
+    assert_int_equal(b->peer->nrx, 2);
+    assert_true(b->peer->rx[0].at_ps < t0 + MORTAR_US(25)); /* not 51 us */
+    i40e_counters c = counters(b);
+    assert_int_equal(c.pause_rx, 1); /* still consumed and counted */
+    assert_int_equal(c.rx_frames, 0);
+    bench_close(b);
+}
+
+/* The driver's clean loop: each written-back descriptor is taken and a new
+ * buffer goes to the ring at the tail. */
+static void rx_clean(bench *b, uint32_t *next_to_clean)
+{
+    uint32_t n = 0;
+    for (;;) {
+        uint8_t *d = mem(b, RX_RING + 32ull * *next_to_clean, 32);
+        if (!(get_le64(d + 8) & I40E_RXD_STATUS_DD))
+            break;
+        memset(d, 0, 32);
+        *next_to_clean = (*next_to_clean + 1) % RING_LEN;
+        uint8_t *t = mem(b, RX_RING + 32ull * b->rx_tail, 32);
+        memset(t, 0, 32);
+        put_le64(t, RX_BUF + (uint64_t)RX_DBUFF * b->rx_tail);
+        b->rx_tail = (b->rx_tail + 1) % RING_LEN;
+        n++;
+    }
+    if (n)
+        wr(b, I40E_QRX_TAIL(0), b->rx_tail);
+}
+
+#define BURST_FRAMES 250
+#define BURST_LEN    9000
+
+/* The peer sends 250 jumbo frames (2.25 MB, more than the 968 KB receive
+ * buffer) at 40 Gbit/s, honouring PAUSE; the host takes frames at about
+ * 9 Gbit/s (its ring of 63 buffers every 100 us). */
+static bench *overload(const char *nic_params)
+{
+    bench *b = bench_open(nic_params, 40000000000ull);
+    queues_setup(b, TX_RING, RING_LEN);
+    link_up(b);
+    static uint8_t f[BURST_LEN];
+    uint32_t len = make_rx_frame(f, BURST_LEN, 9);
+    peer_burst(b->peer, hoststub_now(b->h) + MORTAR_US(1), 40000000000ull, f, len,
+               BURST_FRAMES);
+    uint32_t next_to_clean = 0;
+    uint64_t end = hoststub_now(b->h) + MORTAR_MS(10);
+    while (hoststub_now(b->h) < end) {
+        hoststub_delay(b->h, MORTAR_US(100));
+        rx_clean(b, &next_to_clean);
+        i40e_counters c = counters(b);
+        if (c.rx_frames + c.rx_missed == BURST_FRAMES &&
+            b->peer->burst_next == b->peer->ntx)
+            break;
+    }
+    hoststub_delay(b->h, MORTAR_US(20));
+    return b;
+}
+
+static void
+test_filling_receive_buffer_sends_xoff_then_xon_and_misses_nothing(void **state)
+{
+    (void)state;
+    bench *b = overload(NULL);
+    i40e_counters c = counters(b);
+    assert_int_equal(c.rx_frames, BURST_FRAMES);
+    assert_int_equal(c.rx_missed, 0);
+    assert_true(c.xoff_tx >= 1);
+    assert_true(c.xon_tx >= 1);
+    /* what the peer got: PAUSE frames from the port, XOFF first, XON last */
+    uint32_t xoff = 0, xon = 0;
+    uint16_t first = 0, last = 0;
+    for (uint32_t i = 0; i < b->peer->nrx; i++) {
+        const peer_frame *f = &b->peer->rx[i];
+        uint16_t q;
+        assert_true(eth_pause_parse(f->data, f->len, &q));
+        assert_memory_equal(f->data, eth_pause_group_address, 6);
+        assert_memory_equal(f->data + 6, NIC_MAC, 6);
+        if (i == 0)
+            first = q;
+        last = q;
+        if (q)
+            xoff++;
+        else
+            xon++;
+    }
+    assert_int_equal(first, 0xFFFF);
+    assert_int_equal(last, 0);
+    assert_int_equal(xoff, c.xoff_tx);
+    assert_int_equal(xon, c.xon_tx);
+    assert_int_equal(rd(b, I40E_GLPRT_LXOFFTXC), c.xoff_tx);
+    assert_int_equal(rd(b, I40E_GLPRT_LXONTXC), c.xon_tx);
+    bench_close(b);
+}
+
+static void test_without_flow_control_the_same_burst_overflows(void **state)
+{
+    (void)state;
+    bench *b = overload("{\"flow_control\": false}");
+    i40e_counters c = counters(b);
+    assert_true(c.rx_missed > 0);
+    assert_int_equal(c.rx_frames + c.rx_missed, BURST_FRAMES);
+    assert_int_equal(c.xoff_tx, 0);
+    assert_int_equal(b->peer->nrx, 0);
+    assert_int_equal(rd(b, I40E_GLPRT_RDPC), c.rx_missed);
+    bench_close(b);
+}
+
 static void test_bad_parameters_are_refused(void **state)
 {
     (void)state;
     const char *bad[] = {"{\"speed\": \"0bps\"}", "{\"dma_outstanding\": 0}",
-                         "{\"mac\": \"01:00:00:00:00:01\"}", "{\"colour\": 1}"};
+                         "{\"mac\": \"01:00:00:00:00:01\"}", "{\"colour\": 1}",
+                         "{\"flow_control\": 3}"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char err[256];
         mortar_loop *loop;
@@ -972,6 +1282,13 @@ int main(void)
         cmocka_unit_test(test_dma_error_drops_the_packet_and_is_counted),
         cmocka_unit_test(test_unknown_registers_read_zero_and_are_counted),
         cmocka_unit_test(test_bad_parameters_are_refused),
+        cmocka_unit_test(test_phy_and_link_report_pause_as_the_parameter_allows),
+        cmocka_unit_test(test_received_pause_holds_transmit_for_its_quanta),
+        cmocka_unit_test(test_pause_of_zero_quanta_releases_transmit),
+        cmocka_unit_test(test_pause_is_not_honoured_when_receive_pause_is_off),
+        cmocka_unit_test(
+            test_filling_receive_buffer_sends_xoff_then_xon_and_misses_nothing),
+        cmocka_unit_test(test_without_flow_control_the_same_burst_overflows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

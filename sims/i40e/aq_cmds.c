@@ -12,10 +12,12 @@
  *
  * The link: the port's PHY comes up I40E_LINK_UP_PS after the firmware
  * starts it (the driver enabling the admin receive queue, or asking with
- * set_phy_config); set_link_restart_an takes it down and autonegotiates
+ * set_phy_config); set_link_restart_an, and set_phy_config changing the
+ * PAUSE abilities with an atomic restart, take it down and autonegotiate
  * again (the same delay). On each change, when the driver asked for link
  * status events (get_link_status with LSE enabled) and did not mask them
- * (set_phy_int_mask), a link status event goes to the ARQ.
+ * (set_phy_int_mask), a link status event goes to the ARQ. Flow control:
+ * see flow_ctrl.c.
  */
 #include "i40e_internal.h"
 
@@ -79,7 +81,8 @@ enum {
 #define LSE_DISABLE              0x2
 #define LSE_IS_ENABLED           0x1
 #define EVENT_LINK_UPDOWN        0x0002
-#define PHY_ABILITY_PAUSE        0x03
+#define PHY_REPORT_INITIAL       0x0002
+#define PHY_ENABLE_ATOMIC_LINK   0x20
 #define PHY_ABILITY_LINK_ENABLED 0x08
 #define PHY_ABILITY_AN_ENABLED   0x10
 
@@ -133,7 +136,7 @@ void i40e_link_status_params(const i40e *d, uint8_t p[16], bool lse)
     p[2] = PHY_40GBASE_CR4;
     p[3] = d->link_up ? link_speed_bits(d) : 0;
     p[4] = LINK_MEDIA_AVAILABLE | (d->link_up ? LINK_UP : 0);
-    p[5] = AN_QUALIFIED_MODULE | (d->link_up ? AN_COMPLETED : 0);
+    p[5] = AN_QUALIFIED_MODULE | (d->link_up ? AN_COMPLETED : 0) | i40e_fc_an_info(d);
     i40e_put_le16(p + 8, (uint16_t)(d->max_frame ? d->max_frame : I40E_MAX_FRAME_FCS));
     p[10] = CONFIG_CRC_ENA;
 }
@@ -163,6 +166,7 @@ void i40e_link_timer(i40e *d)
     if (d->link_up)
         return;
     d->link_up = true;
+    i40e_fc_link_up(d);
     link_event(d);
     i40e_rx_kick(d);
 }
@@ -175,6 +179,18 @@ static void restart_an(i40e *d)
         link_event(d);
     }
     i40e_link_start(d);
+}
+
+/* set_phy_config: the PAUSE abilities (flow_ctrl.c); a change takes
+ * effect when the link next comes up, at once when the driver asks for an
+ * atomic link restart. */
+static void set_phy_config(i40e *d, aq_cmd *c)
+{
+    uint8_t abilities = c->params[5];
+    if (i40e_fc_phy_config(d, abilities) && (abilities & PHY_ENABLE_ATOMIC_LINK))
+        restart_an(d);
+    else
+        i40e_link_start(d);
 }
 
 static void get_link_status(i40e *d, aq_cmd *c)
@@ -192,7 +208,10 @@ static void get_phy_abilities(i40e *d, aq_cmd *c)
     uint8_t *b = c->buf;
     i40e_put_le32(b, 1u << PHY_40GBASE_CR4);
     b[4] = link_speed_bits(d);
-    b[5] = PHY_ABILITY_PAUSE | PHY_ABILITY_LINK_ENABLED | PHY_ABILITY_AN_ENABLED;
+    uint8_t pause = d->fc.phy_pause;
+    if (i40e_le16(c->params) & PHY_REPORT_INITIAL)
+        pause = d->flow_control ? I40E_PHY_PAUSE_TX | I40E_PHY_PAUSE_RX : 0;
+    b[5] = pause | PHY_ABILITY_LINK_ENABLED | PHY_ABILITY_AN_ENABLED;
     /* the rest (EEE, FEC, module identity) stays zero */
     respond_buf(c, c->buf_len < 32 ? 32 : c->buf_len);
 }
@@ -453,7 +472,7 @@ static bool execute(i40e *d, uint16_t opc, aq_cmd *c)
         get_phy_abilities(d, c);
         return true;
     case OPC_SET_PHY_CONFIG:
-        i40e_link_start(d);
+        set_phy_config(d, c);
         return true;
     case OPC_RESTART_AN:
         restart_an(d);

@@ -19,9 +19,9 @@
 #include "mortar/runtime.h"
 #include "sims/registry.h"
 
-#define DEFAULT_SPEED_BPS 40000000000ull /* 40 Gbit/s: the XL710 QSFP+ port */
-#define MIN_SPEED_BPS 1000000ull      /* 1 Mbit/s */
-#define MAX_SPEED_BPS 400000000000ull /* 400 Gbit/s */
+#define DEFAULT_SPEED_BPS 40000000000ull  /* 40 Gbit/s: the XL710 QSFP+ port */
+#define MIN_SPEED_BPS     1000000ull      /* 1 Mbit/s */
+#define MAX_SPEED_BPS     400000000000ull /* 400 Gbit/s */
 
 uint64_t i40e_bits(const uint8_t *p, uint32_t lsb, uint32_t width)
 {
@@ -56,7 +56,8 @@ static void fill_intro(mortar_pcie_dev_intro *in)
 
 static int read_params(i40e *d, const mortar_params *p, uint64_t *outstanding)
 {
-    static const char *const known[] = {"mac", "speed", "dma_outstanding", NULL};
+    static const char *const known[] = {"mac", "speed", "dma_outstanding", "flow_control",
+                                        NULL};
     static const uint8_t def_mac[6] = {0x52, 0x54, 0x00, 0x12, 0x34, 0x56};
     uint64_t bps = 0;
     int rc = mortar_params_check_known(p, known);
@@ -66,6 +67,8 @@ static int read_params(i40e *d, const mortar_params *p, uint64_t *outstanding)
         rc = mortar_params_bandwidth(p, "speed", DEFAULT_SPEED_BPS, &bps);
     if (!rc)
         rc = mortar_params_u64(p, "dma_outstanding", 64, outstanding);
+    if (!rc)
+        rc = mortar_params_bool(p, "flow_control", true, &d->flow_control);
     if (!rc && (bps < MIN_SPEED_BPS || bps > MAX_SPEED_BPS))
         rc = mortar_params_error(p, "speed", "expected 1Mbps to 400Gbps");
     if (!rc && (*outstanding == 0 || *outstanding > 256))
@@ -130,6 +133,7 @@ static int i40e_create(mortar_component *self, const mortar_params *p, void **st
     d->tk_irq = mortar_trace_kind(self, "irq");
     i40e_nvm_init(d);
     i40e_regs_defaults(d);
+    i40e_fc_init(d);
     *state = d;
     return MORTAR_OK;
 }
@@ -249,6 +253,13 @@ static void i40e_stats(void *state, mortar_stats *s)
     mortar_stats_u64(s, "rx_bytes", c.rx_bytes);
     mortar_stats_u64(s, "rx_missed", c.rx_missed);
     mortar_stats_u64(s, "rx_filtered", c.rx_filtered);
+    mortar_stats_u64(s, "pause_rx", c.pause_rx);
+    mortar_stats_u64(s, "xoff_tx", c.xoff_tx);
+    mortar_stats_u64(s, "xon_tx", c.xon_tx);
+    mortar_stats_u64(s, "rx_pause_enabled",
+                     (((const i40e *)state)->fc.link_pause & I40E_PHY_PAUSE_RX) != 0);
+    mortar_stats_u64(s, "tx_pause_enabled",
+                     (((const i40e *)state)->fc.link_pause & I40E_PHY_PAUSE_TX) != 0);
     mortar_stats_u64(s, "interrupts", c.interrupts);
     mortar_stats_u64(s, "aq_commands", c.aq_commands);
     mortar_stats_u64(s, "aq_unsupported", c.aq_unsupported);
@@ -273,7 +284,8 @@ void i40e_get_counters(mortar_component *c, i40e_counters *out)
 static uint64_t i40e_port_rate_bps(const mortar_params *p, unsigned port)
 {
     uint64_t bps;
-    if (port != I40E_PORT_ETH || mortar_params_bandwidth(p, "speed", DEFAULT_SPEED_BPS, &bps))
+    if (port != I40E_PORT_ETH ||
+        mortar_params_bandwidth(p, "speed", DEFAULT_SPEED_BPS, &bps))
         return 0;
     return bps;
 }

@@ -13,6 +13,7 @@
  *   tx.c          transmit queues: descriptors, completion, line-rate departure
  *   tx_offload.c  checksum insertion and TCP segmentation
  *   rx.c          the receive packet buffer and receive queues
+ *   flow_ctrl.c   802.3x PAUSE: honouring it, sending it from the buffer's marks
  *   ../common/dma_queue.c, ../common/pkt.c  DMA engine, checksum helpers
  */
 #ifndef MORTAR_I40E_INTERNAL_H
@@ -39,6 +40,16 @@
 /* The device's receive packet buffer (the driver's I40E_DEVICE_RPB_SIZE;
  * the model has one port, which gets all of it). */
 #define I40E_RX_BUFFER_BYTES 968000u
+/* Flow control marks of the receive packet buffer (see docs/models/i40e.md,
+ * "Flow control"). Above the high mark stays room for what still arrives
+ * after an XOFF: the driver's allowance for the round trip at 40 Gbit/s
+ * (I40E_PCIRTT_BYTE_LINK_SPEED_40G, 80000 bytes) plus two largest frames
+ * (the one on the wire when XOFF is due, the one the partner is sending
+ * when it arrives). XON when the buffer is down one more round trip. */
+#define I40E_FC_RTT_BYTES 80000u
+#define I40E_FC_HIGH_MARK                                                                \
+    (I40E_RX_BUFFER_BYTES - I40E_FC_RTT_BYTES - 2 * I40E_MAX_FRAME_FCS)
+#define I40E_FC_LOW_MARK (I40E_FC_HIGH_MARK - I40E_FC_RTT_BYTES)
 /* Frames waiting for the wire once their data is on chip. */
 #define I40E_TX_STAGE_BYTES (64u * 1024)
 /* Largest frame the MAC takes, FCS included (the link status reports it). */
@@ -172,7 +183,6 @@ typedef struct i40e_rx {
 /* A frame on chip waiting for the wire. */
 typedef struct i40e_tx_staged {
     struct i40e_tx_staged *next;
-    uint64_t depart_ps;
     uint32_t len;
     uint8_t data[];
 } i40e_tx_staged;
@@ -180,10 +190,25 @@ typedef struct i40e_tx_staged {
 typedef struct i40e_wire {
     i40e_tx_staged *head, *tail;
     uint32_t bytes;
-    uint64_t free_ps; /* when the wire is free after the staged frames */
-    uint64_t timer;
+    uint64_t busy_until_ps; /* when the frame on the wire has left */
+    uint64_t timer, timer_ps;
     uint64_t seq;
 } i40e_wire;
+
+/* 802.3x flow control (flow_ctrl.c). PAUSE bits are the PHY abilities'
+ * I40E_PHY_PAUSE_TX / _RX. */
+typedef struct i40e_fc {
+    uint8_t phy_pause;        /* the PHY configuration (set_phy_config) */
+    uint8_t link_pause;       /* in effect since the link came up */
+    uint64_t paused_until_ps; /* received PAUSE holds data frames until then */
+    bool xoff_sent;           /* an XOFF went out and no XON since */
+    uint64_t xoff_sent_ps;
+    bool ctl_pending; /* a PAUSE waits for the wire (between frames) */
+    uint16_t ctl_quanta;
+} i40e_fc;
+
+#define I40E_PHY_PAUSE_TX 0x01
+#define I40E_PHY_PAUSE_RX 0x02
 
 typedef struct i40e_vector {
     bool pending; /* a cause arrived that has not been signalled */
@@ -198,6 +223,7 @@ typedef struct i40e_port_stats {
     uint64_t gorc, uprc, mprc, bprc, rdpc, gotc, uptc, mptc, bptc, tdold;
     uint64_t ruc, roc, crcerrs;
     uint64_t prc[7], ptc[7]; /* 64, 127, 255, 511, 1023, 1522, 9522 */
+    uint64_t lxonrxc, lxoffrxc, lxontxc, lxofftxc; /* link PAUSE frames */
 } i40e_port_stats;
 
 struct i40e {
@@ -217,6 +243,8 @@ struct i40e {
     i40e_rx rx;
     i40e_wire wire;
     i40e_port_stats st;
+    i40e_fc fc;
+    bool flow_control; /* the `flow_control` parameter: the PHY can PAUSE */
     bool msix_enabled;
     bool link_up;     /* the port's link, up once the driver asked for it */
     bool lse_enabled; /* link status events wanted on the ARQ */
@@ -341,6 +369,7 @@ void i40e_tx_kick(i40e *d, uint32_t q);
 void i40e_tx_reset(i40e *d);
 void i40e_tx_free(i40e *d);
 void i40e_wire_timer(i40e *d);
+void i40e_wire_arm(i40e *d);
 bool i40e_wire_stage(i40e *d, const uint8_t *frame, uint32_t len);
 
 /* tx_offload.c: turns an assembled packet into frames on the wire stage. */
@@ -355,5 +384,17 @@ void i40e_rx_frame_in(i40e *d, const uint8_t *frame, uint32_t len);
 void i40e_rx_kick(i40e *d);
 void i40e_rx_reset(i40e *d);
 void i40e_rx_free(i40e *d);
+
+/* flow_ctrl.c */
+void i40e_fc_init(i40e *d);
+bool i40e_fc_phy_config(i40e *d, uint8_t abilities);
+void i40e_fc_link_up(i40e *d);
+uint8_t i40e_fc_an_info(const i40e *d);
+bool i40e_fc_frame_in(i40e *d, const uint8_t *frame, uint32_t len);
+uint64_t i40e_fc_paused_until(const i40e *d);
+void i40e_fc_rx_level(i40e *d);
+/* The PAUSE frame waiting for the wire, if any: builds it into `out` and
+ * returns its size (0: none), counting it as sent. */
+uint32_t i40e_fc_take_ctl(i40e *d, uint8_t *out);
 
 #endif

@@ -130,6 +130,14 @@ static const uint64_t *stat_counter(const i40e *d, uint32_t lo)
         return &s->roc;
     case I40E_GLPRT_CRCERRS:
         return &s->crcerrs;
+    case I40E_GLPRT_LXONRXC:
+        return &s->lxonrxc;
+    case I40E_GLPRT_LXOFFRXC:
+        return &s->lxoffrxc;
+    case I40E_GLPRT_LXONTXC:
+        return &s->lxontxc;
+    case I40E_GLPRT_LXOFFTXC:
+        return &s->lxofftxc;
     }
     return NULL;
 }

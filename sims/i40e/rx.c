@@ -22,6 +22,9 @@
  * in that buffer, and on the last one EOP, L3L4P with the IPE/L4E error
  * bits, and the packet type. The queue's interrupt cause follows the last
  * write-back onto the link.
+ *
+ * MAC control frames (PAUSE) are consumed before the filters; the buffer's
+ * fill level drives the PAUSE frames the port sends (flow_ctrl.c).
  */
 #include "i40e_internal.h"
 
@@ -95,6 +98,7 @@ void i40e_rx_reset(i40e *d)
     for (uint32_t q = 0; q < I40E_NQP; q++)
         queue_stop(d, &d->rxq[q]);
     i40e_rx_free(d);
+    i40e_fc_rx_level(d);
 }
 
 void i40e_rx_ena_write(i40e *d, uint32_t q, uint32_t v)
@@ -103,6 +107,7 @@ void i40e_rx_ena_write(i40e *d, uint32_t q, uint32_t v)
     if (!(v & I40E_QENA_REQ)) {
         queue_stop(d, r);
         drop_queued(d, q);
+        i40e_fc_rx_level(d);
         i40e_reg_set(d, I40E_QRX_ENA(q), 0);
         return;
     }
@@ -277,7 +282,8 @@ static const uint8_t *with_fcs(const i40e_rxq *r, i40e_rx_frame *f, uint8_t *buf
     return buf;
 }
 
-void i40e_rx_kick(i40e *d)
+/* Moves frames from the buffer to their queues while descriptors last. */
+static void drain(i40e *d)
 {
     uint8_t *buf = d->rxbuf;
     i40e_rx *rx = &d->rx;
@@ -301,6 +307,14 @@ void i40e_rx_kick(i40e *d)
             return;
         }
     }
+}
+
+void i40e_rx_kick(i40e *d)
+{
+    uint32_t before = d->rx.bytes;
+    drain(d);
+    if (d->rx.bytes != before)
+        i40e_fc_rx_level(d);
 }
 
 /* ---- arrival ------------------------------------------------------------------------
@@ -413,6 +427,8 @@ void i40e_rx_frame_in(i40e *d, const uint8_t *frame, uint32_t len)
         filtered(d, "link down", len);
         return;
     }
+    if (i40e_fc_frame_in(d, frame, len))
+        return; /* MAC control: consumed by the MAC */
     if (!accept(d, frame)) {
         filtered(d, "not for this port", len);
         return;
@@ -450,4 +466,5 @@ void i40e_rx_frame_in(i40e *d, const uint8_t *frame, uint32_t len)
     rx->tail = f;
     rx->bytes += len;
     i40e_rx_kick(d);
+    i40e_fc_rx_level(d);
 }

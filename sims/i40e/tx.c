@@ -25,6 +25,8 @@
  * The wire: staged frames leave one after another at the line rate
  * (`speed`), each taking its length (at least 60 bytes) plus 24 bytes of
  * FCS, preamble and inter-frame gap; a frame is sent when its turn starts.
+ * A received PAUSE holds data frames back; a PAUSE of ours goes between
+ * frames, ahead of the data waiting (flow_ctrl.c).
  * At most I40E_TX_STAGE_BYTES wait (a packet larger than that waits for an
  * empty stage).
  *
@@ -40,6 +42,7 @@
 
 #include "mortar/eth.h"
 #include "mortar/runtime.h"
+#include "sims/eth/pause.h"
 
 /* ---- the wire ----------------------------------------------------------- */
 
@@ -87,13 +90,35 @@ static void send_frame(i40e *d, i40e_tx_staged *f)
     count_sent(d, data, len);
 }
 
-static void arm_wire(i40e *d)
+/* When the wire can next start a frame: a PAUSE of ours as soon as the
+ * frame on it has left, a data frame also not before a received PAUSE ends.
+ * UINT64_MAX: nothing to send. */
+static uint64_t next_start(const i40e *d)
+{
+    const i40e_wire *w = &d->wire;
+    uint64_t now = mortar_now(d->self);
+    uint64_t free_ps = w->busy_until_ps > now ? w->busy_until_ps : now;
+    if (d->fc.ctl_pending)
+        return free_ps;
+    if (!w->head)
+        return UINT64_MAX;
+    uint64_t paused = i40e_fc_paused_until(d);
+    return paused > free_ps ? paused : free_ps;
+}
+
+void i40e_wire_arm(i40e *d)
 {
     i40e_wire *w = &d->wire;
-    if (w->timer || !w->head)
+    uint64_t at = next_start(d);
+    if (w->timer && w->timer_ps == at)
         return;
-    w->timer =
-        mortar_timer_set(d->self, w->head->depart_ps, I40E_TIMER(I40E_TIMER_TX_WIRE, 0));
+    if (w->timer)
+        mortar_timer_cancel(d->self, w->timer);
+    w->timer = 0;
+    if (at == UINT64_MAX)
+        return;
+    w->timer_ps = at;
+    w->timer = mortar_timer_set(d->self, at, I40E_TIMER(I40E_TIMER_TX_WIRE, 0));
 }
 
 static void kick_all(i40e *d)
@@ -103,43 +128,64 @@ static void kick_all(i40e *d)
             i40e_tx_kick(d, q);
 }
 
-void i40e_wire_timer(i40e *d)
+static void send_pause(i40e *d, const uint8_t *frame, uint32_t len)
+{
+    if (mortar_send(d->self, I40E_PORT_ETH, MORTAR_ETH_FRAME, frame, len,
+                    len + MORTAR_ETH_OVERHEAD, NULL) != 0)
+        d->c.bad_messages++;
+}
+
+/* Starts the next frame, when its time has come: our PAUSE first (a MAC
+ * sends control frames between data frames), else the head data frame. */
+static bool start_frame(i40e *d)
 {
     i40e_wire *w = &d->wire;
     uint64_t now = mortar_now(d->self);
-    w->timer = 0;
-    while (w->head && w->head->depart_ps <= now) {
+    if (next_start(d) > now)
+        return false;
+    uint8_t pause[ETH_PAUSE_FRAME_BYTES];
+    uint32_t len = i40e_fc_take_ctl(d, pause);
+    if (len) {
+        send_pause(d, pause, len);
+    } else {
         i40e_tx_staged *f = w->head;
         w->head = f->next;
         if (!w->head)
             w->tail = NULL;
         w->bytes -= f->len;
+        len = f->len;
         send_frame(d, f);
         free(f);
     }
-    arm_wire(d);
+    w->busy_until_ps = now + frame_wire_bytes(len) * d->ps_per_byte;
+    return true;
+}
+
+void i40e_wire_timer(i40e *d)
+{
+    d->wire.timer = 0;
+    while (start_frame(d))
+        ;
+    i40e_wire_arm(d);
     kick_all(d);
 }
 
 bool i40e_wire_stage(i40e *d, const uint8_t *frame, uint32_t len)
 {
     i40e_wire *w = &d->wire;
-    uint64_t now = mortar_now(d->self);
     i40e_tx_staged *f = malloc(sizeof *f + len);
     if (!f)
         return false;
     memcpy(f->data, frame, len);
     f->len = len;
     f->next = NULL;
-    f->depart_ps = w->free_ps > now ? w->free_ps : now;
-    w->free_ps = f->depart_ps + frame_wire_bytes(len) * d->ps_per_byte;
     if (w->tail)
         w->tail->next = f;
     else
         w->head = f;
     w->tail = f;
     w->bytes += len;
-    arm_wire(d);
+    i40e_wire_arm(d);
     return true;
 }
 

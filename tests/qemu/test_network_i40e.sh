@@ -3,7 +3,7 @@
 # i40e driver, joined by a 2-port switch (tests/qemu/network.sh). Checks, in
 # one run:
 #   - the driver probes, takes the MAC address from the NVM and the link
-#     comes up; ping works both ways;
+#     comes up with flow control RX/TX; ping works both ways;
 #   - TCP bulk transfers with a checked pattern at MTU 9000, both ways;
 #   - the same at MTU 1500 (host 0 changes its MTU, which makes the driver
 #     rebuild its rings; the peer's TCP follows host 0's MSS);
@@ -52,6 +52,9 @@ for h in h0 h1; do
     qh_log $h | grep -q 'i40e .*: MAC address: 52:54:00:00:00:0' ||
         qh_fail "$h: the i40e driver did not probe (or took no MAC address from the NVM)"
     qh_log $h | grep -q 'NIC Link is Up, 40 Gbps' || qh_fail "$h: no link up"
+    # the driver's default flow control, as the model's firmware negotiates it
+    qh_log $h | grep -q 'NIC Link is Up, 40 Gbps Full Duplex, Flow Control: RX/TX' ||
+        qh_fail "$h: link flow control is not RX/TX"
     qh_log $h | grep -q '^PING-EXIT=0' || qh_fail "$h: ping failed"
 done
 mac0=$(qh_log h0 | sed -n 's/.*i40e .*: MAC address: \([0-9a-f:]*\).*/\1/p' | head -n 1)
@@ -68,5 +71,6 @@ net_check_transfer h0 h1 E
 for h in h0 h1; do
     net_check_dmesg $h
 done
+qh_log h0 | grep -m 1 'NIC Link is Up'
 echo "wall time: $SECONDS s"
 echo "PASS: i40e probes with the NVM's MAC, links up, ping both ways, TCP at MTU 9000 and 1500 both ways, link down/up and a driver reload work"
