@@ -11,7 +11,7 @@
  * that finished is never lost, whatever happens to the sweep. A failed run
  * is reported and the sweep goes on; the next invocation retries it.
  *
- * Ctrl-C (or SIGTERM) is forwarded to the runs as SIGINT; they end their
+ * Ctrl-C (or SIGTERM, or SIGHUP) is forwarded to the runs as SIGINT; they end their
  * processes and record themselves as interrupted; the sweep waits for them,
  * prints the summary and exits 130. A second Ctrl-C kills the runs. If the
  * sweep itself is killed, each run gets SIGTERM (PR_SET_PDEATHSIG) and
@@ -34,6 +34,7 @@
 #include <sys/wait.h>
 
 #include "db.h"
+#include "owner.h"
 #include "dirs.h"
 #include "sweep_progress.h"
 #include "sweep_cmd.h"
@@ -73,7 +74,7 @@ typedef struct sweep {
     double start_s;
 } sweep;
 
-static volatile sig_atomic_t stop_signals; /* Ctrl-C / SIGTERM received */
+static volatile sig_atomic_t stop_signals; /* Ctrl-C / SIGTERM / SIGHUP received */
 
 static void on_stop_signal(int sig)
 {
@@ -191,6 +192,19 @@ static int check_set_counts(const sweep_plan *plan)
     return 0;
 }
 
+/* Marks the runs whose process is gone "abandoned" (owner.h) and says so. */
+static void reap_abandoned(sqlite3 *db)
+{
+    json_t *gone = owner_reap(db);
+    size_t i;
+    json_t *r;
+    json_array_foreach(gone, i, r)
+        fprintf(stderr, "[sweep] run %lld %s\n",
+                (long long)json_integer_value(json_object_get(r, "id")),
+                json_string_value(json_object_get(r, "error")));
+    json_decref(gone);
+}
+
 /* Loads the plan, opens the database, finds what is done. Returns 0, or
  * the exit code. */
 static int prepare(sweep *s)
@@ -211,6 +225,8 @@ static int prepare(sweep *s)
         fprintf(stderr, "mortar sweep: %s\n", err);
         return 1;
     }
+    if (!o->dry_run)
+        reap_abandoned(s->db);
     s->skipped = (size_t)done;
     s->njobs = (size_t)o->jobs;
     s->jobs = calloc(s->njobs, sizeof *s->jobs);
@@ -293,6 +309,7 @@ static void child_exec(char **argv, const char *log, pid_t parent,
         _exit(127);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
     sigprocmask(SIG_SETMASK, old_mask, NULL);
     setpgid(0, 0); /* the terminal's Ctrl-C reaches the sweep only; it forwards */
     redirect_to_log(log);
@@ -313,6 +330,7 @@ static pid_t start_run(const sweep *s, const sweep_point *pt, const char *log)
     sigemptyset(&stops);
     sigaddset(&stops, SIGINT);
     sigaddset(&stops, SIGTERM);
+    sigaddset(&stops, SIGHUP);
     sigprocmask(SIG_BLOCK, &stops, &old_mask);
     pid_t parent = getpid();
     pid_t pid = fork();
@@ -573,6 +591,7 @@ static void install_signals(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL); /* the terminal closed: as Ctrl-C */
 }
 
 static void sweep_free(sweep *s)

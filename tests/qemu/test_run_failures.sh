@@ -2,7 +2,9 @@
 # mortar run's failure handling: a bad spec is rejected before anything
 # starts, with its JSON path; a killed component ends the run, names the
 # component, records the run as failed and leaves no process behind; Ctrl-C
-# leaves no process, socket directory or lost record behind; a stalled
+# and SIGHUP leave no process, socket directory or lost record behind and
+# record the run as interrupted; a run killed outright (SIGKILL) is marked
+# abandoned, its socket directory removed, by the next run; a stalled
 # component (its clock stops) ends the run naming it.
 source "$(dirname "$0")/harness.sh"
 qh_init run-failures
@@ -58,14 +60,37 @@ sockdirs_before=$(ls -d /tmp/mortar-run-* 2>/dev/null | wc -l)
 kill -INT "$RUN_PID"
 wait "$RUN_PID" && qh_fail "an interrupted run reported success"
 grep -q "interrupted" "$QH_DIR/interrupt.err" || qh_fail "no 'interrupted' message"
-[ "$(sqlite3 "$DB" "select error from runs order by id desc limit 1")" = interrupted ] ||
-    qh_fail "the interrupted run is not recorded"
-[ "$(sqlite3 "$DB" "select count(*) from runs where status='failed'")" = 2 ] ||
+last_run() { sqlite3 "$DB" "select $1 from runs order by id desc limit 1"; }
+[ "$(last_run "status || ': ' || error")" = "interrupted: interrupted by SIGINT (Ctrl-C)" ] ||
+    qh_fail "the interrupted run is not recorded as interrupted: $(last_run "status, error")"
+[ "$(sqlite3 "$DB" "select count(*) from runs where status='failed'")" = 1 ] ||
     qh_fail "a finished run record was lost"
 sleep 0.5
 [ -z "$(leftovers)" ] || qh_fail "processes left behind after Ctrl-C: $(leftovers)"
 sockdirs_after=$(ls -d /tmp/mortar-run-* 2>/dev/null | wc -l)
 [ "$sockdirs_after" -lt "$sockdirs_before" ] || qh_fail "the socket directory was not removed"
+
+# 3b. SIGHUP (the terminal closed): the same as Ctrl-C.
+start_long_run hangup
+kill -HUP "$RUN_PID"
+wait "$RUN_PID" && qh_fail "a run ended by SIGHUP reported success"
+[ "$(last_run status)" = interrupted ] ||
+    qh_fail "the run ended by SIGHUP is not recorded as interrupted: $(last_run "status, error")"
+sleep 0.5
+[ -z "$(leftovers)" ] || qh_fail "processes left behind after SIGHUP: $(leftovers)"
+
+# 3c. SIGKILL: nothing can be done then, but the next run marks the run
+# abandoned and removes its socket directory.
+start_long_run killed
+killed_id=$(last_run id)
+killed_pid=$RUN_PID
+killed_dir=$(last_run private_dir)
+[ "$(last_run pid)" = "$RUN_PID" ] || qh_fail "the run does not record its PID"
+[ -d "$killed_dir" ] || qh_fail "the running run names no private directory: '$killed_dir'"
+kill -KILL "$RUN_PID"
+wait "$RUN_PID" 2>/dev/null
+pkill -KILL -f "$QH_DIR/runs/0*$killed_id-" || true
+sleep 0.5
 # 4. A stalled component: its clock stops (SIGSTOP), so every clock stops.
 EXTRA_ARGS=(--stall-timeout 15)
 start_long_run stall
@@ -81,5 +106,11 @@ grep -q "sim sim0 is stopped" "$QH_DIR/stall.err" ||
     qh_fail "the stalled run is not recorded as failed"
 sleep 0.5
 [ -z "$(leftovers)" ] || qh_fail "processes left behind after a stall: $(leftovers)"
+[ "$(sqlite3 "$DB" "select status from runs where id=$killed_id")" = abandoned ] ||
+    qh_fail "the killed run is not marked abandoned"
+sqlite3 "$DB" "select error from runs where id=$killed_id" | grep -q "PID $killed_pid" ||
+    qh_fail "the abandoned run's error does not name its PID"
+[ ! -e "$killed_dir" ] || qh_fail "the killed run's private directory $killed_dir is left"
+grep -q "run $killed_id abandoned" "$QH_DIR/stall.err" || qh_fail "the next run did not say so"
 
 echo "PASS: bad specs, crashed and stalled components and Ctrl-C are handled cleanly"
