@@ -43,7 +43,7 @@ static const char serve_usage[] =
     "  load; Ctrl-C stops\n";
 
 #define SERVE_MAX_CONNECTIONS 4000
-#define SERVE_IDLE_TIMEOUT_S 15
+#define SERVE_IDLE_TIMEOUT_S 30
 #define SERVE_SPARE_FDS 64 /* for the database, the traces and the log */
 
 typedef struct serve_ctx {
@@ -160,10 +160,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     return respond(conn, MHD_HTTP_OK, "text/html; charset=utf-8", page, len);
 }
 
-/* A socket listening on 127.0.0.1:port (0: any free port); -1 with err. */
+/* A socket listening on 127.0.0.1:port (0: any free port); -1 with err.
+ * Non-blocking: with epoll the server accepts until there is nothing left. */
 static int listen_local(unsigned port, unsigned *bound, char *err, size_t err_size)
 {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) {
         snprintf(err, err_size, "socket: %s", strerror(errno));
         return -1;

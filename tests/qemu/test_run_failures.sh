@@ -5,7 +5,8 @@
 # and SIGHUP leave no process, socket directory or lost record behind and
 # record the run as interrupted; a run killed outright (SIGKILL) is marked
 # abandoned, its socket directory removed, by the next run; a stalled
-# component (its clock stops) ends the run naming it.
+# component (its clock stops) ends the run naming it; a final database
+# write that fails is an error that keeps the result for `mortar import`.
 source "$(dirname "$0")/harness.sh"
 qh_init run-failures
 MORTAR=$QH_BIN/mortar
@@ -113,4 +114,27 @@ sqlite3 "$DB" "select error from runs where id=$killed_id" | grep -q "PID $kille
 [ ! -e "$killed_dir" ] || qh_fail "the killed run's private directory $killed_dir is left"
 grep -q "run $killed_id abandoned" "$QH_DIR/stall.err" || qh_fail "the next run did not say so"
 
-echo "PASS: bad specs, crashed and stalled components and Ctrl-C are handled cleanly"
+# 5. The final write fails (a trigger planted by the test refuses it): the
+#    run says so and exits 1, the row stays running, the result is kept in
+#    the run's directory, and `mortar import` records it.
+sqlite3 "$DB" "CREATE TRIGGER refuse_end BEFORE UPDATE OF status ON runs
+               WHEN NEW.status = 'ok' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END"
+if "$MORTAR" run "$SPEC" --db "$DB" --out "$QH_DIR/runs" >"$QH_DIR/unrecorded.out" \
+    2>"$QH_DIR/unrecorded.err"; then
+    qh_fail "a run whose result was not recorded exited 0"
+fi
+grep -q "ERROR: its result could not be written.*refused by the test" "$QH_DIR/unrecorded.err" ||
+    qh_fail "the failed write is not reported: $(tail -n 5 "$QH_DIR/unrecorded.err")"
+! grep -q " ok" "$QH_DIR/unrecorded.out" || qh_fail "the unrecorded run printed ok"
+unrecorded_id=$(last_run id)
+[ "$(last_run status)" = running ] || qh_fail "the unrecorded run's row says $(last_run status)"
+kept=$(printf '%s/runs/%06d-pcitest/result.json' "$QH_DIR" "$unrecorded_id")
+[ -f "$kept" ] || qh_fail "the result is not kept in $kept"
+grep -q "mortar import '$kept' --db '$DB'" "$QH_DIR/unrecorded.err" ||
+    qh_fail "the error does not give the import command"
+sqlite3 "$DB" "DROP TRIGGER refuse_end"
+"$MORTAR" import "$kept" --db "$DB" >/dev/null || qh_fail "mortar import failed"
+[ "$(sqlite3 "$DB" "select status from runs where id=$unrecorded_id")" = ok ] ||
+    qh_fail "the imported run is not ok"
+
+echo "PASS: bad specs, crashed and stalled components, Ctrl-C, SIGHUP, SIGKILL and a failed final write are handled cleanly"
