@@ -325,6 +325,15 @@ int64_t db_begin_run(sqlite3 *db, const db_run_info *in)
     return rc == SQLITE_DONE ? sqlite3_last_insert_rowid(db) : -1;
 }
 
+/* The message of the last failed write (end_savepoint), kept past the
+ * rollback that resets SQLite's own. */
+static _Thread_local char last_error[512];
+
+const char *db_last_error(void)
+{
+    return last_error[0] ? last_error : "unknown error";
+}
+
 /* Releases savepoint `name` (its own transaction when none is open
  * around it) when `rc` is SQLITE_OK, else undoes it; 0 when released. */
 static int end_savepoint(sqlite3 *db, const char *name, int rc)
@@ -335,6 +344,7 @@ static int end_savepoint(sqlite3 *db, const char *name, int rc)
         if (sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK)
             return 0;
     }
+    snprintf(last_error, sizeof last_error, "%s", sqlite3_errmsg(db));
     snprintf(sql, sizeof sql, "ROLLBACK TO %s; RELEASE %s", name, name);
     sqlite3_exec(db, sql, NULL, NULL, NULL);
     return -1;
@@ -395,8 +405,10 @@ int db_finish_run(sqlite3 *db, int64_t id, const char *status, const char *error
                   double wall_s, json_t *versions, json_t *stats, const db_request *reqs,
                   size_t nreqs, const db_summary *s)
 {
-    if (sqlite3_exec(db, "SAVEPOINT finish_run", NULL, NULL, NULL) != SQLITE_OK)
+    if (sqlite3_exec(db, "SAVEPOINT finish_run", NULL, NULL, NULL) != SQLITE_OK) {
+        snprintf(last_error, sizeof last_error, "%s", sqlite3_errmsg(db));
         return -1;
+    }
     if (insert_requests(db, id, reqs, nreqs) || insert_stats(db, id, stats))
         return end_savepoint(db, "finish_run", SQLITE_ERROR);
     sqlite3_stmt *st;

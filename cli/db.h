@@ -75,6 +75,9 @@ int db_finish_run(sqlite3 *db, int64_t id, const char *status, const char *error
                   double wall_s, json_t *versions, json_t *stats, const db_request *reqs,
                   size_t nreqs, const db_summary *summary);
 
+/* Why the last db_finish_run or db_record_losses of this thread failed. */
+const char *db_last_error(void);
+
 /* Records the losses of run `id` (an array of {"source", "counter",
  * "count"}, see losses.h; may be empty): one row each in the losses table,
  * and their sum in runs.lost (NULL until recorded). One transaction. */

@@ -48,10 +48,13 @@ json_t *run_record_json(const run_record *r)
                      "requests", requests_json(r->reqs, r->nreqs));
 }
 
-static int write_once(sqlite3 *db, const run_record *r)
+/* One try; -1 with the database's error. */
+static int write_once(sqlite3 *db, const run_record *r, char *err, size_t err_size)
 {
-    if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+    if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+        snprintf(err, err_size, "%s", sqlite3_errmsg(db));
         return -1;
+    }
     json_t *none = json_array();
     int rc = db_finish_run(db, r->id, r->status, r->error, r->wall_s, r->versions, r->stats,
                            r->reqs, r->nreqs, &r->summary);
@@ -60,6 +63,7 @@ static int write_once(sqlite3 *db, const run_record *r)
     json_decref(none);
     if (!rc && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
         return 0;
+    snprintf(err, err_size, "%s", rc ? db_last_error() : sqlite3_errmsg(db));
     sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
     return -1;
 }
@@ -68,9 +72,8 @@ int run_record_write(sqlite3 *db, const run_record *r, int attempts, const char 
                      char *err, size_t err_size)
 {
     for (int i = 0; i < attempts; i++) {
-        if (write_once(db, r) == 0)
+        if (write_once(db, r, err, err_size) == 0)
             return 0;
-        snprintf(err, err_size, "%s", sqlite3_errmsg(db));
         if (i + 1 < attempts)
             sleep(1);
     }
@@ -224,10 +227,8 @@ int run_record_import(sqlite3 *db, const char *path, int64_t *id, char *err,
     int rc = parse_record(j, &r, &reqs, why, sizeof why);
     if (!rc)
         rc = check_run(db, r.id, why, sizeof why);
-    if (!rc && write_once(db, &r)) {
-        snprintf(why, sizeof why, "%s", sqlite3_errmsg(db));
+    if (!rc && write_once(db, &r, why, sizeof why))
         rc = -1;
-    }
     if (rc)
         errbuf_fail(err, err_size, "%s: %s", path, why);
     else

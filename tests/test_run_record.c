@@ -91,7 +91,8 @@ static void test_a_busy_database_keeps_the_record_in_a_file_to_import(void **sta
     sqlite3_busy_timeout(f.db, 20);
     char err[256];
     assert_int_equal(run_record_write(f.db, &r, 2, f.file, err, sizeof err), 1);
-    assert_non_null(strstr(err, "locked"));
+    if (!strstr(err, "locked"))
+        fail_msg("the error does not say the database is locked: %s", err);
     assert_int_equal(access(f.file, R_OK), 0);
     assert_int_equal(sqlite3_exec(f.other, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
     assert_int_equal(query_int(f.db, "SELECT COUNT(*) FROM runs WHERE status='running'"), 1);
@@ -126,6 +127,25 @@ static void test_a_free_database_takes_the_record_at_once(void **state)
     assert_int_not_equal(access(f.file, F_OK), 0);
     assert_int_equal(query_int(f.db, "SELECT COUNT(*) FROM requests"), 3);
     assert_int_equal(query_int(f.db, "SELECT lost FROM runs"), 0);
+    teardown_fixture(&f);
+}
+
+static void test_a_refused_write_names_the_database_error(void **state)
+{
+    (void)state;
+    fixture f;
+    setup_fixture(&f);
+    assert_int_equal(sqlite3_exec(f.other,
+                                  "CREATE TRIGGER refuse BEFORE UPDATE OF status ON runs"
+                                  " BEGIN SELECT RAISE(ABORT, 'refused by the test'); END",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    run_record r = a_record(&f, NULL, NULL);
+    char err[256];
+    assert_int_equal(run_record_write(f.db, &r, 1, f.file, err, sizeof err), 1);
+    if (!strstr(err, "refused by the test"))
+        fail_msg("the error does not name the cause: %s", err);
+    assert_int_equal(query_int(f.db, "SELECT COUNT(*) FROM requests"), 0);
     teardown_fixture(&f);
 }
 
@@ -178,6 +198,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_busy_database_keeps_the_record_in_a_file_to_import),
         cmocka_unit_test(test_a_free_database_takes_the_record_at_once),
+        cmocka_unit_test(test_a_refused_write_names_the_database_error),
         cmocka_unit_test(test_a_damaged_record_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
