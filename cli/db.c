@@ -3,51 +3,296 @@
  */
 #include "db.h"
 
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
-static const char *const schema =
-    "PRAGMA journal_mode=WAL;"
+/* The tables as the first releases made them, before the database had a
+ * version; migration 1 creates them, or completes a database made then. */
+static const char *const first_tables =
     "CREATE TABLE IF NOT EXISTS runs ("
     " id INTEGER PRIMARY KEY, name TEXT, status TEXT, error TEXT,"
     " design TEXT, pcie_latency_us REAL, speed REAL, in_flight INTEGER,"
     " started_at TEXT, wall_s REAL, run_dir TEXT, spec TEXT, versions TEXT,"
     " requests INTEGER, verified INTEGER, median_us REAL, p99_us REAL,"
-    " mean_us REAL, min_us REAL, max_us REAL, throughput_rps REAL);"
+    " mean_us REAL, min_us REAL, max_us REAL);"
     "CREATE TABLE IF NOT EXISTS requests ("
     " run_id INTEGER REFERENCES runs(id), idx INTEGER, latency_ns INTEGER,"
-    " verified INTEGER, service_ns INTEGER, compute_ns INTEGER, start_ns INTEGER);"
+    " verified INTEGER, service_ns INTEGER, compute_ns INTEGER);"
     "CREATE TABLE IF NOT EXISTS stats ("
     " run_id INTEGER REFERENCES runs(id), component TEXT, key TEXT, value REAL);"
     "CREATE TABLE IF NOT EXISTS losses ("
     " run_id INTEGER REFERENCES runs(id), source TEXT, counter TEXT, count INTEGER);"
-    "CREATE INDEX IF NOT EXISTS requests_run ON requests(run_id);"
     "CREATE INDEX IF NOT EXISTS losses_run ON losses(run_id);"
     "CREATE INDEX IF NOT EXISTS stats_run ON stats(run_id);";
 
-/* Columns added after the first release: a database made before gets them
- * (SQLite refuses a column that is there; that error is the expected one). */
-static void add_new_columns(sqlite3 *db)
+static int exec(sqlite3 *db, const char *sql, char *err, size_t size)
 {
-    sqlite3_exec(db, "ALTER TABLE runs ADD COLUMN throughput_rps REAL", NULL, NULL, NULL);
-    sqlite3_exec(db, "ALTER TABLE requests ADD COLUMN start_ns INTEGER", NULL, NULL, NULL);
-    sqlite3_exec(db, "ALTER TABLE runs ADD COLUMN lost INTEGER", NULL, NULL, NULL);
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
+        return 0;
+    snprintf(err, size, "%s", msg ? msg : sqlite3_errmsg(db));
+    sqlite3_free(msg);
+    return -1;
+}
+
+/* One integer from `sql` (the first column of its first row); -1 on an
+ * error, with the message. */
+static int64_t query_int(sqlite3 *db, const char *sql, char *err, size_t size)
+{
+    sqlite3_stmt *st;
+    int64_t v = -1;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        snprintf(err, size, "%s", sqlite3_errmsg(db));
+        return -1;
+    }
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    else
+        snprintf(err, size, "%s", sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    return v;
+}
+
+static bool has_column(sqlite3 *db, const char *table, const char *column)
+{
+    char sql[160], err[256];
+    snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM pragma_table_info('%s') WHERE name='%s'",
+             table, column);
+    return query_int(db, sql, err, sizeof err) > 0;
+}
+
+static int add_column(sqlite3 *db, const char *table, const char *column, const char *type,
+                      char *err, size_t size)
+{
+    if (has_column(db, table, column))
+        return 0;
+    char sql[160];
+    snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN %s %s", table, column, type);
+    return exec(db, sql, err, size);
+}
+
+/* 1: the unversioned tables, with the columns they gained before the
+ * version existed. */
+static int migrate_1(sqlite3 *db, char *err, size_t size)
+{
+    return exec(db, first_tables, err, size) ||
+           add_column(db, "runs", "throughput_rps", "REAL", err, size) ||
+           add_column(db, "requests", "start_ns", "INTEGER", err, size) ||
+           add_column(db, "runs", "lost", "INTEGER", err, size);
+}
+
+/* 2: the owning process of a run (its PID, start time and private
+ * directory, see db_abandon_run), and one row per request of a run. */
+static int migrate_2(sqlite3 *db, char *err, size_t size)
+{
+    return add_column(db, "runs", "pid", "INTEGER", err, size) ||
+           add_column(db, "runs", "pid_start", "INTEGER", err, size) ||
+           add_column(db, "runs", "private_dir", "TEXT", err, size) ||
+           exec(db,
+                "DELETE FROM requests WHERE rowid NOT IN"
+                " (SELECT MIN(rowid) FROM requests GROUP BY run_id, idx);"
+                "DROP INDEX IF EXISTS requests_run;"
+                "CREATE UNIQUE INDEX IF NOT EXISTS requests_key ON requests(run_id, idx);",
+                err, size);
+}
+
+typedef int (*migration)(sqlite3 *db, char *err, size_t size);
+
+/* migrations[i] brings a database from version i to i + 1. */
+static const migration migrations[DB_VERSION] = {migrate_1, migrate_2};
+
+/* What a file holds: ours (at some version), nothing yet, or something
+ * else. */
+typedef enum { HOLDS_OURS, HOLDS_NOTHING, HOLDS_FOREIGN, HOLDS_UNREADABLE } holds;
+
+static holds identify(sqlite3 *db, int64_t *version, char *err, size_t size)
+{
+    int64_t app = query_int(db, "PRAGMA application_id", err, size);
+    *version = query_int(db, "PRAGMA user_version", err, size);
+    int64_t tables = query_int(db, "SELECT COUNT(*) FROM sqlite_master", err, size);
+    if (app < 0 || *version < 0 || tables < 0)
+        return HOLDS_UNREADABLE;
+    if (app == DB_APPLICATION_ID)
+        return HOLDS_OURS;
+    if (app != 0 || *version != 0)
+        return HOLDS_FOREIGN;
+    if (tables == 0)
+        return HOLDS_NOTHING;
+    /* made before the version: a runs table of ours */
+    bool ours = has_column(db, "runs", "status") && has_column(db, "runs", "spec") &&
+                has_column(db, "runs", "run_dir");
+    return ours ? HOLDS_OURS : HOLDS_FOREIGN;
+}
+
+/* Checks that the open `db` is ours and not newer than this mortar. */
+static int check_identity(sqlite3 *db, const char *path, int64_t *version, bool empty_ok,
+                          char *err, size_t size)
+{
+    char why[512] = "";
+    switch (identify(db, version, why, sizeof why)) {
+    case HOLDS_UNREADABLE:
+        snprintf(err, size, "%s: %s", path, why);
+        return -1;
+    case HOLDS_FOREIGN:
+        snprintf(err, size,
+                 "%s is not a mortar results database (another program's SQLite file?); "
+                 "left untouched (name the database with --db FILE)",
+                 path);
+        return -1;
+    case HOLDS_NOTHING:
+        if (empty_ok)
+            return 0;
+        snprintf(err, size, "%s holds no runs (record runs with `mortar run` or "
+                            "`mortar sweep`)", path);
+        return -1;
+    case HOLDS_OURS:
+        break;
+    }
+    if (*version > DB_VERSION) {
+        snprintf(err, size,
+                 "%s was made by a newer mortar (schema version %lld, this one knows %d);"
+                 " left untouched",
+                 path, (long long)*version, DB_VERSION);
+        return -1;
+    }
+    return 0;
+}
+
+/* Brings the database to DB_VERSION, one migration a transaction. */
+static int migrate(sqlite3 *db, const char *path, char *err, size_t size)
+{
+    char why[512] = "";
+    for (;;) {
+        if (exec(db, "BEGIN IMMEDIATE", why, sizeof why))
+            break;
+        int64_t v;
+        if (check_identity(db, path, &v, true, err, size)) {
+            exec(db, "ROLLBACK", why, sizeof why);
+            return -1;
+        }
+        if (v == DB_VERSION)
+            return exec(db, "COMMIT", why, sizeof why) ? -1 : 0;
+        char set[96];
+        snprintf(set, sizeof set, "PRAGMA user_version=%lld; PRAGMA application_id=%d;",
+                 (long long)v + 1, DB_APPLICATION_ID);
+        if (migrations[v](db, why, sizeof why) || exec(db, set, why, sizeof why) ||
+            exec(db, "COMMIT", why, sizeof why)) {
+            exec(db, "ROLLBACK", NULL, 0);
+            snprintf(err, size, "%s: upgrading to schema version %lld: %s", path,
+                     (long long)v + 1, why);
+            return -1;
+        }
+    }
+    snprintf(err, size, "%s: %s", path, why);
+    return -1;
 }
 
 int db_open(sqlite3 **db, const char *path, char *err, size_t size)
 {
-    char *msg = NULL;
-    if (sqlite3_open(path, db) != SQLITE_OK ||
-        sqlite3_busy_timeout(*db, 10000) != SQLITE_OK ||
-        sqlite3_exec(*db, schema, NULL, NULL, &msg) != SQLITE_OK) {
-        snprintf(err, size, "%s: %s", path, msg ? msg : sqlite3_errmsg(*db));
-        sqlite3_free(msg);
+    char why[512] = "";
+    int64_t v;
+    *db = NULL;
+    if (sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+            SQLITE_OK ||
+        sqlite3_busy_timeout(*db, DB_BUSY_TIMEOUT_MS) != SQLITE_OK) {
+        snprintf(err, size, "%s: %s", path, *db ? sqlite3_errmsg(*db) : "out of memory");
+        goto fail;
+    }
+    /* Nothing is written (not even the journal mode) before the file is
+     * known to be ours. */
+    if (check_identity(*db, path, &v, true, err, size) || migrate(*db, path, err, size))
+        goto fail;
+    if (exec(*db, "PRAGMA journal_mode=WAL", why, sizeof why)) {
+        snprintf(err, size, "%s: %s", path, why);
+        goto fail;
+    }
+    return 0;
+fail:
+    sqlite3_close(*db);
+    *db = NULL;
+    return -1;
+}
+
+/* "file:" URI of `path` with immutable=1: for a database in a place this
+ * user cannot write, where SQLite cannot make the WAL index it reads with. */
+static void immutable_uri(char *uri, size_t size, const char *path)
+{
+    size_t n = (size_t)snprintf(uri, size, "file:");
+    for (const char *c = path; *c && n + 4 < size; c++) {
+        if (*c == '?' || *c == '#' || *c == '%')
+            n += (size_t)snprintf(uri + n, size - n, "%%%02X", (unsigned char)*c);
+        else
+            uri[n++] = *c;
+    }
+    snprintf(uri + n, size - n, "?immutable=1");
+}
+
+/* Opens `path` read-only and checks what it holds; 1 when it is ours but
+ * older than DB_VERSION. */
+static int open_read(sqlite3 **db, const char *path, bool immutable, char *err, size_t size)
+{
+    char uri[PATH_MAX * 3 + 32];
+    int flags = SQLITE_OPEN_READONLY;
+    if (immutable) {
+        immutable_uri(uri, sizeof uri, path);
+        flags |= SQLITE_OPEN_URI;
+    }
+    int64_t v;
+    if (sqlite3_open_v2(immutable ? uri : path, db, flags, NULL) != SQLITE_OK ||
+        sqlite3_busy_timeout(*db, DB_BUSY_TIMEOUT_MS) != SQLITE_OK) {
+        snprintf(err, size, "%s: %s", path, *db ? sqlite3_errmsg(*db) : "out of memory");
+        return -1;
+    }
+    if (check_identity(*db, path, &v, false, err, size))
+        return -1;
+    return v < DB_VERSION ? 1 : 0;
+}
+
+int db_open_read(sqlite3 **db, const char *path, char *err, size_t size)
+{
+    struct stat st;
+    *db = NULL;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, size,
+                 "no results database at %s (record runs with `mortar run` or "
+                 "`mortar sweep`, or name the database with --db FILE)",
+                 path);
+        return -1;
+    }
+    int rc = open_read(db, path, false, err, size);
+    if (rc < 0) {
+        /* A WAL database this user cannot write: read it as it is. */
+        char first[1024];
+        snprintf(first, sizeof first, "%s", err);
+        sqlite3_close(*db);
+        *db = NULL;
+        rc = open_read(db, path, true, err, size);
+        if (rc < 0)
+            snprintf(err, size, "%s", first);
+    }
+    if (rc == 1) {
+        /* made by an older mortar: upgrade it once, then read */
+        sqlite3_close(*db);
+        char why[1024];
+        if (db_open(db, path, why, sizeof why)) {
+            snprintf(err, size, "%s was made by an older mortar and cannot be upgraded: %s",
+                     path, why);
+            return -1;
+        }
+        sqlite3_close(*db);
+        *db = NULL;
+        rc = open_read(db, path, false, err, size);
+    }
+    if (rc != 0) {
         sqlite3_close(*db);
         *db = NULL;
         return -1;
     }
-    add_new_columns(*db);
     return 0;
 }
 
@@ -55,7 +300,8 @@ int64_t db_begin_run(sqlite3 *db, const db_run_info *in)
 {
     sqlite3_stmt *st;
     const char *sql = "INSERT INTO runs(name, status, design, pcie_latency_us, speed,"
-                      " in_flight, started_at, run_dir, spec) VALUES(?,?,?,?,?,?,?,?,?)";
+                      " in_flight, started_at, run_dir, spec, pid, pid_start)"
+                      " VALUES(?,?,?,?,?,?,?,?,?,?,?)";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return -1;
     char now[32];
@@ -71,10 +317,37 @@ int64_t db_begin_run(sqlite3 *db, const db_run_info *in)
     sqlite3_bind_text(st, 7, now, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 8, in->run_dir, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 9, spec, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 10, in->pid);
+    sqlite3_bind_int64(st, 11, (sqlite3_int64)in->pid_start);
     free(spec);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? sqlite3_last_insert_rowid(db) : -1;
+}
+
+/* The message of the last failed write (end_savepoint), kept past the
+ * rollback that resets SQLite's own. */
+static _Thread_local char last_error[512];
+
+const char *db_last_error(void)
+{
+    return last_error[0] ? last_error : "unknown error";
+}
+
+/* Releases savepoint `name` (its own transaction when none is open
+ * around it) when `rc` is SQLITE_OK, else undoes it; 0 when released. */
+static int end_savepoint(sqlite3 *db, const char *name, int rc)
+{
+    char sql[96];
+    if (rc == SQLITE_OK) {
+        snprintf(sql, sizeof sql, "RELEASE %s", name);
+        if (sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK)
+            return 0;
+    }
+    snprintf(last_error, sizeof last_error, "%s", sqlite3_errmsg(db));
+    snprintf(sql, sizeof sql, "ROLLBACK TO %s; RELEASE %s", name, name);
+    sqlite3_exec(db, sql, NULL, NULL, NULL);
+    return -1;
 }
 
 static int insert_requests(sqlite3 *db, int64_t id, const db_request *r, size_t n)
@@ -90,8 +363,10 @@ static int insert_requests(sqlite3 *db, int64_t id, const db_request *r, size_t 
         sqlite3_bind_int64(st, 5, r[i].service_ns);
         sqlite3_bind_int64(st, 6, r[i].compute_ns);
         sqlite3_bind_int64(st, 7, r[i].start_ns);
-        if (sqlite3_step(st) != SQLITE_DONE)
-            break;
+        if (sqlite3_step(st) != SQLITE_DONE) {
+            sqlite3_finalize(st);
+            return -1;
+        }
         sqlite3_reset(st);
     }
     sqlite3_finalize(st);
@@ -102,8 +377,11 @@ static int insert_requests(sqlite3 *db, int64_t id, const db_request *r, size_t 
 static int insert_stats(sqlite3 *db, int64_t id, json_t *stats)
 {
     sqlite3_stmt *st;
-    if (!stats || sqlite3_prepare_v2(db, "INSERT INTO stats VALUES(?,?,?,?)", -1, &st, NULL))
+    if (!stats)
         return 0;
+    if (sqlite3_prepare_v2(db, "INSERT INTO stats VALUES(?,?,?,?)", -1, &st, NULL))
+        return -1;
+    int rc = 0;
     const char *comp, *key;
     json_t *obj, *v;
     json_object_foreach(stats, comp, obj) {
@@ -114,21 +392,25 @@ static int insert_stats(sqlite3 *db, int64_t id, json_t *stats)
             sqlite3_bind_text(st, 2, comp, -1, SQLITE_TRANSIENT);
             sqlite3_bind_text(st, 3, key, -1, SQLITE_TRANSIENT);
             sqlite3_bind_double(st, 4, json_number_value(v));
-            sqlite3_step(st);
+            if (sqlite3_step(st) != SQLITE_DONE)
+                rc = -1;
             sqlite3_reset(st);
         }
     }
     sqlite3_finalize(st);
-    return 0;
+    return rc;
 }
 
 int db_finish_run(sqlite3 *db, int64_t id, const char *status, const char *error,
                   double wall_s, json_t *versions, json_t *stats, const db_request *reqs,
                   size_t nreqs, const db_summary *s)
 {
-    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
-    insert_requests(db, id, reqs, nreqs);
-    insert_stats(db, id, stats);
+    if (sqlite3_exec(db, "SAVEPOINT finish_run", NULL, NULL, NULL) != SQLITE_OK) {
+        snprintf(last_error, sizeof last_error, "%s", sqlite3_errmsg(db));
+        return -1;
+    }
+    if (insert_requests(db, id, reqs, nreqs) || insert_stats(db, id, stats))
+        return end_savepoint(db, "finish_run", SQLITE_ERROR);
     sqlite3_stmt *st;
     const char *sql = "UPDATE runs SET status=?, error=?, wall_s=?, versions=?, requests=?,"
                       " verified=?, median_us=?, p99_us=?, mean_us=?, min_us=?, max_us=?,"
@@ -154,12 +436,12 @@ int db_finish_run(sqlite3 *db, int64_t id, const char *status, const char *error
         else
             sqlite3_bind_null(st, 12);
         sqlite3_bind_int64(st, 13, id);
-        rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+        rc = sqlite3_step(st) == SQLITE_DONE && sqlite3_changes(db) == 1 ? SQLITE_OK
+                                                                          : SQLITE_ERROR;
         sqlite3_finalize(st);
         free(v);
     }
-    sqlite3_exec(db, rc == SQLITE_OK ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
-    return rc == SQLITE_OK ? 0 : -1;
+    return end_savepoint(db, "finish_run", rc);
 }
 
 int db_record_losses(sqlite3 *db, int64_t id, json_t *losses)
@@ -171,7 +453,7 @@ int db_record_losses(sqlite3 *db, int64_t id, json_t *losses)
         sqlite3_finalize(ins);
         return -1;
     }
-    int rc = sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+    int rc = sqlite3_exec(db, "SAVEPOINT record_losses", NULL, NULL, NULL);
     int64_t total = 0;
     size_t i;
     json_t *l;
@@ -194,8 +476,7 @@ int db_record_losses(sqlite3 *db, int64_t id, json_t *losses)
         rc = -1;
     sqlite3_finalize(ins);
     sqlite3_finalize(upd);
-    sqlite3_exec(db, rc == SQLITE_OK ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
-    return rc == SQLITE_OK ? 0 : -1;
+    return end_savepoint(db, "record_losses", rc);
 }
 
 json_t *db_run_losses(sqlite3 *db, int64_t id)
@@ -258,4 +539,50 @@ json_t *db_runs_json(sqlite3 *db)
     }
     sqlite3_finalize(st);
     return json_pack("{s:o}", "runs", runs);
+}
+
+int db_set_run_dirs(sqlite3 *db, int64_t id, const char *run_dir, const char *private_dir)
+{
+    sqlite3_stmt *st;
+    const char *sql = "UPDATE runs SET run_dir=COALESCE(?, run_dir),"
+                      " private_dir=COALESCE(?, private_dir) WHERE id=?";
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(st, 1, run_dir, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, private_dir, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 3, id);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+json_t *db_running_runs(sqlite3 *db)
+{
+    json_t *out = json_array();
+    sqlite3_stmt *st;
+    const char *sql = "SELECT id, pid, pid_start, private_dir FROM runs"
+                      " WHERE status='running' AND pid IS NOT NULL ORDER BY id";
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return out;
+    while (sqlite3_step(st) == SQLITE_ROW)
+        json_array_append_new(
+            out, json_pack("{s:I, s:I, s:I, s:s?}", "id", (json_int_t)sqlite3_column_int64(st, 0),
+                           "pid", (json_int_t)sqlite3_column_int64(st, 1), "pid_start",
+                           (json_int_t)sqlite3_column_int64(st, 2), "private_dir",
+                           (const char *)sqlite3_column_text(st, 3)));
+    sqlite3_finalize(st);
+    return out;
+}
+
+int db_abandon_run(sqlite3 *db, int64_t id, const char *error)
+{
+    sqlite3_stmt *st;
+    const char *sql = "UPDATE runs SET status='abandoned', error=? WHERE id=?";
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(st, 1, error, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, id);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
 }

@@ -12,14 +12,32 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Opens (creating if needed) the database and its tables. */
+/* The schema's version (PRAGMA user_version) and the mark of a mortar
+ * database (PRAGMA application_id, "MORT"). A database made before the
+ * version existed has neither and is recognized by its runs table. */
+#define DB_VERSION 2
+#define DB_APPLICATION_ID 0x4d4f5254
+#define DB_BUSY_TIMEOUT_MS 10000
+
+/* Opens the database for writing: creates it if needed, upgrades one made
+ * by an older mortar (one migration per version, each a transaction), and
+ * refuses (changing nothing) a foreign SQLite file or one made by a newer
+ * mortar. For `mortar run` and `mortar sweep`. */
 int db_open(sqlite3 **db, const char *path, char *err, size_t size);
+
+/* Opens an existing database read-only, for the commands that only read:
+ * a missing file is an error (nothing is created), a foreign file is
+ * refused untouched, and a database this user cannot write is still read.
+ * One made by an older mortar is upgraded first (db_open). */
+int db_open_read(sqlite3 **db, const char *path, char *err, size_t size);
 
 typedef struct db_run_info {
     const char *name, *design, *run_dir;
     double pcie_latency_us, speed;
     int64_t in_flight;
     json_t *spec; /* the resolved spec */
+    int64_t pid;  /* the process that runs it, and its start time (owner.h) */
+    uint64_t pid_start;
 } db_run_info;
 
 /* Inserts a run with status "running"; returns its id, or -1. */
@@ -37,12 +55,28 @@ typedef struct db_summary {
     double throughput_rps; /* measured requests / first start to last end */
 } db_summary;
 
-/* Completes a run: status ("ok"/"failed"), error text (may be NULL), wall
- * time, versions and stats (JSON objects, may be NULL), the requests and
- * their summary. One transaction. */
+/* Sets a run's directory and its private directory (sockets, under /tmp);
+ * NULL leaves one as it is. */
+int db_set_run_dirs(sqlite3 *db, int64_t id, const char *run_dir, const char *private_dir);
+
+/* The runs still "running" that name their process, as a new array of
+ * {"id", "pid", "pid_start", "private_dir" (may be absent)}. */
+json_t *db_running_runs(sqlite3 *db);
+
+/* Marks a "running" run "abandoned" (its process is gone) with `error`. */
+int db_abandon_run(sqlite3 *db, int64_t id, const char *error);
+
+/* Completes a running run: status ("ok", "failed" or "interrupted"), error
+ * text (may be NULL), wall time, versions and stats (JSON objects, may be
+ * NULL), the requests and their summary. One transaction (a savepoint
+ * within the caller's transaction, if one is open): -1 (nothing written) when any part fails, e.g. the database stays busy longer than
+ * DB_BUSY_TIMEOUT_MS or the run is no longer "running". */
 int db_finish_run(sqlite3 *db, int64_t id, const char *status, const char *error,
                   double wall_s, json_t *versions, json_t *stats, const db_request *reqs,
                   size_t nreqs, const db_summary *summary);
+
+/* Why the last db_finish_run or db_record_losses of this thread failed. */
+const char *db_last_error(void);
 
 /* Records the losses of run `id` (an array of {"source", "counter",
  * "count"}, see losses.h; may be empty): one row each in the losses table,

@@ -4,6 +4,7 @@
  *   mortar alone --design a|b|regcopy --speed S   component benchmark
  *   mortar run SPEC [--set key=value]...          run an experiment, record it
  *   mortar results [--db FILE] [--json]           the recorded runs
+ *   mortar import RUNDIR/result.json [--db FILE]   record a run's kept result
  *   mortar sweep SPEC --grid path=v1,v2 ...        run a grid of experiments
  *   mortar verdict [--db FILE] [--json]           which design wins where
  *   mortar trace RUN --format perfetto|otlp|timeline|split   export one request of a run
@@ -20,6 +21,7 @@
 
 #include "mortar/log.h"
 #include "alone.h"
+#include "import_cmd.h"
 #include "results.h"
 #include "run.h"
 #include "report_cmd.h"
@@ -44,6 +46,8 @@ static const subcommand subcommands[] = {
      mortar_run_main},
     {"results", "results [--db FILE] [--json]            list the recorded runs",
      mortar_results_main},
+    {"import", "import RUNDIR/result.json [--db FILE]   record a result its run could not write",
+     mortar_import_main},
     {"sweep", "sweep SPEC --grid path=v1,v2,... [--grid ...] [--jobs N] [--db FILE]   run a grid",
      mortar_sweep_main},
     {"verdict", "verdict [--db FILE] [--json]            which design wins where, from the runs",

@@ -126,19 +126,10 @@ static char *fill_template(const char *tpl, size_t tpl_len, const char *json, si
     return out;
 }
 
-/* Opens the database at db_path, which must exist (db_open would create it). */
+/* Opens the database at db_path read-only; it must exist. */
 static int open_existing(sqlite3 **db, const char *db_path, char *err, size_t err_size)
 {
-    struct stat st;
-    if (stat(db_path, &st) != 0) {
-        snprintf(
-            err, err_size,
-            "no results database at %s (record runs with `mortar run` or `mortar sweep`, "
-            "or name the database with --db FILE)",
-            db_path);
-        return -1;
-    }
-    return db_open(db, db_path, err, err_size);
+    return db_open_read(db, db_path, err, err_size);
 }
 
 int report_page_check(const char *db_path, char *err, size_t err_size)

@@ -56,7 +56,7 @@ int mortar_results_main(int argc, char **argv)
     }
     sqlite3 *db;
     char err[512];
-    if (db_open(&db, path, err, sizeof err)) {
+    if (db_open_read(&db, path, err, sizeof err)) {
         fprintf(stderr, "mortar: %s\n", err);
         return 1;
     }

@@ -27,12 +27,16 @@
 #include "dirs.h"
 #include "errbuf.h"
 #include "losses.h"
+#include "owner.h"
 #include "plan.h"
 #include "procs.h"
 #include "run.h"
+#include "run_record.h"
 #include "spec.h"
 
 #define MAX_REQUESTS 100000
+/* Tries at the final database write, each waiting up to DB_BUSY_TIMEOUT_MS. */
+#define RECORD_ATTEMPTS 3
 
 typedef struct run_opts {
     const char *spec_path, *db_path, *out_dir;
@@ -49,12 +53,36 @@ typedef struct tools {
     char kernel_version[64], qemu_version[128];
 } tools;
 
-static volatile sig_atomic_t interrupted;
+static volatile sig_atomic_t interrupted; /* the signal that ends the run, or 0 */
 
 static void on_signal(int sig)
 {
-    (void)sig;
-    interrupted = 1;
+    interrupted = sig;
+}
+
+/* Ctrl-C, SIGTERM (a sweep ending its runs) and SIGHUP (the terminal
+ * closed) end the run the same way: it kills its processes and records
+ * itself "interrupted". */
+static void install_signals(void)
+{
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+/* Marks the runs whose process is gone "abandoned" and says so. */
+static void reap_abandoned(sqlite3 *db)
+{
+    json_t *gone = owner_reap(db);
+    size_t i;
+    json_t *r;
+    json_array_foreach(gone, i, r)
+        fprintf(stderr, "[mortar] run %lld %s\n",
+                (long long)json_integer_value(json_object_get(r, "id")),
+                json_string_value(json_object_get(r, "error")));
+    json_decref(gone);
 }
 
 static double wall_now(void)
@@ -382,7 +410,10 @@ static int watch(procs *ps, plan *p, const run_opts *o, char *err, size_t size)
             last_progress = wall_now();
         }
         if (interrupted) {
-            snprintf(err, size, "interrupted");
+            snprintf(err, size, "interrupted by %s",
+                     interrupted == SIGINT    ? "SIGINT (Ctrl-C)"
+                     : interrupted == SIGHUP  ? "SIGHUP (the terminal closed)"
+                                              : "SIGTERM");
             return -1;
         }
         if (guest_failed(p, err, size)) {
@@ -594,6 +625,27 @@ static int make_run_dir(char *dir, size_t size, const char *out, int64_t id, con
     return 0;
 }
 
+/* The final write: into the database, or else into the run's directory
+ * with the command that imports it, and loudly. True when in the database. */
+static bool record(sqlite3 *db, const run_record *rec, const run_opts *o, const char *run_dir)
+{
+    char file[PATH_MAX + 32], err[512];
+    snprintf(file, sizeof file, "%s/%s", run_dir, RUN_RECORD_FILE);
+    int rc = run_record_write(db, rec, RECORD_ATTEMPTS, file, err, sizeof err);
+    if (rc == 0)
+        return true;
+    fprintf(stderr, "mortar: run %lld: ERROR: its result could not be written into %s (%s,"
+                    " %d attempts)\n", (long long)rec->id, o->db_path, err, RECORD_ATTEMPTS);
+    if (rc > 0)
+        fprintf(stderr, "mortar: run %lld: the result is kept in %s; record it with:\n"
+                        "  mortar import '%s' --db '%s'\n",
+                (long long)rec->id, file, file, o->db_path);
+    else
+        fprintf(stderr, "mortar: run %lld: and it could not be kept in %s either\n",
+                (long long)rec->id, file);
+    return false;
+}
+
 int mortar_run_main(int argc, char **argv)
 {
     run_opts o;
@@ -625,7 +677,10 @@ int mortar_run_main(int argc, char **argv)
     db_run_info info = {.name = name, .design = design, .spec = spec, .run_dir = "",
                         .pcie_latency_us = var_us(spec, "pcie.latency"),
                         .speed = var_num(spec, "speed", 1),
-                        .in_flight = (int64_t)var_num(spec, "inflight", 1)};
+                        .in_flight = (int64_t)var_num(spec, "inflight", 1),
+                        .pid = getpid(), .pid_start = owner_start_time(getpid())};
+    install_signals();
+    reap_abandoned(db);
     int64_t id = db_begin_run(db, &info);
     char run_dir[PATH_MAX], dir_err[PATH_MAX + 128] = "";
     if (id < 0 ||
@@ -640,20 +695,12 @@ int mortar_run_main(int argc, char **argv)
         json_decref(spec);
         return 1;
     }
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "UPDATE runs SET run_dir=? WHERE id=?", -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_text(st, 1, run_dir, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int64(st, 2, id);
-        sqlite3_step(st);
-        sqlite3_finalize(st);
-    }
+    db_set_run_dirs(db, id, run_dir, NULL);
     dirs_write_new_json(spec, strcat(strcpy(err, run_dir), "/spec.json"));
 
     plan p;
     plan_tools pt = {.qemu = t.qemu, .firmware = {t.firmware[0], t.firmware[1], NULL},
                      .kernel = t.kernel, .initrd = t.initrd, .trace = o.trace};
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
     procs ps = {0};
     char sim_bin[PATH_MAX + 32];
     snprintf(sim_bin, sizeof sim_bin, "%s/build/bin/mortar-sim", t.source);
@@ -662,6 +709,8 @@ int mortar_run_main(int argc, char **argv)
     fprintf(stderr, "[mortar] run %lld: %s, logs in %s\n", (long long)id, name, run_dir);
     double t0 = wall_now();
     int rc = plan_build(&p, spec, run_dir, &pt, err, sizeof err);
+    if (!rc)
+        db_set_run_dirs(db, id, NULL, p.sock_dir);
     if (!rc)
         rc = start_all(&ps, &p, sim_bin, o.trace, err, sizeof err);
     if (!rc)
@@ -683,9 +732,11 @@ int mortar_run_main(int argc, char **argv)
     json_t *stats = collect_stats(&p);
     collect_tcp_retrans(&p, stats);
     json_t *losses = losses_of_run(spec, stats);
-    db_finish_run(db, id, rc ? "failed" : "ok", rc ? err : NULL, wall, versions, stats, reqs,
-                  n, &sum);
-    db_record_losses(db, id, losses);
+    run_record rec = {.id = id, .status = rc ? interrupted ? "interrupted" : "failed" : "ok",
+                      .error = rc ? err : NULL, .wall_s = wall, .versions = versions,
+                      .stats = stats, .losses = losses, .reqs = reqs, .nreqs = n,
+                      .summary = sum};
+    bool recorded = record(db, &rec, &o, run_dir);
     if (json_array_size(losses)) {
         char text[1024];
         fprintf(stderr, "[mortar] run %lld lost: %s\n", (long long)id,
@@ -693,8 +744,9 @@ int mortar_run_main(int argc, char **argv)
     }
     json_decref(losses);
     if (rc)
-        fprintf(stderr, "[mortar] run %lld FAILED: %s\n", (long long)id, err);
-    else
+        fprintf(stderr, "[mortar] run %lld %s: %s\n", (long long)id,
+                interrupted ? "INTERRUPTED" : "FAILED", err);
+    else if (recorded)
         printf("run %lld ok: %lld requests verified, median %.1f us, p99 %.1f us, "
                "wall %.1f s\n", (long long)id, (long long)sum.requests, sum.median_us,
                sum.p99_us, wall);
@@ -704,5 +756,5 @@ int mortar_run_main(int argc, char **argv)
     plan_free(&p);
     sqlite3_close(db);
     json_decref(spec);
-    return rc ? 1 : 0;
+    return rc || !recorded ? 1 : 0;
 }

@@ -9,6 +9,13 @@
  * The listening socket is bound here rather than by libmicrohttpd, so that a
  * port in use is reported plainly and --port 0 can print the port the kernel
  * picked before the first request.
+ *
+ * Idle clients cannot lock others out: the server polls with epoll (not
+ * select(), which cannot watch a descriptor past FD_SETSIZE), holds at most
+ * SERVE_MAX_CONNECTIONS connections (the process's descriptor limit is
+ * raised for them), and closes a connection idle for SERVE_IDLE_TIMEOUT_S.
+ * Error answers name no path of the machine (a run's directory is
+ * "<path>" in them; the server's log has it).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -16,9 +23,11 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,6 +41,10 @@ static const char serve_usage[] =
     "  serves the explorer for the results database FILE (default mortar.db) at\n"
     "  http://127.0.0.1:N/ (default 8080; 0 picks a free port), rebuilt on every\n"
     "  load; Ctrl-C stops\n";
+
+#define SERVE_MAX_CONNECTIONS 4000
+#define SERVE_IDLE_TIMEOUT_S 30
+#define SERVE_SPARE_FDS 64 /* for the database, the traces and the log */
 
 typedef struct serve_ctx {
     const char *db_path;
@@ -69,14 +82,35 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* Logs `err` and answers it with `status`. */
+static bool path_start(const char *text, const char *c)
+{
+    return *c == '/' && (c == text || strchr(" \t('\"=", c[-1]));
+}
+
+/* `in` with every absolute path replaced by "<path>". */
+static void redact_paths(const char *in, char *out, size_t size)
+{
+    size_t n = 0;
+    for (const char *c = in; *c && n + 8 < size;) {
+        if (path_start(in, c)) {
+            n += (size_t)snprintf(out + n, size - n, "<path>");
+            c += strcspn(c, " \t\n:),'\"");
+        } else {
+            out[n++] = *c++;
+        }
+    }
+    out[n] = '\0';
+}
+
+/* Logs `err` and answers it with `status`, without the paths in it. */
 static enum MHD_Result respond_error(struct MHD_Connection *conn, unsigned status,
                                      const char *err)
 {
-    char msg[2100];
+    char msg[2100], shown[2100];
     snprintf(msg, sizeof msg, "mortar serve: %s\n", err);
     fputs(msg, stderr);
-    return respond_text(conn, status, msg);
+    redact_paths(msg, shown, sizeof shown);
+    return respond_text(conn, status, shown);
 }
 
 /* GET /traces/<run id>.js: that run's traced request, the script the page
@@ -126,10 +160,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     return respond(conn, MHD_HTTP_OK, "text/html; charset=utf-8", page, len);
 }
 
-/* A socket listening on 127.0.0.1:port (0: any free port); -1 with err. */
+/* A socket listening on 127.0.0.1:port (0: any free port); -1 with err.
+ * Non-blocking: with epoll the server accepts until there is nothing left. */
 static int listen_local(unsigned port, unsigned *bound, char *err, size_t err_size)
 {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) {
         snprintf(err, err_size, "socket: %s", strerror(errno));
         return -1;
@@ -138,7 +173,7 @@ static int listen_local(unsigned port, unsigned *bound, char *err, size_t err_si
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0 || listen(fd, 32) != 0) {
+    if (bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0 || listen(fd, SOMAXCONN) != 0) {
         if (errno == EADDRINUSE)
             snprintf(err, err_size,
                      "port %u on 127.0.0.1 is in use (choose another with --port N, or "
@@ -165,6 +200,25 @@ static int parse_port(const char *s, unsigned *port)
         return -1;
     *port = (unsigned)v;
     return 0;
+}
+
+/* How many connections the server holds: SERVE_MAX_CONNECTIONS, or fewer
+ * when the descriptor limit cannot be raised for them. */
+static unsigned connection_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return 256;
+    rlim_t want = SERVE_MAX_CONNECTIONS + SERVE_SPARE_FDS;
+    if (rl.rlim_cur < want) {
+        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    if (rl.rlim_cur >= want)
+        return SERVE_MAX_CONNECTIONS;
+    return rl.rlim_cur > 2 * SERVE_SPARE_FDS ? (unsigned)(rl.rlim_cur - SERVE_SPARE_FDS)
+                                              : SERVE_SPARE_FDS;
 }
 
 int mortar_serve_main(int argc, char **argv)
@@ -213,9 +267,11 @@ int mortar_serve_main(int argc, char **argv)
 
     /* One polling thread answers every request, so the cache needs no lock. */
     ctx.summaries = json_object();
+    unsigned limit = connection_limit();
     struct MHD_Daemon *d = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, (uint16_t)bound, NULL, NULL,
-        handle, &ctx, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_END);
+        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, (uint16_t)bound, NULL, NULL,
+        handle, &ctx, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT, limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SERVE_IDLE_TIMEOUT_S, MHD_OPTION_END);
     if (!d) {
         fprintf(stderr, "mortar serve: cannot start the HTTP server on 127.0.0.1:%u\n",
                 bound);

@@ -11,7 +11,7 @@
  * that finished is never lost, whatever happens to the sweep. A failed run
  * is reported and the sweep goes on; the next invocation retries it.
  *
- * Ctrl-C (or SIGTERM) is forwarded to the runs as SIGINT; they end their
+ * Ctrl-C (or SIGTERM, or SIGHUP) is forwarded to the runs as SIGINT; they end their
  * processes and record themselves as interrupted; the sweep waits for them,
  * prints the summary and exits 130. A second Ctrl-C kills the runs. If the
  * sweep itself is killed, each run gets SIGTERM (PR_SET_PDEATHSIG) and
@@ -34,6 +34,7 @@
 #include <sys/wait.h>
 
 #include "db.h"
+#include "owner.h"
 #include "dirs.h"
 #include "errbuf.h"
 #include "sweep_progress.h"
@@ -74,7 +75,7 @@ typedef struct sweep {
     double start_s;
 } sweep;
 
-static volatile sig_atomic_t stop_signals; /* Ctrl-C / SIGTERM received */
+static volatile sig_atomic_t stop_signals; /* Ctrl-C / SIGTERM / SIGHUP received */
 
 static void on_stop_signal(int sig)
 {
@@ -199,13 +200,17 @@ static int check_set_counts(const sweep_plan *plan)
     return 0;
 }
 
-/* --dry-run reads the database, never creates or changes it. */
-static int open_read_only(sqlite3 **db, const char *path, char *err, size_t size)
+/* Marks the runs whose process is gone "abandoned" (owner.h) and says so. */
+static void reap_abandoned(sqlite3 *db)
 {
-    if (sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK)
-        return 0;
-    snprintf(err, size, "%s: %s", path, *db ? sqlite3_errmsg(*db) : "cannot open");
-    return -1;
+    json_t *gone = owner_reap(db);
+    size_t i;
+    json_t *r;
+    json_array_foreach(gone, i, r)
+        fprintf(stderr, "[sweep] run %lld %s\n",
+                (long long)json_integer_value(json_object_get(r, "id")),
+                json_string_value(json_object_get(r, "error")));
+    json_decref(gone);
 }
 
 /* Opens the database and marks the points already done. --dry-run never
@@ -215,7 +220,7 @@ static int find_done(sweep *s, char *err, size_t size)
     const sweep_opts *o = s->opts;
     if (o->dry_run && access(o->db_path, F_OK) != 0)
         return 0;
-    if (o->dry_run ? open_read_only(&s->db, o->db_path, err, size)
+    if (o->dry_run ? db_open_read(&s->db, o->db_path, err, size)
                    : db_open(&s->db, o->db_path, err, size))
         return -1;
     int done = sweep_plan_match_done(&s->plan, s->db, err, size);
@@ -244,6 +249,8 @@ static int prepare(sweep *s)
         fprintf(stderr, "mortar sweep: %s\n", err);
         return 1;
     }
+    if (!o->dry_run)
+        reap_abandoned(s->db);
     s->njobs = (size_t)o->jobs;
     s->jobs = calloc(s->njobs, sizeof *s->jobs);
     s->errors = calloc(s->plan.npoints + 1, sizeof *s->errors);
@@ -325,6 +332,7 @@ static void child_exec(char **argv, const char *log, pid_t parent,
         _exit(127);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
     sigprocmask(SIG_SETMASK, old_mask, NULL);
     setpgid(0, 0); /* the terminal's Ctrl-C reaches the sweep only; it forwards */
     redirect_to_log(log);
@@ -345,6 +353,7 @@ static pid_t start_run(const sweep *s, const sweep_point *pt, const char *log)
     sigemptyset(&stops);
     sigaddset(&stops, SIGINT);
     sigaddset(&stops, SIGTERM);
+    sigaddset(&stops, SIGHUP);
     sigprocmask(SIG_BLOCK, &stops, &old_mask);
     pid_t parent = getpid();
     pid_t pid = fork();
@@ -605,6 +614,7 @@ static void install_signals(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL); /* the terminal closed: as Ctrl-C */
 }
 
 static void sweep_free(sweep *s)

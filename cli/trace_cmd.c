@@ -114,7 +114,7 @@ static int look_up_run(const trace_opts *o, char *dir, size_t dir_size,
     }
     sqlite3 *db;
     char err[512];
-    if (db_open(&db, o->db, err, sizeof err)) {
+    if (db_open_read(&db, o->db, err, sizeof err)) {
         fprintf(stderr, "mortar trace: %s\n", err);
         return 1;
     }

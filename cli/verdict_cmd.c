@@ -279,7 +279,7 @@ static json_t *load_verdict(const char *path)
     }
     sqlite3 *db;
     char err[512];
-    if (db_open(&db, path, err, sizeof err)) {
+    if (db_open_read(&db, path, err, sizeof err)) {
         fprintf(stderr, "mortar verdict: %s\n", err);
         return NULL;
     }

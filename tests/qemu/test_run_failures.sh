@@ -2,8 +2,11 @@
 # mortar run's failure handling: a bad spec is rejected before anything
 # starts, with its JSON path; a killed component ends the run, names the
 # component, records the run as failed and leaves no process behind; Ctrl-C
-# leaves no process, socket directory or lost record behind; a stalled
-# component (its clock stops) ends the run naming it.
+# and SIGHUP leave no process, socket directory or lost record behind and
+# record the run as interrupted; a run killed outright (SIGKILL) is marked
+# abandoned, its socket directory removed, by the next run; a stalled
+# component (its clock stops) ends the run naming it; a final database
+# write that fails is an error that keeps the result for `mortar import`.
 source "$(dirname "$0")/harness.sh"
 qh_init run-failures
 MORTAR=$QH_BIN/mortar
@@ -58,14 +61,37 @@ sockdirs_before=$(ls -d /tmp/mortar-run-* 2>/dev/null | wc -l)
 kill -INT "$RUN_PID"
 wait "$RUN_PID" && qh_fail "an interrupted run reported success"
 grep -q "interrupted" "$QH_DIR/interrupt.err" || qh_fail "no 'interrupted' message"
-[ "$(sqlite3 "$DB" "select error from runs order by id desc limit 1")" = interrupted ] ||
-    qh_fail "the interrupted run is not recorded"
-[ "$(sqlite3 "$DB" "select count(*) from runs where status='failed'")" = 2 ] ||
+last_run() { sqlite3 "$DB" "select $1 from runs order by id desc limit 1"; }
+[ "$(last_run "status || ': ' || error")" = "interrupted: interrupted by SIGINT (Ctrl-C)" ] ||
+    qh_fail "the interrupted run is not recorded as interrupted: $(last_run "status, error")"
+[ "$(sqlite3 "$DB" "select count(*) from runs where status='failed'")" = 1 ] ||
     qh_fail "a finished run record was lost"
 sleep 0.5
 [ -z "$(leftovers)" ] || qh_fail "processes left behind after Ctrl-C: $(leftovers)"
 sockdirs_after=$(ls -d /tmp/mortar-run-* 2>/dev/null | wc -l)
 [ "$sockdirs_after" -lt "$sockdirs_before" ] || qh_fail "the socket directory was not removed"
+
+# 3b. SIGHUP (the terminal closed): the same as Ctrl-C.
+start_long_run hangup
+kill -HUP "$RUN_PID"
+wait "$RUN_PID" && qh_fail "a run ended by SIGHUP reported success"
+[ "$(last_run status)" = interrupted ] ||
+    qh_fail "the run ended by SIGHUP is not recorded as interrupted: $(last_run "status, error")"
+sleep 0.5
+[ -z "$(leftovers)" ] || qh_fail "processes left behind after SIGHUP: $(leftovers)"
+
+# 3c. SIGKILL: nothing can be done then, but the next run marks the run
+# abandoned and removes its socket directory.
+start_long_run killed
+killed_id=$(last_run id)
+killed_pid=$RUN_PID
+killed_dir=$(last_run private_dir)
+[ "$(last_run pid)" = "$RUN_PID" ] || qh_fail "the run does not record its PID"
+[ -d "$killed_dir" ] || qh_fail "the running run names no private directory: '$killed_dir'"
+kill -KILL "$RUN_PID"
+wait "$RUN_PID" 2>/dev/null
+pkill -KILL -f "$QH_DIR/runs/0*$killed_id-" || true
+sleep 0.5
 # 4. A stalled component: its clock stops (SIGSTOP), so every clock stops.
 EXTRA_ARGS=(--stall-timeout 15)
 start_long_run stall
@@ -81,5 +107,34 @@ grep -q "sim sim0 is stopped" "$QH_DIR/stall.err" ||
     qh_fail "the stalled run is not recorded as failed"
 sleep 0.5
 [ -z "$(leftovers)" ] || qh_fail "processes left behind after a stall: $(leftovers)"
+[ "$(sqlite3 "$DB" "select status from runs where id=$killed_id")" = abandoned ] ||
+    qh_fail "the killed run is not marked abandoned"
+sqlite3 "$DB" "select error from runs where id=$killed_id" | grep -q "PID $killed_pid" ||
+    qh_fail "the abandoned run's error does not name its PID"
+[ ! -e "$killed_dir" ] || qh_fail "the killed run's private directory $killed_dir is left"
+grep -q "run $killed_id abandoned" "$QH_DIR/stall.err" || qh_fail "the next run did not say so"
 
-echo "PASS: bad specs, crashed and stalled components and Ctrl-C are handled cleanly"
+# 5. The final write fails (a trigger planted by the test refuses it): the
+#    run says so and exits 1, the row stays running, the result is kept in
+#    the run's directory, and `mortar import` records it.
+sqlite3 "$DB" "CREATE TRIGGER refuse_end BEFORE UPDATE OF status ON runs
+               WHEN NEW.status = 'ok' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END"
+if "$MORTAR" run "$SPEC" --db "$DB" --out "$QH_DIR/runs" >"$QH_DIR/unrecorded.out" \
+    2>"$QH_DIR/unrecorded.err"; then
+    qh_fail "a run whose result was not recorded exited 0"
+fi
+grep -q "ERROR: its result could not be written.*refused by the test" "$QH_DIR/unrecorded.err" ||
+    qh_fail "the failed write is not reported: $(tail -n 5 "$QH_DIR/unrecorded.err")"
+! grep -q " ok" "$QH_DIR/unrecorded.out" || qh_fail "the unrecorded run printed ok"
+unrecorded_id=$(last_run id)
+[ "$(last_run status)" = running ] || qh_fail "the unrecorded run's row says $(last_run status)"
+kept=$(printf '%s/runs/%06d-pcitest/result.json' "$QH_DIR" "$unrecorded_id")
+[ -f "$kept" ] || qh_fail "the result is not kept in $kept"
+grep -q "mortar import '$kept' --db '$DB'" "$QH_DIR/unrecorded.err" ||
+    qh_fail "the error does not give the import command"
+sqlite3 "$DB" "DROP TRIGGER refuse_end"
+"$MORTAR" import "$kept" --db "$DB" >/dev/null || qh_fail "mortar import failed"
+[ "$(sqlite3 "$DB" "select status from runs where id=$unrecorded_id")" = ok ] ||
+    qh_fail "the imported run is not ok"
+
+echo "PASS: bad specs, crashed and stalled components, Ctrl-C, SIGHUP, SIGKILL and a failed final write are handled cleanly"

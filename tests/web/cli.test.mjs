@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
 
@@ -117,7 +118,7 @@ test("a new report removes an earlier report's trace scripts that it no longer n
 test('a report of runs without traces writes no traces/ and removes an old one', () => {
   // A report of the synthetic database, then one of an empty database over it.
   const empty = join(fx.dir, 'untraced.db');
-  assert.equal(run(MORTAR, ['results', '--db', empty]).code, 0); // creates it
+  assert.equal(run(MAKE_DB, ['--empty', empty]).code, 0);
   const out = join(fx.dir, 'untraced');
   let r = run(MORTAR, ['report', '--db', fx.db, '--out', out]);
   assert.equal(r.code, 0, r.stderr);
@@ -177,7 +178,28 @@ function listeners(port) {
     .map((f) => f[1]);
 }
 
-test('serve answers / with the page built from the database at each request', async () => {
+// Opens `n` connections to 127.0.0.1:port that send nothing (one in ten
+// sends half a request), in batches the server has time to accept (the
+// kernel's accept queue is short); resolves with the sockets.
+async function idleConnections(port, n) {
+  const socks = [];
+  const open = () => new Promise((resolve, reject) => {
+    const s = connect({ host: '127.0.0.1', port }, () => {
+      if (socks.length % 10 === 0) s.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n'); // never finished
+      resolve(s);
+    });
+    s.on('error', reject);
+  });
+  while (socks.length < n) {
+    const batch = await Promise.all(Array.from({ length: Math.min(25, n - socks.length) }, open));
+    for (const s of batch) s.on('error', () => {});
+    socks.push(...batch);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return socks;
+}
+
+test('serve answers / with the page built from the database at each request, idle clients or not', async () => {
   const { proc, port, out } = await startServe(['--db', fx.db, '--port', '0']);
   try {
     assert.ok(port > 0);
@@ -219,6 +241,19 @@ test('serve answers / with the page built from the database at each request', as
 
     res = await fetch(base + '/traces/1.js', { method: 'POST', body: 'x' });
     assert.equal(res.status, 405);
+
+    // Idle clients cannot lock the others out: with 1,200 connections held
+    // that send nothing or half a request, / still loads within 5 s.
+    const socks = await idleConnections(port, 1200);
+    try {
+      const t0 = Date.now();
+      res = await fetch(base + '/', { signal: AbortSignal.timeout(5000) });
+      assert.equal(res.status, 200);
+      assert.equal(pageData(await res.text()).runs.length, 2 * allRuns(fx.manifest));
+      assert.ok(Date.now() - t0 < 5000);
+    } finally {
+      for (const s of socks) s.destroy();
+    }
 
     // A second server on the same port says so.
     const second = run(MORTAR, ['serve', '--db', fx.db, '--port', String(port)]);
@@ -281,12 +316,25 @@ test('serve answers /traces/<id>.js with the trace report writes, and 404 for an
       assert.equal(res.status, 404, path);
       assert.match(res.type, /^text\/plain/, path);
       assert.match(res.body, why, path);
+      // no path of the server's machine: not the run's directory, not any
+      assert.ok(!res.body.includes(fresh.dir), `${path}: ${res.body}`);
+      assert.doesNotMatch(res.body, /(^|[\s('"=])\/(?!traces\/)/, `${path}: ${res.body}`);
     }
   } finally {
     proc.kill('SIGINT');
   }
   assert.equal(await exited(proc), 0, out.stderr);
   assert.match(out.stderr, /GET \/traces\/\d+\.js, trace built in \d+ ms/);
+});
+
+test('the reading commands refuse a mistyped --db and create nothing', () => {
+  const missing = join(fx.dir, 'mortar-typo.db');
+  for (const args of [['results'], ['verdict'], ['trace', '1', '--format', 'timeline'], ['report', '--out', join(fx.dir, 'typo')]]) {
+    const r = run(MORTAR, [...args, '--db', missing]);
+    assert.equal(r.code, 1, `${args[0]}: ${r.stderr}`);
+    assert.match(r.stderr, /no (results )?database|no such file/, args[0]);
+    assert.ok(!existsSync(missing), `${args[0]} created ${missing}`);
+  }
 });
 
 test('serve refuses a missing database, a bad port and a bad option', () => {

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 
-import { MORTAR, exited, freshDatabase, gridRun, need, pageData, run, startServe, traceScript } from './common.mjs';
+import { MAKE_DB, MORTAR, exited, freshDatabase, gridRun, need, pageData, run, startServe, traceScript } from './common.mjs';
 
 const CHROMIUM = process.env.MORTAR_CHROMIUM || '/usr/bin/chromium';
 if (!existsSync(CHROMIUM)) {
@@ -359,7 +359,7 @@ test('the charts and tables hold the database numbers', async () => {
 
 test('a database without runs gives a page that says so', async () => {
   const empty = join(fx.dir, 'empty.db');
-  assert.equal(run(MORTAR, ['results', '--db', empty]).code, 0); // creates it
+  assert.equal(run(MAKE_DB, ['--empty', empty]).code, 0);
   const r = run(MORTAR, ['report', '--db', empty, '--out', join(fx.dir, 'empty')]);
   assert.equal(r.code, 0, r.stderr);
   const p = await browser.newPage();

@@ -18,6 +18,7 @@
  * numbers go to MANIFEST as JSON.
  *
  *   web_make_db DB OUT_DIR MANIFEST
+ *   web_make_db --empty DB        a results database without runs
  */
 #include <errno.h>
 #include <limits.h>
@@ -322,6 +323,16 @@ static json_t *expected_json(const expected *e, int64_t id, double throughput_rp
 
 int main(int argc, char **argv)
 {
+    sqlite3 *db;
+    char err[512];
+    if (argc == 3 && !strcmp(argv[1], "--empty")) {
+        if (db_open(&db, argv[2], err, sizeof err)) {
+            fprintf(stderr, "web_make_db: %s\n", err);
+            return 1;
+        }
+        sqlite3_close(db);
+        return 0;
+    }
     if (argc != 4) {
         fprintf(stderr, "usage: web_make_db DB OUT_DIR MANIFEST\n");
         return 2;
@@ -331,8 +342,6 @@ int main(int argc, char **argv)
         perror(argv[2]);
         return 1;
     }
-    sqlite3 *db;
-    char err[512];
     if (db_open(&db, argv[1], err, sizeof err)) {
         fprintf(stderr, "web_make_db: %s\n", err);
         return 1;

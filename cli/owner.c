@@ -1,0 +1,98 @@
+/*
+ * owner.c - a run's owning process, and abandoned runs (see owner.h).
+ */
+#include "owner.h"
+
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "db.h"
+
+#define PRIVATE_PREFIX "/tmp/mortar-run-"
+
+uint64_t owner_start_time(pid_t pid)
+{
+    char path[64], buf[1024];
+    if (pid <= 0)
+        return 0;
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    /* the command name (field 2) is in parentheses and may hold anything:
+     * the fields after it start after its last ')' */
+    char *p = strrchr(buf, ')');
+    if (!p)
+        return 0;
+    p++;
+    /* field 3 is the first after ')'; the start time is field 22 */
+    for (int field = 3; field < 22; field++) {
+        p = strchr(p + 1, ' ');
+        if (!p)
+            return 0;
+    }
+    char *end;
+    unsigned long long v = strtoull(p + 1, &end, 10);
+    return end == p + 1 ? 0 : (uint64_t)v;
+}
+
+bool owner_alive(pid_t pid, uint64_t start)
+{
+    uint64_t now = owner_start_time(pid);
+    /* a start time of 0: it could not be read when the run began */
+    return now != 0 && (start == 0 || now == start);
+}
+
+bool owner_private_dir_ok(const char *dir)
+{
+    size_t n = strlen(PRIVATE_PREFIX);
+    if (!dir || strncmp(dir, PRIVATE_PREFIX, n) || strlen(dir + n) != 6)
+        return false;
+    for (const char *c = dir + n; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
+            return false;
+    return true;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path); /* what cannot go stays; the walk goes on */
+    return 0;
+}
+
+json_t *owner_reap(sqlite3 *db)
+{
+    json_t *out = json_array();
+    json_t *running = db_running_runs(db);
+    size_t i;
+    json_t *r;
+    json_array_foreach(running, i, r) {
+        int64_t id = json_integer_value(json_object_get(r, "id"));
+        json_int_t pid = json_integer_value(json_object_get(r, "pid"));
+        json_int_t start = json_integer_value(json_object_get(r, "pid_start"));
+        if (pid <= 0 || owner_alive((pid_t)pid, (uint64_t)start))
+            continue;
+        char error[160];
+        snprintf(error, sizeof error,
+                 "abandoned: its mortar process (PID %lld, started at tick %lld) is gone",
+                 (long long)pid, (long long)start);
+        if (db_abandon_run(db, id, error))
+            continue;
+        const char *dir = json_string_value(json_object_get(r, "private_dir"));
+        if (owner_private_dir_ok(dir))
+            nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+        json_array_append_new(out, json_pack("{s:I, s:I, s:s}", "id", (json_int_t)id, "pid",
+                                             pid, "error", error));
+    }
+    json_decref(running);
+    return out;
+}

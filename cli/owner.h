@@ -1,0 +1,33 @@
+/*
+ * owner.h - which process owns a run: its PID and its start time (field 22
+ * of /proc/<pid>/stat, in clock ticks since boot), so that a PID the kernel
+ * has given to another process since is not taken for the owner. A run
+ * whose owner is gone (killed with SIGKILL, its terminal closed) is marked
+ * "abandoned" by the next `mortar run` or `mortar sweep`, and its private
+ * directory under /tmp is removed.
+ */
+#ifndef MORTAR_CLI_OWNER_H
+#define MORTAR_CLI_OWNER_H
+
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The start time of process `pid`; 0 when there is no such process. */
+uint64_t owner_start_time(pid_t pid);
+
+/* Whether process `pid` still runs and is the one that started at `start`. */
+bool owner_alive(pid_t pid, uint64_t start);
+
+/* Whether `dir` has the form of a run's private directory
+ * (/tmp/mortar-run-XXXXXX), the only directories owner_reap removes. */
+bool owner_private_dir_ok(const char *dir);
+
+/* Marks every "running" run of `db` whose owner is gone "abandoned" (the
+ * error names its PID and start time) and removes its private directory.
+ * Returns the runs marked, a new array of {"id", "pid", "error"}. */
+json_t *owner_reap(sqlite3 *db);
+
+#endif

@@ -1,0 +1,47 @@
+/*
+ * run_record.h - the final record of a run, written so that it cannot be
+ * lost: into the database (one transaction, retried), or, when the
+ * database refuses it (busy beyond its timeout, full, read-only), into a
+ * JSON file in the run's directory that `mortar import` writes into the
+ * database later.
+ */
+#ifndef MORTAR_CLI_RUN_RECORD_H
+#define MORTAR_CLI_RUN_RECORD_H
+
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db.h"
+
+/* The name of the file in the run's directory. */
+#define RUN_RECORD_FILE "result.json"
+
+typedef struct run_record {
+    int64_t id;
+    const char *status, *error; /* error may be NULL */
+    double wall_s;
+    json_t *versions, *stats, *losses; /* may be NULL */
+    const db_request *reqs;
+    size_t nreqs;
+    db_summary summary;
+} run_record;
+
+/* The record as JSON (what the file holds); a new reference. */
+json_t *run_record_json(const run_record *r);
+
+/* Writes the record into `db` (db_finish_run and db_record_losses in one
+ * transaction), trying `attempts` times. Returns 0 when it is in the
+ * database; else writes it to `fallback` and returns 1 (or -1 when even
+ * that failed), with the database's error in `err`. */
+int run_record_write(sqlite3 *db, const run_record *r, int attempts, const char *fallback,
+                     char *err, size_t err_size);
+
+/* Reads a record file, checks every field and writes it into `db` (the
+ * run must be in it, and have no requests recorded yet). Returns 0 and
+ * the run's id, or -1 with the error. */
+int run_record_import(sqlite3 *db, const char *path, int64_t *id, char *err,
+                      size_t err_size);
+
+#endif

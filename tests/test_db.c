@@ -1,0 +1,320 @@
+/*
+ * test_db.c - the results database's safety (cli/db.c): its schema version
+ * and the upgrade of a database made before it, a foreign SQLite file
+ * refused untouched, read-only opening (no database made by a typo, a
+ * database this user cannot write still read), one row per request, and a
+ * final write that reports a busy database instead of losing the run.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "db.h"
+
+typedef struct tmp {
+    char dir[64], db[96];
+} tmp;
+
+static void make_tmp(tmp *t)
+{
+    snprintf(t->dir, sizeof t->dir, "/tmp/test_db_XXXXXX");
+    assert_non_null(mkdtemp(t->dir));
+    snprintf(t->db, sizeof t->db, "%s/results.db", t->dir);
+}
+
+static void remove_tmp(tmp *t)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", t->dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* Runs `sql` on `path` with a plain SQLite connection. */
+static void raw_exec(const char *path, const char *sql)
+{
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+        fail_msg("%s: %s", sql, msg);
+    sqlite3_close(db);
+}
+
+static int64_t raw_int(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    int64_t v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* The file's bytes, to compare before and after. */
+static char *slurp(const char *path, long *len)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    *len = ftell(f);
+    rewind(f);
+    char *b = malloc((size_t)*len + 1);
+    assert_int_equal(fread(b, 1, (size_t)*len, f), (size_t)*len);
+    fclose(f);
+    return b;
+}
+
+/* The tables of the first releases, before losses, runs.lost,
+ * runs.throughput_rps and requests.start_ns, with one finished run. */
+static const char *const old_schema =
+    "CREATE TABLE runs (id INTEGER PRIMARY KEY, name TEXT, status TEXT, error TEXT,"
+    " design TEXT, pcie_latency_us REAL, speed REAL, in_flight INTEGER, started_at TEXT,"
+    " wall_s REAL, run_dir TEXT, spec TEXT, versions TEXT, requests INTEGER,"
+    " verified INTEGER, median_us REAL, p99_us REAL, mean_us REAL, min_us REAL,"
+    " max_us REAL);"
+    "CREATE TABLE requests (run_id INTEGER REFERENCES runs(id), idx INTEGER,"
+    " latency_ns INTEGER, verified INTEGER, service_ns INTEGER, compute_ns INTEGER);"
+    "CREATE TABLE stats (run_id INTEGER REFERENCES runs(id), component TEXT, key TEXT,"
+    " value REAL);"
+    "CREATE INDEX requests_run ON requests(run_id);"
+    "INSERT INTO runs(id, name, status, design, spec, run_dir, requests, verified,"
+    " median_us) VALUES(1, 'old', 'ok', 'a', '{}', '/tmp/x', 2, 2, 12.5);"
+    "INSERT INTO requests VALUES(1, 0, 12000, 1, 5000, 4000);"
+    "INSERT INTO requests VALUES(1, 1, 13000, 1, 5000, 4000);";
+
+static bool has_column(sqlite3 *db, const char *table, const char *column)
+{
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM pragma_table_info('%s') WHERE name='%s'",
+             table, column);
+    return raw_int(db, sql) == 1;
+}
+
+static void test_a_database_made_before_the_version_is_upgraded_in_place(void **state)
+{
+    (void)state;
+    tmp t;
+    make_tmp(&t);
+    raw_exec(t.db, old_schema);
+    sqlite3 *db;
+    char err[512];
+    if (db_open(&db, t.db, err, sizeof err))
+        fail_msg("db_open: %s", err);
+    assert_int_equal(raw_int(db, "PRAGMA user_version"), DB_VERSION);
+    assert_int_equal(raw_int(db, "PRAGMA application_id"), DB_APPLICATION_ID);
+    assert_true(has_column(db, "runs", "lost"));
+    assert_true(has_column(db, "runs", "throughput_rps"));
+    assert_true(has_column(db, "runs", "pid"));
+    assert_true(has_column(db, "runs", "pid_start"));
+    assert_true(has_column(db, "requests", "start_ns"));
+    assert_int_equal(raw_int(db, "SELECT COUNT(*) FROM losses"), 0);
+    /* the old run and its requests are kept, and read as before */
+    json_t *all = db_runs_json(db);
+    json_t *r = json_array_get(json_object_get(all, "runs"), 0);
+    assert_string_equal(json_string_value(json_object_get(r, "name")), "old");
+    assert_true(json_is_null(json_object_get(r, "lost")));
+    json_decref(all);
+    assert_int_equal(raw_int(db, "SELECT COUNT(*) FROM requests WHERE run_id=1"), 2);
+    /* one row per request of a run */
+    assert_int_not_equal(
+        sqlite3_exec(db, "INSERT INTO requests(run_id, idx) VALUES(1, 1)", NULL, NULL, NULL),
+        SQLITE_OK);
+    sqlite3_close(db);
+    /* opened again: nothing left to do */
+    assert_int_equal(db_open(&db, t.db, err, sizeof err), 0);
+    assert_int_equal(raw_int(db, "PRAGMA user_version"), DB_VERSION);
+    sqlite3_close(db);
+    remove_tmp(&t);
+}
+
+static void test_a_read_only_command_upgrades_an_old_database_and_reads_it(void **state)
+{
+    (void)state;
+    tmp t;
+    make_tmp(&t);
+    raw_exec(t.db, old_schema);
+    sqlite3 *db;
+    char err[512];
+    if (db_open_read(&db, t.db, err, sizeof err))
+        fail_msg("db_open_read: %s", err);
+    assert_int_equal(raw_int(db, "PRAGMA user_version"), DB_VERSION);
+    assert_int_equal(raw_int(db, "SELECT COUNT(*) FROM runs"), 1);
+    /* and it is read-only */
+    assert_int_not_equal(sqlite3_exec(db, "DELETE FROM runs", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    remove_tmp(&t);
+}
+
+static void test_a_foreign_sqlite_file_is_refused_untouched(void **state)
+{
+    (void)state;
+    tmp t;
+    make_tmp(&t);
+    raw_exec(t.db, "CREATE TABLE runs (x INTEGER); CREATE TABLE notes (text TEXT);"
+                   "INSERT INTO notes VALUES('mine');");
+    long len0, len1;
+    char *before = slurp(t.db, &len0);
+    sqlite3 *db;
+    char err[512], wal[128];
+    assert_int_equal(db_open(&db, t.db, err, sizeof err), -1);
+    assert_null(db);
+    assert_non_null(strstr(err, "not a mortar results database"));
+    assert_int_equal(db_open_read(&db, t.db, err, sizeof err), -1);
+    assert_non_null(strstr(err, "not a mortar results database"));
+    char *after = slurp(t.db, &len1);
+    assert_int_equal(len0, len1);
+    assert_memory_equal(before, after, (size_t)len0);
+    snprintf(wal, sizeof wal, "%s-wal", t.db);
+    assert_int_not_equal(access(wal, F_OK), 0); /* no switch to WAL */
+    free(before);
+    free(after);
+    /* one with a version of its own (another program's user_version) too */
+    raw_exec(t.db, "PRAGMA user_version=7");
+    assert_int_equal(db_open(&db, t.db, err, sizeof err), -1);
+    remove_tmp(&t);
+}
+
+static void test_a_database_of_a_newer_mortar_is_refused(void **state)
+{
+    (void)state;
+    tmp t;
+    make_tmp(&t);
+    sqlite3 *db;
+    char err[512], sql[128];
+    assert_int_equal(db_open(&db, t.db, err, sizeof err), 0);
+    sqlite3_close(db);
+    snprintf(sql, sizeof sql, "PRAGMA user_version=%d", DB_VERSION + 1);
+    raw_exec(t.db, sql);
+    assert_int_equal(db_open(&db, t.db, err, sizeof err), -1);
+    assert_non_null(strstr(err, "newer mortar"));
+    assert_int_equal(db_open_read(&db, t.db, err, sizeof err), -1);
+    remove_tmp(&t);
+}
+
+static void test_reading_a_missing_database_is_an_error_and_creates_nothing(void **state)
+{
+    (void)state;
+    tmp t;
+    make_tmp(&t);
+    sqlite3 *db;
+    char err[512];
+    assert_int_equal(db_open_read(&db, t.db, err, sizeof err), -1);
+    assert_non_null(strstr(err, "no results database"));
+    assert_int_not_equal(access(t.db, F_OK), 0);
+    remove_tmp(&t);
+}
+
+static int64_t add_run(sqlite3 *db)
+{
+    json_t *spec = json_object();
+    db_run_info info = {.name = "t", .design = "b", .run_dir = "/tmp", .speed = 1,
+                        .in_flight = 1, .spec = spec};
+    int64_t id = db_begin_run(db, &info);
+    json_decref(spec);
+    assert_true(id > 0);
+    return id;
+}
+
+/* In a child that cannot write the database (as nobody when root, else with
+ * the directory and file read-only): reads it. Returns the child's status. */
+static int read_as_reader(const char *dir, const char *path)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (geteuid() == 0) {
+            if (setgid(65534) || setuid(65534))
+                _exit(90);
+        } else {
+            chmod(path, 0444);
+            chmod(dir, 0555);
+        }
+        if (access(path, W_OK) == 0)
+            _exit(91); /* the test would prove nothing */
+        sqlite3 *db;
+        char err[512];
+        if (db_open_read(&db, path, err, sizeof err)) {
+            fprintf(stderr, "db_open_read: %s\n", err);
+            _exit(1);
+        }
+        json_t *all = db_runs_json(db);
+        size_t n = json_array_size(json_object_get(all, "runs"));
+        json_decref(all);
+        sqlite3_close(db);
+        _exit(n == 2 ? 0 : 2);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    chmod(dir, 0700);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static void test_a_database_this_user_cannot_write_is_still_read(void **state)
+{
+    (void)state;
+    tmp t;
+    make_tmp(&t);
+    sqlite3 *db;
+    char err[512];
+    assert_int_equal(db_open(&db, t.db, err, sizeof err), 0);
+    add_run(db);
+    add_run(db);
+    sqlite3_close(db);
+    chmod(t.dir, 0755);
+    chmod(t.db, 0644);
+    assert_int_equal(read_as_reader(t.dir, t.db), 0);
+    remove_tmp(&t);
+}
+
+static void test_a_final_write_into_a_busy_database_fails_and_changes_nothing(void **state)
+{
+    (void)state;
+    tmp t;
+    make_tmp(&t);
+    sqlite3 *db, *other;
+    char err[512];
+    assert_int_equal(db_open(&db, t.db, err, sizeof err), 0);
+    int64_t id = add_run(db);
+    assert_int_equal(db_open(&other, t.db, err, sizeof err), 0);
+    assert_int_equal(sqlite3_exec(other, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_busy_timeout(db, 50);
+    db_request reqs[2] = {{.idx = 0, .latency_ns = 1000, .verified = 1},
+                          {.idx = 1, .latency_ns = 2000, .verified = 1}};
+    db_summary sum = {.requests = 2, .verified = 2, .median_us = 1.5};
+    assert_int_equal(db_finish_run(db, id, "ok", NULL, 1.0, NULL, NULL, reqs, 2, &sum), -1);
+    sqlite3_exec(other, "ROLLBACK", NULL, NULL, NULL);
+    assert_int_equal(raw_int(db, "SELECT COUNT(*) FROM runs WHERE status='running'"), 1);
+    assert_int_equal(raw_int(db, "SELECT COUNT(*) FROM requests"), 0);
+    /* free again: it goes in, once */
+    assert_int_equal(db_finish_run(db, id, "ok", NULL, 1.0, NULL, NULL, reqs, 2, &sum), 0);
+    assert_int_equal(raw_int(db, "SELECT COUNT(*) FROM requests"), 2);
+    assert_int_equal(db_finish_run(db, id, "ok", NULL, 1.0, NULL, NULL, reqs, 2, &sum), -1);
+    assert_int_equal(raw_int(db, "SELECT COUNT(*) FROM requests"), 2);
+    sqlite3_close(other);
+    sqlite3_close(db);
+    remove_tmp(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_a_database_made_before_the_version_is_upgraded_in_place),
+        cmocka_unit_test(test_a_read_only_command_upgrades_an_old_database_and_reads_it),
+        cmocka_unit_test(test_a_foreign_sqlite_file_is_refused_untouched),
+        cmocka_unit_test(test_a_database_of_a_newer_mortar_is_refused),
+        cmocka_unit_test(test_reading_a_missing_database_is_an_error_and_creates_nothing),
+        cmocka_unit_test(test_a_database_this_user_cannot_write_is_still_read),
+        cmocka_unit_test(test_a_final_write_into_a_busy_database_fails_and_changes_nothing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
