@@ -445,6 +445,7 @@ int main(int argc, char **argv)
         cli_die("the generated operands differ from the reference's (generator mismatch: "
                 "rebuild the image)");
     }
+    cli_step("client-operands");
     unsigned nconn = o.inflight < cl.total ? o.inflight : cl.total;
     for (unsigned k = 0; k < nconn; k++) {
         conn *c = &cl.conns[k];
@@ -457,6 +458,7 @@ int main(int argc, char **argv)
         }
         memset(c->cbuf, 0, cl.c_bytes); /* fault the pages in now */
     }
+    cli_step("client-connected");
 
     struct pollfd fds[MAX_INFLIGHT];
     while (cl.answered < cl.total) {
