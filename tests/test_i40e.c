@@ -438,6 +438,26 @@ static void test_admin_queue_answers_unknown_opcode_with_enosys(void **state)
     bench_close(b);
 }
 
+static void test_port_ets_takes_only_traffic_class_0_alone(void **state)
+{
+    (void)state;
+    bench *b = bench_open(NULL, 40000000000ull);
+    aq_setup(b);
+    uint8_t *ets = mem(b, AQ_BUF, 0x80);
+    memset(ets, 0, 0x80);
+    ets[4] = 0x01;  /* TC 0 valid */
+    ets[24] = 100;  /* with the whole share */
+    uint8_t *d = aq_send(b, 0x0413, NULL, 0x80, true); /* enable port ETS */
+    assert_int_equal(get_le16(d + 6), 0);
+    ets = mem(b, AQ_BUF, 0x80);
+    ets[4] = 0x03; /* TC 0 and 1 */
+    ets[24] = 50, ets[25] = 50;
+    d = aq_send(b, 0x0414, NULL, 0x80, true); /* modify port ETS */
+    assert_int_equal(get_le16(d + 6), I40E_AQ_RC_EINVAL);
+    assert_int_equal(counters(b).aq_unsupported, 0);
+    bench_close(b);
+}
+
 static void test_capabilities_too_large_for_the_buffer_ask_for_more(void **state)
 {
     (void)state;
@@ -1268,6 +1288,7 @@ int main(void)
         cmocka_unit_test(test_nvm_checksum_adds_up_and_holds_the_mac),
         cmocka_unit_test(test_admin_queue_reports_versions_and_mac),
         cmocka_unit_test(test_admin_queue_answers_unknown_opcode_with_enosys),
+        cmocka_unit_test(test_port_ets_takes_only_traffic_class_0_alone),
         cmocka_unit_test(test_capabilities_too_large_for_the_buffer_ask_for_more),
         cmocka_unit_test(test_link_comes_up_with_an_event_on_the_arq),
         cmocka_unit_test(test_queue_context_is_read_from_host_memory),

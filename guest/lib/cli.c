@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 static const char *prog_name = "mortar";
 
@@ -58,6 +59,14 @@ uint64_t cli_parse_u64(const char *opt, const char *text, uint64_t min, uint64_t
         exit(2);
     }
     return v;
+}
+
+void cli_step(const char *step)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    printf("MORTAR-STEP %s %lld.%06ld\n", step, (long long)ts.tv_sec, ts.tv_nsec / 1000);
+    fflush(stdout);
 }
 
 int cli_cmp_u64(const void *a, const void *b)

@@ -30,6 +30,11 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * message naming the option, the range and the text. */
 uint64_t cli_parse_u64(const char *opt, const char *text, uint64_t min, uint64_t max);
 
+/* Prints "MORTAR-STEP <step> <s>" with the guest's CLOCK_MONOTONIC in
+ * seconds (microsecond digits) and flushes: where a run's guest time goes
+ * before its work starts, next to guest/init's lines (docs/hosts.md). */
+void cli_step(const char *step);
+
 /* qsort comparator for uint64_t, ascending. */
 int cli_cmp_u64(const void *a, const void *b);
 

@@ -207,7 +207,9 @@ static int connect_one(const options *o)
             mortar_guest_now_ns() >= deadline) {
             cli_die("connecting to %s:%d: %s", o->server, o->port, strerror(e));
         }
-        struct timespec ts = {0, 5000000}; /* the server may not listen yet */
+        /* the server may not listen yet: retry each 1 ms of guest time (a refused
+         * attempt costs one SYN and RST; the wait is synchronized time) */
+        struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }
 }
@@ -445,6 +447,7 @@ int main(int argc, char **argv)
         cli_die("the generated operands differ from the reference's (generator mismatch: "
                 "rebuild the image)");
     }
+    cli_step("client-operands");
     unsigned nconn = o.inflight < cl.total ? o.inflight : cl.total;
     for (unsigned k = 0; k < nconn; k++) {
         conn *c = &cl.conns[k];
@@ -457,6 +460,7 @@ int main(int argc, char **argv)
         }
         memset(c->cbuf, 0, cl.c_bytes); /* fault the pages in now */
     }
+    cli_step("client-connected");
 
     struct pollfd fds[MAX_INFLIGHT];
     while (cl.answered < cl.total) {

@@ -912,7 +912,7 @@ static int serve(matmul_guest *d, const options *o)
     printf("listening port=%d backend=%s inflight=%u max_n=%u result=%s\n", o->port,
            matmul_backend_name(o->backend), matmul_guest_capacity(d), s.max_n,
            matmul_result_name(o->drv.result));
-    fflush(stdout);
+    cli_step("server-listening");
 
     struct pollfd fds[MAX_CONNS + 1];
     conn *fd_conn[MAX_CONNS + 1];

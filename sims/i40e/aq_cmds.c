@@ -55,6 +55,8 @@ enum {
     OPC_CONFIG_VSI_TC_BW = 0x0407,
     OPC_QUERY_VSI_BW = 0x0408,
     OPC_QUERY_VSI_ETS_SLA = 0x040A,
+    OPC_ENABLE_PORT_ETS = 0x0413,
+    OPC_MODIFY_PORT_ETS = 0x0414,
     OPC_GET_PHY_ABILITIES = 0x0600,
     OPC_SET_PHY_CONFIG = 0x0601,
     OPC_SET_MAC_CONFIG = 0x0603,
@@ -373,6 +375,18 @@ static void query_vsi_ets_sla(aq_cmd *c)
     respond_buf(c, 32);
 }
 
+/* enable/modify_switching_comp_ets on the port, as the driver's software
+ * DCB sends at probe and on link down: the model's port has one traffic
+ * class, so only TC 0 alone with the whole share is taken. The seid is not
+ * checked (one port; at probe the driver sends it before it has read the
+ * switch configuration, so it is 0). */
+static void port_ets(aq_cmd *c)
+{
+    enum { ETS_DATA = 0x80, TC_VALID = 4, TC0_SHARE = 24 };
+    if (c->buf_len < ETS_DATA || c->buf[TC_VALID] != 0x01 || c->buf[TC0_SHARE] != 100)
+        c->retval = I40E_AQ_RC_EINVAL;
+}
+
 static void debug_read_reg(i40e *d, aq_cmd *c)
 {
     uint32_t addr = i40e_le32(c->params + 4);
@@ -467,6 +481,10 @@ static bool execute(i40e *d, uint16_t opc, aq_cmd *c)
         return true;
     case OPC_QUERY_VSI_ETS_SLA:
         query_vsi_ets_sla(c);
+        return true;
+    case OPC_ENABLE_PORT_ETS:
+    case OPC_MODIFY_PORT_ETS:
+        port_ets(c);
         return true;
     case OPC_GET_PHY_ABILITIES:
         get_phy_abilities(d, c);

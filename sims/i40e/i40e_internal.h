@@ -67,7 +67,7 @@
 /* Firmware and API version reported by get_version (see docs/models/i40e.md
  * for why these). */
 #define I40E_FW_MAJOR  4
-#define I40E_FW_MINOR  22
+#define I40E_FW_MINOR  33
 #define I40E_API_MAJOR 1
 #define I40E_API_MINOR 4
 

@@ -44,7 +44,7 @@ void i40e_nvm_init(i40e *d)
     w[NVM_CONTROL_WORD] = NVM_CONTROL_VALID;
     w[NVM_PBA_FLAGS] = 0; /* no part-number block */
     w[NVM_BOOT_CONFIG_PTR] = NVM_BOOT_CONFIG;
-    w[NVM_DEV_STARTER_VER] = 0x4022; /* NVM 4.22, as the firmware */
+    w[NVM_DEV_STARTER_VER] = 0x4033; /* NVM 4.33, as the firmware */
     w[NVM_WAKE_ON_LAN] = 0x000F;     /* a set bit disables WoL on that port */
     w[NVM_EETRACK_LO] = 0x1583;
     w[NVM_EETRACK_HI] = 0x8000;
