@@ -36,11 +36,22 @@ int dirs_make(const char *dir, char *err, size_t size)
     return 0;
 }
 
-int dirs_make_new(const char *dir, char *err, size_t size)
+int dirs_make_fresh(const char *parent, const char *base, char *dir, size_t size, char *err,
+                    size_t err_size)
 {
-    if (mkdir(dir, 0755) != 0)
-        return errbuf_fail(err, size, "cannot create %s: %s", dir, strerror(errno));
-    return 0;
+    enum { MAX_VARIANTS = 1000 };
+    for (int n = 1; n <= MAX_VARIANTS; n++) {
+        int len = n == 1 ? snprintf(dir, size, "%s/%s", parent, base)
+                         : snprintf(dir, size, "%s/%s-%d", parent, base, n);
+        if (len < 0 || len >= (int)size)
+            return errbuf_fail(err, err_size, "%s/%s: path too long", parent, base);
+        if (mkdir(dir, 0755) == 0)
+            return 0;
+        if (errno != EEXIST)
+            return errbuf_fail(err, err_size, "cannot create %s: %s", dir, strerror(errno));
+    }
+    return errbuf_fail(err, err_size, "cannot create %s/%s: %d variants exist", parent, base,
+                       MAX_VARIANTS);
 }
 
 int dirs_write_new_json(json_t *json, const char *path)

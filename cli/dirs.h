@@ -14,9 +14,13 @@
  * `dir` exists and is not a directory. */
 int dirs_make(const char *dir, char *err, size_t size);
 
-/* Creates `dir`, which must not exist yet, in its existing parent.
- * Returns 0, or -1 with the reason in err. */
-int dirs_make_new(const char *dir, char *err, size_t size);
+/* Creates a new directory <parent>/<base>, or, when that exists, the first
+ * free <parent>/<base>-<n> (n = 2, 3, ...): run ids count per database, so
+ * an output folder shared by two databases can already hold a name. The
+ * path made is left in `dir` (size bytes). Returns 0, or -1 with the reason
+ * in err (err_size bytes). */
+int dirs_make_fresh(const char *parent, const char *base, char *dir, size_t size, char *err,
+                    size_t err_size);
 
 /* Writes `json` (indented) to `path`, a new file: O_EXCL | O_NOFOLLOW.
  * Returns 0, or -1 when the file exists, is a link or cannot be written. */

@@ -607,15 +607,15 @@ static double var_num(json_t *spec, const char *name, double def)
     return json_is_number(v) ? json_number_value(v) : def;
 }
 
-/* <out>/<id>-<name>, new, made absolute (the processes run elsewhere). The
- * name follows the name rule (spec_validate), so the directory is inside
- * <out>. */
+/* <out>/<id>-<name> (or the first free variant, dirs_make_fresh), made
+ * absolute (the processes run elsewhere). The name follows the name rule
+ * (spec_validate), so the directory is inside <out>. */
 static int make_run_dir(char *dir, size_t size, const char *out, int64_t id, const char *name,
                         char *err, size_t err_size)
 {
-    if (snprintf(dir, size, "%s/%06lld-%s", out, (long long)id, name) >= (int)size)
-        return errbuf_fail(err, err_size, "%s: path too long", out);
-    if (dirs_make(out, err, err_size) || dirs_make_new(dir, err, err_size))
+    char base[128];
+    snprintf(base, sizeof base, "%06lld-%s", (long long)id, name);
+    if (dirs_make(out, err, err_size) || dirs_make_fresh(out, base, dir, size, err, err_size))
         return -1;
     char *abs = realpath(dir, NULL);
     if (abs) {
