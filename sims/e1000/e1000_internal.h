@@ -226,7 +226,7 @@ void e1000_send_pcie(e1000 *d, uint8_t type, const void *msg, uint32_t size);
 uint32_t e1000_reg_read(e1000 *d, uint32_t off);
 void e1000_reg_write(e1000 *d, uint32_t off, uint32_t v);
 void e1000_mmio_read(e1000 *d, const mortar_pcie_mmio *rd);
-void e1000_mmio_write(e1000 *d, const mortar_pcie_mmio *wr, uint32_t msg_size);
+void e1000_mmio_write(e1000 *d, const mortar_pcie_mmio *wr);
 void e1000_regs_defaults(e1000 *d);
 void e1000_stat_add(e1000 *d, uint32_t off, uint64_t n);
 void e1000_stat_size_bin(e1000 *d, uint32_t first_bin_off, uint32_t len_with_fcs);

@@ -375,12 +375,8 @@ void e1000_mmio_read(e1000 *d, const mortar_pcie_mmio *rd)
     e1000_send_pcie(d, MORTAR_PCIE_MMIO_READ_DONE, done, (uint32_t)sizeof *done + size);
 }
 
-void e1000_mmio_write(e1000 *d, const mortar_pcie_mmio *wr, uint32_t msg_size)
+void e1000_mmio_write(e1000 *d, const mortar_pcie_mmio *wr)
 {
-    if (msg_size - sizeof *wr < wr->size) {
-        d->c.bad_messages++;
-        return;
-    }
     if (!regular(wr)) {
         d->c.bad_mmio++;
     } else if (wr->bar == 0) {

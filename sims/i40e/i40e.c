@@ -17,6 +17,7 @@
 #include "mortar/error.h"
 #include "mortar/eth.h"
 #include "mortar/runtime.h"
+#include "sims/common/pcie_dispatch.h"
 #include "sims/registry.h"
 
 #define DEFAULT_SPEED_BPS 40000000000ull  /* 40 Gbit/s: the XL710 QSFP+ port */
@@ -177,38 +178,39 @@ void i40e_send_pcie(i40e *d, uint8_t type, const void *msg, uint32_t size)
         d->c.bad_messages++;
 }
 
-static void pcie_message(i40e *d, const mortar_msg *msg)
+/* the PCIe messages, as pcie_dispatch hands them over */
+static void on_mmio_read(void *d, const mortar_pcie_mmio *rd)
 {
-    switch (msg->type) {
-    case MORTAR_PCIE_MMIO_READ:
-        if (msg->size < sizeof(mortar_pcie_mmio))
-            break;
-        i40e_mmio_read(d, msg->payload);
-        return;
-    case MORTAR_PCIE_MMIO_WRITE:
-        if (msg->size < sizeof(mortar_pcie_mmio))
-            break;
-        i40e_mmio_write(d, msg->payload, msg->size);
-        return;
-    case MORTAR_PCIE_DEVCTRL:
-        if (msg->size < sizeof(mortar_pcie_devctrl))
-            break;
-        i40e_irq_devctrl(d, ((const mortar_pcie_devctrl *)msg->payload)->flags);
-        return;
-    case MORTAR_PCIE_DMA_READ_DONE:
-    case MORTAR_PCIE_DMA_WRITE_DONE:
-        dmaq_completion(&d->dma, msg);
-        return;
-    }
-    d->c.bad_messages++;
+    i40e_mmio_read(d, rd);
 }
+
+static void on_mmio_write(void *d, const mortar_pcie_mmio *wr)
+{
+    i40e_mmio_write(d, wr);
+}
+
+static void on_devctrl(void *d, uint32_t flags)
+{
+    i40e_irq_devctrl(d, flags);
+}
+
+static void on_dma_done(void *d, const mortar_msg *msg)
+{
+    dmaq_completion(&((i40e *)d)->dma, msg);
+}
+
+static const pcie_device_ops pcie_ops = {.mmio_read = on_mmio_read,
+                                         .mmio_write = on_mmio_write,
+                                         .devctrl = on_devctrl,
+                                         .dma_done = on_dma_done};
 
 static void i40e_message(void *state, unsigned port, const mortar_msg *msg)
 {
     i40e *d = state;
-    if (port == I40E_PORT_PCIE)
-        pcie_message(d, msg);
-    else if (port == I40E_PORT_ETH && msg->type == MORTAR_ETH_FRAME)
+    if (port == I40E_PORT_PCIE) {
+        if (!pcie_dispatch(&pcie_ops, d, msg))
+            d->c.bad_messages++;
+    } else if (port == I40E_PORT_ETH && msg->type == MORTAR_ETH_FRAME)
         i40e_rx_frame_in(d, msg->payload, msg->size);
     else
         d->c.bad_messages++;

@@ -317,7 +317,7 @@ void i40e_send_pcie(i40e *d, uint8_t type, const void *msg, uint32_t size);
 
 /* regs.c */
 void i40e_mmio_read(i40e *d, const mortar_pcie_mmio *rd);
-void i40e_mmio_write(i40e *d, const mortar_pcie_mmio *wr, uint32_t msg_size);
+void i40e_mmio_write(i40e *d, const mortar_pcie_mmio *wr);
 uint32_t i40e_reg_read(i40e *d, uint32_t off);
 void i40e_reg_write(i40e *d, uint32_t off, uint32_t v);
 void i40e_regs_defaults(i40e *d);

@@ -313,12 +313,8 @@ void i40e_mmio_read(i40e *d, const mortar_pcie_mmio *rd)
     i40e_send_pcie(d, MORTAR_PCIE_MMIO_READ_DONE, done, (uint32_t)sizeof *done + size);
 }
 
-void i40e_mmio_write(i40e *d, const mortar_pcie_mmio *wr, uint32_t msg_size)
+void i40e_mmio_write(i40e *d, const mortar_pcie_mmio *wr)
 {
-    if (msg_size - sizeof *wr < wr->size) {
-        d->c.bad_messages++;
-        return;
-    }
     if (regular(wr, false))
         i40e_reg_write(d, (uint32_t)wr->offset, i40e_le32(wr->data));
     else if (wr->bar == 0)

@@ -24,6 +24,7 @@
 
 #include "mortar/error.h"
 #include "mortar/runtime.h"
+#include "sims/common/pcie_dispatch.h"
 #include "sims/matmul/matmul_internal.h"
 
 #define MAX_N           4096
@@ -303,8 +304,9 @@ static bool mmio_fetch(matmul *m, const mortar_pcie_mmio *rd, uint8_t *out, uint
     return false;
 }
 
-static void mmio_read(matmul *m, const mortar_pcie_mmio *rd)
+static void mmio_read(void *dev, const mortar_pcie_mmio *rd)
 {
+    matmul *m = dev;
     uint32_t size = rd->size <= max_read_data(m) ? rd->size : max_read_data(m);
     mortar_pcie_mmio_done *done = calloc(1, sizeof *done + size);
     if (!done) {
@@ -323,8 +325,9 @@ static void mmio_read(matmul *m, const mortar_pcie_mmio *rd)
     free(done);
 }
 
-static void mmio_write(matmul *m, const mortar_pcie_mmio *wr)
+static void mmio_write(void *dev, const mortar_pcie_mmio *wr)
 {
+    matmul *m = dev;
     bool ok = false;
     m->c.mmio_writes++;
     if (wr->bar == MATMUL_BAR_REGS)
@@ -343,43 +346,33 @@ static void mmio_write(matmul *m, const mortar_pcie_mmio *wr)
 /* ---- messages, timers ----------------------------------------------------------------
  */
 
-static bool mmio_msg_ok(const mortar_msg *msg, bool write)
+static void devctrl(void *dev, uint32_t flags)
 {
-    if (msg->size < sizeof(mortar_pcie_mmio))
-        return false;
-    const mortar_pcie_mmio *mm = msg->payload;
-    return !write || msg->size - sizeof *mm >= mm->size;
+    matmul *m = dev;
+    m->devctrl = flags;
+    if (m->iface->devctrl)
+        m->iface->devctrl(m, m->devctrl);
 }
+
+static void dma_done(void *dev, const mortar_msg *msg)
+{
+    matmul_dma_completion(dev, msg->type == MORTAR_PCIE_DMA_WRITE_DONE, msg->payload,
+                          msg->size);
+}
+
+static const pcie_device_ops pcie_ops = {.mmio_read = mmio_read,
+                                         .mmio_write = mmio_write,
+                                         .devctrl = devctrl,
+                                         .dma_done = dma_done};
 
 static void matmul_message(void *state, unsigned port, const mortar_msg *msg)
 {
+    (void)port;
     matmul *m = state;
-    switch (msg->type) {
-    case MORTAR_PCIE_MMIO_READ:
-        if (!mmio_msg_ok(msg, false))
-            break;
-        mmio_read(m, msg->payload);
-        return;
-    case MORTAR_PCIE_MMIO_WRITE:
-        if (!mmio_msg_ok(msg, true))
-            break;
-        mmio_write(m, msg->payload);
-        return;
-    case MORTAR_PCIE_DEVCTRL:
-        if (msg->size < sizeof(mortar_pcie_devctrl))
-            break;
-        m->devctrl = ((const mortar_pcie_devctrl *)msg->payload)->flags;
-        if (m->iface->devctrl)
-            m->iface->devctrl(m, m->devctrl);
-        return;
-    case MORTAR_PCIE_DMA_READ_DONE:
-    case MORTAR_PCIE_DMA_WRITE_DONE:
-        matmul_dma_completion(m, msg->type == MORTAR_PCIE_DMA_WRITE_DONE, msg->payload,
-                              msg->size);
-        return;
+    if (!pcie_dispatch(&pcie_ops, m, msg)) {
+        m->c.bad_messages++;
+        m->c.errors++;
     }
-    m->c.bad_messages++;
-    m->c.errors++;
 }
 
 static void matmul_timer(void *state, uint64_t cookie)

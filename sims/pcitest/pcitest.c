@@ -22,6 +22,7 @@
 #include "mortar/component.h"
 #include "mortar/error.h"
 #include "mortar/pcie.h"
+#include "sims/common/pcie_dispatch.h"
 #include "sims/registry.h"
 
 #define PORT 0
@@ -191,9 +192,9 @@ static void write_reg(pcitest *t, uint64_t off, uint32_t v)
     }
 }
 
-static void mmio_read(pcitest *t, const mortar_msg *m)
+static void mmio_read(void *dev, const mortar_pcie_mmio *rd)
 {
-    const mortar_pcie_mmio *rd = m->payload;
+    pcitest *t = dev;
     uint8_t buf[sizeof(mortar_pcie_mmio_done) + 8] = {0};
     mortar_pcie_mmio_done *done = (mortar_pcie_mmio_done *)buf;
     done->req_id = rd->req_id;
@@ -206,11 +207,11 @@ static void mmio_read(pcitest *t, const mortar_msg *m)
                 (uint32_t)sizeof *done + done->size, 0, NULL);
 }
 
-static void mmio_write(pcitest *t, const mortar_msg *m)
+static void mmio_write(void *dev, const mortar_pcie_mmio *wr)
 {
-    const mortar_pcie_mmio *wr = m->payload;
+    pcitest *t = dev;
     t->mmio_writes++;
-    if (wr->bar != 0 || wr->size != 4 || m->size < sizeof *wr + 4) {
+    if (wr->bar != 0 || wr->size != 4) {
         t->unknown++;
         return;
     }
@@ -219,29 +220,27 @@ static void mmio_write(pcitest *t, const mortar_msg *m)
     write_reg(t, wr->offset, v);
 }
 
+static void devctrl(void *dev, uint32_t flags)
+{
+    ((pcitest *)dev)->ctrl = flags;
+}
+
+static void dma_done(void *dev, const mortar_msg *m)
+{
+    dma_completed(dev, m);
+}
+
+static const pcie_device_ops pcie_ops = {.mmio_read = mmio_read,
+                                         .mmio_write = mmio_write,
+                                         .devctrl = devctrl,
+                                         .dma_done = dma_done};
+
 static void pcitest_message(void *state, unsigned port, const mortar_msg *m)
 {
+    (void)port;
     pcitest *t = state;
-    switch (m->type) {
-    case MORTAR_PCIE_MMIO_READ:
-        if (m->size >= sizeof(mortar_pcie_mmio))
-            return mmio_read(t, m);
-        break;
-    case MORTAR_PCIE_MMIO_WRITE:
-        if (m->size >= sizeof(mortar_pcie_mmio))
-            return mmio_write(t, m);
-        break;
-    case MORTAR_PCIE_DEVCTRL:
-        if (m->size >= sizeof(mortar_pcie_devctrl)) {
-            t->ctrl = ((const mortar_pcie_devctrl *)m->payload)->flags;
-            return;
-        }
-        break;
-    case MORTAR_PCIE_DMA_READ_DONE:
-    case MORTAR_PCIE_DMA_WRITE_DONE:
-        return dma_completed(t, m);
-    }
-    t->unknown++;
+    if (!pcie_dispatch(&pcie_ops, t, m))
+        t->unknown++;
 }
 
 /* ---- component ------------------------------------------------------------------ */
