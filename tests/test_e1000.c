@@ -21,6 +21,7 @@
 #include "mortar/eth.h"
 #include "mortar/pcie.h"
 #include "mortar/runtime.h"
+#include "sims/common/le.h"
 #include "sims/e1000/e1000.h"
 #include "sims/e1000/e1000_regs.h"
 #include "sims/eth/pause.h"
@@ -201,29 +202,6 @@ static uint8_t *mem(bench *b, uint64_t addr, uint64_t size)
     return p;
 }
 
-static void put_le64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t get_le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-           (uint32_t)p[3] << 24;
-}
-
-static uint16_t get_le16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-
 static uint16_t get_be16(const uint8_t *p)
 {
     return (uint16_t)(p[0] << 8 | p[1]);
@@ -385,7 +363,7 @@ static void drv_give_rx_buffers(bench *b, uint32_t count)
         uint32_t idx = (b->rx_tail + i) % b->nrx;
         uint8_t *d = mem(b, RX_RING + 16ull * idx, 16);
         memset(d, 0, 16);
-        put_le64(d, RX_BUF + (uint64_t)idx * BUF_STRIDE);
+        le64_put(d, RX_BUF + (uint64_t)idx * BUF_STRIDE);
     }
     b->rx_tail = (b->rx_tail + count) % b->nrx;
     wr(b, E1000_RDT, b->rx_tail);
@@ -449,9 +427,9 @@ static void put_tx_desc(bench *b, uint32_t idx, uint64_t addr, uint32_t lower,
                         uint32_t upper)
 {
     uint8_t *d = mem(b, tx_desc_addr(idx), 16);
-    put_le64(d, addr);
-    put_le32(d + 8, lower);
-    put_le32(d + 12, upper);
+    le64_put(d, addr);
+    le32_put(d + 8, lower);
+    le32_put(d + 12, upper);
 }
 
 /* Copies `len` bytes into the buffer of descriptor `idx` and returns its address. */
@@ -504,11 +482,11 @@ typedef struct rx_desc {
 static rx_desc rx_desc_at(bench *b, uint32_t idx)
 {
     const uint8_t *d = mem(b, RX_RING + 16ull * idx, 16);
-    return (rx_desc){.len = get_le16(d + 8),
-                     .csum = get_le16(d + 10),
+    return (rx_desc){.len = le16_get(d + 8),
+                     .csum = le16_get(d + 10),
                      .status = d[12],
                      .errors = d[13],
-                     .special = get_le16(d + 14)};
+                     .special = le16_get(d + 14)};
 }
 
 static bool wait_rx(bench *b, uint32_t idx)
@@ -838,7 +816,7 @@ static void test_arriving_frame_lands_in_rx_buffer_and_raises_rxt0(void **state)
     assert_int_equal(d.len, sizeof f + 4); /* the FCS stays (SECRC clear) */
     const uint8_t *buf = rx_data(b, 0, d.len);
     assert_memory_equal(buf, f, sizeof f);
-    assert_int_equal(get_le32(buf + sizeof f), crc32_ref(f, sizeof f));
+    assert_int_equal(le32_get(buf + sizeof f), crc32_ref(f, sizeof f));
     assert_int_equal(rd(b, E1000_RDH), 1);
     assert_int_equal(rd(b, E1000_GPRC), 1);
     assert_int_equal(rd(b, E1000_GORCL), sizeof f + 4);
@@ -1502,7 +1480,7 @@ static void test_buffers_outside_host_memory_are_counted_and_rings_go_on(void **
     assert_int_equal(c.tx_dropped, 1);
     assert_int_equal(c.bad_completions, 1);
     /* receive: the first buffer is outside memory, the next frame lands normally */
-    put_le64(mem(b, RX_RING, 8), OUTSIDE);
+    le64_put(mem(b, RX_RING, 8), OUTSIDE);
     wr(b, E1000_RDH, 0);
     wr(b, E1000_RDT, 7);
     uint64_t t = hoststub_now(b->h);

@@ -23,6 +23,7 @@
 #include "mortar/eth.h"
 #include "mortar/pcie.h"
 #include "mortar/runtime.h"
+#include "sims/common/le.h"
 #include "sims/eth/pause.h"
 #include "sims/hoststub/hoststub.h"
 #include "sims/i40e/i40e.h"
@@ -265,43 +266,6 @@ static uint8_t *mem(bench *b, uint64_t addr, uint64_t size)
     return p;
 }
 
-static void put_le64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put_le16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-
-static uint64_t get_le64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static uint32_t get_le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-           (uint32_t)p[3] << 24;
-}
-
-static uint16_t get_le16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-
 /* Sets `width` bits at `lsb` of a little-endian bit string. */
 static void put_bits(uint8_t *p, uint32_t lsb, uint32_t width, uint64_t v)
 {
@@ -364,10 +328,10 @@ static void aq_setup(bench *b)
     for (uint32_t i = 0; i < AQ_LEN; i++) {
         uint8_t *d = mem(b, ARQ_RING + 32 * i, 32);
         memset(d, 0, 32);
-        put_le16(d, I40E_AQ_FLAG_BUF);
-        put_le16(d + 4, 4096);
-        put_le32(d + 24, (uint32_t)((ARQ_BUFS + 4096 * i) >> 32));
-        put_le32(d + 28, (uint32_t)(ARQ_BUFS + 4096 * i));
+        le16_put(d, I40E_AQ_FLAG_BUF);
+        le16_put(d + 4, 4096);
+        le32_put(d + 24, (uint32_t)((ARQ_BUFS + 4096 * i) >> 32));
+        le32_put(d + 28, (uint32_t)(ARQ_BUFS + 4096 * i));
     }
     wr(b, I40E_PF_ARQH, 0);
     wr(b, I40E_PF_ARQT, 0);
@@ -389,21 +353,21 @@ static uint8_t *aq_send(bench *b, uint16_t opcode, const uint8_t params[16],
     uint16_t flags = I40E_AQ_FLAG_SI;
     if (buf_len)
         flags |= I40E_AQ_FLAG_BUF | (rd_buf ? I40E_AQ_FLAG_RD : 0);
-    put_le16(d, flags);
-    put_le16(d + 2, opcode);
-    put_le16(d + 4, buf_len);
+    le16_put(d, flags);
+    le16_put(d + 2, opcode);
+    le16_put(d + 4, buf_len);
     if (params)
         memcpy(d + 16, params, 16);
     if (buf_len) {
-        put_le32(d + 24, (uint32_t)(AQ_BUF >> 32));
-        put_le32(d + 28, (uint32_t)AQ_BUF);
+        le32_put(d + 24, (uint32_t)(AQ_BUF >> 32));
+        le32_put(d + 28, (uint32_t)AQ_BUF);
     }
     b->atq_next = (b->atq_next + 1) % AQ_LEN;
     wr(b, I40E_PF_ATQT, b->atq_next);
     uint64_t end = hoststub_now(b->h) + TIMEOUT;
     while (rd(b, I40E_PF_ATQH) != b->atq_next)
         assert_true(hoststub_now(b->h) < end);
-    assert_true(get_le16(d) & I40E_AQ_FLAG_DD);
+    assert_true(le16_get(d) & I40E_AQ_FLAG_DD);
     return d;
 }
 
@@ -413,12 +377,12 @@ static void test_admin_queue_reports_versions_and_mac(void **state)
     bench *b = bench_open("{\"mac\": \"52:54:00:12:34:56\"}", 40000000000ull);
     aq_setup(b);
     uint8_t *d = aq_send(b, 0x0001, NULL, 0, false);
-    assert_int_equal(get_le16(d + 6), 0);
-    assert_int_equal(get_le16(d + 16 + 12), 1); /* API major */
-    assert_true(get_le16(d + 16 + 14) >= 4);    /* API minor: no "old NVM" warning */
+    assert_int_equal(le16_get(d + 6), 0);
+    assert_int_equal(le16_get(d + 16 + 12), 1); /* API major */
+    assert_true(le16_get(d + 16 + 14) >= 4);    /* API minor: no "old NVM" warning */
     d = aq_send(b, 0x0107, NULL, 24, false);    /* MAC address read */
-    assert_int_equal(get_le16(d + 6), 0);
-    assert_true(get_le16(d + 16) & 0x10); /* LAN address valid */
+    assert_int_equal(le16_get(d + 6), 0);
+    assert_true(le16_get(d + 16) & 0x10); /* LAN address valid */
     assert_memory_equal(mem(b, AQ_BUF, 6), NIC_MAC, 6);
     bench_close(b);
 }
@@ -429,12 +393,12 @@ static void test_admin_queue_answers_unknown_opcode_with_enosys(void **state)
     bench *b = bench_open(NULL, 40000000000ull);
     aq_setup(b);
     uint8_t *d = aq_send(b, 0x0F0F, NULL, 0, false);
-    assert_true(get_le16(d) & I40E_AQ_FLAG_ERR);
-    assert_int_equal(get_le16(d + 6), I40E_AQ_RC_ENOSYS);
+    assert_true(le16_get(d) & I40E_AQ_FLAG_ERR);
+    assert_int_equal(le16_get(d + 6), I40E_AQ_RC_ENOSYS);
     assert_int_equal(counters(b).aq_unsupported, 1);
     /* the queue goes on: the next command is answered */
     d = aq_send(b, 0x0001, NULL, 0, false);
-    assert_int_equal(get_le16(d + 6), 0);
+    assert_int_equal(le16_get(d + 6), 0);
     bench_close(b);
 }
 
@@ -448,12 +412,12 @@ static void test_port_ets_takes_only_traffic_class_0_alone(void **state)
     ets[4] = 0x01;  /* TC 0 valid */
     ets[24] = 100;  /* with the whole share */
     uint8_t *d = aq_send(b, 0x0413, NULL, 0x80, true); /* enable port ETS */
-    assert_int_equal(get_le16(d + 6), 0);
+    assert_int_equal(le16_get(d + 6), 0);
     ets = mem(b, AQ_BUF, 0x80);
     ets[4] = 0x03; /* TC 0 and 1 */
     ets[24] = 50, ets[25] = 50;
     d = aq_send(b, 0x0414, NULL, 0x80, true); /* modify port ETS */
-    assert_int_equal(get_le16(d + 6), I40E_AQ_RC_EINVAL);
+    assert_int_equal(le16_get(d + 6), I40E_AQ_RC_EINVAL);
     assert_int_equal(counters(b).aq_unsupported, 0);
     bench_close(b);
 }
@@ -464,12 +428,12 @@ static void test_capabilities_too_large_for_the_buffer_ask_for_more(void **state
     bench *b = bench_open(NULL, 40000000000ull);
     aq_setup(b);
     uint8_t *d = aq_send(b, 0x000A, NULL, 32, false);
-    assert_int_equal(get_le16(d + 6), I40E_AQ_RC_ENOMEM);
-    uint16_t need = get_le16(d + 4);
+    assert_int_equal(le16_get(d + 6), I40E_AQ_RC_ENOMEM);
+    uint16_t need = le16_get(d + 4);
     assert_true(need > 32);
     d = aq_send(b, 0x000A, NULL, need, false);
-    assert_int_equal(get_le16(d + 6), 0);
-    assert_true(get_le32(d + 16 + 4) * 32u <= need); /* count fits */
+    assert_int_equal(le16_get(d + 6), 0);
+    assert_true(le32_get(d + 16 + 4) * 32u <= need); /* count fits */
     bench_close(b);
 }
 
@@ -482,7 +446,7 @@ static void test_link_comes_up_with_an_event_on_the_arq(void **state)
     wr(b, I40E_PFINT_ICR0_ENA, I40E_ICR0_ADMINQ);
     wr(b, I40E_PFINT_DYN_CTL0, I40E_DYN_INTENA | I40E_DYN_CLEARPBA | 3u << 3);
     uint8_t p[16] = {0};
-    put_le16(p, 0x3); /* enable link status events */
+    le16_put(p, 0x3); /* enable link status events */
     aq_send(b, 0x0607, p, 0, false);
     uint16_t vec = 0xFFFF;
     assert_true(hoststub_wait_interrupt(b->h, MORTAR_MS(1), &vec, NULL));
@@ -490,7 +454,7 @@ static void test_link_comes_up_with_an_event_on_the_arq(void **state)
     assert_true(rd(b, I40E_PFINT_ICR0) & I40E_ICR0_ADMINQ);
     assert_int_equal(rd(b, I40E_PF_ARQH), 1);
     uint8_t *e = mem(b, ARQ_RING, 32);
-    assert_int_equal(get_le16(e + 2), 0x0607);
+    assert_int_equal(le16_get(e + 2), 0x0607);
     assert_true(e[16 + 4] & 0x01); /* link up */
     bench_close(b);
 }
@@ -554,7 +518,7 @@ static void queues_setup(bench *b, uint64_t tx_ring, uint32_t len)
     for (uint32_t i = 0; i < RING_LEN - 1; i++) {
         uint8_t *d = mem(b, RX_RING + 32ull * i, 32);
         memset(d, 0, 32);
-        put_le64(d, RX_BUF + (uint64_t)RX_DBUFF * i);
+        le64_put(d, RX_BUF + (uint64_t)RX_DBUFF * i);
     }
     wr(b, I40E_QRX_TAIL(0), RING_LEN - 1);
     b->rx_tail = RING_LEN - 1;
@@ -569,7 +533,7 @@ static void queues_setup(bench *b, uint64_t tx_ring, uint32_t len)
 static void link_up(bench *b)
 {
     uint8_t p[16] = {0};
-    put_le16(p, 0x3);
+    le16_put(p, 0x3);
     aq_send(b, 0x0607, p, 0, false); /* link status, events on */
     hoststub_delay(b->h, MORTAR_US(200));
 }
@@ -604,8 +568,8 @@ static void tx_post(bench *b, uint64_t ring, uint32_t len_ring, uint64_t buf,
                     uint32_t len, uint64_t extra_cmd)
 {
     uint8_t *d = mem(b, ring + 16ull * b->tx_tail, 16);
-    put_le64(d, buf);
-    put_le64(d + 8, (uint64_t)(I40E_TXD_CMD_EOP | I40E_TXD_CMD_RS | extra_cmd) << 4 |
+    le64_put(d, buf);
+    le64_put(d + 8, (uint64_t)(I40E_TXD_CMD_EOP | I40E_TXD_CMD_RS | extra_cmd) << 4 |
                         (uint64_t)len << I40E_TXD_BUF_SZ_SHIFT);
     b->tx_tail = (b->tx_tail + 1) % len_ring;
 }
@@ -707,8 +671,8 @@ static void test_tso_cuts_tcp_into_mss_segments_with_checksums(void **state)
         p[hdr + i] = (uint8_t)(i * 7);
     /* context descriptor: TSO, payload length, MSS */
     uint8_t *d = mem(b, TX_RING, 16);
-    put_le64(d, 0);
-    put_le64(d + 8, I40E_TXD_DTYPE_CONTEXT | (uint64_t)I40E_TXD_CTX_CMD_TSO << 4 |
+    le64_put(d, 0);
+    le64_put(d + 8, I40E_TXD_DTYPE_CONTEXT | (uint64_t)I40E_TXD_CTX_CMD_TSO << 4 |
                         (uint64_t)pay << I40E_TXD_CTX_TSO_LEN_SHIFT |
                         (uint64_t)mss << I40E_TXD_CTX_MSS_SHIFT);
     b->tx_tail = 1;
@@ -792,7 +756,7 @@ static void test_tx_queue_restart_starts_at_the_context_head(void **state)
     wr(b, I40E_QTX_ENA(0), 0);
     wait_reg(b, I40E_QTX_ENA(0), I40E_QENA_STAT, 0);
     memset(mem(b, TX_RING, 16 * RING_LEN), 0, 16 * RING_LEN);
-    put_le32(mem(b, TX_HEAD, 4), 0);
+    le32_put(mem(b, TX_HEAD, 4), 0);
     wr(b, I40E_QTX_ENA(0), I40E_QENA_REQ);
     wait_reg(b, I40E_QTX_ENA(0), I40E_QENA_STAT, I40E_QENA_STAT);
     hoststub_delay(b->h, MORTAR_US(20));
@@ -821,7 +785,7 @@ static void test_rx_frame_lands_in_buffer_with_writeback(void **state)
     assert_true(hoststub_wait_interrupt(b->h, TIMEOUT, &vec, NULL));
     assert_int_equal(vec, 1);
     uint8_t *d0 = mem(b, RX_RING, 32), *d1 = mem(b, RX_RING + 32, 32);
-    uint64_t q0 = get_le64(d0 + 8), q1 = get_le64(d1 + 8);
+    uint64_t q0 = le64_get(d0 + 8), q1 = le64_get(d1 + 8);
     assert_true(q0 & I40E_RXD_STATUS_DD);
     assert_false(q0 & I40E_RXD_STATUS_EOP);
     assert_int_equal(q0 >> I40E_RXD_LEN_PBUF_SHIFT & 0x3FFF, RX_DBUFF);
@@ -857,7 +821,7 @@ static void test_rx_frames_wait_for_descriptors_in_the_buffer(void **state)
     for (uint32_t i = 0; i < 32; i++) {
         uint8_t *d = mem(b, RX_RING + 32ull * ((b->rx_tail + i) % RING_LEN), 32);
         memset(d, 0, 32);
-        put_le64(d, RX_BUF + (uint64_t)RX_DBUFF * ((b->rx_tail + i) % RING_LEN));
+        le64_put(d, RX_BUF + (uint64_t)RX_DBUFF * ((b->rx_tail + i) % RING_LEN));
     }
     wr(b, I40E_QRX_TAIL(0), (b->rx_tail + 32) % RING_LEN);
     hoststub_delay(b->h, MORTAR_US(100));
@@ -944,12 +908,12 @@ static void test_malformed_descriptor_is_counted_and_skipped(void **state)
     /* a descriptor of a reserved type, then a TSO context with MSS 0 before
      * a packet: both are refused, the ring moves on */
     uint8_t *d = mem(b, TX_RING, 16);
-    put_le64(d, 0);
-    put_le64(d + 8, 0x5);
+    le64_put(d, 0);
+    le64_put(d + 8, 0x5);
     b->tx_tail = 1;
     d = mem(b, TX_RING + 16, 16);
-    put_le64(d, 0);
-    put_le64(d + 8, I40E_TXD_DTYPE_CONTEXT | (uint64_t)I40E_TXD_CTX_CMD_TSO << 4 |
+    le64_put(d, 0);
+    le64_put(d + 8, I40E_TXD_DTYPE_CONTEXT | (uint64_t)I40E_TXD_CTX_CMD_TSO << 4 |
                         (uint64_t)1000 << I40E_TXD_CTX_TSO_LEN_SHIFT);
     b->tx_tail = 2;
     uint8_t f[100];
@@ -991,10 +955,10 @@ static void test_dma_error_drops_the_packet_and_is_counted(void **state)
     /* an admin command whose buffer is outside host memory: answered, no crash */
     uint8_t *d = mem(b, ATQ_RING + 32 * b->atq_next, 32);
     memset(d, 0, 32);
-    put_le16(d, I40E_AQ_FLAG_BUF | I40E_AQ_FLAG_RD);
-    put_le16(d + 2, 0x0250);
-    put_le16(d + 4, 64);
-    put_le32(d + 28, (uint32_t)OUTSIDE);
+    le16_put(d, I40E_AQ_FLAG_BUF | I40E_AQ_FLAG_RD);
+    le16_put(d + 2, 0x0250);
+    le16_put(d + 4, 64);
+    le32_put(d + 28, (uint32_t)OUTSIDE);
     b->atq_next = (b->atq_next + 1) % AQ_LEN;
     wr(b, I40E_PF_ATQT, b->atq_next);
     wait_reg(b, I40E_PF_ATQH, 0xFFFF, b->atq_next);
@@ -1045,7 +1009,7 @@ static void post_frames(bench *b, uint32_t n, uint32_t len)
 static uint8_t phy_pause_abilities(bench *b)
 {
     uint8_t *d = aq_send(b, OPC_GET_PHY_ABILITIES, NULL, 32, false);
-    assert_int_equal(get_le16(d + 6), 0);
+    assert_int_equal(le16_get(d + 6), 0);
     return mem(b, AQ_BUF, 32)[5] & 0x03;
 }
 
@@ -1062,7 +1026,7 @@ static void set_pause(bench *b, uint8_t pause)
     uint8_t p[16] = {0};
     p[5] = (uint8_t)(pause | 0x08 | 0x10 | 0x20); /* link, AN, atomic restart */
     uint8_t *d = aq_send(b, OPC_SET_PHY_CONFIG, p, 0, false);
-    assert_int_equal(get_le16(d + 6), 0);
+    assert_int_equal(le16_get(d + 6), 0);
     hoststub_delay(b->h, MORTAR_US(200));
 }
 
@@ -1113,7 +1077,7 @@ static void test_received_pause_holds_transmit_for_its_quanta(void **state)
     i40e_counters c = counters(b);
     assert_int_equal(c.pause_rx, 1);
     assert_int_equal(c.rx_frames, 0);
-    assert_false(get_le64(mem(b, RX_RING, 32) + 8) & I40E_RXD_STATUS_DD);
+    assert_false(le64_get(mem(b, RX_RING, 32) + 8) & I40E_RXD_STATUS_DD);
     assert_int_equal(rd(b, I40E_GLPRT_LXOFFRXC), 1);
     assert_int_equal(rd(b, I40E_GLPRT_LXONRXC), 0);
     bench_close(b);
@@ -1171,13 +1135,13 @@ static void rx_clean(bench *b, uint32_t *next_to_clean)
     uint32_t n = 0;
     for (;;) {
         uint8_t *d = mem(b, RX_RING + 32ull * *next_to_clean, 32);
-        if (!(get_le64(d + 8) & I40E_RXD_STATUS_DD))
+        if (!(le64_get(d + 8) & I40E_RXD_STATUS_DD))
             break;
         memset(d, 0, 32);
         *next_to_clean = (*next_to_clean + 1) % RING_LEN;
         uint8_t *t = mem(b, RX_RING + 32ull * b->rx_tail, 32);
         memset(t, 0, 32);
-        put_le64(t, RX_BUF + (uint64_t)RX_DBUFF * b->rx_tail);
+        le64_put(t, RX_BUF + (uint64_t)RX_DBUFF * b->rx_tail);
         b->rx_tail = (b->rx_tail + 1) % RING_LEN;
         n++;
     }

@@ -26,6 +26,7 @@
 #include "e1000_regs.h"
 #include "mortar/pcie.h"
 #include "sims/common/dma_queue.h"
+#include "sims/common/le.h"
 
 #define E1000_REG_WORDS (E1000_BAR0_SIZE / 4)
 #define E1000_NSTATS    ((E1000_STATS_LAST - E1000_STATS_FIRST) / 4 + 1)
@@ -190,32 +191,6 @@ static inline uint64_t e1000_reg64(const e1000 *d, uint32_t lo_off)
 static inline uint32_t e1000_ring_count(const e1000 *d, uint32_t len_off)
 {
     return (e1000_reg(d, len_off) & 0x000FFF80u) / DESC_SIZE;
-}
-
-static inline uint64_t e1000_le64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static inline uint32_t e1000_le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-           (uint32_t)p[3] << 24;
-}
-
-static inline void e1000_put_le32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static inline void e1000_put_le16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
 }
 
 /* e1000.c */

@@ -371,7 +371,7 @@ void e1000_mmio_read(e1000 *d, const mortar_pcie_mmio *rd)
     done->size = size;
     uint32_t v = access_read(d, rd);
     if (size >= 4)
-        e1000_put_le32(done->data, v);
+        le32_put(done->data, v);
     e1000_send_pcie(d, MORTAR_PCIE_MMIO_READ_DONE, done, (uint32_t)sizeof *done + size);
 }
 
@@ -381,10 +381,10 @@ void e1000_mmio_write(e1000 *d, const mortar_pcie_mmio *wr)
         d->c.bad_mmio++;
     } else if (wr->bar == 0) {
         if (wr->offset < E1000_BAR0_SIZE)
-            e1000_reg_write(d, (uint32_t)wr->offset, e1000_le32(wr->data));
+            e1000_reg_write(d, (uint32_t)wr->offset, le32_get(wr->data));
         else
             d->c.unknown_reg_writes++;
-    } else if (!io_write(d, wr->offset, e1000_le32(wr->data))) {
+    } else if (!io_write(d, wr->offset, le32_get(wr->data))) {
         d->c.unknown_reg_writes++;
     }
     if (!wr->posted) {

@@ -140,7 +140,7 @@ static void fetch_done(void *ctx, const dmaq_req *r, uint32_t status, const uint
     for (uint32_t i = 0; status == 0 && i < size / DESC_SIZE; i++) {
         uint32_t slot = r->offset / DESC_SIZE + i;
         if (slot < RX_FETCH)
-            rx->staging[slot] = e1000_le64(data + (size_t)i * DESC_SIZE);
+            rx->staging[slot] = le64_get(data + (size_t)i * DESC_SIZE);
     }
     if (--rx->fetch_chunks > 0)
         return;
@@ -204,11 +204,11 @@ static void write_descriptor(e1000 *d, uint32_t idx, uint32_t len,
                              const e1000_rx_frame *f, bool last)
 {
     uint8_t wb[8];
-    e1000_put_le16(wb, (uint16_t)len);
-    e1000_put_le16(wb + 2, last ? f->csum : 0);
+    le16_put(wb, (uint16_t)len);
+    le16_put(wb + 2, last ? f->csum : 0);
     wb[4] = E1000_RXD_STAT_DD | (last ? E1000_RXD_STAT_EOP | f->status : 0);
     wb[5] = last ? f->errors : 0;
-    e1000_put_le16(wb + 6, last ? f->special : 0);
+    le16_put(wb + 6, last ? f->special : 0);
     dmaq_write(&d->dma, DMA_OWNER_RX, d->rx.gen,
                ring_base(d) + (uint64_t)idx * DESC_SIZE + 8, wb, sizeof wb,
                last ? written_back : NULL, 0);

@@ -139,7 +139,7 @@ e1000_rx_frame *e1000_rx_prepare(e1000 *d, const uint8_t *f, uint32_t len)
     r->csum = pcss < out ? pkt_fold(pkt_sum(r->data + pcss, out - pcss, 0)) : 0;
     if (fcs) {
         uint32_t crc = pkt_crc32(r->data, out);
-        e1000_put_le32(r->data + out, crc);
+        le32_put(r->data + out, crc);
     }
     return r;
 }

@@ -97,9 +97,9 @@ static void fetch_done(void *ctx, const dmaq_req *r, uint32_t status, const uint
             const uint8_t *p = data + (size_t)i * DESC_SIZE;
             if (slot >= TX_CACHE)
                 break;
-            tx->cache[slot] = (e1000_tx_desc){.addr = e1000_le64(p),
-                                              .lower = e1000_le32(p + 8),
-                                              .upper = e1000_le32(p + 12),
+            tx->cache[slot] = (e1000_tx_desc){.addr = le64_get(p),
+                                              .lower = le32_get(p + 8),
+                                              .upper = le32_get(p + 12),
                                               .idx = (tx->fetch_next + slot) % n};
         }
     }
@@ -312,7 +312,7 @@ static void write_back(e1000 *d)
     for (uint32_t i = 0; i < tx->nwb; i++) {
         uint8_t v[4];
         bool last = i + 1 == tx->nwb;
-        e1000_put_le32(v, tx->wb[i].upper | E1000_TXD_STAT_DD);
+        le32_put(v, tx->wb[i].upper | E1000_TXD_STAT_DD);
         dmaq_write(&d->dma, DMA_OWNER_TX, tx->gen,
                    ring_base(d) + (uint64_t)tx->wb[i].idx * DESC_SIZE + 12, v, 4,
                    last ? written_back : NULL, tx->ide_all);

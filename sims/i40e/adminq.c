@@ -59,16 +59,16 @@ static void atq_answer(i40e *d)
 {
     i40e_atq *q = &d->atq;
     uint8_t *desc = q->desc;
-    uint16_t flags_in = i40e_le16(desc);
+    uint16_t flags_in = le16_get(desc);
     d->c.aq_commands++;
     uint32_t resp_len = i40e_aq_execute(d);
-    uint16_t retval = i40e_le16(desc + 6);
+    uint16_t retval = le16_get(desc + 6);
     uint16_t flags = (uint16_t)(flags_in & ~0x1FFu) | I40E_AQ_FLAG_DD | I40E_AQ_FLAG_CMP;
     if (retval)
         flags |= I40E_AQ_FLAG_ERR;
-    i40e_put_le16(desc, flags);
+    le16_put(desc, flags);
     if ((flags_in & I40E_AQ_FLAG_BUF) && resp_len > 0) {
-        uint64_t addr = (uint64_t)i40e_le32(desc + 24) << 32 | i40e_le32(desc + 28);
+        uint64_t addr = (uint64_t)le32_get(desc + 24) << 32 | le32_get(desc + 28);
         dmaq_write(&d->dma, OWNER_AQ, q->r.gen, addr, q->buf, resp_len, NULL, 0);
     }
     dmaq_write(&d->dma, OWNER_AQ, q->r.gen,
@@ -109,14 +109,14 @@ static void atq_desc_done(void *ctx, const dmaq_req *r, uint32_t status,
         return;
     }
     memcpy(q->desc, data, I40E_AQ_DESC_SIZE);
-    uint16_t flags = i40e_le16(q->desc);
-    uint16_t datalen = i40e_le16(q->desc + 4);
+    uint16_t flags = le16_get(q->desc);
+    uint16_t datalen = le16_get(q->desc + 4);
     memset(q->buf, 0, I40E_AQ_MAX_BUF);
     q->buf_len = 0;
     if (flags & I40E_AQ_FLAG_BUF)
         q->buf_len = datalen <= I40E_AQ_MAX_BUF ? datalen : I40E_AQ_MAX_BUF;
     if ((flags & I40E_AQ_FLAG_BUF) && (flags & I40E_AQ_FLAG_RD) && q->buf_len > 0) {
-        uint64_t addr = (uint64_t)i40e_le32(q->desc + 24) << 32 | i40e_le32(q->desc + 28);
+        uint64_t addr = (uint64_t)le32_get(q->desc + 24) << 32 | le32_get(q->desc + 28);
         q->buf_failed = false;
         q->buf_chunks =
             dmaq_read(&d->dma, OWNER_AQ, q->r.gen, addr, q->buf_len, atq_buffer_done, 0);
@@ -205,8 +205,8 @@ void i40e_arq_post(i40e *d, uint16_t opcode, const uint8_t params[16])
     i40e_arq_event *e = calloc(1, sizeof *e);
     if (!e)
         return;
-    i40e_put_le16(e->desc, I40E_AQ_FLAG_DD | I40E_AQ_FLAG_CMP);
-    i40e_put_le16(e->desc + 2, opcode);
+    le16_put(e->desc, I40E_AQ_FLAG_DD | I40E_AQ_FLAG_CMP);
+    le16_put(e->desc + 2, opcode);
     memcpy(e->desc + 16, params, 16);
     if (q->tail)
         q->tail->next = e;

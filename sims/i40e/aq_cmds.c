@@ -98,7 +98,7 @@ typedef struct aq_cmd {
 
 static void set_datalen(aq_cmd *c, uint32_t len)
 {
-    i40e_put_le16(c->desc + 4, (uint16_t)len);
+    le16_put(c->desc + 4, (uint16_t)len);
 }
 
 /* Answer with `len` bytes of c->buf (already filled), when they fit. */
@@ -134,12 +134,12 @@ static uint8_t link_speed_bits(const i40e *d)
 void i40e_link_status_params(const i40e *d, uint8_t p[16], bool lse)
 {
     memset(p, 0, 16);
-    i40e_put_le16(p, lse ? LSE_IS_ENABLED : 0);
+    le16_put(p, lse ? LSE_IS_ENABLED : 0);
     p[2] = PHY_40GBASE_CR4;
     p[3] = d->link_up ? link_speed_bits(d) : 0;
     p[4] = LINK_MEDIA_AVAILABLE | (d->link_up ? LINK_UP : 0);
     p[5] = AN_QUALIFIED_MODULE | (d->link_up ? AN_COMPLETED : 0) | i40e_fc_an_info(d);
-    i40e_put_le16(p + 8, (uint16_t)(d->max_frame ? d->max_frame : I40E_MAX_FRAME_FCS));
+    le16_put(p + 8, (uint16_t)(d->max_frame ? d->max_frame : I40E_MAX_FRAME_FCS));
     p[10] = CONFIG_CRC_ENA;
 }
 
@@ -197,7 +197,7 @@ static void set_phy_config(i40e *d, aq_cmd *c)
 
 static void get_link_status(i40e *d, aq_cmd *c)
 {
-    uint16_t flags = i40e_le16(c->params);
+    uint16_t flags = le16_get(c->params);
     if ((flags & 0x3) == LSE_ENABLE)
         d->lse_enabled = true;
     else if ((flags & 0x3) == LSE_DISABLE)
@@ -208,10 +208,10 @@ static void get_link_status(i40e *d, aq_cmd *c)
 static void get_phy_abilities(i40e *d, aq_cmd *c)
 {
     uint8_t *b = c->buf;
-    i40e_put_le32(b, 1u << PHY_40GBASE_CR4);
+    le32_put(b, 1u << PHY_40GBASE_CR4);
     b[4] = link_speed_bits(d);
     uint8_t pause = d->fc.phy_pause;
-    if (i40e_le16(c->params) & PHY_REPORT_INITIAL)
+    if (le16_get(c->params) & PHY_REPORT_INITIAL)
         pause = d->flow_control ? I40E_PHY_PAUSE_TX | I40E_PHY_PAUSE_RX : 0;
     b[5] = pause | PHY_ABILITY_LINK_ENABLED | PHY_ABILITY_AN_ENABLED;
     /* the rest (EEE, FEC, module identity) stays zero */
@@ -224,22 +224,22 @@ static void get_version(aq_cmd *c)
 {
     uint8_t *p = c->params;
     memset(p, 0, 16);
-    i40e_put_le32(p + 4, 0); /* fw build */
-    i40e_put_le16(p + 8, I40E_FW_MAJOR);
-    i40e_put_le16(p + 10, I40E_FW_MINOR);
-    i40e_put_le16(p + 12, I40E_API_MAJOR);
-    i40e_put_le16(p + 14, I40E_API_MINOR);
+    le32_put(p + 4, 0); /* fw build */
+    le16_put(p + 8, I40E_FW_MAJOR);
+    le16_put(p + 10, I40E_FW_MINOR);
+    le16_put(p + 12, I40E_API_MAJOR);
+    le16_put(p + 14, I40E_API_MINOR);
 }
 
 static void put_cap(uint8_t *e, uint16_t id, uint32_t number, uint32_t logical,
                     uint32_t phys)
 {
     memset(e, 0, CAP_ELEM);
-    i40e_put_le16(e, id);
+    le16_put(e, id);
     e[2] = 1; /* major revision */
-    i40e_put_le32(e + 4, number);
-    i40e_put_le32(e + 8, logical);
-    i40e_put_le32(e + 12, phys);
+    le32_put(e + 4, number);
+    le32_put(e + 8, logical);
+    le32_put(e + 12, phys);
 }
 
 static void list_caps(aq_cmd *c)
@@ -253,7 +253,7 @@ static void list_caps(aq_cmd *c)
     put_cap(caps + CAP_ELEM * n++, 0x0042, I40E_NQP, 0, 0);  /* TX queues from 0 */
     put_cap(caps + CAP_ELEM * n++, 0x0043, I40E_NVEC, 0, 0); /* MSI-X vectors */
     uint32_t len = n * CAP_ELEM;
-    i40e_put_le32(c->params + 4, n);
+    le32_put(c->params + 4, n);
     if (len <= c->buf_len)
         memcpy(c->buf, caps, len);
     respond_buf(c, len);
@@ -270,7 +270,7 @@ static void mac_address_read(i40e *d, aq_cmd *c)
     memset(c->buf, 0, 24);
     memcpy(c->buf, mac, 6);                /* PF LAN address */
     memcpy(c->buf + 12, mac, 6);           /* port address */
-    i40e_put_le16(c->params, 0x10 | 0x40); /* LAN and port addresses valid */
+    le16_put(c->params, 0x10 | 0x40); /* LAN and port addresses valid */
     respond_buf(c, 24);
 }
 
@@ -280,15 +280,15 @@ static void get_switch_config(aq_cmd *c)
 {
     uint8_t *b = c->buf;
     memset(b, 0, 32);
-    i40e_put_le16(b, 1);     /* reported */
-    i40e_put_le16(b + 2, 1); /* total */
+    le16_put(b, 1);     /* reported */
+    le16_put(b + 2, 1); /* total */
     uint8_t *e = b + 16;
     e[0] = ELEM_VSI;
     e[1] = 1;
-    i40e_put_le16(e + 2, SEID_VSI);
-    i40e_put_le16(e + 4, SEID_MAC);
-    i40e_put_le16(e + 6, SEID_PF);
-    i40e_put_le16(c->params, 0); /* no more elements */
+    le16_put(e + 2, SEID_VSI);
+    le16_put(e + 4, SEID_MAC);
+    le16_put(e + 6, SEID_PF);
+    le16_put(c->params, 0); /* no more elements */
     respond_buf(c, 32);
 }
 
@@ -297,10 +297,10 @@ static void get_vsi(aq_cmd *c)
     /* VSI properties: all sections zero (no VLAN handling, queue map from
      * the driver's update), statistics index 0 */
     memset(c->buf, 0, VSI_PROPS);
-    i40e_put_le16(c->params, SEID_VSI);
-    i40e_put_le16(c->params + 2, 0);  /* VSI number */
-    i40e_put_le16(c->params + 4, 1);  /* used */
-    i40e_put_le16(c->params + 6, 31); /* free */
+    le16_put(c->params, SEID_VSI);
+    le16_put(c->params + 2, 0);  /* VSI number */
+    le16_put(c->params + 4, 1);  /* used */
+    le16_put(c->params + 6, 31); /* free */
     respond_buf(c, c->buf_len < VSI_PROPS ? VSI_PROPS : c->buf_len);
 }
 
@@ -318,7 +318,7 @@ static int find_uc(const i40e *d, const uint8_t *mac)
  * (the port address and promiscuous mode still apply). */
 static void add_macvlan(i40e *d, aq_cmd *c)
 {
-    uint16_t n = i40e_le16(c->params);
+    uint16_t n = le16_get(c->params);
     for (uint32_t i = 0; i < n && (i + 1) * 16 <= c->buf_len; i++) {
         const uint8_t *mac = c->buf + i * 16;
         if (!(mac[0] & 1) && find_uc(d, mac) < 0 && d->nuc < I40E_MAX_UC)
@@ -330,7 +330,7 @@ static void add_macvlan(i40e *d, aq_cmd *c)
 
 static void remove_macvlan(i40e *d, aq_cmd *c)
 {
-    uint16_t n = i40e_le16(c->params);
+    uint16_t n = le16_get(c->params);
     for (uint32_t i = 0; i < n && (i + 1) * 16 <= c->buf_len; i++) {
         int k = find_uc(d, c->buf + i * 16);
         if (k >= 0)
@@ -344,7 +344,7 @@ static void remove_macvlan(i40e *d, aq_cmd *c)
 
 static void vlan_filters(aq_cmd *c)
 {
-    uint16_t n = i40e_le16(c->params);
+    uint16_t n = le16_get(c->params);
     for (uint32_t i = 0; i < n && (i + 1) * 8 <= c->buf_len; i++)
         c->buf[i * 8 + 4] = 0; /* result: success */
     c->resp_len = c->buf_len;
@@ -352,8 +352,8 @@ static void vlan_filters(aq_cmd *c)
 
 static void set_promisc(i40e *d, aq_cmd *c)
 {
-    uint16_t flags = i40e_le16(c->params);
-    uint16_t valid = i40e_le16(c->params + 2);
+    uint16_t flags = le16_get(c->params);
+    uint16_t valid = le16_get(c->params + 2);
     if (valid & 0x01)
         d->promisc = flags & 0x01;
 }
@@ -363,7 +363,7 @@ static void query_vsi_bw(aq_cmd *c)
     memset(c->buf, 0, 64);
     c->buf[0] = 1; /* TC 0 valid */
     for (uint32_t i = 0; i < 8; i++)
-        i40e_put_le16(c->buf + 16 + 2 * i, i == 0 ? 0 : 0xFFFF);
+        le16_put(c->buf + 16 + 2 * i, i == 0 ? 0 : 0xFFFF);
     respond_buf(c, 64);
 }
 
@@ -389,12 +389,12 @@ static void port_ets(aq_cmd *c)
 
 static void debug_read_reg(i40e *d, aq_cmd *c)
 {
-    uint32_t addr = i40e_le32(c->params + 4);
+    uint32_t addr = le32_get(c->params + 4);
     uint32_t v = 0;
     if (addr < I40E_BAR0_SIZE && (addr & 3) == 0 && addr != I40E_PFINT_ICR0)
         v = i40e_reg_read(d, addr);
-    i40e_put_le32(c->params + 8, 0);
-    i40e_put_le32(c->params + 12, v);
+    le32_put(c->params + 8, 0);
+    le32_put(c->params + 12, v);
 }
 
 /* rx_ctl_reg_read/write: the receive filter control registers only
@@ -407,15 +407,15 @@ static bool rx_ctl_reg(uint32_t addr)
 
 static void rx_ctl(i40e *d, aq_cmd *c, bool write)
 {
-    uint32_t addr = i40e_le32(c->params + 8);
+    uint32_t addr = le32_get(c->params + 8);
     if (!rx_ctl_reg(addr)) {
         c->retval = I40E_AQ_RC_EINVAL;
         return;
     }
     if (write)
-        i40e_reg_write(d, addr, i40e_le32(c->params + 12));
+        i40e_reg_write(d, addr, le32_get(c->params + 12));
     else
-        i40e_put_le32(c->params + 12, i40e_reg_read(d, addr));
+        le32_put(c->params + 12, i40e_reg_read(d, addr));
 }
 
 /* ---- dispatch ----------------------------------------------------------------- */
@@ -427,7 +427,7 @@ static bool execute(i40e *d, uint16_t opc, aq_cmd *c)
         get_version(c);
         return true;
     case OPC_REQUEST_RESOURCE:
-        i40e_put_le32(c->params + 4, 180000); /* timeout, ms */
+        le32_put(c->params + 4, 180000); /* timeout, ms */
         d->nvm_locked = true;
         return true;
     case OPC_RELEASE_RESOURCE:
@@ -496,7 +496,7 @@ static bool execute(i40e *d, uint16_t opc, aq_cmd *c)
         restart_an(d);
         return true;
     case OPC_SET_MAC_CONFIG: {
-        uint16_t max = i40e_le16(c->params);
+        uint16_t max = le16_get(c->params);
         d->max_frame = max >= 64 && max <= I40E_MAX_FRAME_FCS ? max : 0;
         return true;
     }
@@ -504,7 +504,7 @@ static bool execute(i40e *d, uint16_t opc, aq_cmd *c)
         get_link_status(d, c);
         return true;
     case OPC_SET_PHY_INT_MASK:
-        d->phy_int_mask = i40e_le16(c->params + 8);
+        d->phy_int_mask = le16_get(c->params + 8);
         return true;
     case OPC_LLDP_GET_MIB:
         c->retval = I40E_AQ_RC_EPERM; /* no firmware LLDP agent */
@@ -522,7 +522,7 @@ uint32_t i40e_aq_execute(i40e *d)
                 .params = d->atq.desc + 16,
                 .buf = d->atq.buf,
                 .buf_len = d->atq.buf_len};
-    uint16_t opc = i40e_le16(c.desc + 2);
+    uint16_t opc = le16_get(c.desc + 2);
     if (!execute(d, opc, &c)) {
         d->c.aq_unsupported++;
         mortar_logf(d->self, MORTAR_LOG_DEBUG, "admin command 0x%04x not implemented",
@@ -530,7 +530,7 @@ uint32_t i40e_aq_execute(i40e *d)
         c.retval = I40E_AQ_RC_ENOSYS;
         c.resp_len = 0;
     }
-    i40e_put_le16(c.desc + 6, c.retval);
+    le16_put(c.desc + 6, c.retval);
     if (c.retval && c.retval != I40E_AQ_RC_ENOMEM)
         c.resp_len = 0;
     return c.resp_len;

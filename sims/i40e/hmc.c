@@ -85,7 +85,7 @@ static void pd_done(void *ctx, const dmaq_req *r, uint32_t status, const uint8_t
     i40e *d = ctx;
     bool rx = r->tag >> 63;
     uint32_t q = (uint32_t)(r->tag >> 32) & 0xFFFF;
-    uint64_t pd = status == 0 && size == 8 ? i40e_le64(data) : 0;
+    uint64_t pd = status == 0 && size == 8 ? le64_get(data) : 0;
     if (!(pd & 1)) {
         d->c.ring_errors++;
         deliver(d, r->tag, r->gen, NULL);

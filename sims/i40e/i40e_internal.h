@@ -26,6 +26,7 @@
 #include "i40e_regs.h"
 #include "mortar/pcie.h"
 #include "sims/common/dma_queue.h"
+#include "sims/common/le.h"
 
 #define I40E_REG_WORDS (I40E_BAR0_SIZE / 4)
 #define I40E_NQP       64 /* queue pairs of the PF */
@@ -269,43 +270,6 @@ static inline uint32_t i40e_reg(const i40e *d, uint32_t off)
 static inline void i40e_reg_set(i40e *d, uint32_t off, uint32_t v)
 {
     d->regs[off >> 2] = v;
-}
-
-static inline uint64_t i40e_le64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static inline uint32_t i40e_le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-           (uint32_t)p[3] << 24;
-}
-
-static inline uint16_t i40e_le16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static inline void i40e_put_le64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static inline void i40e_put_le32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static inline void i40e_put_le16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
 }
 
 /* Bits [lsb, lsb+width) of a little-endian bit string (width <= 64). */

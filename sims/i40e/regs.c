@@ -306,9 +306,9 @@ void i40e_mmio_read(i40e *d, const mortar_pcie_mmio *rd)
             d->c.unknown_reg_reads++; /* BAR3 belongs to the host's MSI-X */
     } else {
         uint32_t off = (uint32_t)rd->offset;
-        i40e_put_le32(done->data, i40e_reg_read(d, off));
+        le32_put(done->data, i40e_reg_read(d, off));
         if (rd->size == 8)
-            i40e_put_le32(done->data + 4, i40e_reg_read(d, off + 4));
+            le32_put(done->data + 4, i40e_reg_read(d, off + 4));
     }
     i40e_send_pcie(d, MORTAR_PCIE_MMIO_READ_DONE, done, (uint32_t)sizeof *done + size);
 }
@@ -316,7 +316,7 @@ void i40e_mmio_read(i40e *d, const mortar_pcie_mmio *rd)
 void i40e_mmio_write(i40e *d, const mortar_pcie_mmio *wr)
 {
     if (regular(wr, false))
-        i40e_reg_write(d, (uint32_t)wr->offset, i40e_le32(wr->data));
+        i40e_reg_write(d, (uint32_t)wr->offset, le32_get(wr->data));
     else if (wr->bar == 0)
         d->c.bad_mmio++;
     else

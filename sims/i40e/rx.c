@@ -173,7 +173,7 @@ static void fetch_done(void *ctx, const dmaq_req *req, uint32_t status,
     for (uint32_t i = 0; status == 0 && i < size / ds; i++) {
         uint32_t slot = req->offset / ds + i;
         if (slot < RX_FETCH)
-            r->staging[slot] = i40e_le64(data + (size_t)i * ds);
+            r->staging[slot] = le64_get(data + (size_t)i * ds);
     }
     if (--r->fetch_chunks > 0)
         return;
@@ -229,7 +229,7 @@ static void write_descriptor(i40e *d, i40e_rxq *r, uint32_t idx, uint32_t len,
     uint64_t qw1 = I40E_RXD_STATUS_DD | (uint64_t)len << I40E_RXD_LEN_PBUF_SHIFT;
     if (last)
         qw1 |= I40E_RXD_STATUS_EOP | f->qw1;
-    i40e_put_le64(wb + 8, qw1);
+    le64_put(wb + 8, qw1);
     dmaq_write(&d->dma, OWNER_RX(r->idx), r->gen, r->base + (uint64_t)idx * desc_size(r),
                wb, desc_size(r), last ? written_back : NULL, r->idx);
 }

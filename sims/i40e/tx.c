@@ -313,8 +313,8 @@ static void fetch_done(void *ctx, const dmaq_req *r, uint32_t status, const uint
             const uint8_t *p = data + (size_t)i * TX_DESC;
             if (slot >= TX_CACHE)
                 break;
-            t->cache[slot] = (i40e_txd){.qw0 = i40e_le64(p),
-                                        .qw1 = i40e_le64(p + 8),
+            t->cache[slot] = (i40e_txd){.qw0 = le64_get(p),
+                                        .qw1 = le64_get(p + 8),
                                         .idx = (t->fetch_next + slot) % t->len};
         }
     }
@@ -446,11 +446,11 @@ static void complete(i40e *d, i40e_txq *t, uint32_t eop_idx)
     dmaq_issued_fn cb = notify ? written_back : NULL;
     if (t->head_wb) {
         uint8_t v[4];
-        i40e_put_le32(v, t->head);
+        le32_put(v, t->head);
         dmaq_write(&d->dma, OWNER_TX(t->idx), t->gen, t->head_wb_addr, v, 4, cb, t->idx);
     } else if (t->rs) {
         uint8_t v[8];
-        i40e_put_le64(v, I40E_TXD_DTYPE_DONE);
+        le64_put(v, I40E_TXD_DTYPE_DONE);
         dmaq_write(&d->dma, OWNER_TX(t->idx), t->gen,
                    t->base + (uint64_t)eop_idx * TX_DESC + 8, v, 8, cb, t->idx);
     } else if (notify) {
