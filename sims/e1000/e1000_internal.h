@@ -25,6 +25,7 @@
 #include "e1000.h"
 #include "e1000_regs.h"
 #include "mortar/pcie.h"
+#include "sims/common/desc_prefetch.h"
 #include "sims/common/dma_queue.h"
 #include "sims/common/le.h"
 
@@ -34,8 +35,6 @@
 #define TX_CACHE   32           /* descriptors fetched at once */
 #define TX_MAX_PKT (256 * 1024) /* largest packet (TSO) assembled */
 #define TX_MAX_WB  64           /* RS descriptors remembered per packet */
-#define RX_CACHE   64           /* prefetched receive descriptors */
-#define RX_FETCH   32           /* receive descriptors fetched at once */
 #define DESC_SIZE  16
 
 /* 1 Gb/s line rate: picoseconds per byte on the wire. */
@@ -138,12 +137,7 @@ typedef struct e1000_rx {
     uint32_t gen;
     e1000_rx_frame *head, *tail;
     uint32_t fifo_bytes;
-    uint64_t cache_addr[RX_CACHE];
-    uint32_t cache_idx[RX_CACHE];
-    uint32_t cache_head, cache_count;
-    bool fetching, fetch_failed;
-    uint32_t fetch_next, fetch_len, fetch_chunks;
-    uint64_t staging[RX_FETCH];
+    desc_prefetch cache;
     bool waiting, dmt_armed;
     uint64_t seq;
 } e1000_rx;

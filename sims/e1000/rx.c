@@ -9,9 +9,9 @@
  * dropped and counted in MPC (and raises RXO when the FIFO overflowed).
  *
  * The FIFO drains into host memory through the descriptor ring: hardware
- * owns the descriptors from RDH up to RDT. They are prefetched by DMA (up to
- * RX_FETCH at a time). A frame of n bytes (FCS included unless SECRC) takes
- * ceil(n / buffer size) descriptors, the buffer size coming from RCTL.BSIZE
+ * owns the descriptors from RDH up to RDT. They are prefetched by DMA
+ * (sims/common/desc_prefetch.h). A frame of n bytes (FCS included unless
+ * SECRC) takes ceil(n / buffer size) descriptors, the buffer size coming from RCTL.BSIZE
  * and BSEX; the head frame waits until that many are available (counted once
  * in RNBC). Its data is written to the buffers, then each descriptor is
  * written back (length, checksum, status DD, and on the last EOP with the
@@ -74,10 +74,7 @@ void e1000_rx_reset(e1000 *d)
     rx->gen++;
     dmaq_flush(&d->dma, DMA_OWNER_RX);
     e1000_rx_free(d);
-    rx->cache_head = rx->cache_count = 0;
-    rx->fetching = rx->fetch_failed = false;
-    rx->fetch_chunks = 0;
-    rx->fetch_next = e1000_reg(d, E1000_RDH);
+    desc_prefetch_reset(&rx->cache, e1000_reg(d, E1000_RDH));
     rx->waiting = false;
     rx->dmt_armed = true;
 }
@@ -119,7 +116,7 @@ void e1000_rx_tail_write(e1000 *d, uint32_t v)
         return;
     }
     e1000_reg_set(d, E1000_RDT, v);
-    d->rx.fetch_failed = false;
+    d->rx.cache.failed = false;
     if (n && owned_from(d, e1000_reg(d, E1000_RDH), n) > dmt_threshold(d, n))
         d->rx.dmt_armed = true;
     e1000_rx_kick(d);
@@ -127,59 +124,34 @@ void e1000_rx_tail_write(e1000 *d, uint32_t v)
 
 /* ---- descriptor prefetch --------------------------------------------------- */
 
+static desc_ring_view ring_view(const e1000 *d, uint32_t n)
+{
+    return (desc_ring_view){.base = ring_base(d), .n = n, .desc_size = DESC_SIZE};
+}
+
 static void fetch_done(void *ctx, const dmaq_req *r, uint32_t status, const uint8_t *data,
                        uint32_t size)
 {
     e1000 *d = ctx;
-    e1000_rx *rx = &d->rx;
-    if (r->gen != rx->gen)
+    if (r->gen != d->rx.gen)
         return;
-    uint32_t n = e1000_ring_count(d, E1000_RDLEN);
-    if (status != 0 || n == 0)
-        rx->fetch_failed = true;
-    for (uint32_t i = 0; status == 0 && i < size / DESC_SIZE; i++) {
-        uint32_t slot = r->offset / DESC_SIZE + i;
-        if (slot < RX_FETCH)
-            rx->staging[slot] = le64_get(data + (size_t)i * DESC_SIZE);
-    }
-    if (--rx->fetch_chunks > 0)
+    desc_ring_view ring = ring_view(d, e1000_ring_count(d, E1000_RDLEN));
+    switch (desc_prefetch_complete(&d->rx.cache, r, status, data, size, ring)) {
+    case DESC_FETCH_PENDING:
         return;
-    rx->fetching = false;
-    if (rx->fetch_failed) {
+    case DESC_FETCH_FAILED:
         d->c.ring_errors++; /* retried when software writes RDT again */
         return;
+    case DESC_FETCH_DONE:
+        e1000_rx_kick(d);
+        return;
     }
-    for (uint32_t i = 0; i < rx->fetch_len; i++) {
-        uint32_t slot = (rx->cache_head + rx->cache_count++) % RX_CACHE;
-        rx->cache_addr[slot] = rx->staging[i];
-        rx->cache_idx[slot] = (rx->fetch_next + i) % n;
-    }
-    rx->fetch_next = (rx->fetch_next + rx->fetch_len) % n;
-    e1000_rx_kick(d);
 }
 
 static void fetch(e1000 *d, uint32_t n)
 {
-    e1000_rx *rx = &d->rx;
-    if (rx->fetching || rx->fetch_failed || rx->fetch_next >= n)
-        return;
-    uint32_t tail = e1000_reg(d, E1000_RDT);
-    uint32_t count = rx->fetch_next < tail ? tail - rx->fetch_next : n - rx->fetch_next;
-    if (tail == rx->fetch_next)
-        return;
-    if (count > RX_FETCH)
-        count = RX_FETCH;
-    if (count > RX_CACHE - rx->cache_count)
-        count = RX_CACHE - rx->cache_count;
-    if (count == 0)
-        return;
-    rx->fetching = true;
-    rx->fetch_len = count;
-    rx->fetch_chunks = dmaq_read(&d->dma, DMA_OWNER_RX, rx->gen,
-                                 ring_base(d) + (uint64_t)rx->fetch_next * DESC_SIZE,
-                                 count * DESC_SIZE, fetch_done, 0);
-    if (rx->fetch_chunks == 0)
-        rx->fetching = false;
+    desc_prefetch_start(&d->rx.cache, &d->dma, DMA_OWNER_RX, d->rx.gen, ring_view(d, n),
+                        e1000_reg(d, E1000_RDT), fetch_done);
 }
 
 /* ---- delivering a frame ---------------------------------------------------- */
@@ -217,18 +189,15 @@ static void write_descriptor(e1000 *d, uint32_t idx, uint32_t len,
 static void deliver(e1000 *d, e1000_rx_frame *f, uint32_t need, uint32_t bufsize)
 {
     e1000_rx *rx = &d->rx;
-    uint32_t idx[RX_CACHE], len[RX_CACHE];
-    if (need == 0 || need > RX_CACHE)
+    uint32_t idx[DESC_CACHE_MAX], len[DESC_CACHE_MAX];
+    if (need == 0 || need > DESC_CACHE_MAX)
         return;
     for (uint32_t i = 0; i < need; i++) {
-        uint32_t slot = rx->cache_head;
+        uint64_t addr;
         uint32_t off = i * bufsize;
         len[i] = f->len - off < bufsize ? f->len - off : bufsize;
-        idx[i] = rx->cache_idx[slot];
-        dmaq_write(&d->dma, DMA_OWNER_RX, rx->gen, rx->cache_addr[slot], f->data + off,
-                   len[i], NULL, 0);
-        rx->cache_head = (rx->cache_head + 1) % RX_CACHE;
-        rx->cache_count--;
+        desc_prefetch_pop(&rx->cache, &addr, &idx[i]);
+        dmaq_write(&d->dma, DMA_OWNER_RX, rx->gen, addr, f->data + off, len[i], NULL, 0);
     }
     for (uint32_t i = 0; i < need; i++)
         write_descriptor(d, idx[i], len[i], f, i + 1 == need);
@@ -259,15 +228,15 @@ void e1000_rx_kick(e1000 *d)
         uint32_t need = (rx->head->len + bufsize - 1) / bufsize;
         if (n == 0)
             return;
-        if (need > n - 1 || need > RX_CACHE) {
+        if (need > n - 1 || need > DESC_CACHE_MAX) {
             d->c.rx_missed++; /* can never fit the ring */
             e1000_stat_add(d, E1000_MPC, 1);
             pop_head(d);
-        } else if (rx->cache_count >= need) {
+        } else if (rx->cache.count >= need) {
             deliver(d, rx->head, need, bufsize);
             pop_head(d);
         } else {
-            if (rx->cache_count + owned_from(d, rx->fetch_next, n) < need &&
+            if (rx->cache.count + owned_from(d, rx->cache.next, n) < need &&
                 !rx->waiting) {
                 rx->waiting = true;
                 e1000_stat_add(d, E1000_RNBC, 1);

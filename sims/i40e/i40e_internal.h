@@ -25,6 +25,7 @@
 #include "i40e.h"
 #include "i40e_regs.h"
 #include "mortar/pcie.h"
+#include "sims/common/desc_prefetch.h"
 #include "sims/common/dma_queue.h"
 #include "sims/common/le.h"
 
@@ -62,8 +63,6 @@
 #define TX_DESC    16
 #define TX_CACHE   32
 #define TX_MAX_PKT (256u * 1024)
-#define RX_CACHE   64
-#define RX_FETCH   32
 
 /* Firmware and API version reported by get_version (see docs/models/i40e.md
  * for why these). */
@@ -158,12 +157,7 @@ typedef struct i40e_rxq {
     uint32_t len, dbuff, rxmax;
     bool desc32, crcstrip;
     uint32_t head;
-    uint64_t cache_addr[RX_CACHE];
-    uint32_t cache_idx[RX_CACHE];
-    uint32_t cache_head, cache_count;
-    bool fetching, fetch_failed;
-    uint32_t fetch_next, fetch_len, fetch_chunks;
-    uint64_t staging[RX_FETCH];
+    desc_prefetch cache;
 } i40e_rxq;
 
 /* A received frame waiting in the packet buffer. */

@@ -13,8 +13,8 @@
  *
  * The buffer drains into host memory through the queue's descriptor ring:
  * hardware owns the descriptors from the head up to the tail (QRX_TAIL).
- * They are prefetched by DMA (up to RX_FETCH at a time, 16 or 32 bytes each
- * as the queue context says). A frame of n bytes (plus the FCS unless the
+ * They are prefetched by DMA (sims/common/desc_prefetch.h), 16 or 32 bytes
+ * each as the queue context says. A frame of n bytes (plus the FCS unless the
  * context strips it) takes ceil(n / buffer size) descriptors, the buffer
  * size being the context's DBUFF x 128; the head frame waits until that
  * many are available. Its data goes to the buffers, then each descriptor is
@@ -57,9 +57,7 @@ static void queue_stop(i40e *d, i40e_rxq *r)
     r->gen++;
     dmaq_flush(&d->dma, OWNER_RX(r->idx));
     r->enabled = r->ctx_loading = r->ctx_ready = false;
-    r->cache_head = r->cache_count = 0;
-    r->fetching = r->fetch_failed = false;
-    r->fetch_chunks = 0;
+    desc_prefetch_reset(&r->cache, 0);
 }
 
 static void drop_queued(i40e *d, uint32_t q)
@@ -140,7 +138,7 @@ void i40e_rx_ctx_loaded(i40e *d, uint32_t q, uint32_t gen, const uint8_t *ctx)
         d->c.ring_errors++; /* header split and empty rings are not modelled */
         return;
     }
-    r->fetch_next = r->head;
+    desc_prefetch_reset(&r->cache, r->head);
     r->ctx_ready = true;
     i40e_reg_set(d, I40E_QRX_ENA(q), I40E_QENA_REQ | I40E_QENA_STAT);
     i40e_rx_kick(d);
@@ -154,11 +152,16 @@ void i40e_rx_tail_write(i40e *d, uint32_t q, uint32_t v)
         return;
     }
     i40e_reg_set(d, I40E_QRX_TAIL(q), v);
-    r->fetch_failed = false;
+    r->cache.failed = false;
     i40e_rx_kick(d);
 }
 
 /* ---- descriptor prefetch ------------------------------------------------------ */
+
+static desc_ring_view ring_view(const i40e_rxq *r)
+{
+    return (desc_ring_view){.base = r->base, .n = r->len, .desc_size = desc_size(r)};
+}
 
 static void fetch_done(void *ctx, const dmaq_req *req, uint32_t status,
                        const uint8_t *data, uint32_t size)
@@ -167,51 +170,22 @@ static void fetch_done(void *ctx, const dmaq_req *req, uint32_t status,
     i40e_rxq *r = &d->rxq[req->owner - OWNER_RX(0)];
     if (req->gen != r->gen)
         return;
-    uint32_t ds = desc_size(r);
-    if (status != 0)
-        r->fetch_failed = true;
-    for (uint32_t i = 0; status == 0 && i < size / ds; i++) {
-        uint32_t slot = req->offset / ds + i;
-        if (slot < RX_FETCH)
-            r->staging[slot] = le64_get(data + (size_t)i * ds);
-    }
-    if (--r->fetch_chunks > 0)
+    switch (desc_prefetch_complete(&r->cache, req, status, data, size, ring_view(r))) {
+    case DESC_FETCH_PENDING:
         return;
-    r->fetching = false;
-    if (r->fetch_failed) {
+    case DESC_FETCH_FAILED:
         d->c.ring_errors++; /* retried at the next tail write */
         return;
+    case DESC_FETCH_DONE:
+        i40e_rx_kick(d);
+        return;
     }
-    for (uint32_t i = 0; i < r->fetch_len; i++) {
-        uint32_t slot = (r->cache_head + r->cache_count++) % RX_CACHE;
-        r->cache_addr[slot] = r->staging[i];
-        r->cache_idx[slot] = (r->fetch_next + i) % r->len;
-    }
-    r->fetch_next = (r->fetch_next + r->fetch_len) % r->len;
-    i40e_rx_kick(d);
 }
 
 static void fetch(i40e *d, i40e_rxq *r)
 {
-    if (r->fetching || r->fetch_failed)
-        return;
-    uint32_t tail = i40e_reg(d, I40E_QRX_TAIL(r->idx));
-    if (tail == r->fetch_next || tail >= r->len)
-        return;
-    uint32_t count = r->fetch_next < tail ? tail - r->fetch_next : r->len - r->fetch_next;
-    if (count > RX_FETCH)
-        count = RX_FETCH;
-    if (count > RX_CACHE - r->cache_count)
-        count = RX_CACHE - r->cache_count;
-    if (count == 0)
-        return;
-    r->fetching = true;
-    r->fetch_len = count;
-    r->fetch_chunks = dmaq_read(&d->dma, OWNER_RX(r->idx), r->gen,
-                                r->base + (uint64_t)r->fetch_next * desc_size(r),
-                                count * desc_size(r), fetch_done, 0);
-    if (r->fetch_chunks == 0)
-        r->fetching = false;
+    desc_prefetch_start(&r->cache, &d->dma, OWNER_RX(r->idx), r->gen, ring_view(r),
+                        i40e_reg(d, I40E_QRX_TAIL(r->idx)), fetch_done);
 }
 
 /* ---- delivering a frame ---------------------------------------------------------- */
@@ -237,16 +211,13 @@ static void write_descriptor(i40e *d, i40e_rxq *r, uint32_t idx, uint32_t len,
 static void deliver(i40e *d, i40e_rxq *r, const i40e_rx_frame *f, const uint8_t *data,
                     uint32_t len, uint32_t need)
 {
-    uint32_t idx[RX_CACHE], blen[RX_CACHE];
+    uint32_t idx[DESC_CACHE_MAX], blen[DESC_CACHE_MAX];
     for (uint32_t i = 0; i < need; i++) {
-        uint32_t slot = r->cache_head;
+        uint64_t addr;
         uint32_t off = i * r->dbuff;
         blen[i] = len - off < r->dbuff ? len - off : r->dbuff;
-        idx[i] = r->cache_idx[slot];
-        dmaq_write(&d->dma, OWNER_RX(r->idx), r->gen, r->cache_addr[slot], data + off,
-                   blen[i], NULL, 0);
-        r->cache_head = (r->cache_head + 1) % RX_CACHE;
-        r->cache_count--;
+        desc_prefetch_pop(&r->cache, &addr, &idx[i]);
+        dmaq_write(&d->dma, OWNER_RX(r->idx), r->gen, addr, data + off, blen[i], NULL, 0);
     }
     for (uint32_t i = 0; i < need; i++)
         write_descriptor(d, r, idx[i], blen[i], f, i + 1 == need);
@@ -295,11 +266,11 @@ static void drain(i40e *d)
         uint32_t len = 0;
         const uint8_t *data = with_fcs(r, f, buf, &len);
         uint32_t need = (len + r->dbuff - 1) / r->dbuff;
-        if (need > r->len - 1 || need > RX_CACHE || (r->rxmax && f->len > r->rxmax)) {
+        if (need > r->len - 1 || need > DESC_CACHE_MAX || (r->rxmax && f->len > r->rxmax)) {
             d->st.roc++;
             filtered(d, "larger than the queue's buffers or maximum", f->len);
             pop_head(rx);
-        } else if (r->cache_count >= need) {
+        } else if (r->cache.count >= need) {
             deliver(d, r, f, data, len, need);
             pop_head(rx);
         } else {
