@@ -54,7 +54,7 @@ const char cli_program_details[] =
     "Options take their value as '--opt value' or '--opt=value'; '-' as an\n"
     "output file is stdout. The environment variable MORTAR_LOG sets the log level.\n";
 
-#define DB_READ_HELP "the results database to read (default mortar.db; it must exist)"
+#define DB_READ_HELP  "the results database to read (default mortar.db; it must exist)"
 #define DB_WRITE_HELP "the results database (default mortar.db; created if missing)"
 
 const cli_command mortar_cmd_alone = {
@@ -76,11 +76,13 @@ const cli_command mortar_cmd_run = {
     "run one experiment and record it in the results database",
     "Validates the spec, starts the simulators and the QEMU hosts, watches them and\n"
     "records the run: status, versions, per-request results, stats, losses.\n",
-    {{CLI_KEY_SET, "set a variable of the spec, or the value at a JSON path (repeatable)"},
+    {{CLI_KEY_SET,
+      "set a variable of the spec, or the value at a JSON path (repeatable)"},
      {CLI_KEY_DB, DB_WRITE_HELP},
      {CLI_KEY_OUT, "where run directories go (default runs)"},
      {CLI_KEY_TRACE, "record trace files (for mortar trace)"},
-     {CLI_KEY_STALL_TIMEOUT, "end a run in which nothing moved for this long (default 120)"},
+     {CLI_KEY_STALL_TIMEOUT,
+      "end a run in which nothing moved for this long (default 120)"},
      {CLI_KEY_TIMEOUT, "end a run that takes longer (default 3600)"}},
     mortar_run_main,
 };
@@ -157,7 +159,8 @@ const cli_command mortar_cmd_serve = {
     "",
     "serve the explorer on 127.0.0.1",
     "The page is rebuilt from the database on every load; Ctrl-C stops.\n",
-    {{CLI_KEY_DB, DB_READ_HELP}, {CLI_KEY_PORT, "the port, 0 to 65535 (default 8080; 0: any free)"}},
+    {{CLI_KEY_DB, DB_READ_HELP},
+     {CLI_KEY_PORT, "the port, 0 to 65535 (default 8080; 0: any free)"}},
     mortar_serve_main,
 };
 
@@ -166,7 +169,8 @@ const cli_command mortar_cmd_spec = {
     "SPEC",
     "check a spec and print it resolved",
     NULL,
-    {{CLI_KEY_SET, "set a variable of the spec, or the value at a JSON path (repeatable)"}},
+    {{CLI_KEY_SET,
+      "set a variable of the spec, or the value at a JSON path (repeatable)"}},
     mortar_spec_main,
 };
 
@@ -193,9 +197,12 @@ const cli_command mortar_cmd_completion = {
 };
 
 const cli_command *const cli_commands[] = {
-    &mortar_cmd_run,    &mortar_cmd_sweep,   &mortar_cmd_results, &mortar_cmd_verdict,
-    &mortar_cmd_trace,  &mortar_cmd_report,  &mortar_cmd_serve,   &mortar_cmd_spec,
-    &mortar_cmd_alone,  &mortar_cmd_import,  &mortar_cmd_version, &mortar_cmd_help,
+    &mortar_cmd_run,        &mortar_cmd_sweep,
+    &mortar_cmd_results,    &mortar_cmd_verdict,
+    &mortar_cmd_trace,      &mortar_cmd_report,
+    &mortar_cmd_serve,      &mortar_cmd_spec,
+    &mortar_cmd_alone,      &mortar_cmd_import,
+    &mortar_cmd_version,    &mortar_cmd_help,
     &mortar_cmd_completion, NULL,
 };
 

@@ -33,7 +33,8 @@ static bool is_choice_list(const char *value)
 
 static bool names_a_file(const char *operands)
 {
-    return strstr(operands, "SPEC") || strstr(operands, "FILE") || strstr(operands, ".json");
+    return strstr(operands, "SPEC") || strstr(operands, "FILE") ||
+           strstr(operands, ".json");
 }
 
 static void write_option_values(FILE *out, const cli_command *cmd)

@@ -25,7 +25,8 @@ int mortar_version_main(int argc, char **argv)
     if (key != CLI_DONE)
         return cli_stop_status(key);
     if (p.first_operand < argc)
-        return cli_usage_error(&mortar_cmd_version, "unexpected '%s'", argv[p.first_operand]);
+        return cli_usage_error(&mortar_cmd_version, "unexpected '%s'",
+                               argv[p.first_operand]);
     cli_print_version(stdout);
     return CLI_EXIT_OK;
 }
@@ -92,8 +93,10 @@ int main(int argc, char **argv)
     }
     const cli_command *cmd = cli_command_find(name);
     if (!cmd) {
-        fprintf(stderr, "mortar: unknown command '%s'\n"
-                        "Try 'mortar --help' for the commands.\n", name);
+        fprintf(stderr,
+                "mortar: unknown command '%s'\n"
+                "Try 'mortar --help' for the commands.\n",
+                name);
         return CLI_EXIT_USAGE;
     }
     return cmd->run(argc - 1, argv + 1);

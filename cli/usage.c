@@ -30,8 +30,8 @@ void cli_print_version(FILE *out)
 
 static void print_usage_line(FILE *out, const cli_command *cmd)
 {
-    fprintf(out, "Usage: mortar %s [OPTION]...%s%s\n", cmd->name, cmd->operands[0] ? " " : "",
-            cmd->operands);
+    fprintf(out, "Usage: mortar %s [OPTION]...%s%s\n", cmd->name,
+            cmd->operands[0] ? " " : "", cmd->operands);
 }
 
 static void print_try_help(const cli_command *cmd)
@@ -204,9 +204,11 @@ int cli_next(cli_parser *p)
                                   ? abbreviation(p, p->longopts[longindex].name)
                                   : NULL;
     if (abbreviated) {
-        fprintf(stderr, "mortar %s: unrecognized option '%.*s' (options are written in full:"
-                        " --%s?)\n", p->cmd->name, (int)strcspn(abbreviated, "="),
-                abbreviated, p->longopts[longindex].name);
+        fprintf(stderr,
+                "mortar %s: unrecognized option '%.*s' (options are written in full:"
+                " --%s?)\n",
+                p->cmd->name, (int)strcspn(abbreviated, "="), abbreviated,
+                p->longopts[longindex].name);
         print_try_help(p->cmd);
         return CLI_STOP_USAGE;
     }

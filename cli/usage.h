@@ -86,10 +86,10 @@ typedef struct cli_option {
 #define CLI_MAX_OPTIONS 16
 
 typedef struct cli_command {
-    const char *name;     /* "run" */
-    const char *operands; /* "SPEC", "[COMMAND]", or "" */
-    const char *summary;  /* one line, no period */
-    const char *details;  /* paragraphs after the options, or NULL */
+    const char *name;                    /* "run" */
+    const char *operands;                /* "SPEC", "[COMMAND]", or "" */
+    const char *summary;                 /* one line, no period */
+    const char *details;                 /* paragraphs after the options, or NULL */
     cli_option options[CLI_MAX_OPTIONS]; /* ends at key 0 */
     int (*run)(int argc, char **argv);   /* argv[0] is the command's name */
 } cli_command;
@@ -144,8 +144,8 @@ typedef struct cli_parser {
     const cli_command *cmd;
     int argc;
     char **argv;
-    const char *value;   /* after cli_next: the option's value, or NULL */
-    int first_operand;   /* after CLI_DONE: argv[first_operand..argc) */
+    const char *value; /* after cli_next: the option's value, or NULL */
+    int first_operand; /* after CLI_DONE: argv[first_operand..argc) */
     struct option longopts[CLI_MAX_OPTIONS + 3];
     char shortopts[2 * CLI_MAX_OPTIONS + 8];
 } cli_parser;

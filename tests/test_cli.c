@@ -17,9 +17,9 @@
 #include "cli_util.h"
 
 /* Every subcommand; `mortar --help` must list exactly these. */
-static const char *const commands[] = {"run",     "sweep",  "results", "verdict", "trace",
-                                       "report",  "serve",  "spec",    "alone",   "import",
-                                       "version", "help",   "completion"};
+static const char *const commands[] = {
+    "run",  "sweep", "results", "verdict", "trace", "report",    "serve",
+    "spec", "alone", "import",  "version", "help",  "completion"};
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
 static const char *const bench_programs[] = {"bench-link", "bench-run", "bench-net",
@@ -55,7 +55,8 @@ static void test_mortar_help_lists_every_command(void **state)
     assert_non_null(list);
     size_t listed = 0;
     char name[64];
-    for (const char *line = list + 11; sscanf(line, "  %63s", name) == 1 && line[0] == ' ';
+    for (const char *line = list + 11;
+         sscanf(line, "  %63s", name) == 1 && line[0] == ' ';
          line = strchr(line, '\n') + 1) {
         bool known = false;
         for (size_t i = 0; i < N_COMMANDS; i++)
@@ -93,8 +94,8 @@ static void test_unknown_option_is_a_usage_error_on_stderr(void **state)
         expect(&r, 2, commands[i]);
         if (!strstr(r.err, "unrecognized option '--bogus-option'") ||
             !strstr(r.err, "Usage: mortar ") || r.out[0])
-            fail_msg("mortar %s --bogus-option: stdout: %s\nstderr: %s", commands[i], r.out,
-                     r.err);
+            fail_msg("mortar %s --bogus-option: stdout: %s\nstderr: %s", commands[i],
+                     r.out, r.err);
         cli_result_free(&r);
     }
     cli_result r = mortar(dir, "no-such-command");
@@ -129,12 +130,12 @@ static void test_abbreviated_option_is_refused(void **state)
 static void test_option_value_after_equals_works_like_separate(void **state)
 {
     const char *dir = *state, *src = source_dir();
-    cli_result a = mortar(dir, "spec '%s/experiments/examples/pcitest.json' --set name=eq1",
-                          src);
-    cli_result b = mortar(dir, "spec '%s/experiments/examples/pcitest.json' --set=name=eq1",
-                          src);
-    cli_result c = mortar(dir, "spec --set=name=eq1 '%s/experiments/examples/pcitest.json'",
-                          src);
+    cli_result a =
+        mortar(dir, "spec '%s/experiments/examples/pcitest.json' --set name=eq1", src);
+    cli_result b =
+        mortar(dir, "spec '%s/experiments/examples/pcitest.json' --set=name=eq1", src);
+    cli_result c =
+        mortar(dir, "spec --set=name=eq1 '%s/experiments/examples/pcitest.json'", src);
     expect(&a, 0, "spec --set v");
     expect(&b, 0, "spec --set=v");
     expect(&c, 0, "spec --set=v SPEC");
@@ -212,7 +213,8 @@ static void test_bench_help_prints_usage_without_running(void **state)
     for (size_t i = 0; i < N_BENCH; i++) {
         char cmd[1024], usage[64];
         /* the limit keeps a benchmark that starts anyway from running long */
-        snprintf(cmd, sizeof cmd, "timeout 30 '%s/%s' --help", bin_dir(), bench_programs[i]);
+        snprintf(cmd, sizeof cmd, "timeout 30 '%s/%s' --help", bin_dir(),
+                 bench_programs[i]);
         double start = now_s();
         cli_result r = run_command(dir, cmd);
         double took = now_s() - start;
@@ -269,7 +271,8 @@ static void test_each_flag_means_one_thing(void **state)
     for (size_t i = 0; i < N_COMMANDS; i++) {
         cli_result r = mortar(dir, "%s --help", commands[i]);
         expect(&r, 0, commands[i]);
-        for (const char *line = r.out; *line; line += strcspn(line, "\n") + (*line != 0)) {
+        for (const char *line = r.out; *line;
+             line += strcspn(line, "\n") + (*line != 0)) {
             if (*line == '\n' || !option_of_line(line, name, value))
                 continue;
             size_t k = 0;
@@ -373,7 +376,8 @@ static void test_completion_completes_commands_options_and_values(void **state)
     snprintf(cmd, sizeof cmd, "bash '%s'", path);
     cli_result r = run_command(dir, cmd);
     expect(&r, 0, "bash completion");
-    assert_string_equal(r.out, "trace\n--format\nperfetto otlp timeline split\nregcopy\n");
+    assert_string_equal(r.out,
+                        "trace\n--format\nperfetto otlp timeline split\nregcopy\n");
     cli_result_free(&r);
 }
 
