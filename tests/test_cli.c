@@ -358,6 +358,23 @@ static void test_man_page_and_completion_cover_every_command(void **state)
     free(completion);
 }
 
+static void test_install_puts_man_pages_and_completion_under_the_prefix(void **state)
+{
+    const char *dir = *state;
+    char cmd[1024], path[512];
+    snprintf(cmd, sizeof cmd, "cmake --install '%s/..' --prefix '%s/prefix'", bin_dir(), dir);
+    cli_result r = run_command(dir, cmd);
+    expect(&r, 0, "cmake --install");
+    cli_result_free(&r);
+    const char *files[] = {"share/man/man1/mortar.1", "share/man/man1/mortar-sim.1",
+                           "share/bash-completion/completions/mortar"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/prefix/%s", dir, files[i]);
+        if (access(path, R_OK) != 0)
+            fail_msg("cmake --install did not install %s", files[i]);
+    }
+}
+
 static void test_completion_completes_commands_options_and_values(void **state)
 {
     const char *dir = *state;
@@ -409,6 +426,7 @@ int main(void)
         cmocka_unit_test(test_each_flag_means_one_thing),
         cmocka_unit_test(test_mortar_sim_follows_the_conventions),
         cmocka_unit_test(test_man_page_and_completion_cover_every_command),
+        cmocka_unit_test(test_install_puts_man_pages_and_completion_under_the_prefix),
         cmocka_unit_test(test_completion_completes_commands_options_and_values),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
