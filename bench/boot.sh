@@ -14,6 +14,8 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 export MORTAR_SOURCE=${MORTAR_SOURCE:-$(cd "$here/../.." && pwd)}
+source "$MORTAR_SOURCE/bench/options.sh"
+bench_options bench-boot "$0" "$@"
 export MORTAR_BIN=${MORTAR_BIN:-$here}
 source "$MORTAR_SOURCE/tests/qemu/harness.sh"
 IDLE_S=${IDLE_S:-1}

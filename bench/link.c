@@ -10,8 +10,10 @@
  *   sync_echo_sim_us_per_wall_s      a message every 500 ns each way, two processes
  *   inproc_echo_sim_us_per_wall_s    the same traffic co-located
  *
- * Usage: bench-link [--quick]. Not a test: the figures depend on the machine.
+ * Usage: bench-link [--quick] (usage_text below). Not a test: the figures
+ * depend on the machine.
  */
+#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -262,9 +264,52 @@ static pid_t start_cpu_hog(void)
 
 static const char *const policy_names[] = {"spin", "yield", "block"};
 
+static const char usage_text[] =
+    "Usage: bench-link [OPTION]...\n"
+    "Measure links and synchronization; print the figures as key=value lines\n"
+    "(pingpong_rtt_ns, stream_msgs_per_s, sync_*_sim_us_per_wall_s, ...).\n"
+    "\n"
+    "Options:\n"
+    "      --quick     shorter runs (less precise)\n"
+    "  -h, --help      show this help and exit\n"
+    "      --version   print the version and exit\n";
+
+enum { OPT_QUICK = 256, OPT_VERSION };
+
+/* Returns -1 to run the benchmark, or the exit status. */
+static int parse_args(int argc, char **argv)
+{
+    static const struct option options[] = {{"quick", no_argument, NULL, OPT_QUICK},
+                                            {"help", no_argument, NULL, 'h'},
+                                            {"version", no_argument, NULL, OPT_VERSION},
+                                            {NULL, 0, NULL, 0}};
+    for (int c; (c = getopt_long(argc, argv, "h", options, NULL)) != -1;) {
+        if (c == OPT_QUICK)
+            quick = 1;
+        else if (c == 'h') {
+            fputs(usage_text, stdout);
+            return 0;
+        } else if (c == OPT_VERSION) {
+            printf("bench-link (mortar) %s\n", MORTAR_VERSION);
+            return 0;
+        } else
+            return 2;
+    }
+    if (optind < argc) {
+        fprintf(stderr, "bench-link: unexpected '%s'\n", argv[optind]);
+        return 2;
+    }
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
-    quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    int status = parse_args(argc, argv);
+    if (status >= 0) {
+        if (status == 2)
+            fputs("Try 'bench-link --help' for more information.\n", stderr);
+        return status;
+    }
     const char *idle = "{\"messages\":0}";
     /* a message every 500 ns on average from each side */
     const char *echo = "{\"messages\":100000000,\"max_gap\":\"1us\"}";

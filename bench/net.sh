@@ -28,6 +28,8 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 export MORTAR_SOURCE=${MORTAR_SOURCE:-$(cd "$here/../.." && pwd)}
+source "$MORTAR_SOURCE/bench/options.sh"
+bench_options bench-net "$0" "$@"
 export MORTAR_BIN=${MORTAR_BIN:-$here}
 NICS=${NICS:-"i40e e1000"}
 BYTES=${BYTES:-33554432}

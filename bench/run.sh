@@ -22,6 +22,8 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 SOURCE=${MORTAR_SOURCE:-$(cd "$here/../.." && pwd)}
+MORTAR_SOURCE=$SOURCE source "$SOURCE/bench/options.sh"
+MORTAR_SOURCE=$SOURCE bench_options bench-run "$0" "$@"
 BIN=${MORTAR_BIN:-$here}
 REQUESTS=${REQUESTS:-10}
 ROUNDS=${ROUNDS:-1}

@@ -17,6 +17,7 @@
 
 #include "mortar/error.h"
 #include "sims/matmul/bench.h"
+#include "usage.h"
 
 typedef struct alone_opts {
     const char *design;
@@ -25,16 +26,6 @@ typedef struct alone_opts {
     uint64_t seed;
     matmul_result result;
 } alone_opts;
-
-static int usage(const char *why)
-{
-    if (why)
-        fprintf(stderr, "mortar alone: %s\n", why);
-    fprintf(stderr,
-            "usage: mortar alone --design a|b|regcopy --speed S [--n 512] [--seed N]\n"
-            "                    [--result int8|int32]\n");
-    return 2;
-}
 
 static bool parse_double(const char *s, double *out)
 {
@@ -53,43 +44,50 @@ static bool parse_u64(const char *s, uint64_t *out)
     return errno == 0 && end != s && *end == '\0' && s[0] != '-';
 }
 
-/* Returns 0, or the exit code of a usage error. */
+/* Returns CLI_PARSED, or the exit status after --help, --version or a usage
+ * error. */
 static int parse_args(int argc, char **argv, alone_opts *o)
 {
     *o = (alone_opts){.speed = 1.0,
                       .n = ALONE_DEFAULT_N,
                       .seed = ALONE_DEFAULT_SEED,
                       .result = ALONE_DEFAULT_RESULT};
+    const cli_command *cmd = &mortar_cmd_alone;
     bool have_speed = false;
-    for (int i = 1; i < argc; i++) {
-        const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+    cli_parser p;
+    cli_parser_init(&p, cmd, argc, argv);
+    for (int key; (key = cli_next(&p)) != CLI_DONE;) {
+        const char *val = p.value;
         uint64_t u;
-        if (!strcmp(opt, "-h") || !strcmp(opt, "--help"))
-            return usage(NULL);
-        if (!val)
-            return usage("every option takes a value");
-        i++;
-        if (!strcmp(opt, "--design"))
+        if (key == CLI_KEY_DESIGN)
             o->design = val;
-        else if (!strcmp(opt, "--speed") && parse_double(val, &o->speed) && o->speed > 0)
+        else if (key == CLI_KEY_SPEED) {
+            if (!parse_double(val, &o->speed) || !(o->speed > 0))
+                return cli_usage_error(cmd, "--speed %s: expected a number > 0", val);
             have_speed = true;
-        else if (!strcmp(opt, "--n") && parse_u64(val, &u) && u > 0 && u <= 4096 &&
-                 u % 128 == 0)
+        } else if (key == CLI_KEY_N) {
+            if (!parse_u64(val, &u) || u == 0 || u > 4096 || u % 128 != 0)
+                return cli_usage_error(cmd, "--n %s: expected a multiple of 128 up to 4096",
+                                       val);
             o->n = (uint32_t)u;
-        else if (!strcmp(opt, "--seed") && parse_u64(val, &u))
+        } else if (key == CLI_KEY_SEED) {
+            if (!parse_u64(val, &u))
+                return cli_usage_error(cmd, "--seed %s: expected a whole number", val);
             o->seed = u;
-        else if (!strcmp(opt, "--result") && matmul_result_parse(val, &o->result))
-            continue;
-        else
-            return usage("bad option or value (speed > 0, n a multiple of 128 up to "
-                         "4096, result int8 or int32)");
+        } else if (key == CLI_KEY_RESULT) {
+            if (!matmul_result_parse(val, &o->result))
+                return cli_usage_error(cmd, "--result %s: expected int8 or int32", val);
+        } else
+            return cli_stop_status(key);
     }
+    if (p.first_operand < argc)
+        return cli_usage_error(cmd, "unexpected '%s'", argv[p.first_operand]);
     if (!o->design || (strcmp(o->design, "a") && strcmp(o->design, "b") &&
                        strcmp(o->design, "regcopy")))
-        return usage("--design must be a, b or regcopy");
+        return cli_usage_error(cmd, "--design must be a, b or regcopy");
     if (!have_speed)
-        return usage("--speed is required");
-    return 0;
+        return cli_usage_error(cmd, "--speed is required");
+    return CLI_PARSED;
 }
 
 /* Picoseconds as microseconds with two decimals, rounded, without floats. */
@@ -103,7 +101,7 @@ int mortar_alone_main(int argc, char **argv)
 {
     alone_opts o;
     int rc = parse_args(argc, argv, &o);
-    if (rc)
+    if (rc != CLI_PARSED)
         return rc;
     matmul_alone_result r;
     char err[512];

@@ -8,22 +8,21 @@
 
 #include "db.h"
 #include "run_record.h"
+#include "usage.h"
 
 int mortar_import_main(int argc, char **argv)
 {
     const char *db_path = "mortar.db", *file = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--db") && i + 1 < argc)
-            db_path = argv[++i];
-        else if (argv[i][0] != '-' && !file)
-            file = argv[i];
-        else
-            file = NULL, i = argc;
+    cli_parser p;
+    cli_parser_init(&p, &mortar_cmd_import, argc, argv);
+    for (int key; (key = cli_next(&p)) != CLI_DONE;) {
+        if (key != CLI_KEY_DB)
+            return cli_stop_status(key);
+        db_path = p.value;
     }
-    if (!file) {
-        fprintf(stderr, "usage: mortar import RUNDIR/" RUN_RECORD_FILE " [--db FILE]\n");
-        return 2;
-    }
+    if (argc - p.first_operand != 1)
+        return cli_usage_error(&mortar_cmd_import, "one RUNDIR/" RUN_RECORD_FILE ", please");
+    file = argv[p.first_operand];
     sqlite3 *db;
     char err[1024];
     int64_t id;

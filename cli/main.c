@@ -1,96 +1,103 @@
 /*
  * main.c - the `mortar` command: a dispatcher over subcommands.
  *
- *   mortar alone --design a|b|regcopy --speed S   component benchmark
- *   mortar run SPEC [--set key=value]...          run an experiment, record it
- *   mortar results [--db FILE] [--json]           the recorded runs
- *   mortar import RUNDIR/result.json [--db FILE]   record a run's kept result
- *   mortar sweep SPEC --grid path=v1,v2 ...        run a grid of experiments
- *   mortar verdict [--db FILE] [--json]           which design wins where
- *   mortar trace RUN --format perfetto|otlp|timeline|split   export one request of a run
- *   mortar report [--db FILE] [--out DIR]         write the explorer page
- *   mortar serve [--db FILE] [--port N]           serve the explorer
- *   mortar spec SPEC [--set key=value]...         check a spec, print it resolved
- *   mortar version                                versions of the parts
- *   mortar help                                   this list
+ *   mortar COMMAND [OPTION]... [ARGUMENT]...   run a command (commands.c lists them)
+ *   mortar help [COMMAND]                      the commands, or one command's usage
+ *   mortar --help | --version
  *
- * Each subcommand lives in its own file and has the signature of main().
+ * Each subcommand lives in its own file, has the signature of main() and
+ * parses its options with the parser of usage.h, from its entry in
+ * commands.c. The commands that belong to the program itself (version,
+ * help, completion) are here.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "mortar/log.h"
-#include "alone.h"
-#include "import_cmd.h"
-#include "results.h"
-#include "run.h"
-#include "report_cmd.h"
-#include "spec_cmd.h"
-#include "sweep_cmd.h"
-#include "trace_cmd.h"
-#include "verdict_cmd.h"
+#include "usage.h"
 
-typedef struct subcommand {
-    const char *name;
-    const char *usage;
-    int (*run)(int argc, char **argv);
-} subcommand;
-
-static int version_main(int argc, char **argv);
-static int help_main(int argc, char **argv);
-
-static const subcommand subcommands[] = {
-    {"alone", "alone --design a|b|regcopy --speed S   one request through a device model alone",
-     mortar_alone_main},
-    {"run", "run SPEC [--set key=value]... [--db FILE] [--out DIR] [--trace]   run one experiment",
-     mortar_run_main},
-    {"results", "results [--db FILE] [--json]            list the recorded runs",
-     mortar_results_main},
-    {"import", "import RUNDIR/result.json [--db FILE]   record a result its run could not write",
-     mortar_import_main},
-    {"sweep", "sweep SPEC --grid path=v1,v2,... [--grid ...] [--jobs N] [--db FILE]   run a grid",
-     mortar_sweep_main},
-    {"verdict", "verdict [--db FILE] [--json]            which design wins where, from the runs",
-     mortar_verdict_main},
-    {"trace", "trace RUN [--db FILE] --format perfetto|otlp|timeline|split [--out FILE] [--request N]   one request of a run",
-     mortar_trace_main},
-    {"report", "report [--db FILE] [--out DIR]          write the explorer page", mortar_report_main},
-    {"serve", "serve [--db FILE] [--port N]            serve the explorer on 127.0.0.1",
-     mortar_serve_main},
-    {"spec", "spec SPEC [--set key=value]...         check a spec and print it resolved",
-     mortar_spec_main},
-    {"version", "version                                 print versions", version_main},
-    {"help", "help                                    this list", help_main},
-};
-
-#define N_SUBCOMMANDS (sizeof subcommands / sizeof subcommands[0])
-
-static int version_main(int argc, char **argv)
+int mortar_version_main(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    printf("mortar %s (commit %s)\n", MORTAR_VERSION, MORTAR_COMMIT);
-    return 0;
+    cli_parser p;
+    cli_parser_init(&p, &mortar_cmd_version, argc, argv);
+    int key = cli_next(&p); /* it takes no option but --help and --version */
+    if (key != CLI_DONE)
+        return cli_stop_status(key);
+    if (p.first_operand < argc)
+        return cli_usage_error(&mortar_cmd_version, "unexpected '%s'",
+                               argv[p.first_operand]);
+    cli_print_version(stdout);
+    return CLI_EXIT_OK;
 }
 
-static int help_main(int argc, char **argv)
+int mortar_help_main(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    printf("usage: mortar COMMAND [ARGS]\n\ncommands:\n");
-    for (size_t i = 0; i < N_SUBCOMMANDS; i++)
-        printf("  mortar %s\n", subcommands[i].usage);
-    return 0;
+    cli_parser p;
+    bool all = false;
+    int key;
+    cli_parser_init(&p, &mortar_cmd_help, argc, argv);
+    while ((key = cli_next(&p)) != CLI_DONE) {
+        if (key != CLI_KEY_ALL)
+            return cli_stop_status(key);
+        all = true;
+    }
+    int operands = argc - p.first_operand;
+    if (operands > 1)
+        return cli_usage_error(&mortar_cmd_help, "one COMMAND at most");
+    if (operands == 1) {
+        const cli_command *cmd = cli_command_find(argv[p.first_operand]);
+        if (!cmd)
+            return cli_usage_error(&mortar_cmd_help, "no command '%s'",
+                                   argv[p.first_operand]);
+        cli_print_help(stdout, cmd);
+        return CLI_EXIT_OK;
+    }
+    cli_print_program_help(stdout);
+    /* one section per command: the form help2man makes a man page section of */
+    for (size_t i = 0; all && cli_commands[i]; i++) {
+        printf("\nmortar %s:\n", cli_commands[i]->name);
+        cli_print_command_section(stdout, cli_commands[i]);
+    }
+    return CLI_EXIT_OK;
+}
+
+int mortar_completion_main(int argc, char **argv)
+{
+    cli_parser p;
+    cli_parser_init(&p, &mortar_cmd_completion, argc, argv);
+    int key = cli_next(&p); /* it takes no option but --help and --version */
+    if (key != CLI_DONE)
+        return cli_stop_status(key);
+    if (argc - p.first_operand != 1 || strcmp(argv[p.first_operand], "bash"))
+        return cli_usage_error(&mortar_cmd_completion, "the shell is 'bash'");
+    cli_write_bash_completion(stdout);
+    return CLI_EXIT_OK;
 }
 
 int main(int argc, char **argv)
 {
     mortar_log_init_from_env();
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
-        return help_main(argc, argv) == 0 && argc >= 2 ? 0 : 2;
-    for (size_t i = 0; i < N_SUBCOMMANDS; i++)
-        if (!strcmp(argv[1], subcommands[i].name))
-            return subcommands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "mortar: unknown command '%s' (try 'mortar help')\n", argv[1]);
-    return 2;
+    if (argc < 2) {
+        cli_print_program_help(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
+        cli_print_program_help(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (!strcmp(name, "--version")) {
+        cli_print_version(stdout);
+        return CLI_EXIT_OK;
+    }
+    const cli_command *cmd = cli_command_find(name);
+    if (!cmd) {
+        fprintf(stderr,
+                "mortar: unknown command '%s'\n"
+                "Try 'mortar --help' for the commands.\n",
+                name);
+        return CLI_EXIT_USAGE;
+    }
+    return cmd->run(argc - 1, argv + 1);
 }

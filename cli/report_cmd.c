@@ -17,12 +17,7 @@
 #include "report_cmd.h"
 #include "report_data.h"
 #include "report_page.h"
-
-static const char report_usage[] =
-    "usage: mortar report [--db FILE] [--out DIR]\n"
-    "  writes the explorer page for the results database FILE (default mortar.db)\n"
-    "  to DIR/index.html (default report/) and prints its path; the traced request\n"
-    "  of each run it shows goes to DIR/traces/<run id>.js, loaded when shown\n";
+#include "usage.h"
 
 /* `dir`/`name` into `path`; -1 with err when it does not fit. */
 static int join_path(char *path, size_t size, const char *dir, const char *name,
@@ -171,19 +166,18 @@ static void print_summary(const char *page_path, const char *out_dir,
 int mortar_report_main(int argc, char **argv)
 {
     const char *db_path = "mortar.db", *out_dir = "report";
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--db") && i + 1 < argc) {
-            db_path = argv[++i];
-        } else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
-            out_dir = argv[++i];
-        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(report_usage, stdout);
-            return 0;
-        } else {
-            fprintf(stderr, "mortar report: unexpected '%s'\n%s", argv[i], report_usage);
-            return 2;
-        }
+    cli_parser p;
+    cli_parser_init(&p, &mortar_cmd_report, argc, argv);
+    for (int key; (key = cli_next(&p)) != CLI_DONE;) {
+        if (key == CLI_KEY_DB)
+            db_path = p.value;
+        else if (key == CLI_KEY_OUT)
+            out_dir = p.value;
+        else
+            return cli_stop_status(key);
     }
+    if (p.first_operand < argc)
+        return cli_usage_error(&mortar_cmd_report, "unexpected '%s'", argv[p.first_operand]);
     char err[2048];
     json_t *timelines;
     report_files done = {0};

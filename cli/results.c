@@ -8,6 +8,7 @@
 #include "db.h"
 #include "losses.h"
 #include "results.h"
+#include "usage.h"
 
 static void print_table(json_t *runs)
 {
@@ -44,16 +45,18 @@ int mortar_results_main(int argc, char **argv)
 {
     const char *path = "mortar.db";
     int as_json = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--db") && i + 1 < argc)
-            path = argv[++i];
-        else if (!strcmp(argv[i], "--json"))
+    cli_parser p;
+    cli_parser_init(&p, &mortar_cmd_results, argc, argv);
+    for (int key; (key = cli_next(&p)) != CLI_DONE;) {
+        if (key == CLI_KEY_DB)
+            path = p.value;
+        else if (key == CLI_KEY_JSON)
             as_json = 1;
-        else {
-            fprintf(stderr, "usage: mortar results [--db FILE] [--json]\n");
-            return 2;
-        }
+        else
+            return cli_stop_status(key);
     }
+    if (p.first_operand < argc)
+        return cli_usage_error(&mortar_cmd_results, "unexpected '%s'", argv[p.first_operand]);
     sqlite3 *db;
     char err[512];
     if (db_open_read(&db, path, err, sizeof err)) {

@@ -33,6 +33,7 @@
 #include "run.h"
 #include "run_record.h"
 #include "spec.h"
+#include "usage.h"
 
 #define MAX_REQUESTS 100000
 /* Tries at the final database write, each waiting up to DB_BUSY_TIMEOUT_MS. */
@@ -92,55 +93,52 @@ static double wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int usage(void)
-{
-    fprintf(stderr, "usage: mortar run SPEC [--set key=value]... [--db FILE] [--out DIR]"
-                    " [--trace] [--stall-timeout S] [--timeout S]\n");
-    return 2;
-}
-
 /* A whole number of seconds, 1 or more: "5x" or "0" is refused. */
 static int parse_seconds(const char *text, int *out)
 {
     char *end;
     errno = 0;
     long v = strtol(text, &end, 10);
-    if (errno || end == text || *end || v < 1 || v > 1000000) {
-        fprintf(stderr, "mortar run: '%s' is not a number of seconds (1 to 1000000)\n", text);
+    if (errno || end == text || *end || v < 1 || v > 1000000)
         return -1;
-    }
     *out = (int)v;
     return 0;
 }
 
+/* Returns CLI_PARSED, or the exit status after --help, --version or a usage
+ * error. */
 static int parse_args(int argc, char **argv, run_opts *o)
 {
     *o = (run_opts){.db_path = "mortar.db", .out_dir = "runs", .stall_s = 120,
                     .timeout_s = 3600};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has = i + 1 < argc;
-        if (!strcmp(a, "--set") && has && o->nsets < 64)
-            o->sets[o->nsets++] = argv[++i];
-        else if (!strcmp(a, "--db") && has)
-            o->db_path = argv[++i];
-        else if (!strcmp(a, "--out") && has)
-            o->out_dir = argv[++i];
-        else if (!strcmp(a, "--trace"))
+    const cli_command *cmd = &mortar_cmd_run;
+    cli_parser p;
+    cli_parser_init(&p, cmd, argc, argv);
+    for (int key; (key = cli_next(&p)) != CLI_DONE;) {
+        int *seconds = key == CLI_KEY_STALL_TIMEOUT ? &o->stall_s
+                       : key == CLI_KEY_TIMEOUT     ? &o->timeout_s
+                                                    : NULL;
+        if (key == CLI_KEY_SET) {
+            if (o->nsets == 64)
+                return cli_usage_error(cmd, "more than 64 --set options");
+            o->sets[o->nsets++] = (char *)p.value;
+        } else if (key == CLI_KEY_DB)
+            o->db_path = p.value;
+        else if (key == CLI_KEY_OUT)
+            o->out_dir = p.value;
+        else if (key == CLI_KEY_TRACE)
             o->trace = true;
-        else if (!strcmp(a, "--stall-timeout") && has) {
-            if (parse_seconds(argv[++i], &o->stall_s))
-                return -1;
-        } else if (!strcmp(a, "--timeout") && has) {
-            if (parse_seconds(argv[++i], &o->timeout_s))
-                return -1;
-        }
-        else if (a[0] != '-' && !o->spec_path)
-            o->spec_path = a;
-        else
-            return -1;
+        else if (seconds) {
+            if (parse_seconds(p.value, seconds))
+                return cli_usage_error(cmd, "'%s' is not a number of seconds (1 to 1000000)",
+                                       p.value);
+        } else
+            return cli_stop_status(key);
     }
-    return o->spec_path && o->stall_s > 0 && o->timeout_s > 0 ? 0 : -1;
+    if (argc - p.first_operand != 1)
+        return cli_usage_error(cmd, "one SPEC, please");
+    o->spec_path = argv[p.first_operand];
+    return CLI_PARSED;
 }
 
 /* ---- the tools: QEMU build, guest image, firmware ---------------------------- */
@@ -649,8 +647,9 @@ static bool record(sqlite3 *db, const run_record *rec, const run_opts *o, const 
 int mortar_run_main(int argc, char **argv)
 {
     run_opts o;
-    if (parse_args(argc, argv, &o))
-        return usage();
+    int status = parse_args(argc, argv, &o);
+    if (status != CLI_PARSED)
+        return status;
     char err[2048];
     json_t *spec = spec_load(o.spec_path, o.sets, o.nsets, err, sizeof err);
     if (!spec || spec_validate(spec, err, sizeof err)) {

@@ -35,12 +35,7 @@
 #include "report_cmd.h"
 #include "report_data.h"
 #include "report_page.h"
-
-static const char serve_usage[] =
-    "usage: mortar serve [--db FILE] [--port N]\n"
-    "  serves the explorer for the results database FILE (default mortar.db) at\n"
-    "  http://127.0.0.1:N/ (default 8080; 0 picks a free port), rebuilt on every\n"
-    "  load; Ctrl-C stops\n";
+#include "usage.h"
 
 #define SERVE_MAX_CONNECTIONS 4000
 #define SERVE_IDLE_TIMEOUT_S 30
@@ -225,23 +220,20 @@ int mortar_serve_main(int argc, char **argv)
 {
     serve_ctx ctx = {.db_path = "mortar.db"};
     unsigned port = 8080;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--db") && i + 1 < argc) {
-            ctx.db_path = argv[++i];
-        } else if (!strcmp(argv[i], "--port") && i + 1 < argc) {
-            if (parse_port(argv[++i], &port)) {
-                fprintf(stderr, "mortar serve: --port wants 0 to 65535, not '%s'\n%s",
-                        argv[i], serve_usage);
-                return 2;
-            }
-        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(serve_usage, stdout);
-            return 0;
-        } else {
-            fprintf(stderr, "mortar serve: unexpected '%s'\n%s", argv[i], serve_usage);
-            return 2;
-        }
+    cli_parser p;
+    cli_parser_init(&p, &mortar_cmd_serve, argc, argv);
+    for (int key; (key = cli_next(&p)) != CLI_DONE;) {
+        if (key == CLI_KEY_DB)
+            ctx.db_path = p.value;
+        else if (key == CLI_KEY_PORT) {
+            if (parse_port(p.value, &port))
+                return cli_usage_error(&mortar_cmd_serve, "--port wants 0 to 65535, not '%s'",
+                                       p.value);
+        } else
+            return cli_stop_status(key);
     }
+    if (p.first_operand < argc)
+        return cli_usage_error(&mortar_cmd_serve, "unexpected '%s'", argv[p.first_operand]);
 
     /* Fail now, not on the first load, when the page cannot be built. */
     char err[2048];

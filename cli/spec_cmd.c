@@ -8,26 +8,25 @@
 
 #include "spec.h"
 #include "spec_cmd.h"
+#include "usage.h"
 
 int mortar_spec_main(int argc, char **argv)
 {
     const char *path = NULL;
     char *sets[64];
     size_t nsets = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--set") && i + 1 < argc && nsets < 64)
-            sets[nsets++] = argv[++i];
-        else if (argv[i][0] != '-' && !path)
-            path = argv[i];
-        else {
-            fprintf(stderr, "usage: mortar spec SPEC [--set key=value]...\n");
-            return 2;
-        }
+    cli_parser p;
+    cli_parser_init(&p, &mortar_cmd_spec, argc, argv);
+    for (int key; (key = cli_next(&p)) != CLI_DONE;) {
+        if (key != CLI_KEY_SET)
+            return cli_stop_status(key);
+        if (nsets == 64)
+            return cli_usage_error(&mortar_cmd_spec, "more than 64 --set options");
+        sets[nsets++] = (char *)p.value;
     }
-    if (!path) {
-        fprintf(stderr, "usage: mortar spec SPEC [--set key=value]...\n");
-        return 2;
-    }
+    if (argc - p.first_operand != 1)
+        return cli_usage_error(&mortar_cmd_spec, "one SPEC, please");
+    path = argv[p.first_operand];
     char err[1024];
     json_t *spec = spec_load(path, sets, nsets, err, sizeof err);
     if (!spec || spec_validate(spec, err, sizeof err)) {

@@ -40,6 +40,7 @@
 #include "sweep_progress.h"
 #include "sweep_cmd.h"
 #include "sweep_plan.h"
+#include "usage.h"
 
 #define MAX_ARGS         64
 #define EXIT_INTERRUPTED 130
@@ -83,17 +84,6 @@ static void on_stop_signal(int sig)
     stop_signals++;
 }
 
-static int usage(void)
-{
-    fputs(
-        "usage: mortar sweep SPEC --grid path=v1,v2,... [--grid ...] [--set path=v]...\n"
-        "           [--jobs N] [--db FILE] [--out DIR] [--trace|--no-trace] [--dry-run]\n"
-        "       mortar sweep SWEEPFILE [the same options]   (JSON with \"parts\")\n"
-        "  --dry-run lists the points and which are done, and runs nothing\n",
-        stderr);
-    return 2;
-}
-
 /* ---- options ---------------------------------------------------------------- */
 
 static long default_jobs(void)
@@ -108,60 +98,56 @@ static int parse_jobs(const char *text, long *jobs)
     char *end;
     errno = 0;
     *jobs = strtol(text, &end, 10);
-    if (errno || end == text || *end || *jobs < 1 || *jobs > 256) {
-        fprintf(stderr, "mortar sweep: --jobs %s: expected a number from 1 to 256\n",
-                text);
-        return -1;
-    }
-    return 0;
+    if (errno || end == text || *end || *jobs < 1 || *jobs > 256)
+        return cli_usage_error(&mortar_cmd_sweep, "--jobs %s: expected a number from 1 to 256",
+                               text);
+    return CLI_PARSED;
 }
 
-static int add_arg(char **list, size_t *n, char *arg, const char *what)
+static int add_arg(char **list, size_t *n, const char *arg, const char *what)
 {
-    if (*n == MAX_ARGS) {
-        fprintf(stderr, "mortar sweep: more than %d %s options\n", MAX_ARGS, what);
-        return -1;
-    }
-    list[(*n)++] = arg;
-    return 0;
+    if (*n == MAX_ARGS)
+        return cli_usage_error(&mortar_cmd_sweep, "more than %d %s options", MAX_ARGS, what);
+    list[(*n)++] = (char *)arg;
+    return CLI_PARSED;
 }
 
+/* Returns CLI_PARSED, or the exit status after --help, --version or a usage
+ * error. */
 static int parse_args(int argc, char **argv, sweep_opts *o)
 {
     *o = (sweep_opts){.db_path = "mortar.db", .out_dir = "runs", .jobs = default_jobs()};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has = i + 1 < argc;
-        int rc = 0;
-        if (!strcmp(a, "--grid") && has)
-            rc = add_arg(o->grids, &o->ngrids, argv[++i], "--grid");
-        else if (!strcmp(a, "--set") && has)
-            rc = add_arg(o->sets, &o->nsets, argv[++i], "--set");
-        else if (!strcmp(a, "--jobs") && has)
-            rc = parse_jobs(argv[++i], &o->jobs);
-        else if (!strcmp(a, "--db") && has)
-            o->db_path = argv[++i];
-        else if (!strcmp(a, "--out") && has)
-            o->out_dir = argv[++i];
-        else if (!strcmp(a, "--dry-run"))
+    const cli_command *cmd = &mortar_cmd_sweep;
+    cli_parser p;
+    cli_parser_init(&p, cmd, argc, argv);
+    for (int key; (key = cli_next(&p)) != CLI_DONE;) {
+        int rc = CLI_PARSED;
+        if (key == CLI_KEY_GRID)
+            rc = add_arg(o->grids, &o->ngrids, p.value, "--grid");
+        else if (key == CLI_KEY_SET)
+            rc = add_arg(o->sets, &o->nsets, p.value, "--set");
+        else if (key == CLI_KEY_JOBS)
+            rc = parse_jobs(p.value, &o->jobs);
+        else if (key == CLI_KEY_DB)
+            o->db_path = p.value;
+        else if (key == CLI_KEY_OUT)
+            o->out_dir = p.value;
+        else if (key == CLI_KEY_DRY_RUN)
             o->dry_run = true;
-        else if (!strcmp(a, "--trace") || !strcmp(a, "--no-trace"))
-            o->trace = !strcmp(a, "--trace");
-        else if (a[0] != '-' && !o->path)
-            o->path = a;
+        else if (key == CLI_KEY_TRACE || key == CLI_KEY_NO_TRACE)
+            o->trace = key == CLI_KEY_TRACE;
         else
-            return usage();
-        if (rc)
-            return 2;
+            return cli_stop_status(key);
+        if (rc != CLI_PARSED)
+            return rc;
     }
-    if (!o->path)
-        return usage();
+    if (argc - p.first_operand != 1)
+        return cli_usage_error(cmd, "one SPEC or SWEEPFILE, please");
+    o->path = argv[p.first_operand];
     /* a spec without a grid is one run: that is `mortar run` */
-    if (o->ngrids == 0 && access(o->path, R_OK) == 0 && !sweep_plan_is_sweep_file(o->path)) {
-        fprintf(stderr, "mortar sweep: %s is a spec and no --grid is given\n", o->path);
-        return usage();
-    }
-    return 0;
+    if (o->ngrids == 0 && access(o->path, R_OK) == 0 && !sweep_plan_is_sweep_file(o->path))
+        return cli_usage_error(cmd, "%s is a spec and no --grid is given", o->path);
+    return CLI_PARSED;
 }
 
 /* ---- preparing -------------------------------------------------------------- */
@@ -632,7 +618,7 @@ int mortar_sweep_main(int argc, char **argv)
 {
     sweep_opts o;
     int rc = parse_args(argc, argv, &o);
-    if (rc)
+    if (rc != CLI_PARSED)
         return rc;
     sweep s = {.opts = &o, .start_s = progress_now()};
     rc = prepare(&s);

@@ -1,14 +1,15 @@
 /*
  * trace_cmd.c - `mortar trace RUN [--db FILE] --format
- * perfetto|otlp|timeline|split [--out FILE] [--request N]`: one request of a
- * recorded run, joined from the run's trace files (trace_export.h), written
- * to a file or stdout; `split` writes where its time went (time_split.h).
+ * perfetto|otlp|timeline|split [--output FILE|-o FILE] [--request N]`: one
+ * request of a recorded run, joined from the run's trace files
+ * (trace_export.h), written to a file or stdout (`-`, the default); `split`
+ * writes where its time went (time_split.h).
  *
  * RUN is a run id in the results database. The run's started_at (UTC) is
  * the OTLP epoch, so the spans land at the wall time the run started plus
- * the virtual time. Exit status: 0; 1 when the format is unknown, the run,
- * its trace or the request is missing, or a trace file is corrupt; 2 for a
- * usage error.
+ * the virtual time. Exit status: 0; 1 when the run, its trace or the
+ * request is missing, or a trace file is corrupt; 2 for a usage error (an
+ * unknown format among them).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -21,20 +22,12 @@
 #include "trace_cmd.h"
 #include "time_split.h"
 #include "trace_export.h"
+#include "usage.h"
 
 typedef struct trace_opts {
     const char *db, *format, *out;
     int64_t run, request;
 } trace_opts;
-
-static int usage(const char *why)
-{
-    if (why)
-        fprintf(stderr, "mortar trace: %s\n", why);
-    fprintf(stderr, "usage: mortar trace RUN [--db FILE] --format perfetto|otlp|timeline|split"
-                    " [--out FILE] [--request N]\n");
-    return 2;
-}
 
 /* A whole non-negative decimal number. */
 static int parse_index(const char *s, int64_t *out)
@@ -47,49 +40,41 @@ static int parse_index(const char *s, int64_t *out)
     return 0;
 }
 
+/* Returns CLI_PARSED, or the exit status after --help, --version or a usage
+ * error. */
 static int parse_opts(int argc, char **argv, trace_opts *o)
 {
     *o = (trace_opts){.db = "mortar.db", .run = -1, .request = TRACE_REQUEST_MEDIAN};
-    const char *run = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has_value = i + 1 < argc;
-        if (!strcmp(a, "--db") && has_value)
-            o->db = argv[++i];
-        else if (!strcmp(a, "--format") && has_value)
-            o->format = argv[++i];
-        else if (!strcmp(a, "--out") && has_value)
-            o->out = argv[++i];
-        else if (!strcmp(a, "--request") && has_value) {
-            if (parse_index(argv[++i], &o->request))
-                return usage("--request takes a request index (0, 1, ...)");
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
-            return usage(NULL);
-        else if (a[0] == '-') {
-            bool known = !strcmp(a, "--db") || !strcmp(a, "--format") ||
-                         !strcmp(a, "--out") || !strcmp(a, "--request");
-            fprintf(stderr, "mortar trace: %s %s\n",
-                    known ? "missing the value of" : "unknown option", a);
-            return usage(NULL);
-        } else if (run)
-            return usage("only one RUN");
-        else
-            run = a;
+    const cli_command *cmd = &mortar_cmd_trace;
+    cli_parser p;
+    cli_parser_init(&p, cmd, argc, argv);
+    for (int key; (key = cli_next(&p)) != CLI_DONE;) {
+        if (key == CLI_KEY_DB)
+            o->db = p.value;
+        else if (key == CLI_KEY_FORMAT)
+            o->format = p.value;
+        else if (key == CLI_KEY_OUTPUT)
+            o->out = strcmp(p.value, "-") ? p.value : NULL;
+        else if (key == CLI_KEY_REQUEST) {
+            if (parse_index(p.value, &o->request))
+                return cli_usage_error(cmd, "--request takes a request index (0, 1, ...)");
+        } else
+            return cli_stop_status(key);
     }
-    if (!run)
-        return usage("which run? (its id, as in mortar results)");
-    if (parse_index(run, &o->run))
-        return usage("RUN is a run id (a number, as in mortar results)");
+    int operands = argc - p.first_operand;
+    if (operands == 0)
+        return cli_usage_error(cmd, "which run? (its id, as in mortar results)");
+    if (operands > 1)
+        return cli_usage_error(cmd, "only one RUN");
+    if (parse_index(argv[p.first_operand], &o->run))
+        return cli_usage_error(cmd, "RUN is a run id (a number, as in mortar results)");
     if (!o->format)
-        return usage("--format is required");
+        return cli_usage_error(cmd, "--format is required");
     if (strcmp(o->format, "perfetto") && strcmp(o->format, "otlp") &&
-        strcmp(o->format, "timeline") && strcmp(o->format, "split")) {
-        fprintf(stderr,
-                "mortar trace: unknown format '%s' (perfetto, otlp, timeline or split)\n",
-                o->format);
-        return 1;
-    }
-    return 0;
+        strcmp(o->format, "timeline") && strcmp(o->format, "split"))
+        return cli_usage_error(cmd, "unknown format '%s' (perfetto, otlp, timeline or split)",
+                               o->format);
+    return CLI_PARSED;
 }
 
 /* "2024-05-01T12:00:00Z" as nanoseconds since 1970; 0 when not that. */
@@ -172,7 +157,7 @@ int mortar_trace_main(int argc, char **argv)
 {
     trace_opts o;
     int rc = parse_opts(argc, argv, &o);
-    if (rc)
+    if (rc != CLI_PARSED)
         return rc;
     char dir[1024];
     uint64_t epoch_ns = 0;

@@ -17,13 +17,8 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "usage.h"
 #include "verdict.h"
-
-static int usage(void)
-{
-    fprintf(stderr, "usage: mortar verdict [--db FILE] [--json]\n");
-    return 2;
-}
 
 /* The number under `key`, or NAN when it is null or missing. */
 static double jnum(const json_t *obj, const char *key)
@@ -297,14 +292,18 @@ int mortar_verdict_main(int argc, char **argv)
 {
     const char *path = "mortar.db";
     bool as_json = false;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--db") && i + 1 < argc)
-            path = argv[++i];
-        else if (!strcmp(argv[i], "--json"))
+    cli_parser p;
+    cli_parser_init(&p, &mortar_cmd_verdict, argc, argv);
+    for (int key; (key = cli_next(&p)) != CLI_DONE;) {
+        if (key == CLI_KEY_DB)
+            path = p.value;
+        else if (key == CLI_KEY_JSON)
             as_json = true;
         else
-            return usage();
+            return cli_stop_status(key);
     }
+    if (p.first_operand < argc)
+        return cli_usage_error(&mortar_cmd_verdict, "unexpected '%s'", argv[p.first_operand]);
     json_t *v = load_verdict(path);
     if (!v)
         return 1;

@@ -1,6 +1,6 @@
 /*
  * cli_util.h - helpers for tests that run the `mortar` command: a private
- * scratch directory, and one command's exit status and stderr.
+ * scratch directory, and one command's exit status, stdout and stderr.
  */
 #ifndef MORTAR_TEST_CLI_UTIL_H
 #define MORTAR_TEST_CLI_UTIL_H
@@ -45,6 +45,49 @@ static inline int run_mortar(const char *dir, const char *args, char *err, size_
     free(text);
     remove(log);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* What one command did: its exit status (128 when it did not exit) and
+ * its stdout and stderr (malloc'd, never NULL). */
+typedef struct cli_result {
+    int status;
+    char *out, *err;
+} cli_result;
+
+/* Runs the shell command `command` in `dir`, stdin from /dev/null, with
+ * stdout and stderr captured. */
+static inline cli_result run_command(const char *dir, const char *command)
+{
+    char cmd[8192], out[256], err[256];
+    snprintf(out, sizeof out, "%s/stdout.txt", dir);
+    snprintf(err, sizeof err, "%s/stderr.txt", dir);
+    snprintf(cmd, sizeof cmd, "cd '%s' && %s </dev/null >'%s' 2>'%s'", dir, command, out, err);
+    int st = system(cmd);
+    cli_result r = {.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128};
+    r.out = read_text(out);
+    r.err = read_text(err);
+    if (!r.out)
+        r.out = calloc(1, 1);
+    if (!r.err)
+        r.err = calloc(1, 1);
+    remove(out);
+    remove(err);
+    return r;
+}
+
+/* Runs `<bin dir>/<program> <args>` (args: a shell word list) in `dir`, as
+ * run_command. */
+static inline cli_result run_program(const char *dir, const char *program, const char *args)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "'%s/%s' %s", bin_dir(), program, args);
+    return run_command(dir, cmd);
+}
+
+static inline void cli_result_free(cli_result *r)
+{
+    free(r->out);
+    free(r->err);
 }
 
 static inline void remove_tree(const char *dir)

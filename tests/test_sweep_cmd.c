@@ -27,7 +27,7 @@ static void test_a_spec_without_grid_prints_usage_and_runs_nothing(void **state)
     snprintf(args, sizeof args, "sweep '%s/experiments/matmul/design-b.json' --out runs",
              source_dir());
     int rc = run_mortar(dir, args, err, sizeof err);
-    if (rc != 2 || !strstr(err, "usage: mortar sweep"))
+    if (rc != 2 || !strstr(err, "Usage: mortar sweep"))
         fail_msg("status %d, stderr: %s", rc, err);
     snprintf(path, sizeof path, "%s/mortar.db", dir);
     assert_false(exists(path));

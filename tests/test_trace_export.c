@@ -781,6 +781,54 @@ static int run_cli(const char *tmp, const char *args, char *err_text, size_t siz
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* The request number of the split `mortar trace ARGS` writes on stdout, or
+ * -1. */
+static int64_t split_request_on_stdout(const char *tmp, const char *args)
+{
+    const char *bin = getenv("MORTAR_BIN") ? getenv("MORTAR_BIN") : "build/bin";
+    char cmd[2048], out_path[700];
+    snprintf(out_path, sizeof out_path, "%s/stdout.json", tmp);
+    snprintf(cmd, sizeof cmd, "'%s/mortar' trace %s >'%s' 2>/dev/null", bin, args, out_path);
+    int st = system(cmd);
+    json_error_t jerr;
+    json_t *doc = WIFEXITED(st) && WEXITSTATUS(st) == 0 ? json_load_file(out_path, 0, &jerr)
+                                                          : NULL;
+    int64_t req = doc ? num(doc, "request") : -1;
+    json_decref(doc);
+    remove(out_path);
+    return req;
+}
+
+static void test_command_writes_stdout_for_a_dash(void **state)
+{
+    const char *bin = getenv("MORTAR_BIN") ? getenv("MORTAR_BIN") : "build/bin";
+    char exe[600];
+    snprintf(exe, sizeof exe, "%s/mortar", bin);
+    if (access(exe, X_OK) != 0)
+        skip(); /* the command is not built */
+    char tmp[] = "/tmp/mortar-trace-dash-XXXXXX", db_path[700], args[2048], err[512];
+    assert_non_null(mkdtemp(tmp));
+    snprintf(db_path, sizeof db_path, "%s/mortar.db", tmp);
+    sqlite3 *db;
+    assert_int_equal(db_open(&db, db_path, err, sizeof err), 0);
+    json_t *spec = json_object();
+    db_run_info traced = {.name = "t", .design = "a", .run_dir = *state, .spec = spec};
+    int64_t id = db_begin_run(db, &traced);
+    json_decref(spec);
+    sqlite3_close(db);
+    const char *outputs[] = {"-o -", "--output -", "--output=-", ""};
+    for (size_t i = 0; i < sizeof outputs / sizeof outputs[0]; i++) {
+        snprintf(args, sizeof args, "%lld --db '%s' --format split --request 1 %s",
+                 (long long)id, db_path, outputs[i]);
+        if (split_request_on_stdout(tmp, args) != 1)
+            fail_msg("mortar trace %s wrote no split on stdout", args);
+    }
+    struct stat st;
+    snprintf(args, sizeof args, "%s/-", tmp);
+    assert_int_not_equal(stat(args, &st), 0); /* no file named "-" */
+    remove_dir(tmp);
+}
+
 static void test_command_exit_codes_and_messages(void **state)
 {
     const char *bin = getenv("MORTAR_BIN") ? getenv("MORTAR_BIN") : "build/bin";
@@ -805,7 +853,7 @@ static void test_command_exit_codes_and_messages(void **state)
     json_decref(spec);
     sqlite3_close(db);
 
-    snprintf(args, sizeof args, "%lld --db '%s' --format otlp --out '%s'", (long long)id,
+    snprintf(args, sizeof args, "%lld --db '%s' --format otlp --output '%s'", (long long)id,
              db_path, out_path);
     if (run_cli(tmp, args, text, sizeof text) != 0)
         fail_msg("mortar trace failed: %s", text);
@@ -814,14 +862,14 @@ static void test_command_exit_codes_and_messages(void **state)
     assert_non_null(doc);
     assert_non_null(json_object_get(doc, "resourceSpans"));
     json_decref(doc);
-    snprintf(args, sizeof args, "%lld --db '%s' --format perfetto --request 2 --out '%s'",
+    snprintf(args, sizeof args, "%lld --db '%s' --format perfetto --request 2 -o '%s'",
              (long long)id, db_path, out_path);
     assert_int_equal(run_cli(tmp, args, text, sizeof text), 0);
     doc = json_load_file(out_path, 0, &jerr);
     assert_int_equal(num(json_object_get(doc, "otherData"), "request"), 2);
     json_decref(doc);
 
-    snprintf(args, sizeof args, "%lld --db '%s' --format split --request 2 --out '%s'",
+    snprintf(args, sizeof args, "%lld --db '%s' --format split --request 2 --output='%s'",
              (long long)id, db_path, out_path);
     assert_int_equal(run_cli(tmp, args, text, sizeof text), 0);
     doc = json_load_file(out_path, 0, &jerr);
@@ -841,7 +889,7 @@ static void test_command_exit_codes_and_messages(void **state)
     assert_int_equal(run_cli(tmp, args, text, sizeof text), 1);
     assert_non_null(strstr(text, "has no trace: rerun it with --trace"));
     snprintf(args, sizeof args, "%lld --db '%s' --format svg", (long long)id, db_path);
-    assert_int_equal(run_cli(tmp, args, text, sizeof text), 1);
+    assert_int_equal(run_cli(tmp, args, text, sizeof text), 2);
     assert_non_null(strstr(text, "unknown format 'svg'"));
     snprintf(args, sizeof args, "%lld --db '%s' --format perfetto --request 9",
              (long long)id, db_path);
@@ -854,7 +902,7 @@ static void test_command_exit_codes_and_messages(void **state)
     snprintf(args, sizeof args, "%lld --db '%s' --format otlp --request", (long long)id,
              db_path);
     assert_int_equal(run_cli(tmp, args, text, sizeof text), 2);
-    assert_non_null(strstr(text, "missing the value of --request"));
+    assert_non_null(strstr(text, "option '--request' requires an argument"));
     snprintf(args, sizeof args, "1 --db '%s/none.db' --format perfetto", tmp);
     assert_int_equal(run_cli(tmp, args, text, sizeof text), 1);
     assert_non_null(strstr(text, "none.db"));
@@ -884,6 +932,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unknown_request_fails, setup, teardown),
         cmocka_unit_test(test_trace_without_marks_fails),
         cmocka_unit_test_setup_teardown(test_command_exit_codes_and_messages, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_command_writes_stdout_for_a_dash, setup,
                                         teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

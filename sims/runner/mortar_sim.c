@@ -4,10 +4,13 @@
  *
  *   mortar-sim DESCRIPTION.json     run it
  *   mortar-sim --list               the built-in component kinds
+ *   mortar-sim --help | --version
  *
- * Exit status: 0 after a clean end, 1 on a bad description, 2 when the run
- * failed (a peer died, a protocol error); the reason is on stderr.
+ * Exit status: 0 after a clean end, 1 on a bad description or when the run
+ * failed (a peer died, a protocol error; the reason is on stderr), 2 for a
+ * usage error: the rule of every mortar command.
  */
+#include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -41,19 +44,66 @@ static char *read_file(const char *path)
     return buf;
 }
 
-static int usage(FILE *out)
-{
-    fprintf(out, "usage: mortar-sim DESCRIPTION.json\n"
-                 "       mortar-sim --list\n");
-    return out == stderr ? 1 : 0;
-}
-
 static int list_kinds(void)
 {
     const mortar_component_ops *const *all = mortar_registry_all();
     for (int i = 0; all[i]; i++)
         printf("%-10s %s\n", all[i]->kind, all[i]->summary);
     return 0;
+}
+
+static void usage(FILE *out)
+{
+    fputs("Usage: mortar-sim [OPTION]... DESCRIPTION.json\n"
+          "Run device models on one event loop, their ports bound to links, from a JSON\n"
+          "description (docs/mortar-sim.md).\n"
+          "\n"
+          "Options:\n"
+          "      --list      list the built-in component kinds and exit\n"
+          "  -h, --help      show this help and exit\n"
+          "      --version   print the version and exit\n"
+          "\n"
+          "Exit status: 0 after a clean end, 1 for a bad description or a failed run\n"
+          "(a peer died, a protocol error), 2 for a usage error.\n",
+          out);
+}
+
+static int usage_error(void)
+{
+    fputs("Try 'mortar-sim --help' for more information.\n", stderr);
+    return 2;
+}
+
+enum { OPT_LIST = 256, OPT_VERSION };
+
+/* Returns -1 to run argv[optind], or the exit status. */
+static int parse_args(int argc, char **argv)
+{
+    static const struct option options[] = {{"help", no_argument, NULL, 'h'},
+                                            {"version", no_argument, NULL, OPT_VERSION},
+                                            {"list", no_argument, NULL, OPT_LIST},
+                                            {NULL, 0, NULL, 0}};
+    bool list = false;
+    for (int c; (c = getopt_long(argc, argv, "h", options, NULL)) != -1;) {
+        if (c == 'h') {
+            usage(stdout);
+            return 0;
+        }
+        if (c == OPT_VERSION) {
+            printf("mortar-sim %s\n", MORTAR_VERSION);
+            return 0;
+        }
+        if (c != OPT_LIST)
+            return usage_error();
+        list = true;
+    }
+    if (list)
+        return optind == argc ? list_kinds() : usage_error();
+    if (argc - optind != 1) {
+        fputs("mortar-sim: one DESCRIPTION.json, please\n", stderr);
+        return usage_error();
+    }
+    return -1;
 }
 
 /* Reports the loop's time into the progress file once a second, until
@@ -120,15 +170,13 @@ int main(int argc, char **argv)
 {
     mortar_log_init_from_env();
     signal(SIGPIPE, SIG_IGN);
-    if (argc != 2)
-        return usage(stderr);
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
-        return usage(stdout);
-    if (!strcmp(argv[1], "--list"))
-        return list_kinds();
-    char *text = read_file(argv[1]);
+    int status = parse_args(argc, argv);
+    if (status >= 0)
+        return status;
+    const char *path = argv[optind];
+    char *text = read_file(path);
     if (!text) {
-        mortar_log(MORTAR_LOG_ERROR, "mortar-sim", "cannot read %s", argv[1]);
+        mortar_log(MORTAR_LOG_ERROR, "mortar-sim", "cannot read %s", path);
         return 1;
     }
     sim_config cfg;
@@ -136,7 +184,7 @@ int main(int argc, char **argv)
     int rc = sim_config_build(text, &cfg, err, sizeof err);
     free(text);
     if (rc != 0) {
-        mortar_log(MORTAR_LOG_ERROR, "mortar-sim", "%s: %s", argv[1], err);
+        mortar_log(MORTAR_LOG_ERROR, "mortar-sim", "%s: %s", path, err);
         return 1;
     }
     reporter rep;
@@ -147,5 +195,5 @@ int main(int argc, char **argv)
         mortar_log(MORTAR_LOG_ERROR, "mortar-sim", "run failed: %s", mortar_loop_errmsg(cfg.loop));
     int st = write_stats(&cfg);
     mortar_loop_destroy(cfg.loop);
-    return rc != 0 ? 2 : st;
+    return rc != 0 ? 1 : st;
 }

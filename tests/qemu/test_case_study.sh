@@ -64,11 +64,11 @@ frames=$(tshark -r "$dir/switch.pcap" -Y 'tcp.port == 7000' 2>"$QH_DIR/tshark.er
 [ "$frames" -gt 0 ] ||
     qh_fail "tshark finds no matmul frames in switch.pcap: $(head -c 300 "$QH_DIR/tshark.err")"
 echo "switch.pcap: $frames frames of the matmul connection (tshark)"
-if "$MORTAR" trace "$B3" --db "$DB" --format perfetto --out "$QH_DIR/b3.perfetto.json" \
+if "$MORTAR" trace "$B3" --db "$DB" --format perfetto --output "$QH_DIR/b3.perfetto.json" \
     2>"$QH_DIR/trace.err"; then
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["traceEvents"]' \
         "$QH_DIR/b3.perfetto.json" || qh_fail "the Perfetto export does not parse"
-    "$MORTAR" trace "$B3" --db "$DB" --format otlp --out "$QH_DIR/b3.otlp.json" ||
+    "$MORTAR" trace "$B3" --db "$DB" --format otlp -o "$QH_DIR/b3.otlp.json" ||
         qh_fail "the OTLP export failed"
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["resourceSpans"]' \
         "$QH_DIR/b3.otlp.json" || qh_fail "the OTLP export does not parse"

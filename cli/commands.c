@@ -1,0 +1,223 @@
+/*
+ * commands.c - the text of every `mortar` command's usage, and its flags:
+ * the one place `--help`, `mortar help CMD`, the man page and the bash
+ * completion read (usage.h). A flag is defined once, in cli_flags, so it
+ * has one meaning in every command that takes it.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "alone.h"
+#include "import_cmd.h"
+#include "report_cmd.h"
+#include "results.h"
+#include "run.h"
+#include "spec_cmd.h"
+#include "sweep_cmd.h"
+#include "trace_cmd.h"
+#include "usage.h"
+#include "verdict_cmd.h"
+
+const cli_flag cli_flags[] = {
+    {CLI_KEY_HELP, "help", NULL},
+    {CLI_KEY_VERSION, "version", NULL},
+    {CLI_KEY_DB, "db", "FILE"},
+    {CLI_KEY_OUT, "out", "DIR"},
+    {CLI_KEY_OUTPUT, "output", "FILE"},
+    {CLI_KEY_SET, "set", "KEY=VALUE"},
+    {CLI_KEY_GRID, "grid", "KEY=V1,V2,..."},
+    {CLI_KEY_TRACE, "trace", NULL},
+    {CLI_KEY_NO_TRACE, "no-trace", NULL},
+    {CLI_KEY_STALL_TIMEOUT, "stall-timeout", "SECONDS"},
+    {CLI_KEY_TIMEOUT, "timeout", "SECONDS"},
+    {CLI_KEY_JSON, "json", NULL},
+    {CLI_KEY_JOBS, "jobs", "N"},
+    {CLI_KEY_DRY_RUN, "dry-run", NULL},
+    {CLI_KEY_FORMAT, "format", "perfetto|otlp|timeline|split"},
+    {CLI_KEY_REQUEST, "request", "N"},
+    {CLI_KEY_PORT, "port", "N"},
+    {CLI_KEY_DESIGN, "design", "a|b|regcopy"},
+    {CLI_KEY_SPEED, "speed", "S"},
+    {CLI_KEY_N, "n", "N"},
+    {CLI_KEY_SEED, "seed", "N"},
+    {CLI_KEY_RESULT, "result", "int8|int32"},
+    {CLI_KEY_ALL, "all", NULL},
+    {0, NULL, NULL},
+};
+
+const char cli_program_summary[] =
+    "Run full-system simulations (QEMU hosts, device models, one virtual clock),\n"
+    "record their results and explore them.";
+
+const char cli_program_details[] =
+    "Run 'mortar help COMMAND' or 'mortar COMMAND --help' for a command's options.\n"
+    "Options take their value as '--opt value' or '--opt=value'; '-' as an\n"
+    "output file is stdout. The environment variable MORTAR_LOG sets the log level.\n";
+
+#define DB_READ_HELP  "the results database to read (default mortar.db; it must exist)"
+#define DB_WRITE_HELP "the results database (default mortar.db; created if missing)"
+
+const cli_command mortar_cmd_alone = {
+    "alone",
+    "",
+    "one request through a device model alone, on a zero-latency bench",
+    "Prints key=value lines, alone_us (the device's compute time) last.\n",
+    {{CLI_KEY_DESIGN, "the design (required)"},
+     {CLI_KEY_SPEED, "compute speed, > 0 (required)"},
+     {CLI_KEY_N, "matrix size, a multiple of 128 up to 4096 (default 512)"},
+     {CLI_KEY_SEED, "the inputs' seed (default 1)"},
+     {CLI_KEY_RESULT, "the product's element type (default int8)"}},
+    mortar_alone_main,
+};
+
+const cli_command mortar_cmd_run = {
+    "run",
+    "SPEC",
+    "run one experiment and record it in the results database",
+    "Validates the spec, starts the simulators and the QEMU hosts, watches them and\n"
+    "records the run: status, versions, per-request results, stats, losses.\n",
+    {{CLI_KEY_SET,
+      "set a variable of the spec, or the value at a JSON path (repeatable)"},
+     {CLI_KEY_DB, DB_WRITE_HELP},
+     {CLI_KEY_OUT, "where run directories go (default runs)"},
+     {CLI_KEY_TRACE, "record trace files (for mortar trace)"},
+     {CLI_KEY_STALL_TIMEOUT,
+      "end a run in which nothing moved for this long (default 120)"},
+     {CLI_KEY_TIMEOUT, "end a run that takes longer (default 3600)"}},
+    mortar_run_main,
+};
+
+const cli_command mortar_cmd_results = {
+    "results",
+    "",
+    "list the recorded runs",
+    NULL,
+    {{CLI_KEY_DB, DB_READ_HELP}, {CLI_KEY_JSON, "print JSON instead of a table"}},
+    mortar_results_main,
+};
+
+const cli_command mortar_cmd_import = {
+    "import",
+    "RUNDIR/result.json",
+    "record a result its run could not write into the database",
+    NULL,
+    {{CLI_KEY_DB, DB_WRITE_HELP}},
+    mortar_import_main,
+};
+
+const cli_command mortar_cmd_sweep = {
+    "sweep",
+    "SPEC|SWEEPFILE",
+    "run a grid of experiments, several at a time, resumably",
+    "The points are the cross product of the grids (a SWEEPFILE, JSON with \"parts\",\n"
+    "names its own); a spec without --grid is not a sweep. Points that have an ok run\n"
+    "in the database are skipped. Exits 130 when interrupted.\n",
+    {{CLI_KEY_GRID, "a parameter's values (repeatable; the first varies slowest)"},
+     {CLI_KEY_SET, "fix a value for every point (repeatable)"},
+     {CLI_KEY_JOBS, "runs at a time, 1 to 256 (default half the cores)"},
+     {CLI_KEY_DB, DB_WRITE_HELP},
+     {CLI_KEY_OUT, "where run directories and sweep logs go (default runs)"},
+     {CLI_KEY_TRACE, "trace every run"},
+     {CLI_KEY_NO_TRACE, "do not trace (the default)"},
+     {CLI_KEY_DRY_RUN, "list the points and which are done; run nothing"}},
+    mortar_sweep_main,
+};
+
+const cli_command mortar_cmd_verdict = {
+    "verdict",
+    "",
+    "which design wins where, computed from the runs",
+    NULL,
+    {{CLI_KEY_DB, DB_READ_HELP}, {CLI_KEY_JSON, "print JSON instead of text"}},
+    mortar_verdict_main,
+};
+
+const cli_command mortar_cmd_trace = {
+    "trace",
+    "RUN",
+    "export one request of a traced run",
+    "RUN is a run id (as in mortar results). The median request unless --request.\n",
+    {{CLI_KEY_FORMAT, "the export format (required)"},
+     {CLI_KEY_OUTPUT, "write to FILE ('-' or none: stdout)"},
+     {CLI_KEY_REQUEST, "the request's index (default: the median request)"},
+     {CLI_KEY_DB, DB_READ_HELP}},
+    mortar_trace_main,
+};
+
+const cli_command mortar_cmd_report = {
+    "report",
+    "",
+    "write the explorer page",
+    "Writes DIR/index.html and the traced requests it loads on demand in DIR/traces/,\n"
+    "and prints the page's path.\n",
+    {{CLI_KEY_DB, DB_READ_HELP}, {CLI_KEY_OUT, "where the page goes (default report)"}},
+    mortar_report_main,
+};
+
+const cli_command mortar_cmd_serve = {
+    "serve",
+    "",
+    "serve the explorer on 127.0.0.1",
+    "The page is rebuilt from the database on every load; Ctrl-C stops.\n",
+    {{CLI_KEY_DB, DB_READ_HELP},
+     {CLI_KEY_PORT, "the port, 0 to 65535 (default 8080; 0: any free)"}},
+    mortar_serve_main,
+};
+
+const cli_command mortar_cmd_spec = {
+    "spec",
+    "SPEC",
+    "check a spec and print it resolved",
+    NULL,
+    {{CLI_KEY_SET,
+      "set a variable of the spec, or the value at a JSON path (repeatable)"}},
+    mortar_spec_main,
+};
+
+const cli_command mortar_cmd_version = {
+    "version", "", "print the version", NULL, {{0, NULL}}, mortar_version_main,
+};
+
+const cli_command mortar_cmd_help = {
+    "help",
+    "[COMMAND]",
+    "show the commands, or one command's usage",
+    NULL,
+    {{CLI_KEY_ALL, "every command's usage, one after the other"}},
+    mortar_help_main,
+};
+
+const cli_command mortar_cmd_completion = {
+    "completion",
+    "bash",
+    "print the bash completion script",
+    "Load it with: source <(mortar completion bash)\n",
+    {{0, NULL}},
+    mortar_completion_main,
+};
+
+const cli_command *const cli_commands[] = {
+    &mortar_cmd_run,        &mortar_cmd_sweep,
+    &mortar_cmd_results,    &mortar_cmd_verdict,
+    &mortar_cmd_trace,      &mortar_cmd_report,
+    &mortar_cmd_serve,      &mortar_cmd_spec,
+    &mortar_cmd_alone,      &mortar_cmd_import,
+    &mortar_cmd_version,    &mortar_cmd_help,
+    &mortar_cmd_completion, NULL,
+};
+
+const cli_command *cli_command_find(const char *name)
+{
+    for (size_t i = 0; cli_commands[i]; i++)
+        if (!strcmp(cli_commands[i]->name, name))
+            return cli_commands[i];
+    return NULL;
+}
+
+const cli_flag *cli_flag_of(int key)
+{
+    for (size_t i = 0; cli_flags[i].key; i++)
+        if (cli_flags[i].key == key)
+            return &cli_flags[i];
+    return NULL;
+}
