@@ -45,26 +45,32 @@ static int last_line(const char *cmd, char *out, size_t size)
 
 /* ---- from a source tree: its scripts ------------------------------------------ */
 
-static int from_source(host_tools *t, const char *source, host_tools_note *note, char *err,
-                       size_t size)
+static int from_source(host_tools *t, const char *source, host_tools_note *note,
+                       char *err, size_t size)
 {
     char cmd[PATH_MAX * 2 + 128];
-    snprintf(cmd, sizeof cmd, "'%s/hosts/qemu/build.sh' --print-path 2>/dev/null", source);
+    snprintf(cmd, sizeof cmd, "'%s/hosts/qemu/build.sh' --print-path 2>/dev/null",
+             source);
     if (last_line(cmd, t->qemu, sizeof t->qemu) || access(t->qemu, X_OK)) {
         if (t->qemu[0])
             snprintf(err, size, "QEMU is not built (%s); run 'make setup' first in %s",
                      t->qemu, source);
         else
-            snprintf(err, size, "cannot run %s/hosts/qemu/build.sh (is MORTAR_SOURCE=%s "
-                     "a mortar source tree?)", source, source);
+            snprintf(err, size,
+                     "cannot run %s/hosts/qemu/build.sh (is MORTAR_SOURCE=%s "
+                     "a mortar source tree?)",
+                     source, source);
         return -1;
     }
     if (note)
         note("guest image (cached after the first build)");
-    snprintf(cmd, sizeof cmd, "MORTAR_GUEST_BIN=\"${MORTAR_GUEST_BIN:-%s/build/guest-bin}\" "
-             "'%s/guest/build-image.sh' 2>/dev/null", source, source);
+    snprintf(cmd, sizeof cmd,
+             "MORTAR_GUEST_BIN=\"${MORTAR_GUEST_BIN:-%s/build/guest-bin}\" "
+             "'%s/guest/build-image.sh' 2>/dev/null",
+             source, source);
     if (last_line(cmd, t->image, sizeof t->image)) {
-        snprintf(err, size, "the guest image could not be built (run %s/guest/build-image.sh)",
+        snprintf(err, size,
+                 "the guest image could not be built (run %s/guest/build-image.sh)",
                  source);
         return -1;
     }
@@ -73,15 +79,15 @@ static int from_source(host_tools *t, const char *source, host_tools_note *note,
 
 /* ---- installed: the keys cmake --install wrote, looked up in the cache -------- */
 
-/* A key is one directory name: [A-Za-z0-9._+~-], not "." or "..". */
+/* A key is one directory name: [A-Za-z0-9._+~-], at most KEY_MAX of them,
+ * not "." or "..". */
 static bool key_ok(const char *key)
 {
-    if (!*key || !strcmp(key, ".") || !strcmp(key, ".."))
-        return false;
-    for (const char *p = key; *p; p++)
-        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+~-", *p))
-            return false;
-    return true;
+    static const char allowed[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                  "0123456789._+~-";
+    size_t len = strlen(key);
+    return len > 0 && len <= KEY_MAX && strspn(key, allowed) == len && strcmp(key, ".") &&
+           strcmp(key, "..");
 }
 
 static int read_keys(const char *path, cache_keys *k, char *err, size_t size)
@@ -102,23 +108,26 @@ static int read_keys(const char *path, cache_keys *k, char *err, size_t size)
         char *value = strchr(line, ' ');
         if (value)
             *value++ = '\0';
-        if (value && !strcmp(line, "qemu") && strlen(value) <= KEY_MAX && key_ok(value))
+        if (value && !strcmp(line, "qemu") && key_ok(value))
             snprintf(k->qemu, sizeof k->qemu, "%s", value);
-        else if (value && !strcmp(line, "guest") && strlen(value) <= KEY_MAX && key_ok(value))
+        else if (value && !strcmp(line, "guest") && key_ok(value))
             snprintf(k->guest, sizeof k->guest, "%s", value);
         else if (value && !strcmp(line, "source"))
             snprintf(k->source, sizeof k->source, "%s", value);
         else if (value && !strcmp(line, "commit"))
             snprintf(k->commit, sizeof k->commit, "%s", value);
         else {
-            snprintf(err, size, "%s: line %d is not 'qemu KEY', 'guest KEY', 'source DIR' "
-                     "or 'commit HASH'", path, lineno);
+            snprintf(err, size,
+                     "%s: line %d is not 'qemu KEY', 'guest KEY', 'source DIR' "
+                     "or 'commit HASH'",
+                     path, lineno);
             rc = -1;
         }
     }
     fclose(f);
     if (!rc && (!k->qemu[0] || !k->guest[0])) {
-        snprintf(err, size, "%s names no %s", path, k->qemu[0] ? "guest image" : "QEMU build");
+        snprintf(err, size, "%s names no %s", path,
+                 k->qemu[0] ? "guest image" : "QEMU build");
         rc = -1;
     }
     return rc;
@@ -138,20 +147,22 @@ static void explain_missing(const cache_keys *k, const char *keys_path, const ch
         snprintf(what + n, sizeof what - (size_t)n,
                  "%sguest image %s (no %s/guest/%s/initramfs.cpio.gz)",
                  qemu_missing ? " and " : "", k->guest, cache, k->guest);
-    snprintf(err, size,
-             "missing %s. This installed mortar (%s) runs with the QEMU build and guest "
-             "image of its source tree%s%s%s%s%s: build them there with 'make setup', as "
-             "the user who runs mortar (they are cached in %s), or set MORTAR_SOURCE to a "
-             "mortar source tree whose QEMU is built",
-             what, keys_path, k->source[0] ? " " : "", k->source,
-             k->commit[0] ? " (commit " : "", k->commit, k->commit[0] ? ")" : "", cache);
+    snprintf(
+        err, size,
+        "missing %s. This installed mortar (%s) runs with the QEMU build and guest "
+        "image of its source tree%s%s%s%s%s: build them there with 'make setup', as "
+        "the user who runs mortar (they are cached in %s), or set MORTAR_SOURCE to a "
+        "mortar source tree whose QEMU is built",
+        what, keys_path, k->source[0] ? " " : "", k->source,
+        k->commit[0] ? " (commit " : "", k->commit, k->commit[0] ? ")" : "", cache);
 }
 
 static int from_cache(host_tools *t, const char *keys_path, char *err, size_t size)
 {
     cache_keys k;
     char cache[PATH_MAX];
-    if (read_keys(keys_path, &k, err, size) || paths_cache_dir(cache, sizeof cache, err, size))
+    if (read_keys(keys_path, &k, err, size) ||
+        paths_cache_dir(cache, sizeof cache, err, size))
         return -1;
     char kernel[PATH_MAX + 32], initrd[PATH_MAX + 32];
     snprintf(t->qemu, sizeof t->qemu, "%s/qemu/%s/bin/qemu-system-x86_64", cache, k.qemu);

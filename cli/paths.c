@@ -113,31 +113,29 @@ int paths_web_dir(char *out, size_t size, char *err, size_t err_size)
 
 int paths_sim_bin(char *out, size_t size, char *err, size_t err_size)
 {
-    char path[PATH_MAX + 32];
     const char *env = env_value("MORTAR_BIN");
+    char bin[PATH_MAX], beside[PATH_MAX + 16];
     if (env) {
-        snprintf(path, sizeof path, "%s/mortar-sim", env);
-        if (!is_executable(path)) {
+        snprintf(beside, sizeof beside, "%s/mortar-sim", env);
+        if (!is_executable(beside)) {
             snprintf(err, err_size, "no mortar-sim in MORTAR_BIN=%s", env);
             return -1;
         }
-        snprintf(out, size, "%s", path);
+        snprintf(out, size, "%s", beside);
         return 0;
     }
-    char bin[PATH_MAX], source[PATH_MAX], source_err[PATH_MAX + 128];
     if (paths_exe_dir(bin, sizeof bin, err, err_size))
         return -1;
-    snprintf(path, sizeof path, "%s/mortar-sim", bin);
-    if (is_executable(path)) {
-        snprintf(out, size, "%s", path);
+    snprintf(beside, sizeof beside, "%s/mortar-sim", bin);
+    if (is_executable(beside)) {
+        snprintf(out, size, "%s", beside);
         return 0;
     }
-    char beside[PATH_MAX + 32];
-    snprintf(beside, sizeof beside, "%s", path);
+    char source[PATH_MAX], built[PATH_MAX + 32], source_err[2 * PATH_MAX + 128];
     if (paths_source_dir(source, sizeof source, source_err, sizeof source_err) == 0) {
-        snprintf(path, sizeof path, "%s/build/bin/mortar-sim", source);
-        if (is_executable(path)) {
-            snprintf(out, size, "%s", path);
+        snprintf(built, sizeof built, "%s/build/bin/mortar-sim", source);
+        if (is_executable(built)) {
+            snprintf(out, size, "%s", built);
             return 0;
         }
     }
@@ -162,8 +160,9 @@ int paths_source_dir(char *out, size_t size, char *err, size_t err_size)
     snprintf(source, sizeof source, "%s/../..", bin);
     snprintf(script, sizeof script, "%s/hosts/qemu/build.sh", source);
     if (access(script, R_OK) != 0) {
-        snprintf(err, err_size, "no mortar source tree above %s (no %s); set MORTAR_SOURCE",
-                 bin, script);
+        snprintf(err, err_size,
+                 "no mortar source tree above %s (no %s); set MORTAR_SOURCE", bin,
+                 script);
         return -1;
     }
     set_path(out, size, source);
