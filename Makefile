@@ -5,7 +5,7 @@ SAN_BUILD ?= build-san
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all test bench clean setup format run
+.PHONY: all test bench clean setup format run install
 
 all:
 	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
@@ -24,6 +24,11 @@ bench: all
 
 setup:
 	@bash tools/setup.sh
+
+# cmake --install of build/ (docs/install.md); PREFIX=DIR for another prefix
+# than /usr/local, DESTDIR=DIR to stage it.
+install: all
+	@cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX))
 
 # The main job.
 run: all

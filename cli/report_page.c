@@ -21,38 +21,22 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "paths.h"
 #include "report_data.h"
 
 int report_page_find_template(char *path, size_t size, char *err, size_t err_size)
 {
-    const char *env = getenv("MORTAR_WEB_DIR");
-    if (env && *env) {
-        snprintf(path, size, "%s/%s", env, REPORT_PAGE_TEMPLATE);
+    char dir[PATH_MAX], dir_err[2 * PATH_MAX + 256];
+    if (paths_web_dir(dir, sizeof dir, dir_err, sizeof dir_err) == 0) {
+        snprintf(path, size, "%s/%s", dir, REPORT_PAGE_TEMPLATE);
         if (access(path, R_OK) == 0)
             return 0;
-        snprintf(err, err_size, "no explorer template at %s (MORTAR_WEB_DIR=%s): %s",
-                 path, env, strerror(errno));
-        return -1;
+        snprintf(dir_err, sizeof dir_err, "no explorer template at %s", path);
     }
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) {
-        snprintf(err, err_size, "cannot find the mortar binary's directory: %s",
-                 strerror(errno));
-        return -1;
-    }
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash)
-        *slash = '\0';
-    snprintf(path, size, "%s/../share/mortar/web/%s", exe, REPORT_PAGE_TEMPLATE);
-    if (access(path, R_OK) == 0)
-        return 0;
-    snprintf(
-        err, err_size,
-        "the explorer page is not built: no %s (build the \"web\" target, which needs "
-        "node and npm: tools/setup.sh; or point MORTAR_WEB_DIR at a built one)",
-        path);
+    snprintf(err, err_size,
+             "the explorer page is not built: %s (build the \"web\" target, which needs "
+             "node and npm: tools/setup.sh; or point MORTAR_WEB_DIR at a built one)",
+             dir_err);
     return -1;
 }
 

@@ -22,10 +22,10 @@
  * (file://) may load scripts beside it but not fetch files. */
 #define REPORT_PAGE_TRACE_CALLBACK "mortarTrace"
 
-/* Finds the template: in $MORTAR_WEB_DIR when that is set, otherwise in
- * share/mortar/web beside the directory of the running mortar binary
- * (build/bin/mortar -> build/share/mortar/web/explorer.html, where the build's
- * "web" target puts it). Writes its path into `path`; 0, or -1 with `err`
+/* Finds the template in the explorer's directory (paths_web_dir:
+ * $MORTAR_WEB_DIR, else <data dir>/web: <prefix>/share/mortar/web when
+ * installed, build/share/mortar/web in a build tree, where the build's "web"
+ * target puts it). Writes its path into `path`; 0, or -1 with `err`
  * saying where it looked and how to build it. */
 int report_page_find_template(char *path, size_t size, char *err, size_t err_size);
 

@@ -26,8 +26,10 @@
 #include "db.h"
 #include "dirs.h"
 #include "errbuf.h"
+#include "host_tools.h"
 #include "losses.h"
 #include "owner.h"
+#include "paths.h"
 #include "plan.h"
 #include "procs.h"
 #include "run.h"
@@ -48,7 +50,7 @@ typedef struct run_opts {
 } run_opts;
 
 typedef struct tools {
-    char source[PATH_MAX];
+    char sim_bin[PATH_MAX];
     char qemu[PATH_MAX], image[PATH_MAX], kernel[PATH_MAX + 16], initrd[PATH_MAX + 32];
     char firmware[2][PATH_MAX];
     char kernel_version[64], qemu_version[128];
@@ -159,41 +161,23 @@ static int last_line(const char *cmd, char *out, size_t size)
     return pclose(f) == 0 && out[0] ? 0 : -1;
 }
 
-static void find_source(tools *t)
+static void say_note(const char *what)
 {
-    const char *env = getenv("MORTAR_SOURCE");
-    if (env) {
-        snprintf(t->source, sizeof t->source, "%s", env);
-        return;
-    }
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    exe[n > 0 ? n : 0] = '\0';
-    /* build/bin/mortar -> the source tree two levels up */
-    for (int up = 0; up < 3; up++) {
-        char *slash = strrchr(exe, '/');
-        if (slash)
-            *slash = '\0';
-    }
-    snprintf(t->source, sizeof t->source, "%s", exe);
+    fprintf(stderr, "[mortar] %s\n", what);
 }
 
+/* mortar-sim, QEMU and the guest image (paths.h and host_tools.h say where
+ * they are looked for). */
 static int find_tools(tools *t, char *err, size_t size)
 {
-    find_source(t);
+    host_tools found;
+    if (paths_sim_bin(t->sim_bin, sizeof t->sim_bin, err, size))
+        return -1;
+    if (host_tools_find(&found, say_note, err, size))
+        return -1;
+    snprintf(t->qemu, sizeof t->qemu, "%s", found.qemu);
+    snprintf(t->image, sizeof t->image, "%s", found.image);
     char cmd[PATH_MAX * 2];
-    snprintf(cmd, sizeof cmd, "'%s/hosts/qemu/build.sh' --print-path 2>/dev/null", t->source);
-    if (last_line(cmd, t->qemu, sizeof t->qemu) || access(t->qemu, X_OK)) {
-        snprintf(err, size, "QEMU is not built (%s); run 'make setup' first", t->qemu);
-        return -1;
-    }
-    fprintf(stderr, "[mortar] guest image (cached after the first build)\n");
-    snprintf(cmd, sizeof cmd, "MORTAR_GUEST_BIN=\"${MORTAR_GUEST_BIN:-%s/build/guest-bin}\" "
-             "'%s/guest/build-image.sh' 2>/dev/null", t->source, t->source);
-    if (last_line(cmd, t->image, sizeof t->image)) {
-        snprintf(err, size, "the guest image could not be built (run guest/build-image.sh)");
-        return -1;
-    }
     snprintf(t->kernel, sizeof t->kernel, "%s/vmlinuz", t->image);
     snprintf(t->initrd, sizeof t->initrd, "%s/initramfs.cpio.gz", t->image);
     snprintf(cmd, sizeof cmd, "cat '%s/kernel-version'", t->image);
@@ -701,17 +685,13 @@ int mortar_run_main(int argc, char **argv)
     plan_tools pt = {.qemu = t.qemu, .firmware = {t.firmware[0], t.firmware[1], NULL},
                      .kernel = t.kernel, .initrd = t.initrd, .trace = o.trace};
     procs ps = {0};
-    char sim_bin[PATH_MAX + 32];
-    snprintf(sim_bin, sizeof sim_bin, "%s/build/bin/mortar-sim", t.source);
-    if (getenv("MORTAR_BIN"))
-        snprintf(sim_bin, sizeof sim_bin, "%s/mortar-sim", getenv("MORTAR_BIN"));
     fprintf(stderr, "[mortar] run %lld: %s, logs in %s\n", (long long)id, name, run_dir);
     double t0 = wall_now();
     int rc = plan_build(&p, spec, run_dir, &pt, err, sizeof err);
     if (!rc)
         db_set_run_dirs(db, id, NULL, p.sock_dir);
     if (!rc)
-        rc = start_all(&ps, &p, sim_bin, o.trace, err, sizeof err);
+        rc = start_all(&ps, &p, t.sim_bin, o.trace, err, sizeof err);
     if (!rc)
         rc = watch(&ps, &p, &o, err, sizeof err);
     procs_kill_all(&ps);

@@ -1,0 +1,43 @@
+/*
+ * host_tools.h - finds the two things a QEMU host needs: mortar's QEMU build
+ * (qemu-system-x86_64) and the guest image (a directory with vmlinuz,
+ * initramfs.cpio.gz and kernel-version). Both live in the cache
+ * (paths_cache_dir), built by hosts/qemu/build.sh and guest/build-image.sh
+ * (`make setup`); docs/install.md states the rules.
+ *
+ * In this order:
+ *   1. $MORTAR_SOURCE set: that source tree's scripts say where the builds
+ *      are (the guest image is built when it is missing);
+ *   2. an installed mortar (<data dir>/cache-keys, written by
+ *      `cmake --install`): the QEMU build and guest image named there are
+ *      taken from the cache, never built;
+ *   3. the source tree above the binary (<source>/build/bin/mortar): as 1.
+ */
+#ifndef MORTAR_CLI_HOST_TOOLS_H
+#define MORTAR_CLI_HOST_TOOLS_H
+
+#include <limits.h>
+#include <stddef.h>
+
+/* The file, in the data dir, that names an install's QEMU build and guest
+ * image. Lines "qemu KEY", "guest KEY", "source DIR", "commit HASH"; KEY is
+ * a directory name under <cache>/qemu/ and <cache>/guest/; '#' starts a
+ * comment line. */
+#define HOST_TOOLS_KEYS_FILE "cache-keys"
+
+typedef struct host_tools {
+    char qemu[PATH_MAX];  /* .../qemu/<key>/bin/qemu-system-x86_64 */
+    char image[PATH_MAX]; /* .../guest/<key> */
+} host_tools;
+
+/* Called, when not NULL, with a line saying what is about to happen before
+ * something that can take long (building the guest image). */
+typedef void host_tools_note(const char *what);
+
+/* Fills `t`, or returns -1 with `err` naming what is missing, where it was
+ * looked for and how to get it. May run the source tree's scripts (their
+ * output is not shown), which takes minutes when the guest image has to be
+ * built; `note` hears of that first. */
+int host_tools_find(host_tools *t, host_tools_note *note, char *err, size_t err_size);
+
+#endif

@@ -1,0 +1,44 @@
+# cmake --install: mortar under a prefix (docs/install.md).
+#
+#   bin/mortar, bin/mortar-sim           the commands (mortar-sim next to
+#                                        mortar, where mortar looks for it)
+#   share/mortar/web/                    the explorer's template (if built)
+#   share/mortar/experiments/            the example and case-study specs
+#   share/mortar/cache-keys              which QEMU build and guest image the
+#                                        installed mortar runs with
+#   share/doc/mortar/                    README.md and docs/
+#
+# QEMU and the guest image are not installed: they are built from Debian's
+# packages by `make setup` and stay in the cache of the user who runs mortar
+# (~/.cache/mortar); cache-keys names the builds of this source tree, and the
+# installed mortar looks for exactly those (cli/host_tools.c). Paths follow
+# GNUInstallDirs (included by the top-level CMakeLists.txt).
+
+install(TARGETS mortar-cli mortar-sim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+if(TARGET web)
+  install(DIRECTORY ${CMAKE_BINARY_DIR}/share/mortar/web/
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/mortar/web
+          FILES_MATCHING PATTERN "*.html")
+endif()
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/experiments/
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/mortar/experiments)
+
+# README.md keeps its docs/ beside it, so its links work.
+install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
+
+# The guest programs the image holds are those of this build when it has
+# them (build/guest-bin), else those of the source tree's build/ (what
+# `make setup` puts into the image; sanitizer builds have none).
+if(TARGET matmul-expected)
+  set(MORTAR_INSTALL_GUEST_BIN ${CMAKE_BINARY_DIR}/guest-bin)
+else()
+  set(MORTAR_INSTALL_GUEST_BIN ${PROJECT_SOURCE_DIR}/build/guest-bin)
+endif()
+get_directory_property(MORTAR_COMMIT DIRECTORY ${PROJECT_SOURCE_DIR}/cli
+                       DEFINITION MORTAR_COMMIT)
+configure_file(${CMAKE_CURRENT_LIST_DIR}/cache_keys.cmake.in
+               ${CMAKE_BINARY_DIR}/cache_keys.cmake @ONLY)
+install(SCRIPT ${CMAKE_BINARY_DIR}/cache_keys.cmake)
