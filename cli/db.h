@@ -90,4 +90,10 @@ json_t *db_run_losses(sqlite3 *db, int64_t id);
 /* Every run as the JSON of `mortar results --json`. */
 json_t *db_runs_json(sqlite3 *db);
 
+/* The measured requests of run `id` by index, as a new array of {"idx",
+ * "start_ns", "latency_ns", "service_ns", "compute_ns" (integers, null
+ * where the run did not measure it), "verified" (a boolean)}; empty when
+ * none or on an error. */
+json_t *db_run_requests(sqlite3 *db, int64_t id);
+
 #endif

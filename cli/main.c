@@ -3,7 +3,7 @@
  *
  *   mortar alone --design a|b|regcopy --speed S   component benchmark
  *   mortar run SPEC [--set key=value]...          run an experiment, record it
- *   mortar results [--db FILE] [--json]           the recorded runs
+ *   mortar results [--db FILE] [--json|--csv] [--requests]   the recorded runs
  *   mortar import RUNDIR/result.json [--db FILE]   record a run's kept result
  *   mortar sweep SPEC --grid path=v1,v2 ...        run a grid of experiments
  *   mortar verdict [--db FILE] [--json]           which design wins where
@@ -44,7 +44,7 @@ static const subcommand subcommands[] = {
      mortar_alone_main},
     {"run", "run SPEC [--set key=value]... [--db FILE] [--out DIR] [--trace]   run one experiment",
      mortar_run_main},
-    {"results", "results [--db FILE] [--json]            list the recorded runs",
+    {"results", "results [--db FILE] [--json|--csv] [--requests]   list the recorded runs",
      mortar_results_main},
     {"import", "import RUNDIR/result.json [--db FILE]   record a result its run could not write",
      mortar_import_main},

@@ -1,6 +1,8 @@
 /*
- * results.c - `mortar results [--db FILE] [--json]`: the runs in the
- * database with their parameters and summaries.
+ * results.c - `mortar results [--db FILE] [--json|--csv] [--requests]`: the
+ * runs in the database with their parameters and summaries, as a table, as
+ * JSON or as CSV (results_format.h); --requests gives each run's measured
+ * requests too (in JSON) or instead (in CSV).
  */
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +10,7 @@
 #include "db.h"
 #include "losses.h"
 #include "results.h"
+#include "results_format.h"
 
 static void print_table(json_t *runs)
 {
@@ -43,16 +46,26 @@ static void print_table(json_t *runs)
 int mortar_results_main(int argc, char **argv)
 {
     const char *path = "mortar.db";
-    int as_json = 0;
+    int as_json = 0, as_csv = 0, with_requests = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--db") && i + 1 < argc)
             path = argv[++i];
         else if (!strcmp(argv[i], "--json"))
             as_json = 1;
+        else if (!strcmp(argv[i], "--csv"))
+            as_csv = 1;
+        else if (!strcmp(argv[i], "--requests"))
+            with_requests = 1;
         else {
-            fprintf(stderr, "usage: mortar results [--db FILE] [--json]\n");
+            fprintf(stderr, "usage: mortar results [--db FILE] [--json|--csv] [--requests]\n");
             return 2;
         }
+    }
+    if ((as_json && as_csv) || (with_requests && !as_json && !as_csv)) {
+        fprintf(stderr, "mortar results: %s\n",
+                as_csv ? "--json or --csv, not both" : "--requests goes with --json or --csv");
+        fprintf(stderr, "usage: mortar results [--db FILE] [--json|--csv] [--requests]\n");
+        return 2;
     }
     sqlite3 *db;
     char err[512];
@@ -60,14 +73,25 @@ int mortar_results_main(int argc, char **argv)
         fprintf(stderr, "mortar: %s\n", err);
         return 1;
     }
-    json_t *runs = db_runs_json(db);
-    if (as_json) {
-        json_dumpf(runs, stdout, JSON_INDENT(1));
-        putchar('\n');
+    int rc = 0;
+    if (as_json || as_csv) {
+        json_t *doc = results_json(db, with_requests);
+        if (!doc)
+            rc = -1;
+        else if (as_json)
+            rc = results_write_json(stdout, doc);
+        else if (with_requests)
+            rc = results_write_requests_csv(stdout, doc);
+        else
+            rc = results_write_runs_csv(stdout, doc);
+        json_decref(doc);
     } else {
+        json_t *runs = db_runs_json(db);
         print_table(runs);
+        json_decref(runs);
     }
-    json_decref(runs);
     sqlite3_close(db);
-    return 0;
+    if (rc)
+        fprintf(stderr, "mortar results: cannot write the output\n");
+    return rc ? 1 : 0;
 }
