@@ -305,7 +305,7 @@ int64_t db_begin_run(sqlite3 *db, const db_run_info *in)
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return -1;
     char now[32];
-    time_t t = time(NULL);
+    time_t t = in->started_unix_s > 0 ? (time_t)in->started_unix_s : time(NULL);
     strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
     char *spec = json_dumps(in->spec, JSON_COMPACT | JSON_SORT_KEYS);
     sqlite3_bind_text(st, 1, in->name, -1, SQLITE_TRANSIENT);

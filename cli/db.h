@@ -38,6 +38,7 @@ typedef struct db_run_info {
     json_t *spec; /* the resolved spec */
     int64_t pid;  /* the process that runs it, and its start time (owner.h) */
     uint64_t pid_start;
+    int64_t started_unix_s; /* its wall-clock start (started_at); 0: now */
 } db_run_info;
 
 /* Inserts a run with status "running"; returns its id, or -1. */
