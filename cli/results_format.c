@@ -70,10 +70,12 @@ json_t *results_json(sqlite3 *db, bool with_requests)
     json_t *r;
     if (with_requests)
         json_array_foreach(runs, i, r)
-            json_object_set_new(r, "requests",
-                                db_run_requests(db, json_integer_value(json_object_get(r, "id"))));
+            json_object_set_new(
+                r, "requests",
+                db_run_requests(db, json_integer_value(json_object_get(r, "id"))));
     round_reals(runs);
-    return json_pack("{s:i, s:o}", "schema_version", RESULTS_SCHEMA_VERSION, "runs", runs);
+    return json_pack("{s:i, s:o}", "schema_version", RESULTS_SCHEMA_VERSION, "runs",
+                     runs);
 }
 
 int results_write_json(FILE *f, const json_t *doc)
@@ -135,19 +137,30 @@ typedef struct csv_column {
     bool in_summary;
 } csv_column;
 
-static const csv_column run_columns[] = {
-    {"id", false},          {"name", false},           {"status", false},
-    {"design", false},      {"pcie_latency_us", false}, {"speed", false},
-    {"in_flight", false},   {"requests", true},         {"verified", true},
-    {"median_us", true},    {"p99_us", true},           {"mean_us", true},
-    {"min_us", true},       {"max_us", true},           {"throughput_rps", true},
-    {"wall_s", false},      {"lost", false},            {"started_at", false},
-    {"run_dir", false},     {"error", false}};
+static const csv_column run_columns[] = {{"id", false},
+                                         {"name", false},
+                                         {"status", false},
+                                         {"design", false},
+                                         {"pcie_latency_us", false},
+                                         {"speed", false},
+                                         {"in_flight", false},
+                                         {"requests", true},
+                                         {"verified", true},
+                                         {"median_us", true},
+                                         {"p99_us", true},
+                                         {"mean_us", true},
+                                         {"min_us", true},
+                                         {"max_us", true},
+                                         {"throughput_rps", true},
+                                         {"wall_s", false},
+                                         {"lost", false},
+                                         {"started_at", false},
+                                         {"run_dir", false},
+                                         {"error", false}};
 #define N_RUN_COLUMNS (sizeof run_columns / sizeof run_columns[0])
 
-static const char *const request_columns[] = {"run_id",     "idx",        "start_ns",
-                                              "latency_ns", "service_ns", "compute_ns",
-                                              "verified"};
+static const char *const request_columns[] = {
+    "run_id", "idx", "start_ns", "latency_ns", "service_ns", "compute_ns", "verified"};
 #define N_REQUEST_COLUMNS (sizeof request_columns / sizeof request_columns[0])
 
 static void put_header(FILE *f, const char *const *names, size_t n)

@@ -23,7 +23,7 @@
 #include "results_format.h"
 
 #define RUN_COLUMNS                                                                      \
-    "id,name,status,design,pcie_latency_us,speed,in_flight,requests,verified,median_us,"  \
+    "id,name,status,design,pcie_latency_us,speed,in_flight,requests,verified,median_us," \
     "p99_us,mean_us,min_us,max_us,throughput_rps,wall_s,lost,started_at,run_dir,error"
 #define REQUEST_COLUMNS "run_id,idx,start_ns,latency_ns,service_ns,compute_ns,verified"
 
@@ -44,22 +44,47 @@ static void make_db(fixture *fx)
     if (db_open(&db, fx->db, err, sizeof err))
         fail_msg("%s", err);
     json_t *spec = json_object();
-    db_run_info a = {.name = "design-a", .design = "a", .run_dir = "/tmp/r1",
-                     .pcie_latency_us = 0.1 + 0.2, .speed = 0.25, .in_flight = 1,
+    db_run_info a = {.name = "design-a",
+                     .design = "a",
+                     .run_dir = "/tmp/r1",
+                     .pcie_latency_us = 0.1 + 0.2,
+                     .speed = 0.25,
+                     .in_flight = 1,
                      .spec = spec};
-    db_run_info b = {.name = "odd, \"quoted\" name", .design = "b", .run_dir = "/tmp/r2",
-                     .pcie_latency_us = 2.5, .speed = 1, .in_flight = 1, .spec = spec};
-    db_run_info c = {.name = "still-running", .design = "a", .run_dir = "/tmp/r3",
-                     .pcie_latency_us = 1, .speed = 2, .in_flight = 8, .spec = spec};
+    db_run_info b = {.name = "odd, \"quoted\" name",
+                     .design = "b",
+                     .run_dir = "/tmp/r2",
+                     .pcie_latency_us = 2.5,
+                     .speed = 1,
+                     .in_flight = 1,
+                     .spec = spec};
+    db_run_info c = {.name = "still-running",
+                     .design = "a",
+                     .run_dir = "/tmp/r3",
+                     .pcie_latency_us = 1,
+                     .speed = 2,
+                     .in_flight = 8,
+                     .spec = spec};
     int64_t ids[3] = {db_begin_run(db, &a), db_begin_run(db, &b), db_begin_run(db, &c)};
     assert_true(ids[0] == 1 && ids[1] == 2 && ids[2] == 3);
-    db_request reqs[3] = {
-        {.idx = 0, .latency_ns = 2431800, .service_ns = 2000000, .compute_ns = 1920000,
-         .start_ns = 0, .verified = 1},
-        {.idx = 1, .latency_ns = 2431900, .service_ns = -1, .compute_ns = -1,
-         .start_ns = 2500000, .verified = 1},
-        {.idx = 2, .latency_ns = 2431701, .service_ns = 2000100, .compute_ns = 1920000,
-         .start_ns = 5000000, .verified = 0}};
+    db_request reqs[3] = {{.idx = 0,
+                           .latency_ns = 2431800,
+                           .service_ns = 2000000,
+                           .compute_ns = 1920000,
+                           .start_ns = 0,
+                           .verified = 1},
+                          {.idx = 1,
+                           .latency_ns = 2431900,
+                           .service_ns = -1,
+                           .compute_ns = -1,
+                           .start_ns = 2500000,
+                           .verified = 1},
+                          {.idx = 2,
+                           .latency_ns = 2431701,
+                           .service_ns = 2000100,
+                           .compute_ns = 1920000,
+                           .start_ns = 5000000,
+                           .verified = 0}};
     db_summary sum = {.requests = 3,
                       .verified = 2,
                       .median_us = 2431800 / 1000.0, /* 2431.7999999999997 */
@@ -69,11 +94,11 @@ static void make_db(fixture *fx)
                       .max_us = 2431900 / 1000.0,
                       .throughput_rps = 3 / 0.0074317};
     json_t *versions = json_pack("{s:s}", "mortar", "test");
-    assert_int_equal(db_finish_run(db, ids[0], "ok", NULL, 0.1 + 0.2 + 0.4, versions, NULL,
-                                   reqs, 3, &sum),
+    assert_int_equal(db_finish_run(db, ids[0], "ok", NULL, 0.1 + 0.2 + 0.4, versions,
+                                   NULL, reqs, 3, &sum),
                      0);
-    assert_int_equal(db_finish_run(db, ids[1], "failed", "the server, said \"no\"\nbye", 1.1,
-                                   versions, NULL, NULL, 0, &(db_summary){0}),
+    assert_int_equal(db_finish_run(db, ids[1], "failed", "the server, said \"no\"\nbye",
+                                   1.1, versions, NULL, NULL, 0, &(db_summary){0}),
                      0);
     json_decref(versions);
     json_decref(spec);
@@ -97,7 +122,7 @@ static int results_cli(const fixture *fx, const char *args, char **out)
 /* ---- parsing CSV back (RFC 4180) ------------------------------------------------ */
 
 #define MAX_FIELDS 32
-#define MAX_ROWS 16
+#define MAX_ROWS   16
 
 typedef struct csv_table {
     char *cell[MAX_ROWS][MAX_FIELDS];
@@ -312,7 +337,7 @@ static void test_json_has_its_schema_version_and_requests_on_request(void **stat
     json_t *first = json_array_get(runs, 0);
     assert_null(json_object_get(first, "requests")); /* only with --requests */
     assert_true(json_real_value(json_object_get(json_object_get(first, "summary"),
-                                                 "median_us")) == 2431.8);
+                                                "median_us")) == 2431.8);
     expect_no_noisy_number(out);
     json_decref(doc);
     free(out);
@@ -329,8 +354,8 @@ static void test_json_has_its_schema_version_and_requests_on_request(void **stat
     assert_true(json_is_null(json_object_get(second, "service_ns")));
     assert_true(json_is_true(json_object_get(second, "verified")));
     assert_true(json_is_false(json_object_get(json_array_get(reqs, 2), "verified")));
-    assert_int_equal(json_array_size(json_object_get(json_array_get(runs, 1), "requests")),
-                     0);
+    assert_int_equal(
+        json_array_size(json_object_get(json_array_get(runs, 1), "requests")), 0);
     expect_no_noisy_number(out);
     json_decref(doc);
     free(out);
