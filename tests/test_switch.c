@@ -759,15 +759,19 @@ static void test_pcap_has_every_departure_with_nanosecond_times(void **unused)
     unlink(path);
 }
 
-/* Runs five frames through a switch writing `path` with the given start;
- * their departures (simulated ps) go to depart_ps. */
+/* Runs five frames through a switch writing `path` (NULL: no pcap) with
+ * the given start; their departures (simulated ps) go to depart_ps. */
 static void run_with_pcap_start(const char *path, uint64_t epoch_ns, uint64_t depart_ps[5])
 {
     char params[320];
-    snprintf(params, sizeof params,
-             "{\"ports\": 2, \"bandwidth\": \"3Gbps\", \"latency\": \"7ns\", \"pcap\": \"%s\","
-             " \"pcap_epoch_ns\": %llu}",
-             path, (unsigned long long)epoch_ns);
+    if (path)
+        snprintf(params, sizeof params,
+                 "{\"ports\": 2, \"bandwidth\": \"3Gbps\", \"latency\": \"7ns\","
+                 " \"pcap\": \"%s\", \"pcap_epoch_ns\": %llu}",
+                 path, (unsigned long long)epoch_ns);
+    else
+        snprintf(params, sizeof params,
+                 "{\"ports\": 2, \"bandwidth\": \"3Gbps\", \"latency\": \"7ns\"}");
     bench b;
     bench_open(&b, 2, params, NULL);
     for (uint32_t k = 0; k < 5; k++)
@@ -781,7 +785,7 @@ static void run_with_pcap_start(const char *path, uint64_t epoch_ns, uint64_t de
 
 /* The pcap's records are stamped with the run's wall-clock start plus the
  * simulated time (so Wireshark and the trace exports share one clock),
- * and the start changes nothing the switch does. */
+ * and neither the start nor the pcap changes anything the switch does. */
 static void test_pcap_times_start_at_the_given_wall_clock_time(void **unused)
 {
     char path[] = "/tmp/test_switch_XXXXXX.pcap";
@@ -789,10 +793,12 @@ static void test_pcap_times_start_at_the_given_wall_clock_time(void **unused)
     assert_true(fd >= 0);
     close(fd);
     const uint64_t start = 1764606049ull * 1000000000ull + 123456789ull;
-    uint64_t depart[5], depart_at_zero[5];
+    uint64_t depart[5], depart_at_zero[5], depart_no_pcap[5];
+    run_with_pcap_start(NULL, 0, depart_no_pcap);
     run_with_pcap_start(path, 0, depart_at_zero);
     run_with_pcap_start(path, start, depart);
     assert_memory_equal(depart, depart_at_zero, sizeof depart);
+    assert_memory_equal(depart, depart_no_pcap, sizeof depart);
     check_pcap_header(path);
     uint8_t h[24 + 16];
     FILE *f = fopen(path, "rb");
