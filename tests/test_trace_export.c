@@ -1098,13 +1098,21 @@ static void test_command_exit_codes_and_messages(void **state)
     json_error_t jerr;
     json_t *doc = json_load_file(out_path, 0, &jerr);
     assert_non_null(doc);
-    assert_non_null(json_object_get(doc, "resourceSpans"));
+    json_t *resource = json_object_get(
+        json_array_get(json_object_get(doc, "resourceSpans"), 0), "resource");
+    assert_int_equal(decimal(attributes_value(json_object_get(resource, "attributes"),
+                                              "mortar.run.id"),
+                             "intValue"),
+                     id); /* the run's id, as in the database */
     json_decref(doc);
     snprintf(args, sizeof args, "%lld --db '%s' --format perfetto --request 2 --out '%s'",
              (long long)id, db_path, out_path);
     assert_int_equal(run_cli(tmp, args, text, sizeof text), 0);
     doc = json_load_file(out_path, 0, &jerr);
     assert_int_equal(num(json_object_get(doc, "otherData"), "request"), 2);
+    /* the run's start (started_at, whole seconds), the pcap's and OTLP's epoch */
+    int64_t epoch = num(json_object_get(doc, "otherData"), "epoch_unix_ns");
+    assert_true(epoch > 0 && epoch % 1000000000 == 0);
     json_decref(doc);
 
     snprintf(args, sizeof args, "%lld --db '%s' --format split --request 2 --out '%s'",
