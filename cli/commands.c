@@ -42,6 +42,8 @@ const cli_flag cli_flags[] = {
     {CLI_KEY_SEED, "seed", "N"},
     {CLI_KEY_RESULT, "result", "int8|int32"},
     {CLI_KEY_ALL, "all", NULL},
+    {CLI_KEY_CSV, "csv", NULL},
+    {CLI_KEY_REQUESTS, "requests", NULL},
     {0, NULL, NULL},
 };
 
@@ -91,8 +93,13 @@ const cli_command mortar_cmd_results = {
     "results",
     "",
     "list the recorded runs",
-    NULL,
-    {{CLI_KEY_DB, DB_READ_HELP}, {CLI_KEY_JSON, "print JSON instead of a table"}},
+    "--json writes {\"schema_version\": 1, \"runs\": [...]}; --csv one row per run.\n"
+    "With --requests, each run's requests too (a list per run, or a CSV row per\n"
+    "request). Columns and schema: docs/experiments.md.\n",
+    {{CLI_KEY_DB, DB_READ_HELP},
+     {CLI_KEY_JSON, "print JSON instead of a table"},
+     {CLI_KEY_CSV, "print CSV instead of a table"},
+     {CLI_KEY_REQUESTS, "with --json or --csv: the per-request data too"}},
     mortar_results_main,
 };
 

@@ -305,7 +305,7 @@ int64_t db_begin_run(sqlite3 *db, const db_run_info *in)
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return -1;
     char now[32];
-    time_t t = time(NULL);
+    time_t t = in->started_unix_s > 0 ? (time_t)in->started_unix_s : time(NULL);
     strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
     char *spec = json_dumps(in->spec, JSON_COMPACT | JSON_SORT_KEYS);
     sqlite3_bind_text(st, 1, in->name, -1, SQLITE_TRANSIENT);
@@ -539,6 +539,39 @@ json_t *db_runs_json(sqlite3 *db)
     }
     sqlite3_finalize(st);
     return json_pack("{s:o}", "runs", runs);
+}
+
+/* A measured time of a request: negative (db_request's "not measured") or
+ * NULL is null. */
+static json_t *measured_json(sqlite3_stmt *st, int i)
+{
+    if (sqlite3_column_type(st, i) == SQLITE_NULL || sqlite3_column_int64(st, i) < 0)
+        return json_null();
+    return json_integer(sqlite3_column_int64(st, i));
+}
+
+json_t *db_run_requests(sqlite3 *db, int64_t id)
+{
+    json_t *out = json_array();
+    sqlite3_stmt *st;
+    const char *sql = "SELECT idx, start_ns, latency_ns, service_ns, compute_ns, verified"
+                      " FROM requests WHERE run_id = ? ORDER BY idx";
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return out;
+    sqlite3_bind_int64(st, 1, id);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        json_t *r = json_pack("{s:I}", "idx", (json_int_t)sqlite3_column_int64(st, 0));
+        const char *keys[] = {"start_ns", "latency_ns", "service_ns", "compute_ns"};
+        for (int i = 0; i < 4; i++)
+            json_object_set_new(r, keys[i], measured_json(st, 1 + i));
+        json_object_set_new(r, "verified",
+                            sqlite3_column_type(st, 5) == SQLITE_NULL
+                                ? json_null()
+                                : json_boolean(sqlite3_column_int(st, 5) != 0));
+        json_array_append_new(out, r);
+    }
+    sqlite3_finalize(st);
+    return out;
 }
 
 int db_set_run_dirs(sqlite3 *db, int64_t id, const char *run_dir, const char *private_dir)

@@ -38,6 +38,7 @@ typedef struct db_run_info {
     json_t *spec; /* the resolved spec */
     int64_t pid;  /* the process that runs it, and its start time (owner.h) */
     uint64_t pid_start;
+    int64_t started_unix_s; /* its wall-clock start (started_at); 0: now */
 } db_run_info;
 
 /* Inserts a run with status "running"; returns its id, or -1. */
@@ -89,5 +90,11 @@ json_t *db_run_losses(sqlite3 *db, int64_t id);
 
 /* Every run as the JSON of `mortar results --json`. */
 json_t *db_runs_json(sqlite3 *db);
+
+/* The measured requests of run `id` by index, as a new array of {"idx",
+ * "start_ns", "latency_ns", "service_ns", "compute_ns" (integers, null
+ * where the run did not measure it), "verified" (a boolean)}; empty when
+ * none or on an error. */
+json_t *db_run_requests(sqlite3 *db, int64_t id);
 
 #endif

@@ -72,9 +72,12 @@ static int add_listener(plan *p, plan_sim *s, json_t *l, const char *port, char 
     return 0;
 }
 
-/* A traced run's switches write their frames too (<run dir>/<name>.pcap,
- * docs/traces.md), unless the spec names a pcap file itself. */
-static void add_switch_pcap(const plan *p, json_t *component)
+/* A switch's params: a traced run's switches write their frames too
+ * (<run dir>/<name>.pcap, docs/traces.md), unless the spec names a pcap
+ * file itself; and a pcap's times start at the run's wall-clock start,
+ * unless the spec sets pcap_epoch_ns. Only the pcap's timestamps depend on
+ * the start: what the switch simulates does not. */
+static void add_switch_pcap(const plan *p, const plan_tools *t, json_t *component)
 {
     if (strcmp(str(component, "kind", ""), "switch"))
         return;
@@ -83,7 +86,10 @@ static void add_switch_pcap(const plan *p, json_t *component)
         params = json_object();
         json_object_set_new(component, "params", params);
     }
-    if (json_object_get(params, "pcap"))
+    if (t->epoch_unix_ns && !json_object_get(params, "pcap_epoch_ns"))
+        json_object_set_new(params, "pcap_epoch_ns",
+                            json_integer((json_int_t)t->epoch_unix_ns));
+    if (!t->trace || json_object_get(params, "pcap"))
         return;
     char path[640];
     snprintf(path, sizeof path, "%s/%s.pcap", p->run_dir, str(component, "name", "switch"));
@@ -102,8 +108,7 @@ static int plan_sims(plan *p, json_t *spec, const plan_tools *t, char *err, size
         json_t *params = json_object_get(c, "params");
         if (params)
             json_object_set_new(e, "params", json_deep_copy(params));
-        if (t->trace)
-            add_switch_pcap(p, e);
+        add_switch_pcap(p, t, e);
         json_array_append_new(json_object_get(s->desc, "components"), e);
     }
     json_array_foreach(json_object_get(spec, "links"), i, l) {

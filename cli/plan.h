@@ -13,6 +13,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mortar/name.h"
 
@@ -52,6 +53,9 @@ typedef struct plan_tools {
     const char *firmware[4];  /* -L dirs */
     const char *kernel, *initrd;
     bool trace;
+    /* The run's wall-clock start (Unix ns, 0 for none): its switches write
+     * pcap times from it (pcap_epoch_ns), the base the trace exports use. */
+    uint64_t epoch_unix_ns;
 } plan_tools;
 
 /* Builds the plan for `spec` in `run_dir` (exists) and a fresh private

@@ -1,6 +1,8 @@
 /*
- * results.c - `mortar results [--db FILE] [--json]`: the runs in the
- * database with their parameters and summaries.
+ * results.c - `mortar results [--db FILE] [--json|--csv] [--requests]`: the
+ * runs in the database with their parameters and summaries, as a table, as
+ * JSON or as CSV (results_format.h); --requests gives each run's measured
+ * requests too (in JSON) or instead (in CSV).
  */
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +10,7 @@
 #include "db.h"
 #include "losses.h"
 #include "results.h"
+#include "results_format.h"
 #include "usage.h"
 
 static void print_table(json_t *runs)
@@ -44,7 +47,7 @@ static void print_table(json_t *runs)
 int mortar_results_main(int argc, char **argv)
 {
     const char *path = "mortar.db";
-    int as_json = 0;
+    int as_json = 0, as_csv = 0, with_requests = 0;
     cli_parser p;
     cli_parser_init(&p, &mortar_cmd_results, argc, argv);
     for (int key; (key = cli_next(&p)) != CLI_DONE;) {
@@ -52,25 +55,44 @@ int mortar_results_main(int argc, char **argv)
             path = p.value;
         else if (key == CLI_KEY_JSON)
             as_json = 1;
+        else if (key == CLI_KEY_CSV)
+            as_csv = 1;
+        else if (key == CLI_KEY_REQUESTS)
+            with_requests = 1;
         else
             return cli_stop_status(key);
     }
     if (p.first_operand < argc)
         return cli_usage_error(&mortar_cmd_results, "unexpected '%s'", argv[p.first_operand]);
+    if (as_json && as_csv)
+        return cli_usage_error(&mortar_cmd_results, "--json or --csv, not both");
+    if (with_requests && !as_json && !as_csv)
+        return cli_usage_error(&mortar_cmd_results, "--requests goes with --json or --csv");
     sqlite3 *db;
     char err[512];
     if (db_open_read(&db, path, err, sizeof err)) {
         fprintf(stderr, "mortar: %s\n", err);
         return 1;
     }
-    json_t *runs = db_runs_json(db);
-    if (as_json) {
-        json_dumpf(runs, stdout, JSON_INDENT(1));
-        putchar('\n');
+    int rc = 0;
+    if (as_json || as_csv) {
+        json_t *doc = results_json(db, with_requests);
+        if (!doc)
+            rc = -1;
+        else if (as_json)
+            rc = results_write_json(stdout, doc);
+        else if (with_requests)
+            rc = results_write_requests_csv(stdout, doc);
+        else
+            rc = results_write_runs_csv(stdout, doc);
+        json_decref(doc);
     } else {
+        json_t *runs = db_runs_json(db);
         print_table(runs);
+        json_decref(runs);
     }
-    json_decref(runs);
     sqlite3_close(db);
-    return 0;
+    if (rc)
+        fprintf(stderr, "mortar results: cannot write the output\n");
+    return rc ? 1 : 0;
 }

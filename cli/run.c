@@ -661,7 +661,8 @@ int mortar_run_main(int argc, char **argv)
                         .pcie_latency_us = var_us(spec, "pcie.latency"),
                         .speed = var_num(spec, "speed", 1),
                         .in_flight = (int64_t)var_num(spec, "inflight", 1),
-                        .pid = getpid(), .pid_start = owner_start_time(getpid())};
+                        .pid = getpid(), .pid_start = owner_start_time(getpid()),
+                        .started_unix_s = (int64_t)time(NULL)};
     install_signals();
     reap_abandoned(db);
     int64_t id = db_begin_run(db, &info);
@@ -683,7 +684,9 @@ int mortar_run_main(int argc, char **argv)
 
     plan p;
     plan_tools pt = {.qemu = t.qemu, .firmware = {t.firmware[0], t.firmware[1], NULL},
-                     .kernel = t.kernel, .initrd = t.initrd, .trace = o.trace};
+                     .kernel = t.kernel, .initrd = t.initrd, .trace = o.trace,
+                     /* started_at, the trace exports' wall-clock base */
+                     .epoch_unix_ns = (uint64_t)info.started_unix_s * 1000000000ull};
     procs ps = {0};
     fprintf(stderr, "[mortar] run %lld: %s, logs in %s\n", (long long)id, name, run_dir);
     double t0 = wall_now();

@@ -6,11 +6,14 @@
  * writes where its time went (time_split.h).
  *
  * RUN is a run id in the results database. The run's started_at (UTC) is
- * the OTLP epoch, so the spans land at the wall time the run started plus
- * the virtual time. Exit status: 0; 1 when the run, its trace or the
- * request is missing, or a trace file is corrupt; 2 for a usage error (an
- * unknown format among them).
+ * the wall-clock epoch: the OTLP spans land at the wall time the run
+ * started plus the virtual time, as the switch's pcap does; the OTLP trace
+ * id also hashes this machine's id, the database's path and the run id.
+ * Exit status: 0; 1 when the run, its trace or the request is missing, or
+ * a trace file is corrupt; 2 for a usage error (an unknown format among
+ * them).
  */
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +156,32 @@ static int write_json(json_t *doc, const char *path)
     return 0;
 }
 
+/* The export in the chosen format. Perfetto's and the timeline's times
+ * are virtual; they get the run's start (`epoch_unix_ns`) to share the
+ * OTLP spans' and the pcap's wall-clock base (docs/traces.md). */
+static json_t *export_run(const trace_opts *o, const char *dir, uint64_t epoch_ns, char *err,
+                          size_t err_size)
+{
+    if (!strcmp(o->format, "otlp")) {
+        char machine[128], db_path[PATH_MAX];
+        trace_machine_id(machine, sizeof machine);
+        trace_run run = {.id = o->run,
+                         .db_path = realpath(o->db, db_path) ? db_path : o->db,
+                         .machine_id = machine,
+                         .epoch_unix_ns = epoch_ns};
+        return trace_otlp(dir, o->request, &run, err, err_size);
+    }
+    if (!strcmp(o->format, "split"))
+        return time_split_run(dir, o->request, err, err_size);
+    bool perfetto = !strcmp(o->format, "perfetto");
+    json_t *doc = perfetto ? trace_perfetto(dir, o->request, err, err_size)
+                           : trace_timeline(dir, o->request, err, err_size);
+    if (doc && epoch_ns)
+        json_object_set_new(perfetto ? json_object_get(doc, "otherData") : doc,
+                            "epoch_unix_ns", json_integer((json_int_t)epoch_ns));
+    return doc;
+}
+
 int mortar_trace_main(int argc, char **argv)
 {
     trace_opts o;
@@ -175,15 +204,7 @@ int mortar_trace_main(int argc, char **argv)
         return 1;
     }
     char err[1024] = "";
-    json_t *doc;
-    if (!strcmp(o.format, "perfetto"))
-        doc = trace_perfetto(dir, o.request, err, sizeof err);
-    else if (!strcmp(o.format, "otlp"))
-        doc = trace_otlp(dir, o.request, epoch_ns, err, sizeof err);
-    else if (!strcmp(o.format, "split"))
-        doc = time_split_run(dir, o.request, err, sizeof err);
-    else
-        doc = trace_timeline(dir, o.request, err, sizeof err);
+    json_t *doc = export_run(&o, dir, epoch_ns, err, sizeof err);
     if (!doc) {
         fprintf(stderr, "mortar trace: run %lld: %s\n", (long long)o.run, err);
         return 1;

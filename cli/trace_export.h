@@ -32,10 +32,25 @@ json_t *trace_timeline(const char *run_dir, int64_t request, char *err, size_t e
  * request's start. */
 json_t *trace_perfetto(const char *run_dir, int64_t request, char *err, size_t err_size);
 
-/* The same request as OTLP JSON: a resource per component, one trace whose
- * root span is the client's request; times are `epoch_unix_ns` plus the
- * virtual time. */
-json_t *trace_otlp(const char *run_dir, int64_t request, uint64_t epoch_unix_ns, char *err,
+/* Which run a trace belongs to, and where it lies in wall-clock time. */
+typedef struct trace_run {
+    int64_t id;             /* the run's id in its database */
+    const char *db_path;    /* the database's absolute path, or NULL */
+    const char *machine_id; /* the machine's id (trace_machine_id), or NULL */
+    uint64_t epoch_unix_ns; /* the run's wall-clock start (Unix ns): virtual time 0 */
+} trace_run;
+
+/* The same request as OTLP JSON: a resource per component with spans, one
+ * trace whose root span is the client's request, slices as spans and
+ * instants as span events; times are `run->epoch_unix_ns` plus the virtual
+ * time. The trace id is a hash of the machine id, the database path, the
+ * run id and the request: the same for the same run, different for
+ * another run or machine. */
+json_t *trace_otlp(const char *run_dir, int64_t request, const trace_run *run, char *err,
                    size_t err_size);
+
+/* This machine's id (the first line of /etc/machine-id, else of
+ * /var/lib/dbus/machine-id), or "" when neither can be read. */
+void trace_machine_id(char *out, size_t size);
 
 #endif

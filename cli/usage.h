@@ -66,6 +66,8 @@ typedef enum cli_key {
     CLI_KEY_SEED,
     CLI_KEY_RESULT,
     CLI_KEY_ALL,
+    CLI_KEY_CSV,
+    CLI_KEY_REQUESTS,
 } cli_key;
 
 /* A flag: its long name (without "--") and the name of its value (NULL

@@ -77,11 +77,59 @@ static void test_device_options_name_the_component_and_link(void **state)
     remove_tree(dir);
 }
 
+/* The switch's description in the plan's mortar-sim processes, or NULL. */
+static json_t *switch_params(const plan *p)
+{
+    for (int s = 0; s < p->nsims; s++) {
+        size_t i;
+        json_t *c;
+        json_array_foreach(json_object_get(p->sims[s].desc, "components"), i, c)
+        {
+            if (!strcmp(json_string_value(json_object_get(c, "kind")), "switch"))
+                return json_object_get(c, "params");
+        }
+    }
+    return NULL;
+}
+
+static void test_switches_get_the_runs_wall_clock_start_for_their_pcap(void **state)
+{
+    (void)state;
+    char path[512], err[1024];
+    snprintf(path, sizeof path, "%s/experiments/matmul/design-b.json", source_dir());
+    json_t *spec = spec_load(path, NULL, 0, err, sizeof err);
+    if (!spec || spec_validate(spec, err, sizeof err))
+        fail_msg("%s", err);
+    for (int trace = 0; trace < 2; trace++) {
+        const char *dir = scratch_dir();
+        plan_tools t = tools;
+        t.trace = trace;
+        t.epoch_unix_ns = 1764606049ull * 1000000000ull;
+        plan p;
+        if (plan_build(&p, spec, dir, &t, err, sizeof err))
+            fail_msg("%s", err);
+        json_t *params = switch_params(&p);
+        assert_non_null(params);
+        assert_int_equal(json_integer_value(json_object_get(params, "pcap_epoch_ns")),
+                         (json_int_t)t.epoch_unix_ns);
+        char pcap[640];
+        snprintf(pcap, sizeof pcap, "%s/switch.pcap", dir);
+        if (trace)
+            assert_string_equal(json_string_value(json_object_get(params, "pcap")), pcap);
+        else
+            assert_null(json_object_get(params, "pcap"));
+        plan_free(&p);
+        remove_tree(dir);
+    }
+    json_decref(spec);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_symlink_where_a_description_goes_is_not_followed),
         cmocka_unit_test(test_device_options_name_the_component_and_link),
+        cmocka_unit_test(test_switches_get_the_runs_wall_clock_start_for_their_pcap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -759,6 +759,72 @@ static void test_pcap_has_every_departure_with_nanosecond_times(void **unused)
     unlink(path);
 }
 
+/* Runs five frames through a switch writing `path` (NULL: no pcap) with
+ * the given start; their departures (simulated ps) go to depart_ps. */
+static void run_with_pcap_start(const char *path, uint64_t epoch_ns, uint64_t depart_ps[5])
+{
+    char params[320];
+    if (path)
+        snprintf(params, sizeof params,
+                 "{\"ports\": 2, \"bandwidth\": \"3Gbps\", \"latency\": \"7ns\","
+                 " \"pcap\": \"%s\", \"pcap_epoch_ns\": %llu}",
+                 path, (unsigned long long)epoch_ns);
+    else
+        snprintf(params, sizeof params,
+                 "{\"ports\": 2, \"bandwidth\": \"3Gbps\", \"latency\": \"7ns\"}");
+    bench b;
+    bench_open(&b, 2, params, NULL);
+    for (uint32_t k = 0; k < 5; k++)
+        send_frame(b.ep[0], MORTAR_MS(1500), 2, 1, 1000 - 100 * k, k);
+    bench_run(&b);
+    assert_int_equal(b.ep[1]->nrx, 5);
+    for (unsigned k = 0; k < 5; k++)
+        depart_ps[k] = b.ep[1]->rx[k].at_ps - LINK_PS;
+    bench_close(&b); /* flushes the file */
+}
+
+/* The pcap's records are stamped with the run's wall-clock start plus the
+ * simulated time (so Wireshark and the trace exports share one clock),
+ * and neither the start nor the pcap changes anything the switch does. */
+static void test_pcap_times_start_at_the_given_wall_clock_time(void **unused)
+{
+    char path[] = "/tmp/test_switch_XXXXXX.pcap";
+    int fd = mkstemps(path, 5);
+    assert_true(fd >= 0);
+    close(fd);
+    const uint64_t start = 1764606049ull * 1000000000ull + 123456789ull;
+    uint64_t depart[5], depart_at_zero[5], depart_no_pcap[5];
+    run_with_pcap_start(NULL, 0, depart_no_pcap);
+    run_with_pcap_start(path, 0, depart_at_zero);
+    run_with_pcap_start(path, start, depart);
+    assert_memory_equal(depart, depart_at_zero, sizeof depart);
+    assert_memory_equal(depart, depart_no_pcap, sizeof depart);
+    check_pcap_header(path);
+    uint8_t h[24 + 16];
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fread(h, 1, sizeof h, f), sizeof h);
+    fclose(f);
+    uint64_t want_ns = start + depart[0] / 1000;
+    assert_int_equal(le32_at(h + 24), want_ns / 1000000000ull);
+    assert_int_equal(le32_at(h + 28), want_ns % 1000000000ull);
+    if (have_tshark()) { /* and Wireshark's reader says the same of every frame */
+        char cmd[512], line[256];
+        snprintf(cmd, sizeof cmd, "tshark -r '%s' -T fields -e frame.time_epoch 2>/dev/null",
+                 path);
+        FILE *p = popen(cmd, "r");
+        assert_non_null(p);
+        unsigned n = 0;
+        while (fgets(line, sizeof line, p) && n < 5) {
+            assert_int_equal(epoch_to_ns(line), start + depart[n] / 1000);
+            n++;
+        }
+        assert_int_equal(pclose(p), 0);
+        assert_int_equal(n, 5);
+    }
+    unlink(path);
+}
+
 /* ---- robustness, parameters, trace ----------------------------------------- */
 
 static void test_malformed_frames_and_unknown_messages_are_counted(void **unused)
@@ -923,6 +989,7 @@ int main(void)
         cmocka_unit_test(test_pause_avoids_the_drops_of_an_overloaded_port),
         cmocka_unit_test(test_port_rate_is_the_bandwidth_parameter),
         cmocka_unit_test(test_pcap_has_every_departure_with_nanosecond_times),
+        cmocka_unit_test(test_pcap_times_start_at_the_given_wall_clock_time),
         cmocka_unit_test(test_malformed_frames_and_unknown_messages_are_counted),
         cmocka_unit_test(test_frame_too_big_for_the_output_link_is_dropped_and_counted),
         cmocka_unit_test(test_rejects_bad_parameters),

@@ -421,22 +421,6 @@ static int64_t ts_ns(json_t *ev, const char *key)
     return (int64_t)llround(json_number_value(v) * 1000.0);
 }
 
-typedef struct pf_slice {
-    int64_t pid, tid, start, end;
-} pf_slice;
-
-static int by_thread_then_start(const void *pa, const void *pb)
-{
-    const pf_slice *a = pa, *b = pb;
-    if (a->pid != b->pid)
-        return a->pid < b->pid ? -1 : 1;
-    if (a->tid != b->tid)
-        return a->tid < b->tid ? -1 : 1;
-    if (a->start != b->start)
-        return a->start < b->start ? -1 : 1;
-    return a->end > b->end ? -1 : a->end < b->end;
-}
-
 static bool thread_named(json_t *events, int64_t pid, int64_t tid, const char **name)
 {
     size_t i;
@@ -450,6 +434,206 @@ static bool thread_named(json_t *events, int64_t pid, int64_t tid, const char **
         }
     }
     return false;
+}
+
+/* An event in the order Perfetto's JSON importer reads them: by time; at
+ * one time the `E` events first, then the `X` events longest first, then
+ * the others, each group in the file's order (its trace sorter's rule). */
+typedef struct pf_read {
+    json_t *ev;
+    int64_t ts, key;
+    size_t index;
+} pf_read;
+
+static int by_read_order(const void *pa, const void *pb)
+{
+    const pf_read *a = pa, *b = pb;
+    if (a->ts != b->ts)
+        return a->ts < b->ts ? -1 : 1;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* One thread's open slices as Perfetto keeps them: end -1 while a `B`
+ * waits for its `E`. */
+typedef struct pf_open {
+    int64_t pid, tid, start, end;
+    const char *name;
+} pf_open;
+
+#define MAX_OPEN 64
+
+/* An arrow as Perfetto draws it: from one slice to another. */
+typedef struct pf_arrow {
+    const char *from, *to;
+    int64_t from_ts, to_ts;
+} pf_arrow;
+
+#define MAX_ARROWS 64
+
+typedef struct pf_check {
+    pf_open open[MAX_OPEN];
+    size_t nopen;
+    int64_t flow[MAX_ARROWS]; /* the flow ids whose start was read */
+    json_t *last[MAX_ARROWS]; /* and the slice each one reached last */
+    int64_t last_ts[MAX_ARROWS];
+    size_t nflows;
+    pf_arrow arrows[MAX_ARROWS];
+    size_t narrows;
+} pf_check;
+
+/* Pops the finished slices of the thread that end before `ts`, or at
+ * `ts` unless both are instants (Perfetto's slice tracker's rule); returns
+ * the thread's innermost open slice after that, or NULL. */
+static pf_open *close_finished(pf_check *c, int64_t pid, int64_t tid, int64_t ts, int64_t dur)
+{
+    for (size_t k = c->nopen; k-- > 0;) {
+        pf_open *o = &c->open[k];
+        if (o->pid != pid || o->tid != tid)
+            continue;
+        if (o->end < 0)
+            return o;
+        bool zero = o->end == o->start && dur == 0;
+        if (o->end < ts || (o->end == ts && !zero)) {
+            memmove(o, o + 1, (c->nopen - k - 1) * sizeof *o);
+            c->nopen--;
+            continue;
+        }
+        return o;
+    }
+    return NULL;
+}
+
+static void read_slice_event(pf_check *c, json_t *e, const char *ph, int64_t ts)
+{
+    int64_t pid = num(e, "pid"), tid = num(e, "tid");
+    const char *name = str(e, "name");
+    int64_t dur = ph[0] == 'X' ? ts_ns(e, "dur") : -1;
+    pf_open *top = close_finished(c, pid, tid, ts, dur);
+    if (ph[0] == 'E') {
+        if (!top || top->end >= 0 || strcmp(top->name, name) != 0)
+            fail_msg("E of %s at %lld does not close the innermost open slice", name,
+                     (long long)ts);
+        top->end = ts;
+        close_finished(c, pid, tid, ts + 1, -1);
+        return;
+    }
+    if (ph[0] == 'X' && top && top->end >= 0 && ts + dur > top->end)
+        fail_msg("%s overlaps %s on thread %lld: Perfetto drops it", name, top->name,
+                 (long long)tid);
+    assert_true(c->nopen < MAX_OPEN);
+    c->open[c->nopen++] = (pf_open){pid, tid, ts, ph[0] == 'X' ? ts + dur : -1, name};
+}
+
+/* A flow's side on a slice event, as Perfetto's flow tracker takes it: a
+ * start opens the flow id, an end draws an arrow from the slice the flow
+ * reached last (and is dropped when the flow has not started), a step
+ * does both. */
+static void read_flow(pf_check *c, json_t *e, const char *ph, int64_t ts)
+{
+    json_t *id = json_object_get(e, "bind_id");
+    if (!id)
+        return;
+    if (ph[0] != 'B' && ph[0] != 'X')
+        fail_msg("a flow bound to a %s event: Perfetto binds flows to slices only", ph);
+    int64_t flow = json_integer_value(id);
+    bool in = json_is_true(json_object_get(e, "flow_in"));
+    bool out = json_is_true(json_object_get(e, "flow_out"));
+    assert_true(in || out);
+    size_t k = 0;
+    while (k < c->nflows && c->flow[k] != flow)
+        k++;
+    if (in && k == c->nflows)
+        fail_msg("flow %lld ends at %s before it starts", (long long)flow, str(e, "name"));
+    if (!in && k < c->nflows)
+        fail_msg("flow %lld starts twice", (long long)flow);
+    if (in) {
+        assert_true(c->narrows < MAX_ARROWS);
+        c->arrows[c->narrows++] =
+            (pf_arrow){str(c->last[k], "name"), str(e, "name"), c->last_ts[k], ts};
+    }
+    if (k == c->nflows) {
+        assert_true(c->nflows < MAX_ARROWS);
+        c->flow[c->nflows++] = flow;
+    }
+    c->last[k] = e;
+    c->last_ts[k] = ts;
+}
+
+/* Reads `doc` as Perfetto does: every slice must nest on its thread and
+ * every flow end follow its start on a slice; the arrows drawn go to
+ * c->arrows. */
+static void read_like_perfetto(json_t *doc, pf_check *c)
+{
+    json_t *events = json_object_get(doc, "traceEvents"), *e;
+    size_t n = json_array_size(events), i;
+    pf_read *order = calloc(n + 1, sizeof *order);
+    json_array_foreach(events, i, e)
+    {
+        const char *ph = str(e, "ph");
+        int64_t ts = ts_ns(e, "ts");
+        assert_true(ts >= 0);
+        int64_t key = ph[0] == 'E' ? INT64_MIN
+                      : ph[0] == 'X' ? INT64_MAX - ts_ns(e, "dur")
+                                     : INT64_MAX;
+        order[i] = (pf_read){e, ts, key, i};
+    }
+    qsort(order, n, sizeof *order, by_read_order);
+    memset(c, 0, sizeof *c);
+    for (i = 0; i < n; i++) {
+        const char *ph = str(order[i].ev, "ph"), *name;
+        if (ph[0] == 'M')
+            continue;
+        if (!thread_named(events, num(order[i].ev, "pid"), num(order[i].ev, "tid"), &name))
+            fail_msg("thread %lld has no name", (long long)num(order[i].ev, "tid"));
+        if (strcmp(ph, "B") && strcmp(ph, "E") && strcmp(ph, "X"))
+            fail_msg("unexpected ph %s", ph);
+        read_slice_event(c, order[i].ev, ph, order[i].ts);
+        read_flow(c, order[i].ev, ph, order[i].ts);
+    }
+    for (i = 0; i < c->nopen; i++)
+        if (c->open[i].end < 0)
+            fail_msg("%s is never closed", c->open[i].name);
+    free(order);
+}
+
+/* The timeline's event at `at` ([track, event]). */
+static json_t *timeline_event(json_t *tl, json_t *at)
+{
+    json_t *t = json_array_get(json_object_get(tl, "tracks"),
+                               (size_t)json_integer_value(json_array_get(at, 0)));
+    return json_array_get(json_object_get(t, "events"),
+                          (size_t)json_integer_value(json_array_get(at, 1)));
+}
+
+/* Fails unless Perfetto draws exactly the timeline's arrows. */
+static void expect_timeline_arrows(const char *dir, int64_t request, json_t *doc)
+{
+    char err[512];
+    json_t *tl = trace_timeline(dir, request, err, sizeof err), *f;
+    if (!tl)
+        fail_msg("%s", err);
+    pf_check *c = malloc(sizeof *c);
+    read_like_perfetto(doc, c);
+    int64_t t0 = num(tl, "start_ps");
+    size_t i;
+    json_array_foreach(json_object_get(tl, "flows"), i, f)
+    {
+        json_t *a = timeline_event(tl, json_object_get(f, "from"));
+        json_t *b = timeline_event(tl, json_object_get(f, "to"));
+        int64_t ta = (num(a, "start_ps") - t0) / 1000, tb = (num(b, "start_ps") - t0) / 1000;
+        bool drawn = false;
+        for (size_t k = 0; k < c->narrows; k++)
+            drawn |= !strcmp(c->arrows[k].from, str(a, "name")) &&
+                     !strcmp(c->arrows[k].to, str(b, "name")) && c->arrows[k].from_ts == ta &&
+                     c->arrows[k].to_ts == tb;
+        if (!drawn)
+            fail_msg("the arrow %s -> %s is not drawn", str(a, "name"), str(b, "name"));
+    }
+    assert_int_equal(c->narrows, json_array_size(json_object_get(tl, "flows")));
+    free(c);
+    json_decref(tl);
 }
 
 static void test_perfetto_is_valid_trace_event_json(void **state)
@@ -468,73 +652,74 @@ static void test_perfetto_is_valid_trace_event_json(void **state)
     assert_int_equal(num(json_object_get(doc, "otherData"), "request"), 0);
     json_t *events = json_object_get(doc, "traceEvents"), *e;
     assert_true(json_array_size(events) > 0);
-    pf_slice *slices = calloc(json_array_size(events), sizeof *slices);
-    size_t nslices = 0, i, nthreads_accel = 0;
-    int64_t flow_s[64] = {0}, flow_f[64] = {0};
-    size_t ns = 0, nf = 0;
-    json_t *anchor = NULL; /* the last non-flow event */
+    size_t i, nthreads_accel = 0;
     json_array_foreach(events, i, e)
     {
-        const char *ph = str(e, "ph");
-        int64_t pid = num(e, "pid"), tid = num(e, "tid"), ts = ts_ns(e, "ts");
-        assert_true(ts >= 0);
-        if (!strcmp(ph, "M")) {
-            const char *name;
-            if (!strcmp(str(e, "name"), "thread_name") &&
-                thread_named(events, pid, tid, &name) && !strncmp(name, "accel", 5) &&
-                (name[5] == '\0' || name[5] == ' '))
-                nthreads_accel++;
-            continue;
-        }
         const char *name;
-        if (!thread_named(events, pid, tid, &name))
-            fail_msg("thread %lld/%lld has no name", (long long)pid, (long long)tid);
-        if (!strcmp(ph, "X")) {
-            int64_t dur = ts_ns(e, "dur");
-            assert_true(dur >= 0);
-            slices[nslices++] = (pf_slice){pid, tid, ts, ts + dur};
-        } else if (!strcmp(ph, "i")) {
-            assert_string_equal(str(e, "s"), "t");
-        } else if (!strcmp(ph, "s") || !strcmp(ph, "f")) {
-            assert_string_equal(str(e, "bp"), "e");
-            /* bound to the event just before it: same thread, same time */
-            assert_non_null(anchor);
-            assert_int_equal(num(anchor, "pid"), pid);
-            assert_int_equal(num(anchor, "tid"), tid);
-            assert_int_equal(ts_ns(anchor, "ts"), ts);
-            assert_true(ns < 64 && nf < 64);
-            if (ph[0] == 's')
-                flow_s[ns++] = num(e, "id");
-            else
-                flow_f[nf++] = num(e, "id");
-            continue;
-        } else {
-            fail_msg("unexpected ph %s", ph);
-        }
-        anchor = e;
-    }
-    /* every arrow has both ends */
-    assert_int_equal(ns, 14);
-    assert_int_equal(nf, ns);
-    for (size_t a = 0; a < ns; a++) {
-        bool found = false;
-        for (size_t b = 0; b < nf; b++)
-            found |= flow_f[b] == flow_s[a];
-        if (!found)
-            fail_msg("flow %lld has no end", (long long)flow_s[a]);
+        if (!strcmp(str(e, "ph"), "M") && !strcmp(str(e, "name"), "thread_name") &&
+            thread_named(events, num(e, "pid"), num(e, "tid"), &name) &&
+            !strncmp(name, "accel", 5) && (name[5] == '\0' || name[5] == ' '))
+            nthreads_accel++;
     }
     /* the overlapping DMAs are on a second accel thread */
     assert_int_equal(nthreads_accel, 2);
-    /* slices on one thread nest or are disjoint: Perfetto drops the others */
-    qsort(slices, nslices, sizeof *slices, by_thread_then_start);
-    for (size_t a = 0; a < nslices; a++)
-        for (size_t b = a + 1; b < nslices && slices[b].pid == slices[a].pid &&
-                               slices[b].tid == slices[a].tid;
-             b++)
-            if (slices[b].start < slices[a].end && slices[b].end > slices[a].end)
-                fail_msg("slices overlap on thread %lld", (long long)slices[a].tid);
-    free(slices);
+    /* slices nest, and Perfetto draws every arrow of the timeline */
+    expect_timeline_arrows(*state, TRACE_REQUEST_MEDIAN, doc);
     json_decref(doc);
+}
+
+/* A request whose doorbell, the host's write that rang it, the DMA it
+ * starts and the compute step share one picosecond, the way a device
+ * answers a doorbell at once: the DMA is a slice and the doorbell an
+ * instant, so a reader that takes longer slices first at one time (as
+ * Perfetto does with `X` events) reads the arrow's end before its start. */
+static void write_equal_times(const char *dir)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/sim0.trace", dir);
+    mortar_trace_writer *w;
+    assert_int_equal(mortar_trace_writer_open(&w, path), 0);
+    uint16_t acc = mortar_trace_writer_component(w, "accel");
+    const uint64_t t = 5 * US;
+    ev(w, acc, "doorbell", t, 1, 1, 0);
+    ev(w, acc, "dma_read", t, 1, 0x1000, 4096);
+    ev(w, acc, "compute_start", t, 1, 0, 3 * US);
+    ev(w, acc, "dma_read_done", t + 1 * US, 1, 0x1000, 4096);
+    ev(w, acc, "compute_end", t + 3 * US, 1, 0, 0);
+    ev(w, acc, "dma_write", t + 3 * US, 1, 0x3000, 4096);
+    ev(w, acc, "dma_write_done", t + 4 * US, 1, 0x3000, 4096);
+    ev(w, acc, "completion", t + 4 * US, 1, 0, 0);
+    ev(w, acc, "interrupt", t + 4 * US, 1, 1, 0);
+    assert_int_equal(mortar_trace_writer_close(w), 0);
+    snprintf(path, sizeof path, "%s/server.trace", dir);
+    assert_int_equal(mortar_trace_writer_open(&w, path), 0);
+    uint16_t sv = mortar_trace_writer_component(w, "server");
+    uint16_t sv_acc = mortar_trace_writer_component(w, "server.accel");
+    ev(w, sv, "request_start", 1 * US, 0, 1, 0);
+    ev(w, sv_acc, "mmio_write", t, 2, 0x00, 1);
+    ev(w, sv_acc, "interrupt", t + 4 * US, 3, 3, 1);
+    ev(w, sv, "request_end", 20 * US, 0, 2, 0);
+    assert_int_equal(mortar_trace_writer_close(w), 0);
+}
+
+static void test_perfetto_flows_at_equal_times_start_before_they_end(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/mortar-trace-equal-XXXXXX", err[512];
+    assert_non_null(mkdtemp(dir));
+    write_equal_times(dir);
+    json_t *tl = trace_timeline(dir, 0, err, sizeof err);
+    if (!tl)
+        fail_msg("%s", err);
+    /* write -> doorbell -> DMA -> ... -> the host's interrupt */
+    assert_true(json_array_size(json_object_get(tl, "flows")) >= 5);
+    json_decref(tl);
+    json_t *doc = trace_perfetto(dir, 0, err, sizeof err);
+    if (!doc)
+        fail_msg("%s", err);
+    expect_timeline_arrows(dir, 0, doc);
+    json_decref(doc);
+    remove_dir(dir);
 }
 
 /* ---- OTLP ----------------------------------------------------------------------- */
@@ -574,24 +759,85 @@ static otlp_span *find_span(otlp_span *spans, size_t n, const char *id)
     return NULL;
 }
 
+static const trace_run test_run = {.id = 7,
+                                   .db_path = "/home/user/mortar.db",
+                                   .machine_id = "0123456789abcdef0123456789abcdef",
+                                   .epoch_unix_ns = 1700000000ull * 1000000000ull};
+
+/* Checks that every key of `attrs` is namespaced; the value of `key`, or
+ * NULL. */
+static json_t *attributes_value(json_t *attrs, const char *key)
+{
+    size_t i;
+    json_t *a, *found = NULL;
+    json_array_foreach(attrs, i, a)
+    {
+        const char *k = str(a, "key");
+        if (strncmp(k, "mortar.", 7) != 0 && strncmp(k, "service.", 8) != 0)
+            fail_msg("attribute %s has no namespace", k);
+        json_t *v = json_object_get(a, "value");
+        if (json_object_get(v, "intValue"))
+            decimal(v, "intValue"); /* 64-bit integers are strings */
+        if (!strcmp(k, key))
+            found = v;
+    }
+    return found;
+}
+
+static const char *first_trace_id(json_t *doc)
+{
+    json_t *span = json_array_get(
+        json_object_get(
+            json_array_get(json_object_get(
+                               json_array_get(json_object_get(doc, "resourceSpans"), 0),
+                               "scopeSpans"),
+                           0),
+            "spans"),
+        0);
+    return str(span, "traceId");
+}
+
+/* How many of the timeline's events are instants (end == start). */
+static size_t timeline_instants(json_t *tl, size_t *all)
+{
+    size_t i, k, n = 0;
+    json_t *t, *e;
+    *all = 0;
+    json_array_foreach(json_object_get(tl, "tracks"), i, t)
+        json_array_foreach(json_object_get(t, "events"), k, e)
+        {
+            (*all)++;
+            n += num(e, "end_ps") == num(e, "start_ps");
+        }
+    return n;
+}
+
 static void test_otlp_is_one_span_tree(void **state)
 {
     char err[512];
-    const uint64_t epoch = 1700000000ull * 1000000000ull;
-    json_t *doc = trace_otlp(*state, TRACE_REQUEST_MEDIAN, epoch, err, sizeof err);
+    const uint64_t epoch = test_run.epoch_unix_ns;
+    json_t *doc = trace_otlp(*state, TRACE_REQUEST_MEDIAN, &test_run, err, sizeof err);
     if (!doc)
         fail_msg("%s", err);
     otlp_span spans[128];
-    size_t n = 0, i, k, s;
+    size_t n = 0, i, k, s, nevents = 0, prev_track = 0;
     json_t *rs, *ss, *sp;
     const char *trace_id = NULL;
     json_array_foreach(json_object_get(doc, "resourceSpans"), i, rs)
     {
-        json_t *attr = json_array_get(
-            json_object_get(json_object_get(rs, "resource"), "attributes"), 0);
-        assert_string_equal(str(attr, "key"), "service.name");
-        const char *service = str(json_object_get(attr, "value"), "stringValue");
-        assert_string_equal(service, path_tracks[i]); /* one resource per component */
+        json_t *attrs = json_object_get(json_object_get(rs, "resource"), "attributes");
+        json_t *name = attributes_value(attrs, "service.name");
+        assert_non_null(name);
+        const char *service = str(name, "stringValue");
+        assert_string_equal(str(attributes_value(attrs, "mortar.component"), "stringValue"),
+                            service);
+        assert_int_equal(decimal(attributes_value(attrs, "mortar.run.id"), "intValue"),
+                         test_run.id);
+        size_t t = 0; /* one resource per component with spans, in path order */
+        while (t < N_TRACKS && strcmp(path_tracks[t], service) != 0)
+            t++;
+        assert_true(t < N_TRACKS && (i == 0 || t > prev_track));
+        prev_track = t;
         json_array_foreach(json_object_get(rs, "scopeSpans"), k, ss)
         {
             assert_string_equal(str(json_object_get(ss, "scope"), "name"), "mortar");
@@ -602,9 +848,8 @@ static void test_otlp_is_one_span_tree(void **state)
             }
         }
     }
-    assert_int_equal(json_array_size(json_object_get(doc, "resourceSpans")), N_TRACKS);
-    assert_int_equal(n, 32);
     size_t roots = 0;
+    bool doorbell_is_an_event = false;
     for (i = 0; i < n; i++) {
         json_t *span = spans[i].span;
         if (!trace_id)
@@ -617,8 +862,31 @@ static void test_otlp_is_one_span_tree(void **state)
         assert_int_equal(num(span, "kind"), 1);
         uint64_t start = decimal(span, "startTimeUnixNano");
         uint64_t end = decimal(span, "endTimeUnixNano");
-        assert_true(start <= end);
+        assert_true(start < end); /* instants are not spans */
         assert_true(start >= epoch);
+        attributes_value(json_object_get(span, "attributes"), "");
+        json_t *event;
+        json_array_foreach(json_object_get(span, "events"), k, event)
+        {
+            uint64_t t = decimal(event, "timeUnixNano");
+            assert_true(start <= t && t <= end); /* within its span */
+            json_t *attrs = json_object_get(event, "attributes");
+            json_t *comp = attributes_value(attrs, "mortar.component");
+            assert_non_null(comp);
+            if (!strcmp(str(event, "name"), "doorbell")) {
+                doorbell_is_an_event = true;
+                assert_string_equal(str(comp, "stringValue"), "accel");
+            }
+            nevents++;
+        }
+        json_t *link;
+        json_array_foreach(json_object_get(span, "links"), k, link)
+        {
+            assert_string_equal(str(link, "traceId"), trace_id);
+            assert_non_null(find_span(spans, n, str(link, "spanId")));
+            assert_non_null(attributes_value(json_object_get(link, "attributes"),
+                                             "mortar.flow"));
+        }
         const char *parent_id = json_string_value(json_object_get(span, "parentSpanId"));
         if (!parent_id) {
             roots++;
@@ -626,6 +894,11 @@ static void test_otlp_is_one_span_tree(void **state)
             assert_string_equal(spans[i].service, "client");
             assert_int_equal(start, epoch + req_start[0] / 1000);
             assert_int_equal(end, epoch + (req_start[0] + req_latency[0]) / 1000);
+            json_t *attrs = json_object_get(span, "attributes");
+            assert_int_equal(decimal(attributes_value(attrs, "mortar.run.id"), "intValue"),
+                             test_run.id);
+            assert_int_equal(
+                decimal(attributes_value(attrs, "mortar.request.index"), "intValue"), 0);
             continue;
         }
         otlp_span *parent = find_span(spans, n, parent_id);
@@ -638,32 +911,45 @@ static void test_otlp_is_one_span_tree(void **state)
             assert_string_equal(parent->service, "server");
             assert_string_equal(str(parent->span, "name"), "device");
         }
-        if (!strcmp(spans[i].service, "switch"))
-            assert_string_equal(str(parent->span, "name"), "request 0");
-        json_t *attr;
-        json_array_foreach(json_object_get(span, "attributes"), k, attr)
-        {
-            json_t *v = json_object_get(attr, "value");
-            if (json_object_get(v, "intValue"))
-                decimal(v, "intValue"); /* 64-bit integers are strings */
-        }
     }
     assert_int_equal(roots, 1);
-    json_t *again = trace_otlp(*state, TRACE_REQUEST_MEDIAN, epoch, err, sizeof err);
+    assert_true(doorbell_is_an_event);
+    /* every event of the timeline is a span or an event of one */
+    json_t *tl = trace_timeline(*state, TRACE_REQUEST_MEDIAN, err, sizeof err);
+    size_t all, instants = timeline_instants(tl, &all);
+    json_decref(tl);
+    assert_int_equal(nevents, instants);
+    assert_int_equal(n, all - instants);
+    json_t *again = trace_otlp(*state, TRACE_REQUEST_MEDIAN, &test_run, err, sizeof err);
     assert_true(json_equal(doc, again)); /* ids are deterministic */
     json_decref(again);
-    again = trace_otlp(*state, 1, epoch, err, sizeof err);
-    json_t *other = json_array_get(
-        json_object_get(
-            json_array_get(json_object_get(
-                               json_array_get(json_object_get(again, "resourceSpans"), 0),
-                               "scopeSpans"),
-                           0),
-            "spans"),
-        0);
-    assert_string_not_equal(str(other, "traceId"), trace_id); /* one trace per request */
+    again = trace_otlp(*state, 1, &test_run, err, sizeof err);
+    assert_string_not_equal(first_trace_id(again), trace_id); /* one trace per request */
     json_decref(again);
     json_decref(doc);
+}
+
+static void test_otlp_trace_ids_differ_between_runs_and_machines(void **state)
+{
+    char err[512], ids[4][33];
+    trace_run runs[4] = {test_run, test_run, test_run, test_run};
+    runs[1].id = test_run.id + 1;                                /* another run */
+    runs[2].machine_id = "fedcba9876543210fedcba9876543210";     /* another machine */
+    runs[3].db_path = "/home/user/other.db";                     /* another database */
+    for (size_t r = 0; r < 4; r++) {
+        json_t *doc = trace_otlp(*state, TRACE_REQUEST_MEDIAN, &runs[r], err, sizeof err);
+        if (!doc)
+            fail_msg("%s", err);
+        snprintf(ids[r], sizeof ids[r], "%s", first_trace_id(doc));
+        assert_true(is_hex(ids[r], 32));
+        json_decref(doc);
+    }
+    for (size_t a = 0; a < 4; a++)
+        for (size_t b = a + 1; b < 4; b++)
+            assert_string_not_equal(ids[a], ids[b]);
+    char machine[128];
+    trace_machine_id(machine, sizeof machine);
+    assert_null(strchr(machine, '\n'));
 }
 
 /* ---- failures ------------------------------------------------------------------- */
@@ -679,7 +965,7 @@ static void expect_failure(const char *dir, int64_t request, const char *text)
     assert_null(out[1]);
     assert_non_null(strstr(err, text));
     err[0] = '\0';
-    out[2] = trace_otlp(dir, request, 0, err, sizeof err);
+    out[2] = trace_otlp(dir, request, &test_run, err, sizeof err);
     assert_null(out[2]);
     assert_non_null(strstr(err, text));
 }
@@ -860,13 +1146,21 @@ static void test_command_exit_codes_and_messages(void **state)
     json_error_t jerr;
     json_t *doc = json_load_file(out_path, 0, &jerr);
     assert_non_null(doc);
-    assert_non_null(json_object_get(doc, "resourceSpans"));
+    json_t *resource = json_object_get(
+        json_array_get(json_object_get(doc, "resourceSpans"), 0), "resource");
+    assert_int_equal(decimal(attributes_value(json_object_get(resource, "attributes"),
+                                              "mortar.run.id"),
+                             "intValue"),
+                     id); /* the run's id, as in the database */
     json_decref(doc);
     snprintf(args, sizeof args, "%lld --db '%s' --format perfetto --request 2 -o '%s'",
              (long long)id, db_path, out_path);
     assert_int_equal(run_cli(tmp, args, text, sizeof text), 0);
     doc = json_load_file(out_path, 0, &jerr);
     assert_int_equal(num(json_object_get(doc, "otherData"), "request"), 2);
+    /* the run's start (started_at, whole seconds), the pcap's and OTLP's epoch */
+    int64_t epoch = num(json_object_get(doc, "otherData"), "epoch_unix_ns");
+    assert_true(epoch > 0 && epoch % 1000000000 == 0);
     json_decref(doc);
 
     snprintf(args, sizeof args, "%lld --db '%s' --format split --request 2 --output='%s'",
@@ -925,7 +1219,10 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_perfetto_is_valid_trace_event_json, setup,
                                         teardown),
+        cmocka_unit_test(test_perfetto_flows_at_equal_times_start_before_they_end),
         cmocka_unit_test_setup_teardown(test_otlp_is_one_span_tree, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_otlp_trace_ids_differ_between_runs_and_machines,
+                                        setup, teardown),
         cmocka_unit_test(test_missing_directory_is_named),
         cmocka_unit_test(test_run_without_trace_files_fails),
         cmocka_unit_test_setup_teardown(test_corrupt_files_are_named, setup, teardown),

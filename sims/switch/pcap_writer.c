@@ -13,6 +13,7 @@
 
 struct pcap_writer {
     FILE *f;
+    uint64_t epoch_ns; /* wall-clock time of simulated time 0 */
     int failed;
 };
 
@@ -46,7 +47,7 @@ static void write_file_header(pcap_writer *w)
     write_bytes(w, h, sizeof h);
 }
 
-int pcap_writer_open(pcap_writer **out, const char *path)
+int pcap_writer_open(pcap_writer **out, const char *path, uint64_t epoch_unix_ns)
 {
     *out = NULL;
     pcap_writer *w = calloc(1, sizeof *w);
@@ -57,6 +58,7 @@ int pcap_writer_open(pcap_writer **out, const char *path)
         free(w);
         return MORTAR_EIO;
     }
+    w->epoch_ns = epoch_unix_ns;
     setvbuf(w->f, NULL, _IOFBF, 1 << 16);
     write_file_header(w);
     *out = w;
@@ -65,7 +67,7 @@ int pcap_writer_open(pcap_writer **out, const char *path)
 
 void pcap_writer_frame(pcap_writer *w, uint64_t time_ps, const void *frame, uint32_t size)
 {
-    uint64_t ns = time_ps / MORTAR_NS(1);
+    uint64_t ns = w->epoch_ns + time_ps / MORTAR_NS(1);
     uint32_t captured = size < PCAP_SNAPLEN ? size : PCAP_SNAPLEN;
     uint8_t h[16];
     put_le32(h, (uint32_t)(ns / 1000000000ull));

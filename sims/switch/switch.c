@@ -483,11 +483,13 @@ static int read_pause_params(eth_switch *sw, const mortar_params *p)
     return rc;
 }
 
-static int read_params(eth_switch *sw, const mortar_params *p, const char **pcap_path)
+static int read_params(eth_switch *sw, const mortar_params *p, const char **pcap_path,
+                       uint64_t *pcap_epoch_ns)
 {
     static const char *const known[] = {
-        "ports", "bandwidth",        "queue_bytes",     "latency",      "pcap",
-        "pause", "pause_high_bytes", "pause_low_bytes", "pause_quanta", NULL};
+        "ports",        "bandwidth", "queue_bytes",      "latency",         "pcap",
+        "pcap_epoch_ns", "pause",    "pause_high_bytes", "pause_low_bytes", "pause_quanta",
+        NULL};
     uint64_t ports = 0;
     int rc = mortar_params_check_known(p, known);
     if (!rc)
@@ -501,6 +503,8 @@ static int read_params(eth_switch *sw, const mortar_params *p, const char **pcap
         rc = mortar_params_time(p, "latency", 0, &sw->latency_ps);
     if (!rc)
         rc = mortar_params_string(p, "pcap", NULL, pcap_path);
+    if (!rc)
+        rc = mortar_params_u64(p, "pcap_epoch_ns", 0, pcap_epoch_ns);
     if (!rc)
         rc = read_pause_params(sw, p);
     if (rc)
@@ -529,8 +533,10 @@ static int switch_create(mortar_component *self, const mortar_params *p, void **
         return MORTAR_ENOMEM;
     sw->self = self;
     const char *pcap_path = NULL;
-    int rc = read_params(sw, p, &pcap_path);
-    if (!rc && pcap_path && (rc = pcap_writer_open(&sw->pcap, pcap_path)) != 0)
+    uint64_t pcap_epoch_ns = 0;
+    int rc = read_params(sw, p, &pcap_path, &pcap_epoch_ns);
+    if (!rc && pcap_path &&
+        (rc = pcap_writer_open(&sw->pcap, pcap_path, pcap_epoch_ns)) != 0)
         mortar_logf(self, MORTAR_LOG_ERROR, "%s.pcap: cannot create %s: %s",
                     mortar_params_path(p), pcap_path, strerror(errno));
     for (unsigned i = 0; !rc && i < sw->nports; i++)

@@ -3,7 +3,8 @@
 # models, a switch, the accelerator): short runs of every backend complete
 # with every product verified and are recorded in SQLite; the same spec run
 # twice, and once more with tracing, gives identical per-request latencies;
-# the traced run can be exported; the int32 variant (result=int32: the raw
+# the traced run can be exported (and its pcap is on the run's clock), the
+# results too; the int32 variant (result=int32: the raw
 # accumulators, replies 4 times the size) is verified too and takes longer;
 # a device that computes wrong products fails its run.
 source "$(dirname "$0")/harness.sh"
@@ -64,14 +65,24 @@ frames=$(tshark -r "$dir/switch.pcap" -Y 'tcp.port == 7000' 2>"$QH_DIR/tshark.er
 [ "$frames" -gt 0 ] ||
     qh_fail "tshark finds no matmul frames in switch.pcap: $(head -c 300 "$QH_DIR/tshark.err")"
 echo "switch.pcap: $frames frames of the matmul connection (tshark)"
+# Its clock is the run's: simulated time 0 is started_at (docs/traces.md).
+started=$(sqlite3 "$DB" "select strftime('%s', started_at) from runs where id=$B3")
+first=$(tshark -r "$dir/switch.pcap" -c 1 -T fields -e frame.time_epoch 2>/dev/null | cut -d. -f1)
+[ -n "$first" ] && [ "$first" -ge "$started" ] && [ "$first" -lt $((started + 86400)) ] ||
+    qh_fail "the pcap's first frame ($first) is not on the run's clock (started at $started)"
 if "$MORTAR" trace "$B3" --db "$DB" --format perfetto --output "$QH_DIR/b3.perfetto.json" \
     2>"$QH_DIR/trace.err"; then
-    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["traceEvents"]' \
-        "$QH_DIR/b3.perfetto.json" || qh_fail "the Perfetto export does not parse"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["traceEvents"]; assert any("bind_id" in e for e in d["traceEvents"])' \
+        "$QH_DIR/b3.perfetto.json" || qh_fail "the Perfetto export does not parse or has no arrows"
     "$MORTAR" trace "$B3" --db "$DB" --format otlp -o "$QH_DIR/b3.otlp.json" ||
         qh_fail "the OTLP export failed"
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["resourceSpans"]' \
         "$QH_DIR/b3.otlp.json" || qh_fail "the OTLP export does not parse"
+    "$MORTAR" results --db "$DB" --csv >"$QH_DIR/results.csv" || qh_fail "results --csv failed"
+    [ "$(wc -l <"$QH_DIR/results.csv")" -eq 4 ] || qh_fail "results --csv: not a header and 3 runs"
+    "$MORTAR" results --db "$DB" --json --requests |
+        python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["schema_version"] == 1; assert len(d["runs"][0]["requests"]) == 3' ||
+        qh_fail "results --json --requests has no schema version or not the requests"
 else
     qh_fail "mortar trace failed: $(cat "$QH_DIR/trace.err")"
 fi

@@ -1,0 +1,52 @@
+/*
+ * results_format.h - the recorded runs (db_runs_json) in the formats of
+ * `mortar results`: versioned JSON, CSV with one row per run, and CSV with
+ * one row per measured request; and the one rule every real number of
+ * those outputs is printed by. The columns and the schema are in
+ * docs/experiments.md ("Exporting results").
+ */
+#ifndef MORTAR_CLI_RESULTS_FORMAT_H
+#define MORTAR_CLI_RESULTS_FORMAT_H
+
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* The version of the JSON document's layout ("schema_version"): raised
+ * whenever a key is removed or changes meaning (adding one does not). */
+#define RESULTS_SCHEMA_VERSION 1
+
+/* Real numbers are rounded to this many decimals (a nanosecond of the _us
+ * columns, a millisecond of wall_s) and printed without trailing zeros, so
+ * 2431.8 never shows as 2431.7999999999997. */
+#define RESULTS_DECIMALS 3
+
+/* `x` rounded to RESULTS_DECIMALS, in its shortest form ("2431.8", "0.25",
+ * "12"); "" for NaN or an infinity. Returns the length written (snprintf's
+ * rule: the text is cut to fit `size`). */
+int results_format_real(double x, char *out, size_t size);
+
+/* The runs of `db` as the JSON document of `mortar results --json`:
+ * {"schema_version", "runs": [...]} with each run as db_runs_json gives it
+ * and, with `with_requests`, its measured requests as "requests": [{"idx",
+ * "start_ns", "latency_ns", "service_ns", "compute_ns", "verified"}].
+ * Every real is already rounded (results_format_real). A new reference;
+ * NULL when out of memory. */
+json_t *results_json(sqlite3 *db, bool with_requests);
+
+/* Writes a document of results_json (pretty-printed, one trailing
+ * newline); 0, or -1 when writing failed. */
+int results_write_json(FILE *f, const json_t *doc);
+
+/* Writes the runs of a results_json document as CSV (RFC 4180 quoting,
+ * "\n" line ends): a header line, then one line per run. 0, or -1 when
+ * writing failed. */
+int results_write_runs_csv(FILE *f, const json_t *doc);
+
+/* Writes the requests of a results_json document made `with_requests` as
+ * CSV: a header line, then one line per request of every run. 0, or -1. */
+int results_write_requests_csv(FILE *f, const json_t *doc);
+
+#endif
