@@ -19,6 +19,10 @@
 
 #include "proc_util.h"
 
+/* Wall seconds a simulation may take before it counts as hung: generous,
+ * because the sanitizer build on a loaded 2-core machine is slow. */
+#define HANG_LIMIT_S 120
+
 typedef struct scenario {
     unsigned seed;
     uint64_t lat0_ns, lat1_ns, gap_a_ns, gap_b_ns;
@@ -84,7 +88,7 @@ static void run_two_processes(const scenario *s, const char *tag)
     snprintf(err_b, sizeof err_b, "%s/b.err", s->dir);
     pid_t pb = spawn_sim(path, err_b);
 
-    int sa = wait_exit(pa, 30), sb = wait_exit(pb, 30);
+    int sa = wait_exit(pa, HANG_LIMIT_S), sb = wait_exit(pb, HANG_LIMIT_S);
     if (sa != 0 || sb != 0) {
         char *ea = read_text(err_a), *eb = read_text(err_b);
         print_error("a: %d %s\nb: %d %s\n", sa, ea ? ea : "", sb, eb ? eb : "");
@@ -107,7 +111,7 @@ static void run_one_process(const scenario *s, const char *tag)
     snprintf(path, sizeof path, "%s/ab.json", s->dir);
     write_text(path, desc);
     snprintf(err, sizeof err, "%s/ab.err", s->dir);
-    assert_int_equal(wait_exit(spawn_sim(path, err), 30), 0);
+    assert_int_equal(wait_exit(spawn_sim(path, err), HANG_LIMIT_S), 0);
 }
 
 static char *log_of(const scenario *s, const char *name, const char *tag)
