@@ -1,10 +1,13 @@
 /*
  * run.c - `mortar run SPEC [--set key=value]... [--db FILE] [--out DIR]
- * [--trace] [--stall-timeout S] [--timeout S]`: one experiment, end to end.
+ * [--trace] [--stall-timeout S] [--timeout S] [--cold-boot]`: one
+ * experiment, end to end.
  *
- * Validates the spec before anything starts, plans the processes, starts
- * the simulators and then the QEMU hosts (which boot unsynchronized and meet
- * at the common start), watches every process, and writes one run record
+ * Validates the spec before anything starts, plans the processes, builds
+ * the booted-guest snapshots the run lacks (docs/snapshots.md; not with
+ * --cold-boot), starts the simulators and then the QEMU hosts (restored
+ * from their snapshots, or booting; they run unsynchronized and meet at
+ * the common start), watches every process, and writes one run record
  * into the results database: the resolved spec, versions, per-request
  * results, their summary, every component's stats and the wall time. A
  * crashed process or a stall ends the run, kills every process of it and
@@ -37,12 +40,14 @@
 #define MAX_REQUESTS 100000
 /* Tries at the final database write, each waiting up to DB_BUSY_TIMEOUT_MS. */
 #define RECORD_ATTEMPTS 3
+/* Wall time allowed for booting the hosts to their snapshot point. */
+#define SNAPSHOT_BUILD_TIMEOUT_S 900
 
 typedef struct run_opts {
     const char *spec_path, *db_path, *out_dir;
     char *sets[64];
     size_t nsets;
-    bool trace;
+    bool trace, cold_boot;
     int stall_s, timeout_s;
 } run_opts;
 
@@ -95,7 +100,7 @@ static double wall_now(void)
 static int usage(void)
 {
     fprintf(stderr, "usage: mortar run SPEC [--set key=value]... [--db FILE] [--out DIR]"
-                    " [--trace] [--stall-timeout S] [--timeout S]\n");
+                    " [--trace] [--stall-timeout S] [--timeout S] [--cold-boot]\n");
     return 2;
 }
 
@@ -128,6 +133,8 @@ static int parse_args(int argc, char **argv, run_opts *o)
             o->out_dir = argv[++i];
         else if (!strcmp(a, "--trace"))
             o->trace = true;
+        else if (!strcmp(a, "--cold-boot"))
+            o->cold_boot = true;
         else if (!strcmp(a, "--stall-timeout") && has) {
             if (parse_seconds(argv[++i], &o->stall_s))
                 return -1;
@@ -371,7 +378,8 @@ static void stall_message(const procs *ps, const run_opts *o, const char *who,
 
 /* Watches until every host powered off and every simulator ended. Returns 0,
  * or -1 with the reason (and the culprit's log shown). */
-static int watch(procs *ps, plan *p, const run_opts *o, char *err, size_t size)
+static int watch(procs *ps, plan *p, const run_opts *o, double run_start, char *err,
+                 size_t size)
 {
     double start = wall_now(), last_progress = start;
     long last_out = -1;
@@ -400,8 +408,8 @@ static int watch(procs *ps, plan *p, const run_opts *o, char *err, size_t size)
         }
         if (all_synced && !synced) {
             synced = true;
-            fprintf(stderr, "[mortar] hosts booted and synchronized after %.1f s\n",
-                    wall_now() - start);
+            fprintf(stderr, "[mortar] hosts at the common start after %.2f s (%s)\n",
+                    wall_now() - run_start, o->cold_boot ? "cold boot" : "from snapshots");
         }
         uint64_t now_clocks = clocks(p, who, sizeof who, &lowest);
         if (out != last_out || now_clocks != last_clocks) {
@@ -437,6 +445,109 @@ static int watch(procs *ps, plan *p, const run_opts *o, char *err, size_t size)
         }
         usleep(100000);
     }
+}
+
+/* ---- booted-guest snapshots (docs/snapshots.md) ------------------------------- */
+
+/* The snapshot cache: $MORTAR_CACHE, else $XDG_CACHE_HOME/mortar, else
+ * ~/.cache/mortar, then /snapshots (as hosts/qemu/build.sh). */
+static int snapshot_dir(char *dir, size_t size, char *err, size_t err_size)
+{
+    const char *cache = getenv("MORTAR_CACHE"), *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    if (cache && cache[0])
+        snprintf(dir, size, "%s/snapshots", cache);
+    else if (xdg && xdg[0])
+        snprintf(dir, size, "%s/mortar/snapshots", xdg);
+    else
+        snprintf(dir, size, "%s/.cache/mortar/snapshots", home ? home : "/tmp");
+    char cmd[PATH_MAX + 32];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+    if (strchr(dir, '\'') || system(cmd) != 0)
+        return errbuf_fail(err, err_size, "cannot create the snapshot cache %s", dir);
+    return 0;
+}
+
+static bool snapshots_missing(const plan *p)
+{
+    for (int i = 0; i < p->nhosts; i++)
+        if (access(p->hosts[i].snapshot, R_OK) != 0)
+            return true;
+    return false;
+}
+
+/* Waits until every snapshotting host saved its machine and quit. */
+static int wait_snapshots(procs *ps, const plan *p, double start, char *err, size_t size)
+{
+    for (;;) {
+        proc *pr;
+        while ((pr = procs_poll(ps))) {
+            if (pr->status != 0) {
+                snprintf(err, size, "while building snapshots, %s %s with status %d", pr->name,
+                         pr->status > 128 ? "was killed" : "exited", pr->status);
+                show_failure(p, pr);
+                return -1;
+            }
+            if (!strncmp(pr->name, "host ", 5))
+                fprintf(stderr, "[mortar] snapshot of %s saved after %.1f s\n", pr->name,
+                        wall_now() - start);
+        }
+        if (!procs_any_running(ps, "host "))
+            break;
+        if (interrupted)
+            return errbuf_fail(err, size, "interrupted while building snapshots");
+        if (wall_now() - start > SNAPSHOT_BUILD_TIMEOUT_S)
+            return errbuf_fail(err, size, "the snapshots were not saved within %d s",
+                               SNAPSHOT_BUILD_TIMEOUT_S);
+        usleep(50000);
+    }
+    for (int i = 0; i < p->nhosts; i++)
+        if (access(p->hosts[i].snapshot_tmp, R_OK) != 0)
+            return errbuf_fail(err, size, "host %s quit without saving its snapshot",
+                               p->hosts[i].name);
+    return 0;
+}
+
+/*
+ * Boots every host of the spec once, with the run's own models (the
+ * devices' identities come from them), and saves each at its snapshot
+ * point into the cache, under the key the run's plan computed. A snapshot
+ * another run saved meanwhile is kept (the same key, the same machine).
+ */
+static int build_snapshots(json_t *spec, const plan *run_plan, plan_tools pt,
+                           const char *sim_bin, char *err, size_t size)
+{
+    if (!snapshots_missing(run_plan))
+        return 0;
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/snapshot-boot", run_plan->run_dir);
+    if (mkdir(dir, 0755) != 0)
+        return errbuf_fail(err, size, "cannot create %s", dir);
+    fprintf(stderr, "[mortar] building booted-guest snapshots, once per host configuration"
+                    " (logs in %s)\n", dir);
+    pt.boot = PLAN_BOOT_SNAPSHOT;
+    pt.trace = false;
+    plan sp;
+    procs ps = {0};
+    double start = wall_now();
+    int rc = plan_build(&sp, spec, dir, &pt, err, size);
+    if (!rc)
+        rc = start_all(&ps, &sp, sim_bin, false, err, size);
+    if (!rc)
+        rc = wait_snapshots(&ps, &sp, start, err, size);
+    procs_kill_all(&ps);
+    for (int i = 0; i < sp.nhosts; i++) {
+        plan_host *h = &sp.hosts[i];
+        if (rc == 0 && strcmp(h->snapshot, run_plan->hosts[i].snapshot) != 0)
+            rc = errbuf_fail(err, size, "host %s: the snapshot keys disagree", h->name);
+        if (rc == 0 && access(h->snapshot, R_OK) != 0 && rename(h->snapshot_tmp, h->snapshot))
+            rc = errbuf_fail(err, size, "cannot store the snapshot %s", h->snapshot);
+        unlink(h->snapshot_tmp);
+    }
+    if (!rc)
+        fprintf(stderr, "[mortar] snapshots saved in %.1f s\n", wall_now() - start);
+    plan_free(&sp);
+    return rc;
 }
 
 /* ---- results ------------------------------------------------------------------ */
@@ -699,22 +810,29 @@ int mortar_run_main(int argc, char **argv)
     dirs_write_new_json(spec, strcat(strcpy(err, run_dir), "/spec.json"));
 
     plan p;
-    plan_tools pt = {.qemu = t.qemu, .firmware = {t.firmware[0], t.firmware[1], NULL},
-                     .kernel = t.kernel, .initrd = t.initrd, .trace = o.trace};
+    memset(&p, 0, sizeof p);
     procs ps = {0};
-    char sim_bin[PATH_MAX + 32];
+    char sim_bin[PATH_MAX + 32], snap_dir[PATH_MAX];
     snprintf(sim_bin, sizeof sim_bin, "%s/build/bin/mortar-sim", t.source);
     if (getenv("MORTAR_BIN"))
         snprintf(sim_bin, sizeof sim_bin, "%s/mortar-sim", getenv("MORTAR_BIN"));
+    plan_tools pt = {.qemu = t.qemu, .firmware = {t.firmware[0], t.firmware[1], NULL},
+                     .kernel = t.kernel, .initrd = t.initrd, .trace = o.trace,
+                     .boot = o.cold_boot ? PLAN_BOOT_COLD : PLAN_BOOT_RESTORE,
+                     .snapshot_dir = snap_dir, .sim_bin = sim_bin};
     fprintf(stderr, "[mortar] run %lld: %s, logs in %s\n", (long long)id, name, run_dir);
     double t0 = wall_now();
-    int rc = plan_build(&p, spec, run_dir, &pt, err, sizeof err);
+    int rc = o.cold_boot ? 0 : snapshot_dir(snap_dir, sizeof snap_dir, err, sizeof err);
+    if (!rc)
+        rc = plan_build(&p, spec, run_dir, &pt, err, sizeof err);
     if (!rc)
         db_set_run_dirs(db, id, NULL, p.sock_dir);
+    if (!rc && !o.cold_boot)
+        rc = build_snapshots(spec, &p, pt, sim_bin, err, sizeof err);
     if (!rc)
         rc = start_all(&ps, &p, sim_bin, o.trace, err, sizeof err);
     if (!rc)
-        rc = watch(&ps, &p, &o, err, sizeof err);
+        rc = watch(&ps, &p, &o, t0, err, sizeof err);
     procs_kill_all(&ps);
     double wall = wall_now() - t0;
 

@@ -1,7 +1,7 @@
 /*
  * sweep_cmd.c - `mortar sweep SPEC|SWEEPFILE [--grid path=v1,v2,...]...
- * [--set path=value]... [--jobs N] [--db FILE] [--out DIR] [--trace|--no-trace]`:
- * many runs of a grid, several at a time, resumable.
+ * [--set path=value]... [--jobs N] [--db FILE] [--out DIR] [--trace|--no-trace]
+ * [--cold-boot]`: many runs of a grid, several at a time, resumable.
  *
  * The points come from sweep_plan.c: all of them are resolved and validated
  * before anything starts, and the points that already have an ok run in the
@@ -49,7 +49,7 @@ typedef struct sweep_opts {
     char *grids[MAX_ARGS], *sets[MAX_ARGS];
     size_t ngrids, nsets;
     long jobs;
-    bool trace, dry_run;
+    bool trace, dry_run, cold_boot;
 } sweep_opts;
 
 /* A run in progress. */
@@ -87,7 +87,7 @@ static int usage(void)
 {
     fputs(
         "usage: mortar sweep SPEC --grid path=v1,v2,... [--grid ...] [--set path=v]...\n"
-        "           [--jobs N] [--db FILE] [--out DIR] [--trace|--no-trace] [--dry-run]\n"
+        "           [--jobs N] [--db FILE] [--out DIR] [--trace|--no-trace] [--cold-boot] [--dry-run]\n"
         "       mortar sweep SWEEPFILE [the same options]   (JSON with \"parts\")\n"
         "  --dry-run lists the points and which are done, and runs nothing\n",
         stderr);
@@ -145,6 +145,8 @@ static int parse_args(int argc, char **argv, sweep_opts *o)
             o->out_dir = argv[++i];
         else if (!strcmp(a, "--dry-run"))
             o->dry_run = true;
+        else if (!strcmp(a, "--cold-boot"))
+            o->cold_boot = true;
         else if (!strcmp(a, "--trace") || !strcmp(a, "--no-trace"))
             o->trace = !strcmp(a, "--trace");
         else if (a[0] != '-' && !o->path)
@@ -288,6 +290,8 @@ static char **run_argv(const sweep *s, const sweep_point *pt)
     argv[n++] = (char *)s->opts->out_dir;
     if (s->opts->trace)
         argv[n++] = "--trace";
+    if (s->opts->cold_boot)
+        argv[n++] = "--cold-boot";
     argv[n] = NULL;
     return argv;
 }
