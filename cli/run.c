@@ -449,13 +449,16 @@ static int watch(procs *ps, plan *p, const run_opts *o, double run_start, char *
 
 /* ---- booted-guest snapshots (docs/snapshots.md) ------------------------------- */
 
-/* The snapshot cache: $MORTAR_CACHE, else $XDG_CACHE_HOME/mortar, else
- * ~/.cache/mortar, then /snapshots (as hosts/qemu/build.sh). */
+/* The snapshot cache: $MORTAR_SNAPSHOTS, else <cache>/snapshots with the
+ * cache of hosts/qemu/build.sh: $MORTAR_CACHE, else $XDG_CACHE_HOME/mortar,
+ * else ~/.cache/mortar. */
 static int snapshot_dir(char *dir, size_t size, char *err, size_t err_size)
 {
     const char *cache = getenv("MORTAR_CACHE"), *xdg = getenv("XDG_CACHE_HOME");
-    const char *home = getenv("HOME");
-    if (cache && cache[0])
+    const char *home = getenv("HOME"), *own = getenv("MORTAR_SNAPSHOTS");
+    if (own && own[0])
+        snprintf(dir, size, "%s", own);
+    else if (cache && cache[0])
         snprintf(dir, size, "%s/snapshots", cache);
     else if (xdg && xdg[0])
         snprintf(dir, size, "%s/mortar/snapshots", xdg);
@@ -468,12 +471,17 @@ static int snapshot_dir(char *dir, size_t size, char *err, size_t err_size)
     return 0;
 }
 
+/* Says which snapshot each host starts from; true when one is missing. */
 static bool snapshots_missing(const plan *p)
 {
-    for (int i = 0; i < p->nhosts; i++)
-        if (access(p->hosts[i].snapshot, R_OK) != 0)
-            return true;
-    return false;
+    bool missing = false;
+    for (int i = 0; i < p->nhosts; i++) {
+        bool have = access(p->hosts[i].snapshot, R_OK) == 0;
+        fprintf(stderr, "[mortar] host %s: snapshot %s (%s)\n", p->hosts[i].name,
+                p->hosts[i].snapshot_key, have ? "cached" : "to build");
+        missing |= !have;
+    }
+    return missing;
 }
 
 /* Waits until every snapshotting host saved its machine and quit. */
