@@ -42,7 +42,7 @@ static int help_main(int argc, char **argv);
 static const subcommand subcommands[] = {
     {"alone", "alone --design a|b|regcopy --speed S   one request through a device model alone",
      mortar_alone_main},
-    {"run", "run SPEC [--set key=value]... [--db FILE] [--out DIR] [--trace]   run one experiment",
+    {"run", "run SPEC [--set key=value]... [--db FILE] [--out DIR] [--trace] [--cold-boot]   run one experiment",
      mortar_run_main},
     {"results", "results [--db FILE] [--json]            list the recorded runs",
      mortar_results_main},
