@@ -9,9 +9,9 @@
  * hostname, socket paths) must not be in the description: runs that differ
  * only in them share a snapshot. The key is 32 hex digits: two 64-bit
  * FNV-1a hashes with different offset bases over the description in
- * canonical form (sorted keys, compact) followed by each file's name and
- * contents. A cache key, not a security measure: nobody chooses the inputs
- * to collide.
+ * canonical form (sorted keys, compact) followed by each file's name,
+ * contents (8 bytes a step, see snapshot_key.c) and size. A cache key, not
+ * a security measure: nobody chooses the inputs to collide.
  */
 #ifndef MORTAR_CLI_SNAPSHOT_KEY_H
 #define MORTAR_CLI_SNAPSHOT_KEY_H
