@@ -4,8 +4,11 @@
  */
 #include "dirs.h"
 #include "errbuf.h"
+#include "mortar/params.h"
+#include "mortar/runtime.h"
 #include "params_file.h"
 #include "plan.h"
+#include "sims/registry.h"
 #include "spec.h"
 
 #include <stdarg.h>
@@ -206,6 +209,42 @@ static void link_device(json_t *l, char *device, size_t size)
         device[0] = '\0';
 }
 
+/*
+ * What QEMU learns of a device: the intro its model sends on `port` (IDs,
+ * class, BARs, interrupts), as hex, from the model built here with the
+ * spec's parameters. Parameters that do not change the intro (a speed, a
+ * MAC address) thus leave the snapshot alone. NULL when the model cannot
+ * be built here (the caller keys on its parameters instead).
+ */
+static json_t *device_identity(const char *kind, json_t *params, unsigned port)
+{
+    const mortar_component_ops *ops = mortar_registry_find(kind);
+    char *text = params ? json_dumps(params, JSON_COMPACT) : strdup("{}");
+    char err[256];
+    mortar_params *mp = ops && text ? mortar_params_parse(text, "params", err, sizeof err) : NULL;
+    free(text);
+    mortar_loop *loop = NULL;
+    mortar_component *c = NULL;
+    json_t *hex = NULL;
+    if (mp && mortar_loop_create(&loop) == 0 && mortar_loop_add(loop, ops, "id", mp, &c) == 0 &&
+        port < mortar_component_port_count(c)) {
+        uint32_t size = 0;
+        const unsigned char *intro = mortar_component_port_intro(c, port, &size);
+        char *out = malloc(2 * (size_t)size + 1);
+        for (uint32_t i = 0; out && i < size; i++)
+            snprintf(out + 2 * i, 3, "%02x", intro[i]);
+        if (out) {
+            out[2 * (size_t)size] = '\0';
+            hex = json_string(out);
+        }
+        free(out);
+    }
+    if (loop)
+        mortar_loop_destroy(loop);
+    mortar_params_free(mp);
+    return hex;
+}
+
 json_t *plan_machine(json_t *spec, json_t *host, const plan_tools *t)
 {
     json_t *args = json_array(), *firmware = json_array(), *devices = json_array();
@@ -220,11 +259,18 @@ json_t *plan_machine(json_t *spec, json_t *host, const plan_tools *t)
         if (strcmp(str(l, "host", ""), name))
             continue;
         char device[MORTAR_NAME_MAX + 1];
-        link_device(l, device, sizeof device);
+        unsigned port = 0;
+        if (spec_port_ref(str(l, "component", ""), device, sizeof device, &port))
+            device[0] = '\0';
         json_t *c = component_named(spec, device), *params = json_object_get(c, "params");
-        json_array_append_new(devices, json_pack("{s:s, s:s, s:O}", "device", device, "kind",
-                                                 str(c, "kind", ""), "params",
-                                                 params ? params : json_null()));
+        json_t *identity = device_identity(str(c, "kind", ""), params, port);
+        json_t *d = json_pack("{s:s, s:s, s:I}", "device", device, "kind", str(c, "kind", ""),
+                              "port", (json_int_t)port);
+        if (identity)
+            json_object_set_new(d, "intro", identity);
+        else
+            json_object_set(d, "params", params ? params : json_null());
+        json_array_append_new(devices, d);
     }
     return json_pack("{s:o, s:o, s:I, s:I, s:s, s:o}", "args", args, "firmware", firmware,
                      "memory_mib", (json_int_t)host_int(host, "memory_mib", 512), "cpu_shift",

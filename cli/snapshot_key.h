@@ -3,7 +3,7 @@
  * of everything that shapes the saved machine (docs/snapshots.md).
  *
  * The caller describes the machine as JSON (plan.c: QEMU's fixed options,
- * memory, icount shift, the devices and the models behind them, the
+ * memory, icount shift, each device's identity as its model shows it, the
  * kernel command line) and names the files whose contents enter it (QEMU,
  * kernel, initrd, mortar-sim). Per-run values (addresses, the command, the
  * hostname, socket paths) must not be in the description: runs that differ

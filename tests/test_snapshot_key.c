@@ -1,9 +1,9 @@
 /*
  * test_snapshot_key.c - the cache key of a booted-guest snapshot
  * (cli/snapshot_key.c over plan_machine): it follows everything that shapes
- * the saved machine (memory, icount shift, the device models, the files'
- * contents) and nothing a run sets after the snapshot point (the command,
- * the address).
+ * the saved machine (memory, icount shift, what each device shows the host,
+ * the files' contents) and nothing a run sets after the snapshot point (the
+ * command, the address, a device's speed).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -74,7 +74,7 @@ static void test_the_same_machine_gets_the_same_key(void **state)
     remove_tree(dir);
 }
 
-static void test_memory_icount_and_device_change_the_key(void **state)
+static void test_memory_and_icount_change_the_key(void **state)
 {
     (void)state;
     const char *dir = scratch_dir();
@@ -87,9 +87,38 @@ static void test_memory_icount_and_device_change_the_key(void **state)
     char *shift[] = {"hosts.0.cpu_shift=2"};
     key_of(shift, 1, f, other);
     assert_string_not_equal(base, other);
-    key_with(NULL, 0, "{\"bar0_size\": 8192}", f, other);
-    assert_string_not_equal(base, other);
     remove_tree(dir);
+}
+
+/* The key of a host with one matmul device of `params` (JSON). */
+static void device_key(const char *params, char *key)
+{
+    json_t *spec = json_pack("{s:[{s:s}], s:[{s:s, s:s, s:o}], s:[{s:s, s:s, s:s}]}", "hosts",
+                             "name", "h0", "components", "name", "acc", "kind", "matmul",
+                             "params", json_loads(params, 0, NULL), "links", "name", "l",
+                             "host", "h0", "component", "acc.0");
+    json_t *m = plan_machine(spec, json_array_get(json_object_get(spec, "hosts"), 0), &tools);
+    char err[256];
+    if (snapshot_key(m, NULL, key, err, sizeof err))
+        fail_msg("%s", err);
+    json_decref(m);
+    json_decref(spec);
+}
+
+static void test_only_what_the_device_shows_the_host_changes_the_key(void **state)
+{
+    (void)state;
+    char base[SNAPSHOT_KEY_HEX + 1], other[SNAPSHOT_KEY_HEX + 1];
+    device_key("{\"design\": \"b\", \"speed\": 1}", base);
+    /* the speed is behaviour after the snapshot point: the same intro */
+    device_key("{\"design\": \"b\", \"speed\": 4}", other);
+    assert_string_equal(base, other);
+    /* another design is another device (IDs, BARs, MSI-X): another intro */
+    device_key("{\"design\": \"a\", \"speed\": 1}", other);
+    assert_string_not_equal(base, other);
+    /* parameters the model refuses: keyed by the parameters themselves */
+    device_key("{\"design\": \"b\", \"no_such\": 1}", other);
+    assert_string_not_equal(base, other);
 }
 
 static void test_a_files_content_changes_the_key(void **state)
@@ -132,7 +161,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_the_same_machine_gets_the_same_key),
-        cmocka_unit_test(test_memory_icount_and_device_change_the_key),
+        cmocka_unit_test(test_memory_and_icount_change_the_key),
+        cmocka_unit_test(test_only_what_the_device_shows_the_host_changes_the_key),
         cmocka_unit_test(test_a_files_content_changes_the_key),
         cmocka_unit_test(test_per_run_values_leave_the_key_alone),
         cmocka_unit_test(test_an_unreadable_file_is_named),
