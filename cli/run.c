@@ -443,7 +443,7 @@ static int watch(procs *ps, plan *p, const run_opts *o, double run_start, char *
             snprintf(err, size, "timed out after %d s (--timeout)", o->timeout_s);
             return -1;
         }
-        usleep(100000);
+        usleep(synced ? 100000 : 20000); /* the common start is looked for closely */
     }
 }
 
@@ -839,6 +839,8 @@ int mortar_run_main(int argc, char **argv)
         rc = build_snapshots(spec, &p, pt, sim_bin, err, sizeof err);
     if (!rc)
         rc = start_all(&ps, &p, sim_bin, o.trace, err, sizeof err);
+    if (!rc)
+        fprintf(stderr, "[mortar] processes started after %.2f s\n", wall_now() - t0);
     if (!rc)
         rc = watch(&ps, &p, &o, t0, err, sizeof err);
     procs_kill_all(&ps);
