@@ -87,7 +87,7 @@ awk -v a="$mortar" -v b="$plain" 'BEGIN { printf "boot_ratio=%.2f\n", a / b }'
 awk -v us="$sim_us" -v w="$sync_wall" 'BEGIN { printf "sync_phase_sim_us_per_wall_s=%.0f\n", us / w }'
 
 # `mortar run` from snapshots and cold: the line
-# "[mortar] hosts at the common start after X s (...)".
+# "[mortar] hosts synchronized at the common start after X s (...)".
 MORTAR=$MORTAR_BIN/mortar
 [ -x "$MORTAR" ] || MORTAR=$MORTAR_SOURCE/build/bin/mortar
 work=$(mktemp -d /tmp/mortar-bench-boot.XXXXXX)
@@ -98,7 +98,7 @@ start_after() {
     shift
     "$MORTAR" run "$MORTAR_SOURCE/bench/boot-net.json" --db "$work/r.db" --out "$work/runs" \
         "$@" >/dev/null 2>"$work/$name.err" || { cat "$work/$name.err" >&2; exit 1; }
-    sed -n 's/.*hosts at the common start after \([0-9.]*\) s.*/\1/p' "$work/$name.err"
+    sed -n 's/.*at the common start after \([0-9.]*\) s.*/\1/p' "$work/$name.err"
 }
 start_after build >/dev/null
 build=$(sed -n 's/.*snapshots saved in \([0-9.]*\) s.*/\1/p' "$work/build.err")
