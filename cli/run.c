@@ -408,7 +408,8 @@ static int watch(procs *ps, plan *p, const run_opts *o, double run_start, char *
         }
         if (all_synced && !synced) {
             synced = true;
-            fprintf(stderr, "[mortar] hosts synchronized at the common start after %.2f s (%s)\n",
+            fprintf(stderr,
+                    "[mortar] hosts synchronized at the common start after %.2f s (%s)\n",
                     wall_now() - run_start, o->cold_boot ? "cold boot" : "from snapshots");
         }
         uint64_t now_clocks = clocks(p, who, sizeof who, &lowest);
