@@ -328,18 +328,31 @@ static void host_cmdline(plan_host *h, json_t *host, json_t *spec, const plan_to
     arg(h, "name=%s,file=%s", PARAMS_FW_CFG_NAME,
         qemu_opt_value(h->params, eparams, sizeof eparams));
     host_devices(h, spec, t, p);
-    if (t->boot == PLAN_BOOT_SNAPSHOT) {
+    plan_boot boot = h->boots ? PLAN_BOOT_COLD : t->boot;
+    if (boot == PLAN_BOOT_SNAPSHOT) {
         /* the saved machine is paused; without its run state in the file,
          * the restoring QEMU starts the guest once the file is loaded */
         arg(h, "-global");
         arg(h, "migration.store-global-state=off");
     }
-    if (t->boot == PLAN_BOOT_RESTORE) {
+    if (boot == PLAN_BOOT_RESTORE) {
         /* QEMU 7.2 has no file: migration; cat reads the file for it */
         arg(h, "-incoming");
         arg(h, "exec:cat '%s'", h->snapshot);
     }
     h->argv[h->argc] = NULL;
+}
+
+/* A host without a mortar device never reaches a snapshot point that
+ * stops it (mortar-params finds no device to tell): it boots. */
+static bool host_has_device(json_t *spec, const char *name)
+{
+    size_t i;
+    json_t *l;
+    json_array_foreach(json_object_get(spec, "links"), i, l)
+        if (!strcmp(str(l, "host", ""), name))
+            return true;
+    return false;
 }
 
 /* The digest of the files every host's snapshot depends on, as a key. */
@@ -374,6 +387,7 @@ int plan_build(plan *p, json_t *spec, const char *run_dir, const plan_tools *t, 
                size_t size)
 {
     memset(p, 0, sizeof *p);
+    p->boot = t->boot;
     snprintf(p->run_dir, sizeof p->run_dir, "%s", run_dir);
     snprintf(p->sock_dir, sizeof p->sock_dir, "/tmp/mortar-run-XXXXXX");
     if (!mkdtemp(p->sock_dir))
@@ -406,7 +420,9 @@ int plan_build(plan *p, json_t *spec, const char *run_dir, const plan_tools *t, 
         snprintf(ph->params, sizeof ph->params, "%s/%s.params", dir, name);
         if (params_file_write(ph->params, name, h, err, size))
             return -1;
-        if (t->boot != PLAN_BOOT_COLD && host_snapshot(ph, h, spec, t, files, err, size))
+        ph->boots = t->boot != PLAN_BOOT_COLD && !host_has_device(spec, name);
+        if (t->boot != PLAN_BOOT_COLD && !ph->boots &&
+            host_snapshot(ph, h, spec, t, files, err, size))
             return -1;
         host_cmdline(ph, h, spec, t, p);
     }

@@ -40,6 +40,7 @@ typedef struct plan_host {
     char snapshot_key[SNAPSHOT_KEY_HEX + 1]; /* booted-guest snapshot: its key, */
     char snapshot[640];       /* the cached file, */
     char snapshot_tmp[700];   /* and where PLAN_BOOT_SNAPSHOT writes it */
+    bool boots;               /* no mortar device, so no snapshot: it boots */
 } plan_host;
 
 typedef struct plan {
@@ -48,6 +49,7 @@ typedef struct plan {
     plan_host hosts[PLAN_MAX];
     int nhosts;
     int nhosts_total;
+    int boot;                 /* plan_boot, as planned */
     char sock_dir[256];       /* private, short: UNIX socket paths are short */
     char run_dir[512];
 } plan;

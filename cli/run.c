@@ -271,6 +271,8 @@ static int start_all(procs *ps, plan *p, const char *sim_bin, bool trace, char *
     }
     for (int i = 0; i < p->nhosts; i++) {
         plan_host *h = &p->hosts[i];
+        if (h->boots && p->boot == PLAN_BOOT_SNAPSHOT)
+            continue; /* it has no snapshot to build */
         char name[80], env[600], trace_file[700], trace_host[200], progress[600];
         snprintf(name, sizeof name, "host %s", h->name);
         snprintf(env, sizeof env, "MORTAR_HOST_STATS=%s", h->stats);
@@ -477,6 +479,11 @@ static bool snapshots_missing(const plan *p)
 {
     bool missing = false;
     for (int i = 0; i < p->nhosts; i++) {
+        if (p->hosts[i].boots) {
+            fprintf(stderr, "[mortar] host %s: no mortar device, so no snapshot: it boots\n",
+                    p->hosts[i].name);
+            continue;
+        }
         bool have = access(p->hosts[i].snapshot, R_OK) == 0;
         fprintf(stderr, "[mortar] host %s: snapshot %s (%s)\n", p->hosts[i].name,
                 p->hosts[i].snapshot_key, have ? "cached" : "to build");
@@ -511,7 +518,7 @@ static int wait_snapshots(procs *ps, const plan *p, double start, char *err, siz
         usleep(50000);
     }
     for (int i = 0; i < p->nhosts; i++)
-        if (access(p->hosts[i].snapshot_tmp, R_OK) != 0)
+        if (!p->hosts[i].boots && access(p->hosts[i].snapshot_tmp, R_OK) != 0)
             return errbuf_fail(err, size, "host %s quit without saving its snapshot",
                                p->hosts[i].name);
     return 0;
@@ -547,6 +554,8 @@ static int build_snapshots(json_t *spec, const plan *run_plan, plan_tools pt,
     procs_kill_all(&ps);
     for (int i = 0; i < sp.nhosts; i++) {
         plan_host *h = &sp.hosts[i];
+        if (h->boots)
+            continue;
         if (rc == 0 && strcmp(h->snapshot, run_plan->hosts[i].snapshot) != 0)
             rc = errbuf_fail(err, size, "host %s: the snapshot keys disagree", h->name);
         if (rc == 0 && access(h->snapshot, R_OK) != 0 && rename(h->snapshot_tmp, h->snapshot))

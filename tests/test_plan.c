@@ -4,7 +4,7 @@
  * fails the plan instead of being overwritten or followed, the QEMU
  * device options carry the names as they are, and a host restored from a
  * snapshot gets the same kernel command line as any other, its parameters
- * in its fw_cfg file.
+ * in its fw_cfg file, and a host without a mortar device boots.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -119,12 +119,49 @@ static void test_a_restoring_host_gets_its_snapshot_and_parameters_apart(void **
     remove_tree(dir);
 }
 
+static bool has_option(const plan_host *h, const char *option)
+{
+    for (int i = 0; i < h->argc; i++)
+        if (!strcmp(h->argv[i], option))
+            return true;
+    return false;
+}
+
+static void test_a_host_without_a_device_boots_instead_of_restoring(void **state)
+{
+    (void)state;
+    const char *dir = scratch_dir();
+    char err[1024], snapshots[128], kernel[128];
+    snprintf(snapshots, sizeof snapshots, "%s/snapshots", dir);
+    snprintf(kernel, sizeof kernel, "%s/vmlinuz", dir);
+    write_text(kernel, "kernel");
+    plan_tools t = tools;
+    t.kernel = t.initrd = t.sim_bin = kernel;
+    t.boot = PLAN_BOOT_RESTORE;
+    t.snapshot_dir = snapshots;
+    json_t *spec = pcitest_spec();
+    json_array_append_new(json_object_get(spec, "hosts"),
+                          json_pack("{s:s, s:s}", "name", "plain", "run", "true"));
+    plan p;
+    if (plan_build(&p, spec, dir, &t, err, sizeof err))
+        fail_msg("%s", err);
+    assert_false(p.hosts[0].boots);
+    assert_true(has_option(&p.hosts[0], "-incoming"));
+    assert_true(p.hosts[1].boots);
+    assert_false(has_option(&p.hosts[1], "-incoming"));
+    assert_true(has_option(&p.hosts[1], "-fw_cfg"));
+    plan_free(&p);
+    json_decref(spec);
+    remove_tree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_symlink_where_a_description_goes_is_not_followed),
         cmocka_unit_test(test_device_options_name_the_component_and_link),
         cmocka_unit_test(test_a_restoring_host_gets_its_snapshot_and_parameters_apart),
+        cmocka_unit_test(test_a_host_without_a_device_boots_instead_of_restoring),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
