@@ -63,6 +63,19 @@ static json_t *link_entry(json_t *l, const char *port)
     return e;
 }
 
+/* A snapshot pass starts only the hosts whose snapshot is missing; the
+ * models of the others wait for them (their handshake) until the pass ends
+ * and kills them, instead of failing after the usual 30 s. */
+#define IDLE_HOST_LINK_TIMEOUT "3600s"
+
+static bool host_idle(const plan *p, const char *name)
+{
+    for (int i = 0; i < p->nhosts; i++)
+        if (!strcmp(p->hosts[i].name, name))
+            return p->hosts[i].idle;
+    return false;
+}
+
 static int add_listener(plan *p, plan_sim *s, json_t *l, const char *port, char *sock,
                         size_t sock_size)
 {
@@ -70,6 +83,8 @@ static int add_listener(plan *p, plan_sim *s, json_t *l, const char *port, char 
         return -1;
     snprintf(sock, sock_size, "%s/%s.sock", p->sock_dir, str(l, "name", "link"));
     json_t *e = link_entry(l, port);
+    if (json_object_get(l, "host") && host_idle(p, str(l, "host", "")))
+        json_object_set_new(e, "timeout", json_string(IDLE_HOST_LINK_TIMEOUT));
     json_object_set_new(e, "listen", json_string(sock));
     json_array_append_new(json_object_get(s->desc, "links"), e);
     snprintf(s->sockets[s->nsockets++], sizeof s->sockets[0], "%s", sock);
@@ -397,8 +412,6 @@ int plan_build(plan *p, json_t *spec, const char *run_dir, const plan_tools *t, 
     if (mkdir(rv, 0700) != 0)
         return errbuf_fail(err, size, "cannot create %s", rv);
     p->nhosts_total = (int)json_array_size(json_object_get(spec, "hosts"));
-    if (plan_sims(p, spec, t, err, size))
-        return -1;
     json_t *hosts = json_object_get(spec, "hosts");
     char files[SNAPSHOT_KEY_HEX + 1] = "";
     if (t->boot != PLAN_BOOT_COLD && files_key(t, files, err, size))
@@ -424,9 +437,11 @@ int plan_build(plan *p, json_t *spec, const char *run_dir, const plan_tools *t, 
         if (t->boot != PLAN_BOOT_COLD && !ph->boots &&
             host_snapshot(ph, h, spec, t, files, err, size))
             return -1;
+        ph->idle = t->boot == PLAN_BOOT_SNAPSHOT &&
+                   (ph->boots || access(ph->snapshot, R_OK) == 0);
         host_cmdline(ph, h, spec, t, p);
     }
-    return 0;
+    return plan_sims(p, spec, t, err, size);
 }
 
 void plan_free(plan *p)

@@ -271,8 +271,8 @@ static int start_all(procs *ps, plan *p, const char *sim_bin, bool trace, char *
     }
     for (int i = 0; i < p->nhosts; i++) {
         plan_host *h = &p->hosts[i];
-        if (h->boots && p->boot == PLAN_BOOT_SNAPSHOT)
-            continue; /* it has no snapshot to build */
+        if (h->idle)
+            continue; /* a snapshot pass, and no snapshot to build for it */
         char name[80], env[600], trace_file[700], trace_host[200], progress[600];
         snprintf(name, sizeof name, "host %s", h->name);
         snprintf(env, sizeof env, "MORTAR_HOST_STATS=%s", h->stats);
@@ -518,17 +518,18 @@ static int wait_snapshots(procs *ps, const plan *p, double start, char *err, siz
         usleep(50000);
     }
     for (int i = 0; i < p->nhosts; i++)
-        if (!p->hosts[i].boots && access(p->hosts[i].snapshot_tmp, R_OK) != 0)
+        if (!p->hosts[i].idle && access(p->hosts[i].snapshot_tmp, R_OK) != 0)
             return errbuf_fail(err, size, "host %s quit without saving its snapshot",
                                p->hosts[i].name);
     return 0;
 }
 
 /*
- * Boots every host of the spec once, with the run's own models (the
- * devices' identities come from them), and saves each at its snapshot
- * point into the cache, under the key the run's plan computed. A snapshot
- * another run saved meanwhile is kept (the same key, the same machine).
+ * Boots every host of the spec that lacks its snapshot once, with the
+ * run's own models (the devices' identities come from them), and saves
+ * each at its snapshot point into the cache, under the key the run's plan
+ * computed. A snapshot another run saved meanwhile is kept (the same key,
+ * the same machine).
  */
 static int build_snapshots(json_t *spec, const plan *run_plan, plan_tools pt,
                            const char *sim_bin, char *err, size_t size)
@@ -554,7 +555,7 @@ static int build_snapshots(json_t *spec, const plan *run_plan, plan_tools pt,
     procs_kill_all(&ps);
     for (int i = 0; i < sp.nhosts; i++) {
         plan_host *h = &sp.hosts[i];
-        if (h->boots)
+        if (h->idle)
             continue;
         if (rc == 0 && strcmp(h->snapshot, run_plan->hosts[i].snapshot) != 0)
             rc = errbuf_fail(err, size, "host %s: the snapshot keys disagree", h->name);
