@@ -10,6 +10,14 @@
 #   sync_phase_sim_us_per_wall_s
 #                        both hosts idle after the switch to synchronized
 #                        mode: simulated microseconds per wall second
+# and with `mortar run` on the same system (bench/boot-net.json), wall
+# seconds from the run's start to the common start (docs/snapshots.md):
+#   start_snapshot_build_wall_s   booting both hosts to their snapshot
+#                                 point and saving them (once per
+#                                 configuration; a private cache here)
+#   start_from_snapshot_wall_s    a run restored from the snapshots
+#   start_cold_boot_wall_s        a run with --cold-boot
+#   start_ratio                   cold / snapshot
 # Not a test. Needs `make setup` (QEMU, guest image) and `make`.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -79,3 +87,26 @@ echo "boot_plain_wall_s=$plain"
 echo "boot_mortar_wall_s=$mortar"
 awk -v a="$mortar" -v b="$plain" 'BEGIN { printf "boot_ratio=%.2f\n", a / b }'
 awk -v us="$sim_us" -v w="$sync_wall" 'BEGIN { printf "sync_phase_sim_us_per_wall_s=%.0f\n", us / w }'
+
+# `mortar run` from snapshots and cold: the line
+# "[mortar] hosts synchronized at the common start after X s (...)".
+MORTAR=$MORTAR_BIN/mortar
+[ -x "$MORTAR" ] || MORTAR=$MORTAR_SOURCE/build/bin/mortar
+work=$(mktemp -d /tmp/mortar-bench-boot.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+export MORTAR_SNAPSHOTS=$work/snapshots
+start_after() {
+    local name=$1
+    shift
+    "$MORTAR" run "$MORTAR_SOURCE/bench/boot-net.json" --db "$work/r.db" --out "$work/runs" \
+        "$@" >/dev/null 2>"$work/$name.err" || { cat "$work/$name.err" >&2; exit 1; }
+    sed -n 's/.*at the common start after \([0-9.]*\) s.*/\1/p' "$work/$name.err"
+}
+start_after build >/dev/null
+build=$(sed -n 's/.*snapshots saved in \([0-9.]*\) s.*/\1/p' "$work/build.err")
+snap=$(start_after snapshot)
+cold=$(start_after cold --cold-boot)
+echo "start_snapshot_build_wall_s=$build"
+echo "start_from_snapshot_wall_s=$snap"
+echo "start_cold_boot_wall_s=$cold"
+awk -v a="$cold" -v b="$snap" 'BEGIN { printf "start_ratio=%.1f\n", a / b }'

@@ -44,6 +44,7 @@ const cli_flag cli_flags[] = {
     {CLI_KEY_ALL, "all", NULL},
     {CLI_KEY_CSV, "csv", NULL},
     {CLI_KEY_REQUESTS, "requests", NULL},
+    {CLI_KEY_COLD_BOOT, "cold-boot", NULL},
     {0, NULL, NULL},
 };
 
@@ -85,7 +86,8 @@ const cli_command mortar_cmd_run = {
      {CLI_KEY_TRACE, "record trace files (for mortar trace)"},
      {CLI_KEY_STALL_TIMEOUT,
       "end a run in which nothing moved for this long (default 120)"},
-     {CLI_KEY_TIMEOUT, "end a run that takes longer (default 3600)"}},
+     {CLI_KEY_TIMEOUT, "end a run that takes longer (default 3600)"},
+     {CLI_KEY_COLD_BOOT, "boot the hosts instead of starting them from snapshots"}},
     mortar_run_main,
 };
 
@@ -126,6 +128,7 @@ const cli_command mortar_cmd_sweep = {
      {CLI_KEY_OUT, "where run directories and sweep logs go (default runs)"},
      {CLI_KEY_TRACE, "trace every run"},
      {CLI_KEY_NO_TRACE, "do not trace (the default)"},
+     {CLI_KEY_COLD_BOOT, "every run boots its hosts instead of starting from snapshots"},
      {CLI_KEY_DRY_RUN, "list the points and which are done; run nothing"}},
     mortar_sweep_main,
 };

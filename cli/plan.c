@@ -4,7 +4,11 @@
  */
 #include "dirs.h"
 #include "errbuf.h"
+#include "mortar/params.h"
+#include "mortar/runtime.h"
+#include "params_file.h"
 #include "plan.h"
+#include "sims/registry.h"
 #include "spec.h"
 
 #include <stdarg.h>
@@ -59,6 +63,19 @@ static json_t *link_entry(json_t *l, const char *port)
     return e;
 }
 
+/* A snapshot pass starts only the hosts whose snapshot is missing; the
+ * models of the others wait for them (their handshake) until the pass ends
+ * and kills them, instead of failing after the usual 30 s. */
+#define IDLE_HOST_LINK_TIMEOUT "3600s"
+
+static bool host_idle(const plan *p, const char *name)
+{
+    for (int i = 0; i < p->nhosts; i++)
+        if (!strcmp(p->hosts[i].name, name))
+            return p->hosts[i].idle;
+    return false;
+}
+
 static int add_listener(plan *p, plan_sim *s, json_t *l, const char *port, char *sock,
                         size_t sock_size)
 {
@@ -66,6 +83,8 @@ static int add_listener(plan *p, plan_sim *s, json_t *l, const char *port, char 
         return -1;
     snprintf(sock, sock_size, "%s/%s.sock", p->sock_dir, str(l, "name", "link"));
     json_t *e = link_entry(l, port);
+    if (json_object_get(l, "host") && host_idle(p, str(l, "host", "")))
+        json_object_set_new(e, "timeout", json_string(IDLE_HOST_LINK_TIMEOUT));
     json_object_set_new(e, "listen", json_string(sock));
     json_array_append_new(json_object_get(s->desc, "links"), e);
     snprintf(s->sockets[s->nsockets++], sizeof s->sockets[0], "%s", sock);
@@ -176,85 +195,219 @@ static const char *qemu_opt_value(const char *in, char *out, size_t size)
     return out;
 }
 
-static void base64(const char *in, char *out, size_t size)
+/* The guest's kernel command line: the same for every run (a snapshot keeps
+ * it); the run's parameters come in the fw_cfg file. */
+#define GUEST_APPEND "console=ttyS0 quiet panic=-1"
+#define PARAMS_FW_CFG_NAME "opt/mortar/params"
+
+static const char *const fixed_args[] = {
+    "-M", "pc", "-smp", "1", "-nodefaults", "-vga", "none", "-display", "none", "-no-reboot",
+    "-serial", "stdio", "-rtc", "base=2026-01-01T00:00:00,clock=vm", NULL};
+
+static long long host_int(json_t *host, const char *key, long long def)
 {
-    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    size_t n = strlen(in), o = 0;
-    for (size_t i = 0; i < n && o + 5 < size; i += 3) {
-        unsigned v = (unsigned char)in[i] << 16;
-        if (i + 1 < n) v |= (unsigned char)in[i + 1] << 8;
-        if (i + 2 < n) v |= (unsigned char)in[i + 2];
-        out[o++] = tab[(v >> 18) & 63];
-        out[o++] = tab[(v >> 12) & 63];
-        out[o++] = i + 1 < n ? tab[(v >> 6) & 63] : '=';
-        out[o++] = i + 2 < n ? tab[v & 63] : '=';
-    }
-    out[o] = '\0';
+    json_t *v = json_object_get(host, key);
+    return json_is_integer(v) ? (long long)json_integer_value(v) : def;
 }
 
-static void host_cmdline(plan_host *h, json_t *host, json_t *spec, const plan_tools *t,
-                         const plan *p)
+static json_t *component_named(json_t *spec, const char *name)
 {
-    char append[8192], run64[6144];
-    base64(str(host, "run", "true"), run64, sizeof run64);
-    int n = snprintf(append, sizeof append, "console=ttyS0 quiet panic=-1 mortar.hostname=%s",
-                     h->name);
-    if (json_object_get(host, "ip"))
-        n += snprintf(append + n, sizeof append - n, " mortar.ip=%s", str(host, "ip", ""));
-    if (json_is_integer(json_object_get(host, "mtu")))
-        n += snprintf(append + n, sizeof append - n, " mortar.mtu=%lld",
-                      (long long)json_integer_value(json_object_get(host, "mtu")));
-    snprintf(append + n, sizeof append - n, " mortar.run64=%s", run64);
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(spec, "components"), i, c)
+        if (!strcmp(str(c, "name", ""), name))
+            return c;
+    return NULL;
+}
 
-    json_t *mem = json_object_get(host, "memory_mib"), *shift = json_object_get(host, "cpu_shift");
-    arg(h, "%s", t->qemu);
-    for (int i = 0; t->firmware[i]; i++) {
-        arg(h, "-L");
-        arg(h, "%s", t->firmware[i]);
+/* The device a host link gives the host: named after its component
+ * ("accel" of "accel.0"). */
+static void link_device(json_t *l, char *device, size_t size)
+{
+    unsigned port;
+    if (spec_port_ref(str(l, "component", ""), device, size, &port))
+        device[0] = '\0';
+}
+
+/*
+ * What QEMU learns of a device: the intro its model sends on `port` (IDs,
+ * class, BARs, interrupts), as hex, from the model built here with the
+ * spec's parameters. Parameters that do not change the intro (a speed, a
+ * MAC address) thus leave the snapshot alone. NULL when the model cannot
+ * be built here (the caller keys on its parameters instead).
+ */
+static json_t *device_identity(const char *kind, json_t *params, unsigned port)
+{
+    const mortar_component_ops *ops = mortar_registry_find(kind);
+    char *text = params ? json_dumps(params, JSON_COMPACT) : strdup("{}");
+    char err[256];
+    mortar_params *mp = ops && text ? mortar_params_parse(text, "params", err, sizeof err) : NULL;
+    free(text);
+    mortar_loop *loop = NULL;
+    mortar_component *c = NULL;
+    json_t *hex = NULL;
+    if (mp && mortar_loop_create(&loop) == 0 && mortar_loop_add(loop, ops, "id", mp, &c) == 0 &&
+        port < mortar_component_port_count(c)) {
+        uint32_t size = 0;
+        const unsigned char *intro = mortar_component_port_intro(c, port, &size);
+        char *out = malloc(2 * (size_t)size + 1);
+        for (uint32_t i = 0; out && i < size; i++)
+            snprintf(out + 2 * i, 3, "%02x", intro[i]);
+        if (out) {
+            out[2 * (size_t)size] = '\0';
+            hex = json_string(out);
+        }
+        free(out);
     }
-    const char *fixed[] = {"-M", "pc", "-smp", "1", "-nodefaults", "-vga", "none", "-display",
-                           "none", "-no-reboot", "-serial", "stdio", "-rtc",
-                           "base=2026-01-01T00:00:00,clock=vm", NULL};
-    for (int i = 0; fixed[i]; i++)
-        arg(h, "%s", fixed[i]);
-    arg(h, "-m");
-    arg(h, "%lld", json_is_integer(mem) ? (long long)json_integer_value(mem) : 512LL);
-    arg(h, "-icount");
-    arg(h, "shift=%lld,sleep=off", json_is_integer(shift) ? (long long)json_integer_value(shift) : 0LL);
-    arg(h, "-kernel");
-    arg(h, "%s", t->kernel);
-    arg(h, "-initrd");
-    arg(h, "%s", t->initrd);
-    arg(h, "-append");
-    arg(h, "%s", append);
+    if (loop)
+        mortar_loop_destroy(loop);
+    mortar_params_free(mp);
+    return hex;
+}
+
+json_t *plan_machine(json_t *spec, json_t *host, const plan_tools *t)
+{
+    json_t *args = json_array(), *firmware = json_array(), *devices = json_array();
+    for (int i = 0; fixed_args[i]; i++)
+        json_array_append_new(args, json_string(fixed_args[i]));
+    for (int i = 0; t->firmware[i]; i++)
+        json_array_append_new(firmware, json_string(t->firmware[i]));
+    const char *name = str(host, "name", "host");
+    size_t i;
+    json_t *l;
+    json_array_foreach(json_object_get(spec, "links"), i, l) {
+        if (strcmp(str(l, "host", ""), name))
+            continue;
+        char device[MORTAR_NAME_MAX + 1];
+        unsigned port = 0;
+        if (spec_port_ref(str(l, "component", ""), device, sizeof device, &port))
+            device[0] = '\0';
+        json_t *c = component_named(spec, device), *params = json_object_get(c, "params");
+        json_t *identity = device_identity(str(c, "kind", ""), params, port);
+        json_t *d = json_pack("{s:s, s:s, s:I}", "device", device, "kind", str(c, "kind", ""),
+                              "port", (json_int_t)port);
+        if (identity)
+            json_object_set_new(d, "intro", identity);
+        else
+            json_object_set(d, "params", params ? params : json_null());
+        json_array_append_new(devices, d);
+    }
+    return json_pack("{s:o, s:o, s:I, s:I, s:s, s:o}", "args", args, "firmware", firmware,
+                     "memory_mib", (json_int_t)host_int(host, "memory_mib", 512), "cpu_shift",
+                     (json_int_t)host_int(host, "cpu_shift", 0), "append", GUEST_APPEND,
+                     "devices", devices);
+}
+
+static void host_devices(plan_host *h, json_t *spec, const plan_tools *t, const plan *p)
+{
     size_t i;
     json_t *l;
     json_array_foreach(json_object_get(spec, "links"), i, l) {
         if (strcmp(str(l, "host", ""), h->name))
             continue;
-        arg(h, "-device");
-        /* the device is named after its component ("accel" of "accel.0") */
         char device[MORTAR_NAME_MAX + 1], sock[512], rendezvous[512], devname[2 * sizeof device],
-            ehost[2 * sizeof h->name];
-        unsigned port;
-        if (spec_port_ref(str(l, "component", ""), device, sizeof device, &port))
-            device[0] = '\0';
+            ehost[2 * sizeof h->name], esock[2 * sizeof sock],
+            erendezvous[2 * sizeof rendezvous], esnap[2 * sizeof h->snapshot_tmp];
+        link_device(l, device, sizeof device);
         snprintf(sock, sizeof sock, "%s/%s.sock", p->sock_dir, str(l, "name", ""));
         snprintf(rendezvous, sizeof rendezvous, "%s/rendezvous", p->sock_dir);
-        char esock[2 * sizeof sock], erendezvous[2 * sizeof rendezvous];
-        arg(h, "mortar-pci,socket=%s,name=%s,rendezvous=%s,hosts=%d,host=%s",
+        arg(h, "-device");
+        arg(h, "mortar-pci,socket=%s,name=%s,rendezvous=%s,hosts=%d,host=%s%s%s",
             qemu_opt_value(sock, esock, sizeof esock),
             qemu_opt_value(device, devname, sizeof devname),
             qemu_opt_value(rendezvous, erendezvous, sizeof erendezvous), p->nhosts_total,
-            qemu_opt_value(h->name, ehost, sizeof ehost));
+            qemu_opt_value(h->name, ehost, sizeof ehost),
+            t->boot == PLAN_BOOT_SNAPSHOT ? ",snapshot=" : "",
+            t->boot == PLAN_BOOT_SNAPSHOT
+                ? qemu_opt_value(h->snapshot_tmp, esnap, sizeof esnap) : "");
+    }
+}
+
+static void host_cmdline(plan_host *h, json_t *host, json_t *spec, const plan_tools *t,
+                         const plan *p)
+{
+    arg(h, "%s", t->qemu);
+    for (int i = 0; t->firmware[i]; i++) {
+        arg(h, "-L");
+        arg(h, "%s", t->firmware[i]);
+    }
+    for (int i = 0; fixed_args[i]; i++)
+        arg(h, "%s", fixed_args[i]);
+    arg(h, "-m");
+    arg(h, "%lld", host_int(host, "memory_mib", 512));
+    arg(h, "-icount");
+    arg(h, "shift=%lld,sleep=off", host_int(host, "cpu_shift", 0));
+    arg(h, "-kernel");
+    arg(h, "%s", t->kernel);
+    arg(h, "-initrd");
+    arg(h, "%s", t->initrd);
+    arg(h, "-append");
+    arg(h, "%s", GUEST_APPEND);
+    char eparams[2 * sizeof h->params];
+    arg(h, "-fw_cfg");
+    arg(h, "name=%s,file=%s", PARAMS_FW_CFG_NAME,
+        qemu_opt_value(h->params, eparams, sizeof eparams));
+    host_devices(h, spec, t, p);
+    plan_boot boot = h->boots ? PLAN_BOOT_COLD : t->boot;
+    if (boot == PLAN_BOOT_SNAPSHOT) {
+        /* the saved machine is paused; without its run state in the file,
+         * the restoring QEMU starts the guest once the file is loaded */
+        arg(h, "-global");
+        arg(h, "migration.store-global-state=off");
+    }
+    if (boot == PLAN_BOOT_RESTORE) {
+        /* QEMU 7.2 has no file: migration; cat reads the file for it */
+        arg(h, "-incoming");
+        arg(h, "exec:cat '%s'", h->snapshot);
     }
     h->argv[h->argc] = NULL;
+}
+
+/* A host without a mortar device never reaches a snapshot point that
+ * stops it (mortar-params finds no device to tell): it boots. */
+static bool host_has_device(json_t *spec, const char *name)
+{
+    size_t i;
+    json_t *l;
+    json_array_foreach(json_object_get(spec, "links"), i, l)
+        if (!strcmp(str(l, "host", ""), name))
+            return true;
+    return false;
+}
+
+/* The digest of the files every host's snapshot depends on, as a key. */
+static int files_key(const plan_tools *t, char key[SNAPSHOT_KEY_HEX + 1], char *err,
+                     size_t size)
+{
+    const char *files[] = {t->qemu, t->kernel, t->initrd, t->sim_bin, NULL};
+    json_t *none = json_null();
+    return snapshot_key(none, files, key, err, size);
+}
+
+static int host_snapshot(plan_host *h, json_t *host, json_t *spec, const plan_tools *t,
+                         const char *files, char *err, size_t size)
+{
+    json_t *m = plan_machine(spec, host, t);
+    json_object_set_new(m, "files", json_string(files));
+    int rc = snapshot_key(m, NULL, h->snapshot_key, err, size);
+    json_decref(m);
+    if (rc)
+        return -1;
+    if (strchr(t->snapshot_dir, '\'') || strchr(t->snapshot_dir, ','))
+        return errbuf_fail(err, size, "the snapshot directory %s holds a quote or a comma",
+                           t->snapshot_dir);
+    char file[sizeof h->snapshot];
+    snprintf(file, sizeof file, "%s/%s.vm", t->snapshot_dir, h->snapshot_key);
+    snprintf(h->snapshot, sizeof h->snapshot, "%s", file);
+    snprintf(h->snapshot_tmp, sizeof h->snapshot_tmp, "%s.%ld.tmp", file, (long)getpid());
+    return 0;
 }
 
 int plan_build(plan *p, json_t *spec, const char *run_dir, const plan_tools *t, char *err,
                size_t size)
 {
     memset(p, 0, sizeof *p);
+    p->boot = t->boot;
     snprintf(p->run_dir, sizeof p->run_dir, "%s", run_dir);
     snprintf(p->sock_dir, sizeof p->sock_dir, "/tmp/mortar-run-XXXXXX");
     if (!mkdtemp(p->sock_dir))
@@ -264,9 +417,10 @@ int plan_build(plan *p, json_t *spec, const char *run_dir, const plan_tools *t, 
     if (mkdir(rv, 0700) != 0)
         return errbuf_fail(err, size, "cannot create %s", rv);
     p->nhosts_total = (int)json_array_size(json_object_get(spec, "hosts"));
-    if (plan_sims(p, spec, t, err, size))
-        return -1;
     json_t *hosts = json_object_get(spec, "hosts");
+    char files[SNAPSHOT_KEY_HEX + 1] = "";
+    if (t->boot != PLAN_BOOT_COLD && files_key(t, files, err, size))
+        return -1;
     char dir[512];
     snprintf(dir, sizeof dir, "%s", run_dir);
     size_t i;
@@ -281,9 +435,18 @@ int plan_build(plan *p, json_t *spec, const char *run_dir, const plan_tools *t, 
         snprintf(ph->qemu_log, sizeof ph->qemu_log, "%s/%s.qemu.log", dir, name);
         snprintf(ph->stats, sizeof ph->stats, "%s/%s.host.json", dir, name);
         snprintf(ph->progress, sizeof ph->progress, "%s/%s.progress", dir, name);
+        snprintf(ph->params, sizeof ph->params, "%s/%s.params", dir, name);
+        if (params_file_write(ph->params, name, h, err, size))
+            return -1;
+        ph->boots = t->boot != PLAN_BOOT_COLD && !host_has_device(spec, name);
+        if (t->boot != PLAN_BOOT_COLD && !ph->boots &&
+            host_snapshot(ph, h, spec, t, files, err, size))
+            return -1;
+        ph->idle = t->boot == PLAN_BOOT_SNAPSHOT &&
+                   (ph->boots || access(ph->snapshot, R_OK) == 0);
         host_cmdline(ph, h, spec, t, p);
     }
-    return 0;
+    return plan_sims(p, spec, t, err, size);
 }
 
 void plan_free(plan *p)

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "mortar/name.h"
+#include "snapshot_key.h"
 
 #define PLAN_MAX 16
 
@@ -36,6 +37,13 @@ typedef struct plan_host {
     char qemu_log[512];       /* QEMU's stderr */
     char stats[512];          /* MORTAR_HOST_STATS */
     char progress[512];       /* MORTAR_PROGRESS: its simulated time */
+    char params[512];         /* the per-run parameters (fw_cfg opt/mortar/params) */
+    char snapshot_key[SNAPSHOT_KEY_HEX + 1]; /* booted-guest snapshot: its key, */
+    char snapshot[640];       /* the cached file, */
+    char snapshot_tmp[700];   /* and where PLAN_BOOT_SNAPSHOT writes it */
+    bool boots;               /* no mortar device, so no snapshot: it boots */
+    bool idle;                /* PLAN_BOOT_SNAPSHOT: not started (it boots, or its
+                                 snapshot exists); its models wait for it */
 } plan_host;
 
 typedef struct plan {
@@ -44,9 +52,17 @@ typedef struct plan {
     plan_host hosts[PLAN_MAX];
     int nhosts;
     int nhosts_total;
+    int boot;                 /* plan_boot, as planned */
     char sock_dir[256];       /* private, short: UNIX socket paths are short */
     char run_dir[512];
 } plan;
+
+/* How the hosts start (docs/snapshots.md). */
+typedef enum plan_boot {
+    PLAN_BOOT_COLD,     /* boot the guest from its kernel */
+    PLAN_BOOT_RESTORE,  /* restore the cached booted-guest snapshot */
+    PLAN_BOOT_SNAPSHOT, /* boot, and save the snapshot at the snapshot point */
+} plan_boot;
 
 typedef struct plan_tools {
     const char *qemu;         /* qemu-system-x86_64 */
@@ -56,12 +72,22 @@ typedef struct plan_tools {
     /* The run's wall-clock start (Unix ns, 0 for none): its switches write
      * pcap times from it (pcap_epoch_ns), the base the trace exports use. */
     uint64_t epoch_unix_ns;
+    plan_boot boot;
+    const char *snapshot_dir; /* the snapshot cache (RESTORE, SNAPSHOT) */
+    const char *sim_bin;      /* mortar-sim: its models shape the devices */
 } plan_tools;
 
 /* Builds the plan for `spec` in `run_dir` (exists) and a fresh private
- * socket directory. Returns 0 or -1 with a message. */
+ * socket directory: the simulator descriptions, each host's parameter file
+ * and QEMU command line, and (RESTORE, SNAPSHOT) each host's snapshot key
+ * and file. Returns 0 or -1 with a message. */
 int plan_build(plan *p, json_t *spec, const char *run_dir, const plan_tools *tools,
                char *err, size_t err_size);
+
+/* The QEMU options and devices that shape host `host` of `spec` (what a
+ * snapshot keeps), without anything per-run: the input of its snapshot key
+ * besides the files. The caller owns the result. */
+json_t *plan_machine(json_t *spec, json_t *host, const plan_tools *tools);
 
 /* Frees what the plan allocated and removes the socket directory. */
 void plan_free(plan *p);

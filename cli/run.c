@@ -1,10 +1,13 @@
 /*
  * run.c - `mortar run SPEC [--set key=value]... [--db FILE] [--out DIR]
- * [--trace] [--stall-timeout S] [--timeout S]`: one experiment, end to end.
+ * [--trace] [--stall-timeout S] [--timeout S] [--cold-boot]`: one
+ * experiment, end to end.
  *
- * Validates the spec before anything starts, plans the processes, starts
- * the simulators and then the QEMU hosts (which boot unsynchronized and meet
- * at the common start), watches every process, and writes one run record
+ * Validates the spec before anything starts, plans the processes, builds
+ * the booted-guest snapshots the run lacks (docs/snapshots.md; not with
+ * --cold-boot), starts the simulators and then the QEMU hosts (restored
+ * from their snapshots, or booting; they run unsynchronized and meet at
+ * the common start), watches every process, and writes one run record
  * into the results database: the resolved spec, versions, per-request
  * results, their summary, every component's stats and the wall time. A
  * crashed process or a stall ends the run, kills every process of it and
@@ -40,12 +43,14 @@
 #define MAX_REQUESTS 100000
 /* Tries at the final database write, each waiting up to DB_BUSY_TIMEOUT_MS. */
 #define RECORD_ATTEMPTS 3
+/* Wall time allowed for booting the hosts to their snapshot point. */
+#define SNAPSHOT_BUILD_TIMEOUT_S 900
 
 typedef struct run_opts {
     const char *spec_path, *db_path, *out_dir;
     char *sets[64];
     size_t nsets;
-    bool trace;
+    bool trace, cold_boot;
     int stall_s, timeout_s;
 } run_opts;
 
@@ -130,6 +135,8 @@ static int parse_args(int argc, char **argv, run_opts *o)
             o->out_dir = p.value;
         else if (key == CLI_KEY_TRACE)
             o->trace = true;
+        else if (key == CLI_KEY_COLD_BOOT)
+            o->cold_boot = true;
         else if (seconds) {
             if (parse_seconds(p.value, seconds))
                 return cli_usage_error(cmd, "'%s' is not a number of seconds (1 to 1000000)",
@@ -246,6 +253,8 @@ static int start_all(procs *ps, plan *p, const char *sim_bin, bool trace, char *
     }
     for (int i = 0; i < p->nhosts; i++) {
         plan_host *h = &p->hosts[i];
+        if (h->idle)
+            continue; /* a snapshot pass, and no snapshot to build for it */
         char name[80], env[600], trace_file[700], trace_host[200], progress[600];
         snprintf(name, sizeof name, "host %s", h->name);
         snprintf(env, sizeof env, "MORTAR_HOST_STATS=%s", h->stats);
@@ -353,7 +362,8 @@ static void stall_message(const procs *ps, const run_opts *o, const char *who,
 
 /* Watches until every host powered off and every simulator ended. Returns 0,
  * or -1 with the reason (and the culprit's log shown). */
-static int watch(procs *ps, plan *p, const run_opts *o, char *err, size_t size)
+static int watch(procs *ps, plan *p, const run_opts *o, double run_start, char *err,
+                 size_t size)
 {
     double start = wall_now(), last_progress = start;
     long last_out = -1;
@@ -382,8 +392,9 @@ static int watch(procs *ps, plan *p, const run_opts *o, char *err, size_t size)
         }
         if (all_synced && !synced) {
             synced = true;
-            fprintf(stderr, "[mortar] hosts booted and synchronized after %.1f s\n",
-                    wall_now() - start);
+            fprintf(stderr,
+                    "[mortar] hosts synchronized at the common start after %.2f s (%s)\n",
+                    wall_now() - run_start, o->cold_boot ? "cold boot" : "from snapshots");
         }
         uint64_t now_clocks = clocks(p, who, sizeof who, &lowest);
         if (out != last_out || now_clocks != last_clocks) {
@@ -417,8 +428,127 @@ static int watch(procs *ps, plan *p, const run_opts *o, char *err, size_t size)
             snprintf(err, size, "timed out after %d s (--timeout)", o->timeout_s);
             return -1;
         }
-        usleep(100000);
+        usleep(synced ? 100000 : 20000); /* the common start is looked for closely */
     }
+}
+
+/* ---- booted-guest snapshots (docs/snapshots.md) ------------------------------- */
+
+/* The snapshot cache: $MORTAR_SNAPSHOTS, else <cache>/snapshots with the
+ * cache of hosts/qemu/build.sh: $MORTAR_CACHE, else $XDG_CACHE_HOME/mortar,
+ * else ~/.cache/mortar. */
+static int snapshot_dir(char *dir, size_t size, char *err, size_t err_size)
+{
+    const char *cache = getenv("MORTAR_CACHE"), *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME"), *own = getenv("MORTAR_SNAPSHOTS");
+    if (own && own[0])
+        snprintf(dir, size, "%s", own);
+    else if (cache && cache[0])
+        snprintf(dir, size, "%s/snapshots", cache);
+    else if (xdg && xdg[0])
+        snprintf(dir, size, "%s/mortar/snapshots", xdg);
+    else
+        snprintf(dir, size, "%s/.cache/mortar/snapshots", home ? home : "/tmp");
+    char cmd[PATH_MAX + 32];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+    if (strchr(dir, '\'') || system(cmd) != 0)
+        return errbuf_fail(err, err_size, "cannot create the snapshot cache %s", dir);
+    return 0;
+}
+
+/* Says which snapshot each host starts from; true when one is missing. */
+static bool snapshots_missing(const plan *p)
+{
+    bool missing = false;
+    for (int i = 0; i < p->nhosts; i++) {
+        if (p->hosts[i].boots) {
+            fprintf(stderr, "[mortar] host %s: no mortar device, so no snapshot: it boots\n",
+                    p->hosts[i].name);
+            continue;
+        }
+        bool have = access(p->hosts[i].snapshot, R_OK) == 0;
+        fprintf(stderr, "[mortar] host %s: snapshot %s (%s)\n", p->hosts[i].name,
+                p->hosts[i].snapshot_key, have ? "cached" : "to build");
+        missing |= !have;
+    }
+    return missing;
+}
+
+/* Waits until every snapshotting host saved its machine and quit. */
+static int wait_snapshots(procs *ps, const plan *p, double start, char *err, size_t size)
+{
+    for (;;) {
+        proc *pr;
+        while ((pr = procs_poll(ps))) {
+            if (pr->status != 0) {
+                snprintf(err, size, "while building snapshots, %s %s with status %d", pr->name,
+                         pr->status > 128 ? "was killed" : "exited", pr->status);
+                show_failure(p, pr);
+                return -1;
+            }
+            if (!strncmp(pr->name, "host ", 5))
+                fprintf(stderr, "[mortar] snapshot of %s saved after %.1f s\n", pr->name,
+                        wall_now() - start);
+        }
+        if (!procs_any_running(ps, "host "))
+            break;
+        if (interrupted)
+            return errbuf_fail(err, size, "interrupted while building snapshots");
+        if (wall_now() - start > SNAPSHOT_BUILD_TIMEOUT_S)
+            return errbuf_fail(err, size, "the snapshots were not saved within %d s",
+                               SNAPSHOT_BUILD_TIMEOUT_S);
+        usleep(50000);
+    }
+    for (int i = 0; i < p->nhosts; i++)
+        if (!p->hosts[i].idle && access(p->hosts[i].snapshot_tmp, R_OK) != 0)
+            return errbuf_fail(err, size, "host %s quit without saving its snapshot",
+                               p->hosts[i].name);
+    return 0;
+}
+
+/*
+ * Boots every host of the spec that lacks its snapshot once, with the
+ * run's own models (the devices' identities come from them), and saves
+ * each at its snapshot point into the cache, under the key the run's plan
+ * computed. A snapshot another run saved meanwhile is kept (the same key,
+ * the same machine).
+ */
+static int build_snapshots(json_t *spec, const plan *run_plan, plan_tools pt,
+                           const char *sim_bin, char *err, size_t size)
+{
+    if (!snapshots_missing(run_plan))
+        return 0;
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/snapshot-boot", run_plan->run_dir);
+    if (mkdir(dir, 0755) != 0)
+        return errbuf_fail(err, size, "cannot create %s", dir);
+    fprintf(stderr, "[mortar] building booted-guest snapshots, once per host configuration"
+                    " (logs in %s)\n", dir);
+    pt.boot = PLAN_BOOT_SNAPSHOT;
+    pt.trace = false;
+    plan sp;
+    procs ps = {0};
+    double start = wall_now();
+    int rc = plan_build(&sp, spec, dir, &pt, err, size);
+    if (!rc)
+        rc = start_all(&ps, &sp, sim_bin, false, err, size);
+    if (!rc)
+        rc = wait_snapshots(&ps, &sp, start, err, size);
+    procs_kill_all(&ps);
+    for (int i = 0; i < sp.nhosts; i++) {
+        plan_host *h = &sp.hosts[i];
+        if (h->idle)
+            continue;
+        if (rc == 0 && strcmp(h->snapshot, run_plan->hosts[i].snapshot) != 0)
+            rc = errbuf_fail(err, size, "host %s: the snapshot keys disagree", h->name);
+        if (rc == 0 && access(h->snapshot, R_OK) != 0 && rename(h->snapshot_tmp, h->snapshot))
+            rc = errbuf_fail(err, size, "cannot store the snapshot %s", h->snapshot);
+        unlink(h->snapshot_tmp);
+    }
+    if (!rc)
+        fprintf(stderr, "[mortar] snapshots saved in %.1f s\n", wall_now() - start);
+    plan_free(&sp);
+    return rc;
 }
 
 /* ---- results ------------------------------------------------------------------ */
@@ -683,20 +813,30 @@ int mortar_run_main(int argc, char **argv)
     dirs_write_new_json(spec, strcat(strcpy(err, run_dir), "/spec.json"));
 
     plan p;
+    char snap_dir[PATH_MAX];
     plan_tools pt = {.qemu = t.qemu, .firmware = {t.firmware[0], t.firmware[1], NULL},
                      .kernel = t.kernel, .initrd = t.initrd, .trace = o.trace,
                      /* started_at, the trace exports' wall-clock base */
-                     .epoch_unix_ns = (uint64_t)info.started_unix_s * 1000000000ull};
+                     .epoch_unix_ns = (uint64_t)info.started_unix_s * 1000000000ull,
+                     .boot = o.cold_boot ? PLAN_BOOT_COLD : PLAN_BOOT_RESTORE,
+                     .snapshot_dir = snap_dir, .sim_bin = t.sim_bin};
+    memset(&p, 0, sizeof p);
     procs ps = {0};
     fprintf(stderr, "[mortar] run %lld: %s, logs in %s\n", (long long)id, name, run_dir);
     double t0 = wall_now();
-    int rc = plan_build(&p, spec, run_dir, &pt, err, sizeof err);
+    int rc = o.cold_boot ? 0 : snapshot_dir(snap_dir, sizeof snap_dir, err, sizeof err);
+    if (!rc)
+        rc = plan_build(&p, spec, run_dir, &pt, err, sizeof err);
     if (!rc)
         db_set_run_dirs(db, id, NULL, p.sock_dir);
+    if (!rc && !o.cold_boot)
+        rc = build_snapshots(spec, &p, pt, t.sim_bin, err, sizeof err);
     if (!rc)
         rc = start_all(&ps, &p, t.sim_bin, o.trace, err, sizeof err);
     if (!rc)
-        rc = watch(&ps, &p, &o, err, sizeof err);
+        fprintf(stderr, "[mortar] processes started after %.2f s\n", wall_now() - t0);
+    if (!rc)
+        rc = watch(&ps, &p, &o, t0, err, sizeof err);
     procs_kill_all(&ps);
     double wall = wall_now() - t0;
 

@@ -33,7 +33,7 @@
 #define HOST_MTU_MAX        9000  /* a jumbo frame must fit an eth link's slot */
 #define HOST_CPU_SHIFT_MIN  -4
 #define HOST_CPU_SHIFT_MAX  10
-#define HOST_RUN_MAX        1024 /* base64 on the kernel's command line (2048 bytes on x86) */
+#define HOST_RUN_MAX        65536 /* in the fw_cfg parameter file (cli/params_file.h) */
 
 static const char *const top_keys[] = {"name",       "description", "vars",    "hosts",
                                        "components", "links",       "measure", NULL};
@@ -178,8 +178,7 @@ static int check_host(json_t *hosts, size_t i, char *err, size_t size)
         return errbuf_fail(err, size, "%s.run: required (the guest's command)", where);
     if (json_string_length(json_object_get(h, "run")) > HOST_RUN_MAX)
         return errbuf_fail(err, size,
-                           "%s.run: longer than %d bytes (it travels on the guest "
-                           "kernel's command line)",
+                           "%s.run: longer than %d bytes",
                            where, HOST_RUN_MAX);
     for (size_t k = 0; k < i; k++)
         if (!strcmp(elem_name(json_array_get(hosts, k)), elem_name(h)))

@@ -1,7 +1,7 @@
 /*
  * sweep_cmd.c - `mortar sweep SPEC|SWEEPFILE [--grid path=v1,v2,...]...
- * [--set path=value]... [--jobs N] [--db FILE] [--out DIR] [--trace|--no-trace]`:
- * many runs of a grid, several at a time, resumable.
+ * [--set path=value]... [--jobs N] [--db FILE] [--out DIR] [--trace|--no-trace]
+ * [--cold-boot]`: many runs of a grid, several at a time, resumable.
  *
  * The points come from sweep_plan.c: all of them are resolved and validated
  * before anything starts, and the points that already have an ok run in the
@@ -50,7 +50,7 @@ typedef struct sweep_opts {
     char *grids[MAX_ARGS], *sets[MAX_ARGS];
     size_t ngrids, nsets;
     long jobs;
-    bool trace, dry_run;
+    bool trace, dry_run, cold_boot;
 } sweep_opts;
 
 /* A run in progress. */
@@ -134,6 +134,8 @@ static int parse_args(int argc, char **argv, sweep_opts *o)
             o->out_dir = p.value;
         else if (key == CLI_KEY_DRY_RUN)
             o->dry_run = true;
+        else if (key == CLI_KEY_COLD_BOOT)
+            o->cold_boot = true;
         else if (key == CLI_KEY_TRACE || key == CLI_KEY_NO_TRACE)
             o->trace = key == CLI_KEY_TRACE;
         else
@@ -274,6 +276,8 @@ static char **run_argv(const sweep *s, const sweep_point *pt)
     argv[n++] = (char *)s->opts->out_dir;
     if (s->opts->trace)
         argv[n++] = "--trace";
+    if (s->opts->cold_boot)
+        argv[n++] = "--cold-boot";
     argv[n] = NULL;
     return argv;
 }

@@ -68,6 +68,7 @@ typedef enum cli_key {
     CLI_KEY_ALL,
     CLI_KEY_CSV,
     CLI_KEY_REQUESTS,
+    CLI_KEY_COLD_BOOT,
 } cli_key;
 
 /* A flag: its long name (without "--") and the name of its value (NULL

@@ -1,8 +1,10 @@
 /*
  * test_plan.c - planning a run writes only new files inside the run's
  * directory: an existing file or a symbolic link where a description goes
- * fails the plan instead of being overwritten or followed, and the QEMU
- * device options carry the names as they are.
+ * fails the plan instead of being overwritten or followed, the QEMU
+ * device options carry the names as they are, and a host restored from a
+ * snapshot gets the same kernel command line as any other, its parameters
+ * in its fw_cfg file, and a host without a mortar device boots.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -124,12 +126,90 @@ static void test_switches_get_the_runs_wall_clock_start_for_their_pcap(void **st
     json_decref(spec);
 }
 
+/* The argument after `option` on host 0's command line, or NULL. */
+static const char *option_value(const plan *p, const char *option)
+{
+    for (int i = 0; i + 1 < p->hosts[0].argc; i++)
+        if (!strcmp(p->hosts[0].argv[i], option))
+            return p->hosts[0].argv[i + 1];
+    return NULL;
+}
+
+static void test_a_restoring_host_gets_its_snapshot_and_parameters_apart(void **state)
+{
+    (void)state;
+    const char *dir = scratch_dir();
+    char err[1024], snapshots[128], kernel[128];
+    snprintf(snapshots, sizeof snapshots, "%s/snapshots", dir);
+    snprintf(kernel, sizeof kernel, "%s/vmlinuz", dir);
+    write_text(kernel, "kernel");
+    plan_tools t = tools;
+    t.kernel = t.initrd = t.sim_bin = kernel;
+    t.boot = PLAN_BOOT_RESTORE;
+    t.snapshot_dir = snapshots;
+    json_t *spec = pcitest_spec();
+    plan p;
+    if (plan_build(&p, spec, dir, &t, err, sizeof err))
+        fail_msg("%s", err);
+    assert_string_equal(option_value(&p, "-append"), "console=ttyS0 quiet panic=-1");
+    char expected[1024];
+    snprintf(expected, sizeof expected, "name=opt/mortar/params,file=%s/h0.params", dir);
+    assert_string_equal(option_value(&p, "-fw_cfg"), expected);
+    snprintf(expected, sizeof expected, "exec:cat '%s/%s.vm'", snapshots, p.hosts[0].snapshot_key);
+    assert_string_equal(option_value(&p, "-incoming"), expected);
+    char *params = read_text(p.hosts[0].params);
+    assert_non_null(strstr(params, "mortar.hostname=h0\n"));
+    assert_non_null(strstr(params, "mortar.run64="));
+    free(params);
+    plan_free(&p);
+    json_decref(spec);
+    remove_tree(dir);
+}
+
+static bool has_option(const plan_host *h, const char *option)
+{
+    for (int i = 0; i < h->argc; i++)
+        if (!strcmp(h->argv[i], option))
+            return true;
+    return false;
+}
+
+static void test_a_host_without_a_device_boots_instead_of_restoring(void **state)
+{
+    (void)state;
+    const char *dir = scratch_dir();
+    char err[1024], snapshots[128], kernel[128];
+    snprintf(snapshots, sizeof snapshots, "%s/snapshots", dir);
+    snprintf(kernel, sizeof kernel, "%s/vmlinuz", dir);
+    write_text(kernel, "kernel");
+    plan_tools t = tools;
+    t.kernel = t.initrd = t.sim_bin = kernel;
+    t.boot = PLAN_BOOT_RESTORE;
+    t.snapshot_dir = snapshots;
+    json_t *spec = pcitest_spec();
+    json_array_append_new(json_object_get(spec, "hosts"),
+                          json_pack("{s:s, s:s}", "name", "plain", "run", "true"));
+    plan p;
+    if (plan_build(&p, spec, dir, &t, err, sizeof err))
+        fail_msg("%s", err);
+    assert_false(p.hosts[0].boots);
+    assert_true(has_option(&p.hosts[0], "-incoming"));
+    assert_true(p.hosts[1].boots);
+    assert_false(has_option(&p.hosts[1], "-incoming"));
+    assert_true(has_option(&p.hosts[1], "-fw_cfg"));
+    plan_free(&p);
+    json_decref(spec);
+    remove_tree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_symlink_where_a_description_goes_is_not_followed),
         cmocka_unit_test(test_device_options_name_the_component_and_link),
         cmocka_unit_test(test_switches_get_the_runs_wall_clock_start_for_their_pcap),
+        cmocka_unit_test(test_a_restoring_host_gets_its_snapshot_and_parameters_apart),
+        cmocka_unit_test(test_a_host_without_a_device_boots_instead_of_restoring),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

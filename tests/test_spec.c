@@ -269,10 +269,10 @@ static void test_rejects_host_values_out_of_range(void **state)
     expect_error(ip_space, 1, "hosts[0].ip");
     char *ip_bad[] = {"hosts.0.ip=10.0.0.300/24"};
     expect_error(ip_bad, 1, "hosts[0].ip: '10.0.0.300' is not an IPv4 address");
-    char long_run[1200 + 16] = "hosts.0.run=";
-    memset(long_run + strlen(long_run), 'x', 1100);
+    static char long_run[70000 + 16] = "hosts.0.run=";
+    memset(long_run + strlen(long_run), 'x', 65537);
     char *run[] = {long_run};
-    expect_error(run, 1, "hosts[0].run: longer than 1024 bytes");
+    expect_error(run, 1, "hosts[0].run: longer than 65536 bytes");
 }
 
 static void test_rejects_link_values_out_of_range(void **state)

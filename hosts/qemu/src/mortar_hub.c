@@ -17,6 +17,10 @@
 #include "hw/core/cpu.h"
 #include "sysemu/cpus.h"
 #include "sysemu/runstate.h"
+#include "migration/misc.h"
+#include "migration/vmstate.h"
+#include "qapi/error.h"
+#include "qapi/qapi-commands-migration.h"
 
 #include "mortar_hub.h"
 #include "mortar/error.h"
@@ -29,7 +33,7 @@
 
 typedef void (*sync_start_fn)(void *opaque);
 
-static struct {
+typedef struct mortar_hub_state {
     mortar_endpoint *eps[MAX_ENDPOINTS];
     int n;
     uint64_t start_ps;
@@ -42,8 +46,14 @@ static struct {
     unsigned hosts;         /* how many hosts meet there */
     const char *host;       /* this host's name in it */
     bool hooked;            /* the horizon handler is registered */
+    int64_t horizon_ns;     /* the vCPU's horizon as last armed */
+    const char *snapshot;   /* write a snapshot there at the snapshot point */
+    bool snapshot_taken;
     mortar_hub_stats stats;
-} hub;
+} mortar_hub_state;
+
+static mortar_hub_state hub;
+static const VMStateDescription vmstate_mortar_hub;
 
 /* While the hub handles messages (in particular while the vCPU is stalled on
  * an MMIO read and the hub's clock runs ahead of the frozen virtual clock),
@@ -257,12 +267,14 @@ static uint64_t next_deadline_ns(uint64_t now_ps)
 static void arm(uint64_t now_ps)
 {
     int64_t next = (int64_t)MIN(next_deadline_ns(now_ps), (uint64_t)INT64_MAX - 1);
+    hub.horizon_ns = next;
     icount_set_horizon_ns(next);
 }
 
 /* Lets the guest run freely: the links are gone. */
 static void disarm(void)
 {
+    hub.horizon_ns = INT64_MAX;
     icount_set_horizon_ns(INT64_MAX);
 }
 
@@ -411,8 +423,98 @@ void mortar_hub_add(mortar_endpoint *ep, uint64_t start_ps)
         hub.hooked = true;
         icount_set_horizon_handler(hub_at_horizon);
         atexit(write_stats_at_exit);
+        vmstate_register(NULL, 0, &vmstate_mortar_hub, &hub);
     }
     arm(mortar_hub_now_ps());
+}
+
+/* ---- booted-guest snapshots (docs/snapshots.md) ---------------------------- */
+
+/* A snapshot is only taken before synchronization: the devices' models at
+ * the other end of the links keep no state of the guest yet. */
+static int hub_pre_save(void *opaque)
+{
+    if (hub.synced || hub.guest_ready) {
+        error_report("mortar: a snapshot must be taken before the guest reports ready");
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* The restored vCPU stops where the saved one would have stopped next. */
+static int hub_post_load(void *opaque, int version_id)
+{
+    icount_set_horizon_ns(hub.horizon_ns);
+    return 0;
+}
+
+static const VMStateDescription vmstate_mortar_hub = {
+    .name = "mortar-hub",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .pre_save = hub_pre_save,
+    .post_load = hub_post_load,
+    .fields = (VMStateField[]){
+        VMSTATE_INT64(horizon_ns, mortar_hub_state),
+        VMSTATE_END_OF_LIST(),
+    },
+};
+
+static Notifier snapshot_done;
+
+/* The migration to the snapshot file ended: QEMU's work is done. */
+static void snapshot_state_changed(Notifier *notifier, void *data)
+{
+    MigrationState *ms = data;
+    if (migration_has_finished(ms)) {
+        info_report("mortar: snapshot written to %s", hub.snapshot);
+        qemu_system_shutdown_request(SHUTDOWN_CAUSE_HOST_QMP_QUIT);
+    } else if (migration_has_failed(ms)) {
+        error_report("mortar: writing the snapshot to %s failed", hub.snapshot);
+        exit(1);
+    }
+}
+
+/* Main loop: once the vCPU stopped, migrate the machine into the file. */
+static QEMUTimer *snapshot_timer;
+
+static void snapshot_when_stopped(void *opaque)
+{
+    if (runstate_is_running()) {
+        timer_mod(snapshot_timer, qemu_clock_get_ms(QEMU_CLOCK_REALTIME) + 1);
+        return;
+    }
+    g_autofree char *uri = g_strdup_printf("exec:cat > '%s'", hub.snapshot);
+    Error *err = NULL;
+    snapshot_done.notify = snapshot_state_changed;
+    add_migration_state_change_notifier(&snapshot_done);
+    qmp_migrate(uri, false, false, false, false, false, false, false, false, &err);
+    if (err) {
+        error_report_err(err);
+        exit(1);
+    }
+}
+
+void mortar_hub_set_snapshot(const char *path)
+{
+    hub.snapshot = path;
+}
+
+/*
+ * The guest reached the snapshot point (vCPU thread, big lock). With a
+ * snapshot file named, the vCPU stops right after the guest's write, at an
+ * instruction count that does not depend on wall time, and the main loop
+ * saves the machine there; otherwise the guest goes on.
+ */
+void mortar_hub_snapshot_point(void)
+{
+    if (!hub.snapshot || hub.snapshot_taken || hub.guest_ready || hub.synced) {
+        return;
+    }
+    hub.snapshot_taken = true;
+    vm_stop(RUN_STATE_PAUSED);
+    snapshot_timer = timer_new_ms(QEMU_CLOCK_REALTIME, snapshot_when_stopped, NULL);
+    timer_mod(snapshot_timer, qemu_clock_get_ms(QEMU_CLOCK_REALTIME));
 }
 
 /* ---- the common start ------------------------------------------------------ */

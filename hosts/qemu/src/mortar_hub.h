@@ -60,6 +60,17 @@ void mortar_hub_guest_ready(void);
 /* Hosts of one run meet in `dir` (one file per host, named `host`). */
 void mortar_hub_set_rendezvous(const char *dir, unsigned hosts, const char *host);
 
+/*
+ * Booted-guest snapshots (docs/snapshots.md). With a snapshot file set, the
+ * guest's report that it reached the snapshot point (a write of 2 to a
+ * mortar device's config byte 0xff, before anything of the run is known)
+ * stops the vCPU there, writes the machine into the file with QEMU's
+ * migration and quits. Without one, the report is ignored. A restored
+ * machine (-incoming) gets the hub's horizon back.
+ */
+void mortar_hub_set_snapshot(const char *path);
+void mortar_hub_snapshot_point(void);
+
 /* The host's current time in picoseconds. */
 uint64_t mortar_hub_now_ps(void);
 

@@ -17,7 +17,11 @@
  *
  * Config offset 0xfc holds 'M' 'R' 'T' and the hub's state (0 booting,
  * 1 synchronized), so the guest can wait for the common start; writing 1
- * to byte 0xff reports that the guest is ready.
+ * to byte 0xff reports that the guest is ready, writing 2 that it reached
+ * the snapshot point (`snapshot=FILE`: the machine is saved there, see
+ * docs/snapshots.md). The device migrates (config space, MSI-X, its request
+ * counter and the model's identity); a restored device tells its fresh
+ * model the control flags the guest had set.
  */
 #include "qemu/osdep.h"
 #include "qapi/error.h"
@@ -27,6 +31,7 @@
 #include "hw/pci/msi.h"
 #include "hw/pci/msix.h"
 #include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
 #include "qom/object.h"
 #include "sysemu/cpu-timers.h"
 
@@ -54,6 +59,7 @@ struct MortarPCIState {
     char *devname;
     char *rendezvous;
     char *host;
+    char *snapshot;
     uint32_t hosts;
     uint64_t start_ns;
     uint32_t timeout_s;
@@ -66,6 +72,7 @@ struct MortarPCIState {
     uint64_t next_req;
     uint32_t ctrl_flags;
     uint64_t unknown_msgs;
+    uint8_t saved_intro[sizeof(mortar_pcie_dev_intro)]; /* the model's, in a snapshot */
 };
 
 /* ---- guest accesses ------------------------------------------------------------- */
@@ -247,12 +254,19 @@ static void send_devctrl(MortarPCIState *s)
 
 static void mortar_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val, int len)
 {
-    /* The guest writes 1 into the marker's state byte when it has booted. */
+    /* The guest writes 1 into the marker's state byte when it has booted,
+     * 2 when it reached the snapshot point. */
     uint32_t state = MARKER_OFFSET + 3;
-    if (addr <= state && state < addr + (uint32_t)len &&
-        ((val >> (8 * (state - addr))) & 0xff) == 1) {
-        mortar_hub_guest_ready();
-        return;
+    if (addr <= state && state < addr + (uint32_t)len) {
+        uint32_t byte = (val >> (8 * (state - addr))) & 0xff;
+        if (byte == 1) {
+            mortar_hub_guest_ready();
+            return;
+        }
+        if (byte == 2) {
+            mortar_hub_snapshot_point();
+            return;
+        }
     }
     /* A guest program's mark (a request started, ...): for the trace only. */
     if (addr == MORTAR_MARK_OFFSET && len == 4) {
@@ -399,6 +413,13 @@ static void mortar_pci_realize(PCIDevice *pdev, Error **errp)
     }
     s->ep = (mortar_endpoint){.link = s->link, .name = s->devname, .handle = mortar_handle,
                               .on_sync_start = mortar_sync_started, .opaque = s};
+    if (s->snapshot) {
+        if (strchr(s->snapshot, '\'')) {
+            error_setg(errp, "mortar-pci: the snapshot path must not hold a quote");
+            return;
+        }
+        mortar_hub_set_snapshot(s->snapshot);
+    }
     if (s->rendezvous) {
         mortar_hub_set_rendezvous(s->rendezvous, s->hosts ? s->hosts : 1,
                                   s->host ? s->host : "host");
@@ -418,12 +439,53 @@ static void mortar_pci_exit(PCIDevice *pdev)
     msi_uninit(pdev);
 }
 
+/* ---- snapshots ------------------------------------------------------------------ */
+
+static int mortar_pci_pre_save(void *opaque)
+{
+    MortarPCIState *s = opaque;
+    memcpy(s->saved_intro, &s->intro, sizeof s->saved_intro);
+    return 0;
+}
+
+/* The model behind the restoring link must be the one the snapshot saw;
+ * it has seen nothing of the guest, so it learns the guest's settings. */
+static int mortar_pci_post_load(void *opaque, int version_id)
+{
+    MortarPCIState *s = opaque;
+    if (memcmp(s->saved_intro, &s->intro, sizeof s->saved_intro)) {
+        error_report("mortar-pci '%s': the snapshot was taken with another device model"
+                     " (its identity differs)", s->devname);
+        return -EINVAL;
+    }
+    s->ctrl_flags = 0;
+    send_devctrl(s);
+    return 0;
+}
+
+static const VMStateDescription vmstate_mortar_pci = {
+    .name = "mortar-pci",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .pre_save = mortar_pci_pre_save,
+    .post_load = mortar_pci_post_load,
+    .fields = (VMStateField[]){
+        VMSTATE_PCI_DEVICE(pdev, MortarPCIState),
+        VMSTATE_MSIX(pdev, MortarPCIState),
+        VMSTATE_UINT64(next_req, MortarPCIState),
+        VMSTATE_UINT64(unknown_msgs, MortarPCIState),
+        VMSTATE_UINT8_ARRAY(saved_intro, MortarPCIState, sizeof(mortar_pcie_dev_intro)),
+        VMSTATE_END_OF_LIST(),
+    },
+};
+
 static Property mortar_pci_properties[] = {
     DEFINE_PROP_STRING("socket", MortarPCIState, socket),
     DEFINE_PROP_STRING("name", MortarPCIState, devname),
     DEFINE_PROP_UINT64("start-ns", MortarPCIState, start_ns, 0), /* 0: when ready */
     DEFINE_PROP_STRING("rendezvous", MortarPCIState, rendezvous),
     DEFINE_PROP_STRING("host", MortarPCIState, host),
+    DEFINE_PROP_STRING("snapshot", MortarPCIState, snapshot),
     DEFINE_PROP_UINT32("hosts", MortarPCIState, hosts, 1),
     DEFINE_PROP_UINT32("timeout", MortarPCIState, timeout_s, 60),
     DEFINE_PROP_BOOL("sync", MortarPCIState, sync, true),
@@ -441,6 +503,7 @@ static void mortar_pci_class_init(ObjectClass *klass, void *data)
     k->device_id = 0xffff;
     k->class_id = PCI_CLASS_OTHERS;
     dc->desc = "mortar device model behind a PCIe link";
+    dc->vmsd = &vmstate_mortar_pci;
     set_bit(DEVICE_CATEGORY_MISC, dc->categories);
     device_class_set_props(dc, mortar_pci_properties);
 }
