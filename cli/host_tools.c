@@ -27,8 +27,7 @@ typedef struct cache_keys {
     char source[PATH_MAX], commit[64];
 } cache_keys;
 
-/* Runs a command and returns the last non-empty line of its stdout. */
-static int last_line(const char *cmd, char *out, size_t size)
+int host_tools_last_line(const char *cmd, char *out, size_t size)
 {
     FILE *f = popen(cmd, "r");
     if (!f)
@@ -51,7 +50,7 @@ static int from_source(host_tools *t, const char *source, host_tools_note *note,
     char cmd[PATH_MAX * 2 + 128];
     snprintf(cmd, sizeof cmd, "'%s/hosts/qemu/build.sh' --print-path 2>/dev/null",
              source);
-    if (last_line(cmd, t->qemu, sizeof t->qemu) || access(t->qemu, X_OK)) {
+    if (host_tools_last_line(cmd, t->qemu, sizeof t->qemu) || access(t->qemu, X_OK)) {
         if (t->qemu[0])
             snprintf(err, size, "QEMU is not built (%s); run 'make setup' first in %s",
                      t->qemu, source);
@@ -68,7 +67,7 @@ static int from_source(host_tools *t, const char *source, host_tools_note *note,
              "MORTAR_GUEST_BIN=\"${MORTAR_GUEST_BIN:-%s/build/guest-bin}\" "
              "'%s/guest/build-image.sh' 2>/dev/null",
              source, source);
-    if (last_line(cmd, t->image, sizeof t->image)) {
+    if (host_tools_last_line(cmd, t->image, sizeof t->image)) {
         snprintf(err, size,
                  "the guest image could not be built (run %s/guest/build-image.sh)",
                  source);

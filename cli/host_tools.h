@@ -40,4 +40,9 @@ typedef void host_tools_note(const char *what);
  * built; `note` hears of that first. */
 int host_tools_find(host_tools *t, host_tools_note *note, char *err, size_t err_size);
 
+/* Runs `cmd` with the shell and leaves the last non-empty line of its
+ * stdout in `out` (size bytes). Returns 0, or -1 when the command fails or
+ * prints nothing. */
+int host_tools_last_line(const char *cmd, char *out, size_t size);
+
 #endif

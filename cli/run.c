@@ -152,22 +152,6 @@ static int parse_args(int argc, char **argv, run_opts *o)
 
 /* ---- the tools: QEMU build, guest image, firmware ---------------------------- */
 
-/* Runs a command and returns the last line of its stdout in `out`. */
-static int last_line(const char *cmd, char *out, size_t size)
-{
-    FILE *f = popen(cmd, "r");
-    if (!f)
-        return -1;
-    char line[PATH_MAX];
-    out[0] = '\0';
-    while (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\n")] = '\0';
-        if (line[0])
-            snprintf(out, size, "%s", line);
-    }
-    return pclose(f) == 0 && out[0] ? 0 : -1;
-}
-
 static void say_note(const char *what)
 {
     fprintf(stderr, "[mortar] %s\n", what);
@@ -188,10 +172,10 @@ static int find_tools(tools *t, char *err, size_t size)
     snprintf(t->kernel, sizeof t->kernel, "%s/vmlinuz", t->image);
     snprintf(t->initrd, sizeof t->initrd, "%s/initramfs.cpio.gz", t->image);
     snprintf(cmd, sizeof cmd, "cat '%s/kernel-version'", t->image);
-    last_line(cmd, t->kernel_version, sizeof t->kernel_version);
+    host_tools_last_line(cmd, t->kernel_version, sizeof t->kernel_version);
     /* .../qemu/<debian version>-<hash>/bin/qemu-system-x86_64 */
     snprintf(cmd, sizeof cmd, "basename \"$(dirname \"$(dirname '%s')\")\"", t->qemu);
-    last_line(cmd, t->qemu_version, sizeof t->qemu_version);
+    host_tools_last_line(cmd, t->qemu_version, sizeof t->qemu_version);
     snprintf(t->firmware[0], PATH_MAX, "/usr/share/seabios");
     snprintf(t->firmware[1], PATH_MAX, "/usr/share/qemu");
     return 0;
