@@ -11,6 +11,11 @@
  * STEP_CTRL carries RESULT_I32 on every step when the options ask for the
  * int32 accumulators (the device uses it on LAST steps), so the result
  * format costs no extra access.
+ *
+ * submit only starts a request; wait runs its steps for up to the time it
+ * is given and returns, so that a caller with other work (the server's
+ * network) can come back between steps. A step that fails ends the
+ * request: wait reports it done and complete returns the error.
  */
 #include <string.h>
 
@@ -93,22 +98,41 @@ static int a_submit(matmul_guest *d, matmul_slot *s, const int8_t *a, const int8
     matmul_guest_tile_i8(s->n, b, s->b_virt);
     __atomic_thread_fence(__ATOMIC_SEQ_CST); /* operands in memory before the doorbell */
     s->t.submit_ns = mortar_guest_now_ns();
+    s->next_step = 0;
+    s->error = 0;
     mm_wr32(d, MATMUL_A_STATUS, MATMUL_STATUS_DONE | MATMUL_STATUS_ERROR);
     mm_wr32(d, MATMUL_A_REQ_ID, (uint32_t)s->req_id);
+    return 0;
+}
+
+static int a_wait(matmul_guest *d, matmul_slot *s, uint64_t timeout_ns)
+{
+    if (timeout_ns == 0) {
+        return 0;
+    }
     uint32_t t = s->n / MATMUL_TILE, steps = t * t * t;
-    for (uint32_t step = 0; step < steps; step++) {
-        int rc = a_step(d, s, step);
-        if (rc) {
-            return rc;
+    /* Each step has its own timeout: a wait as long as that runs to the end
+     * without reading the clock between steps. */
+    bool to_the_end = timeout_ns >= d->o.timeout_ns;
+    uint64_t deadline = to_the_end ? 0 : mortar_guest_now_ns() + timeout_ns;
+    for (;;) {
+        s->error = a_step(d, s, s->next_step++);
+        if (s->error || s->next_step == steps) {
+            s->t.done_ns = mortar_guest_now_ns();
+            s->done = true;
+            return 1;
+        }
+        if (!to_the_end && mortar_guest_now_ns() >= deadline) {
+            return 0;
         }
     }
-    s->t.done_ns = mortar_guest_now_ns();
-    s->done = true;
-    return 0;
 }
 
 static int a_complete(matmul_guest *d, matmul_slot *s)
 {
+    if (s->error) {
+        return s->error; /* the message is the failed step's */
+    }
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     matmul_guest_untile(s->n, matmul_elem_bytes(d), s->c_virt, s->c);
     return 0;
@@ -129,6 +153,7 @@ static int a_device_timing(matmul_guest *d, matmul_guest_timing *t)
 const matmul_ops matmul_ops_a = {
     .open = a_open,
     .submit = a_submit,
+    .wait = a_wait,
     .complete = a_complete,
     .device_timing = a_device_timing,
 };

@@ -287,6 +287,9 @@ int matmul_guest_wait(matmul_guest *d, int slot, uint64_t timeout_ns)
         return matmul_fail(d, MORTAR_ESTATE, "slot %d: not done and nothing to wait for",
                            slot);
     }
+    if (timeout_ns > d->o.timeout_ns) {
+        timeout_ns = d->o.timeout_ns; /* MATMUL_GUEST_UNTIL_DONE */
+    }
     uint64_t reads = d->mmio_reads, writes = d->mmio_writes;
     int rc = d->ops->wait(d, s, timeout_ns);
     s->t.mmio_reads += d->mmio_reads - reads;

@@ -30,10 +30,13 @@
  *
  * A request: matmul_guest_submit hands it over and returns its slot;
  * matmul_guest_wait / matmul_guest_poll see it done; matmul_guest_complete stores the
- * result and the timing and frees the slot. Designs a and regcopy and the software
+ * result and the timing and frees the slot. Design regcopy and the software
  * baseline serve one request at a time and do all the work in
- * matmul_guest_submit (the request is done when it returns); design b returns
- * as soon as TAIL is written and holds up to `inflight` requests.
+ * matmul_guest_submit (the request is done when it returns). Design a also
+ * serves one at a time, but its CPU-driven tile steps run inside
+ * matmul_guest_wait, for as long as each call allows, so a caller can serve
+ * its network between calls. Design b returns as soon as TAIL is written and
+ * holds up to `inflight` requests.
  *
  * Timing (matmul_guest_timing): submit_ns is taken when the request is handed to
  * the device (after the operands are laid out in DMA memory; regcopy:
@@ -133,13 +136,20 @@ int matmul_guest_submit(matmul_guest *d, uint64_t req_id, uint32_t n, const int8
                         const int8_t *b, void *c);
 
 /* Waits up to `timeout_ns` of guest time (0: just look) for the request in
- * `slot` to be done. Returns 1 done, 0 not yet, or an error. Requests finish
- * in the order they were submitted. */
+ * `slot` to be done; design a runs its tile steps meanwhile (the last may end
+ * a little after the time is up). Returns 1 done, 0 not yet, or an error.
+ * Requests finish in the order they were submitted. */
 int matmul_guest_wait(matmul_guest *d, int slot, uint64_t timeout_ns);
 
+/* matmul_guest_wait's timeout for "until it is done", which still gives up
+ * after the options' timeout_ns. Design a then runs the request to its end
+ * without looking at the clock between steps. */
+#define MATMUL_GUEST_UNTIL_DONE UINT64_MAX
+
 /* For a done request: the result into its `c`, the timing into *t, the
- * slot freed. Returns 0, or MORTAR_EPROTO when the device reported an error
- * for it (slot freed too), MORTAR_ESTATE when it is not done. */
+ * slot freed. Returns 0, or the error that ended it (MORTAR_EPROTO: the
+ * device reported one; design a: also a step's timeout), slot freed too;
+ * MORTAR_ESTATE when it is not done. */
 int matmul_guest_complete(matmul_guest *d, int slot, matmul_guest_timing *t);
 
 /* Designs a and regcopy: read the device's timing registers (COMPUTE,

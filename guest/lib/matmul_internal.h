@@ -27,6 +27,10 @@ typedef struct matmul_slot {
     void *c; /* the caller's result buffer, row-major, the options' format */
     matmul_guest_timing t;
     uint64_t seq; /* submit order, for queued_behind */
+    /* a: the next tile step to run, and the error that ended the request
+     * (0: none), reported by complete. */
+    uint32_t next_step;
+    int error;
     /* DMA memory (a, b): A and B tiled int8, C tiled (int8 or int32), at max_n. */
     mortar_guest_dma *mem;
     int8_t *a_virt, *b_virt;
@@ -41,10 +45,11 @@ typedef struct matmul_ops {
     /* Set up after the common part (device opened for a/b/regcopy). */
     int (*open)(matmul_guest *d);
     void (*close)(matmul_guest *d);
-    /* Hand the request over. a, regcopy, software: run it to the end and
-     * set s->done (timing in s->t); b: queue it. */
+    /* Hand the request over. regcopy, software: run it to the end and set
+     * s->done (timing in s->t); a: start it; b: queue it. */
     int (*submit)(matmul_guest *d, matmul_slot *s, const int8_t *a, const int8_t *b);
-    /* b: wait up to timeout_ns for s; 1 done (s->done set), 0 not yet. */
+    /* a: run tile steps, b: wait, for up to timeout_ns (0: only look);
+     * 1 done (s->done set), 0 not yet. */
     int (*wait)(matmul_guest *d, matmul_slot *s, uint64_t timeout_ns);
     /* s is done: result into s->c, device timing into s->t. */
     int (*complete)(matmul_guest *d, matmul_slot *s);

@@ -19,10 +19,17 @@
  * One thread, one poll() loop over the listening socket and the
  * connections. Requests from all connections queue in arrival order; design
  * b keeps up to --inflight of them in its descriptor ring at once, the
- * other backends serve one at a time whatever --inflight says (their driver runs the
- * request to the end before the loop goes on). While requests are in the device and the
- * network is quiet the loop spins on the device (b: its completion record
- * in host memory) so that "done" is seen within a microsecond or so.
+ * other backends serve one at a time whatever --inflight says (regcopy and
+ * software run the request to the end before the loop goes on). While
+ * requests are in the device the loop works on the device (a: runs its tile
+ * steps; b: spins on its completion record in host memory, so that "done" is
+ * seen within a microsecond or so) and looks at the network every SPIN_NS,
+ * so that requests arriving on other connections are read, and acknowledged
+ * by the kernel, as they come rather than after the device is done (a
+ * receiver that stops reading makes the sender's TCP probe with
+ * retransmissions). It skips that look while no connection can need it:
+ * every connection has a request here and no reply to send (a new
+ * connection waits for the next look).
  *
  * Per request the server records the effective service time (driver handed
  * it to the device until it saw it done, guest clock) and what the device
@@ -804,6 +811,29 @@ static bool tx_busy(const server *s)
     return false;
 }
 
+/* Whether the network may hold work for the loop while the device is busy:
+ * a connection with no request here (it may send one), one partway through
+ * a request, or one with a reply to send. */
+static bool network_may_need_us(const server *s)
+{
+    for (int i = 0; i < MAX_CONNS; i++) {
+        const conn *c = s->conns[i];
+        if (c && !c->dead && (c->jobs == 0 || c->rx || c->hdr_got || c->tx_head)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Works on the oldest request in the device for up to timeout_ns. */
+static void drive_device(server *s, uint64_t timeout_ns)
+{
+    if (matmul_guest_wait(s->d, s->inflight.head->slot, timeout_ns) < 0) {
+        cli_die("request %" PRIu64 ": %s", s->inflight.head->req_id,
+                matmul_guest_errmsg(s->d));
+    }
+}
+
 static void submit_pending(server *s)
 {
     while (s->pending.head &&
@@ -926,6 +956,11 @@ static int serve(matmul_guest *d, const options *o)
             !s.inflight.head) {
             break;
         }
+        bool busy = s.inflight.head != NULL;
+        if (busy && !network_may_need_us(&s)) {
+            drive_device(&s, MATMUL_GUEST_UNTIL_DONE);
+            continue;
+        }
         nfds_t nfds = 0;
         fds[nfds] = (struct pollfd){.fd = s.listen_fd, .events = POLLIN};
         fd_conn[nfds++] = NULL;
@@ -937,7 +972,6 @@ static int serve(matmul_guest *d, const options *o)
                 fd_conn[nfds++] = c;
             }
         }
-        bool busy = s.inflight.head != NULL;
         int ready = poll(fds, nfds, busy ? 0 : -1);
         if (ready < 0) {
             if (errno == EINTR) {
@@ -946,9 +980,8 @@ static int serve(matmul_guest *d, const options *o)
             cli_die("poll: %s", strerror(errno));
         }
         if (ready == 0) {
-            if (busy && matmul_guest_wait(d, s.inflight.head->slot, SPIN_NS) < 0) {
-                cli_die("request %" PRIu64 ": %s", s.inflight.head->req_id,
-                        matmul_guest_errmsg(d));
+            if (busy) {
+                drive_device(&s, SPIN_NS);
             }
             continue;
         }
