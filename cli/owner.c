@@ -96,3 +96,15 @@ json_t *owner_reap(sqlite3 *db)
     json_decref(running);
     return out;
 }
+
+void owner_reap_and_say(sqlite3 *db, const char *prefix)
+{
+    json_t *gone = owner_reap(db);
+    size_t i;
+    json_t *r;
+    json_array_foreach(gone, i, r)
+        fprintf(stderr, "%s run %lld %s\n", prefix,
+                (long long)json_integer_value(json_object_get(r, "id")),
+                json_string_value(json_object_get(r, "error")));
+    json_decref(gone);
+}

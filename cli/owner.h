@@ -30,4 +30,8 @@ bool owner_private_dir_ok(const char *dir);
  * Returns the runs marked, a new array of {"id", "pid", "error"}. */
 json_t *owner_reap(sqlite3 *db);
 
+/* owner_reap, then one line on stderr per run marked:
+ * "<prefix> run N <error>". */
+void owner_reap_and_say(sqlite3 *db, const char *prefix);
+
 #endif

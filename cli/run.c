@@ -80,19 +80,6 @@ static void install_signals(void)
     sigaction(SIGHUP, &sa, NULL);
 }
 
-/* Marks the runs whose process is gone "abandoned" and says so. */
-static void reap_abandoned(sqlite3 *db)
-{
-    json_t *gone = owner_reap(db);
-    size_t i;
-    json_t *r;
-    json_array_foreach(gone, i, r)
-        fprintf(stderr, "[mortar] run %lld %s\n",
-                (long long)json_integer_value(json_object_get(r, "id")),
-                json_string_value(json_object_get(r, "error")));
-    json_decref(gone);
-}
-
 static double wall_now(void)
 {
     struct timespec ts;
@@ -778,7 +765,7 @@ int mortar_run_main(int argc, char **argv)
                         .pid = getpid(), .pid_start = owner_start_time(getpid()),
                         .started_unix_s = (int64_t)time(NULL)};
     install_signals();
-    reap_abandoned(db);
+    owner_reap_and_say(db, "[mortar]");
     int64_t id = db_begin_run(db, &info);
     char run_dir[PATH_MAX], dir_err[PATH_MAX + 128] = "";
     if (id < 0 ||

@@ -188,19 +188,6 @@ static int check_set_counts(const sweep_plan *plan)
     return 0;
 }
 
-/* Marks the runs whose process is gone "abandoned" (owner.h) and says so. */
-static void reap_abandoned(sqlite3 *db)
-{
-    json_t *gone = owner_reap(db);
-    size_t i;
-    json_t *r;
-    json_array_foreach(gone, i, r)
-        fprintf(stderr, "[sweep] run %lld %s\n",
-                (long long)json_integer_value(json_object_get(r, "id")),
-                json_string_value(json_object_get(r, "error")));
-    json_decref(gone);
-}
-
 /* Opens the database and marks the points already done. --dry-run never
  * creates or changes the database: without one, nothing is done. */
 static int find_done(sweep *s, char *err, size_t size)
@@ -238,7 +225,7 @@ static int prepare(sweep *s)
         return 1;
     }
     if (!o->dry_run)
-        reap_abandoned(s->db);
+        owner_reap_and_say(s->db, "[sweep]");
     s->njobs = (size_t)o->jobs;
     s->jobs = calloc(s->njobs, sizeof *s->jobs);
     s->errors = calloc(s->plan.npoints + 1, sizeof *s->errors);
