@@ -48,7 +48,8 @@ static int parse_opts(int argc, char **argv, profile_opts *o)
     }
     int operands = argc - p.first_operand;
     if (operands == 0)
-        return cli_usage_error(cmd, "which run? (its id, as in mortar results, or its directory)");
+        return cli_usage_error(
+            cmd, "which run? (its id, as in mortar results, or its directory)");
     if (operands > 1)
         return cli_usage_error(cmd, "only one RUN");
     o->run = argv[p.first_operand];
@@ -104,8 +105,8 @@ static void print(const profile_opts *o, const char *dir, json_t *profile)
 {
     if (o->json) {
         json_t *j = json_pack("{s:i, s:o, s:s, s:O}", "schema_version", 1, "run",
-                              o->id > 0 ? json_integer(o->id) : json_null(), "run_dir", dir,
-                              "processes", profile);
+                              o->id > 0 ? json_integer(o->id) : json_null(), "run_dir",
+                              dir, "processes", profile);
         json_dumpf(j, stdout, JSON_INDENT(1));
         putchar('\n');
         json_decref(j);
@@ -133,7 +134,8 @@ int mortar_profile_main(int argc, char **argv)
         snprintf(dir, sizeof dir, "%s", o.run);
         profile = from_dir(dir);
     } else {
-        fprintf(stderr, "mortar profile: %s is neither a run id nor a run directory\n", o.run);
+        fprintf(stderr, "mortar profile: %s is neither a run id nor a run directory\n",
+                o.run);
         return CLI_EXIT_FAILURE;
     }
     if (!profile)

@@ -64,7 +64,8 @@ static void add_peers(json_t *sim, json_t *spec)
     json_t *l;
     json_array_foreach(json_object_get(sim, "links"), i, l) {
         char peer[160];
-        peer_of(spec, str(l, "link"), json_object_get(sim, "components"), peer, sizeof peer);
+        peer_of(spec, str(l, "link"), json_object_get(sim, "components"), peer,
+                sizeof peer);
         json_object_set_new(l, "peer", json_string(peer));
     }
 }
@@ -112,7 +113,8 @@ json_t *profile_collect(const char *run_dir, char *err, size_t size)
     for (int i = 0; i < n; i++) {
         const char *f = names[i]->d_name;
         size_t stem;
-        bool sim = ends_with(f, SIM_SUFFIX, &stem), host = !sim && ends_with(f, HOST_SUFFIX, &stem);
+        bool sim = ends_with(f, SIM_SUFFIX, &stem),
+             host = !sim && ends_with(f, HOST_SUFFIX, &stem);
         if ((sim || host) && stem < 128) {
             char name[128];
             snprintf(name, sizeof name, "%.*s", (int)stem, f);
@@ -130,13 +132,15 @@ json_t *profile_collect(const char *run_dir, char *err, size_t size)
 
 /* ---- checking ------------------------------------------------------------------- */
 
-static const char *const sim_numbers[] = {"wall_ns", "busy_ns", "wait_ns", "wait_any_ns",
-                                          "waits_any", "sim_time_ps", "events", NULL};
-static const char *const link_numbers[] = {"port", "wait_ns", "waits", "msgs_sent",
-                                           "msgs_received", "syncs_sent", "syncs_received",
-                                           NULL};
-static const char *const comp_numbers[] = {"events", "wait_ns", "msgs_sent", "msgs_received",
-                                           "syncs_sent", "syncs_received", NULL};
+static const char *const sim_numbers[] = {"wall_ns",     "busy_ns",   "wait_ns",
+                                          "wait_any_ns", "waits_any", "sim_time_ps",
+                                          "events",      NULL};
+static const char *const link_numbers[] = {
+    "port",          "wait_ns",    "waits",          "msgs_sent",
+    "msgs_received", "syncs_sent", "syncs_received", NULL};
+static const char *const comp_numbers[] = {
+    "events",     "wait_ns",        "msgs_sent", "msgs_received",
+    "syncs_sent", "syncs_received", NULL};
 
 static int check_numbers(json_t *o, const char *const *keys, const char *what, char *err,
                          size_t size)
@@ -220,7 +224,8 @@ static double pct(uint64_t part, uint64_t whole)
 
 static int by_wait_desc(const void *a, const void *b)
 {
-    uint64_t x = num(*(json_t *const *)a, "wait_ns"), y = num(*(json_t *const *)b, "wait_ns");
+    uint64_t x = num(*(json_t *const *)a, "wait_ns"),
+             y = num(*(json_t *const *)b, "wait_ns");
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
@@ -235,14 +240,16 @@ static void print_links(FILE *f, json_t *p)
         sorted[i] = json_array_get(links, i);
     qsort(sorted, n, sizeof *sorted, by_wait_desc);
     uint64_t wall = num(p, "wall_ns");
-    fprintf(f, "  %-16s %-18s %10s %6s %9s %10s %10s %10s %10s\n", "waiting on link", "peer",
-            "wall s", "%", "waits", "msgs sent", "msgs recv", "syncs sent", "syncs recv");
+    fprintf(f, "  %-16s %-18s %10s %6s %9s %10s %10s %10s %10s\n", "waiting on link",
+            "peer", "wall s", "%", "waits", "msgs sent", "msgs recv", "syncs sent",
+            "syncs recv");
     for (size_t i = 0; i < n; i++) {
         json_t *l = sorted[i];
         fprintf(f, "  %-16s %-18s %10.3f %5.1f%% %9llu %10llu %10llu %10llu %10llu\n",
                 str(l, "link"), *str(l, "peer") ? str(l, "peer") : "?",
                 (double)num(l, "wait_ns") / 1e9, pct(num(l, "wait_ns"), wall),
-                (unsigned long long)num(l, "waits"), (unsigned long long)num(l, "msgs_sent"),
+                (unsigned long long)num(l, "waits"),
+                (unsigned long long)num(l, "msgs_sent"),
                 (unsigned long long)num(l, "msgs_received"),
                 (unsigned long long)num(l, "syncs_sent"),
                 (unsigned long long)num(l, "syncs_received"));
@@ -261,7 +268,8 @@ static void print_components(FILE *f, json_t *p)
             "msgs recv", "syncs sent", "syncs recv");
     json_array_foreach(json_object_get(p, "components"), i, c) {
         fprintf(f, "  %-16s %12llu %10llu %10llu %10llu %10llu\n", str(c, "name"),
-                (unsigned long long)num(c, "events"), (unsigned long long)num(c, "msgs_sent"),
+                (unsigned long long)num(c, "events"),
+                (unsigned long long)num(c, "msgs_sent"),
                 (unsigned long long)num(c, "msgs_received"),
                 (unsigned long long)num(c, "syncs_sent"),
                 (unsigned long long)num(c, "syncs_received"));
@@ -271,14 +279,15 @@ static void print_components(FILE *f, json_t *p)
 static void print_sim(FILE *f, json_t *p)
 {
     uint64_t wall = num(p, "wall_ns"), busy = num(p, "busy_ns"), wait = num(p, "wait_ns");
-    fprintf(f, "process %s: simulated time reached %.3f us, %llu events\n", str(p, "name"),
-            (double)num(p, "sim_time_ps") / 1e6, (unsigned long long)num(p, "events"));
+    fprintf(f, "process %s: simulated time reached %.3f us, %llu events\n",
+            str(p, "name"), (double)num(p, "sim_time_ps") / 1e6,
+            (unsigned long long)num(p, "events"));
     if (json_is_false(json_object_get(p, "enabled")))
         fprintf(f, "  wall times not measured (profiling was off: MORTAR_PROFILE=0)\n");
     else
         fprintf(f, "  wall %.3f s: busy %.3f s (%.1f%%), waiting %.3f s (%.1f%%)\n",
-                (double)wall / 1e9, (double)busy / 1e9, pct(busy, wall), (double)wait / 1e9,
-                pct(wait, wall));
+                (double)wall / 1e9, (double)busy / 1e9, pct(busy, wall),
+                (double)wait / 1e9, pct(wait, wall));
     print_links(f, p);
     print_components(f, p);
 }
@@ -286,17 +295,21 @@ static void print_sim(FILE *f, json_t *p)
 static void print_host(FILE *f, json_t *p)
 {
     json_t *h = json_object_get(p, "host");
-    fprintf(f, "host %s: simulated time reached %.3f us (synchronized from %.3f us: %s)\n",
+    fprintf(f,
+            "host %s: simulated time reached %.3f us (synchronized from %.3f us: %s)\n",
             str(p, "name"), (double)num(h, "virtual_time_ps") / 1e6,
             (double)num(h, "sync_start_ps") / 1e6,
             json_is_true(json_object_get(h, "synchronized")) ? "yes" : "no");
-    fprintf(f, "  mmio reads %llu (stalled %.3f us simulated), services %llu, waits %llu, "
-               "messages %llu, idle skips %llu\n",
-            (unsigned long long)num(h, "mmio_reads"), (double)num(h, "mmio_stall_ps") / 1e6,
-            (unsigned long long)num(h, "services"), (unsigned long long)num(h, "waits"),
-            (unsigned long long)num(h, "messages"), (unsigned long long)num(h, "idle_skips"));
-    fprintf(f, "  wall busy and waiting: not measured yet (the QEMU side keeps no wall-clock"
-               " profile)\n");
+    fprintf(f,
+            "  mmio reads %llu (stalled %.3f us simulated), services %llu, waits %llu, "
+            "messages %llu, idle skips %llu\n",
+            (unsigned long long)num(h, "mmio_reads"),
+            (double)num(h, "mmio_stall_ps") / 1e6, (unsigned long long)num(h, "services"),
+            (unsigned long long)num(h, "waits"), (unsigned long long)num(h, "messages"),
+            (unsigned long long)num(h, "idle_skips"));
+    fprintf(f,
+            "  wall busy and waiting: not measured yet (the QEMU side keeps no wall-clock"
+            " profile)\n");
 }
 
 void profile_print(FILE *f, json_t *profile)

@@ -13,7 +13,8 @@
 int mortar_loop_set_profiling(mortar_loop *loop, bool on)
 {
     if (loop->started)
-        return loop_set_error(loop, MORTAR_ESTATE, "profiling is switched before the run");
+        return loop_set_error(loop, MORTAR_ESTATE,
+                              "profiling is switched before the run");
     loop->profile_off = !on;
     return MORTAR_OK;
 }
@@ -42,7 +43,8 @@ uint32_t mortar_loop_link_count(const mortar_loop *loop)
     return loop->nexts;
 }
 
-int mortar_loop_get_link_profile(const mortar_loop *loop, uint32_t i, mortar_link_profile *out)
+int mortar_loop_get_link_profile(const mortar_loop *loop, uint32_t i,
+                                 mortar_link_profile *out)
 {
     if (i >= loop->nexts)
         return MORTAR_EINVAL;
@@ -71,9 +73,10 @@ static json_t *link_json(const mortar_link_profile *lp)
     const mortar_link_counters *k = &lp->counters;
     return json_pack("{s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "link", lp->link,
                      "component", lp->component, "port", (int)lp->port, "wait_ns",
-                     u64(lp->wait_ns), "waits", u64(lp->waits), "msgs_sent", u64(k->msgs_sent),
-                     "msgs_received", u64(k->msgs_received), "syncs_sent", u64(k->syncs_sent),
-                     "syncs_received", u64(k->syncs_received));
+                     u64(lp->wait_ns), "waits", u64(lp->waits), "msgs_sent",
+                     u64(k->msgs_sent), "msgs_received", u64(k->msgs_received),
+                     "syncs_sent", u64(k->syncs_sent), "syncs_received",
+                     u64(k->syncs_received));
 }
 
 /* A component's figures: its events, and the sums over its external
@@ -110,12 +113,12 @@ int mortar_loop_write_profile(const mortar_loop *loop, FILE *f)
     }
     for (uint32_t i = 0; i < loop->ncomps; i++)
         json_array_append_new(comps, component_json(loop, loop->comps[i]));
-    json_t *all = json_pack("{s:i, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-                            "profile_version", 1, "enabled", p.enabled, "wall_ns",
-                            u64(p.wall_ns), "busy_ns", u64(p.busy_ns), "wait_ns",
-                            u64(p.wait_ns), "wait_any_ns", u64(p.wait_any_ns), "waits_any",
-                            u64(p.waits_any), "sim_time_ps", u64(p.sim_time_ps), "events",
-                            u64(p.events), "links", links, "components", comps);
+    json_t *all = json_pack(
+        "{s:i, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "profile_version", 1,
+        "enabled", p.enabled, "wall_ns", u64(p.wall_ns), "busy_ns", u64(p.busy_ns),
+        "wait_ns", u64(p.wait_ns), "wait_any_ns", u64(p.wait_any_ns), "waits_any",
+        u64(p.waits_any), "sim_time_ps", u64(p.sim_time_ps), "events", u64(p.events),
+        "links", links, "components", comps);
     int rc = all && json_dumpf(all, f, JSON_INDENT(1)) == 0 ? MORTAR_OK : MORTAR_EIO;
     fputc('\n', f);
     json_decref(all);

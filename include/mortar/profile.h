@@ -44,8 +44,8 @@ typedef struct mortar_link_profile {
     const char *link;      /* the link's name; valid while the loop lives */
     const char *component; /* the component whose port the link is bound to */
     unsigned port;
-    uint64_t wait_ns; /* blocked because this link held the safe time back */
-    uint64_t waits;   /* how many such waits */
+    uint64_t wait_ns;              /* blocked because this link held the safe time back */
+    uint64_t waits;                /* how many such waits */
     mortar_link_counters counters; /* messages and syncs sent and received */
 } mortar_link_profile;
 
