@@ -292,7 +292,27 @@ static void print_sim(FILE *f, json_t *p)
     print_components(f, p);
 }
 
-static void print_host(FILE *f, json_t *p)
+/* What the model processes waited for host `name`: the waits charged to
+ * the links whose peer it is. */
+static void print_waited_for(FILE *f, json_t *profile, const char *name)
+{
+    char peer[160];
+    snprintf(peer, sizeof peer, "host %s", name);
+    size_t i, k;
+    json_t *p, *l;
+    json_array_foreach(profile, i, p) {
+        json_array_foreach(json_object_get(p, "links"), k, l) {
+            if (strcmp(str(l, "peer"), peer))
+                continue;
+            fprintf(f,
+                    "  process %s waited %.3f s (%.1f%% of its wall) for it on link %s\n",
+                    str(p, "name"), (double)num(l, "wait_ns") / 1e9,
+                    pct(num(l, "wait_ns"), num(p, "wall_ns")), str(l, "link"));
+        }
+    }
+}
+
+static void print_host(FILE *f, json_t *profile, json_t *p)
 {
     json_t *h = json_object_get(p, "host");
     fprintf(f,
@@ -310,6 +330,7 @@ static void print_host(FILE *f, json_t *p)
     fprintf(f,
             "  wall busy and waiting: not measured yet (the QEMU side keeps no wall-clock"
             " profile)\n");
+    print_waited_for(f, profile, str(p, "name"));
 }
 
 void profile_print(FILE *f, json_t *profile)
@@ -324,7 +345,7 @@ void profile_print(FILE *f, json_t *profile)
         if (i)
             fputc('\n', f);
         if (!strcmp(str(p, "kind"), "host"))
-            print_host(f, p);
+            print_host(f, profile, p);
         else
             print_sim(f, p);
     }

@@ -351,10 +351,11 @@ test_mortar_sim_results_are_the_same_with_and_without_the_profile(void **state)
 
 /* ---- mortar profile on a recorded run ------------------------------------------ */
 
+/* The spec of the recorded run: l0 joins the two sims; l1 is named a host
+ * link (h0's), so each side's wait on l1 counts as waiting for host h0. */
 static const char *const spec_text =
     "{\"name\":\"p\",\"links\":[{\"name\":\"l0\",\"a\":\"a.0\",\"b\":\"b.0\"},"
-    "{\"name\":\"l1\",\"a\":\"a.1\",\"b\":\"b.1\"},"
-    "{\"name\":\"pcie\",\"host\":\"h0\",\"component\":\"a.2\"}]}";
+    "{\"name\":\"l1\",\"host\":\"h0\",\"component\":\"b.1\"}]}";
 
 static const char *const host_text =
     "{\"virtual_time_ps\": 300000000, \"sync_start_ps\": 0, \"synchronized\": true,"
@@ -419,6 +420,9 @@ static void test_mortar_profile_shows_a_recorded_run_by_id_and_by_directory(void
     assert_non_null(strstr(r.out, "host h0: simulated time reached 300.000 us"));
     assert_non_null(strstr(r.out, "mmio reads 12"));
     assert_non_null(strstr(r.out, "not measured yet"));
+    /* what the models waited for the host: the waits on its links */
+    assert_non_null(strstr(r.out, "process sima waited "));
+    assert_non_null(strstr(r.out, "for it on link l1"));
     cli_result_free(&r);
 
     snprintf(args, sizeof args, "profile %lld --db '%s' --json", (long long)id, db);
