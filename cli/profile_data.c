@@ -240,12 +240,12 @@ static void print_links(FILE *f, json_t *p)
         sorted[i] = json_array_get(links, i);
     qsort(sorted, n, sizeof *sorted, by_wait_desc);
     uint64_t wall = num(p, "wall_ns");
-    fprintf(f, "  %-16s %-18s %10s %6s %9s %10s %10s %10s %10s\n", "waiting on link",
+    fprintf(f, "  %-20s %-14s %10s %6s %9s %10s %10s %10s %10s\n", "waiting on link",
             "peer", "wall s", "%", "waits", "msgs sent", "msgs recv", "syncs sent",
             "syncs recv");
     for (size_t i = 0; i < n; i++) {
         json_t *l = sorted[i];
-        fprintf(f, "  %-16s %-18s %10.3f %5.1f%% %9llu %10llu %10llu %10llu %10llu\n",
+        fprintf(f, "  %-20s %-14s %10.3f %5.1f%% %9llu %10llu %10llu %10llu %10llu\n",
                 str(l, "link"), *str(l, "peer") ? str(l, "peer") : "?",
                 (double)num(l, "wait_ns") / 1e9, pct(num(l, "wait_ns"), wall),
                 (unsigned long long)num(l, "waits"),
@@ -254,7 +254,7 @@ static void print_links(FILE *f, json_t *p)
                 (unsigned long long)num(l, "syncs_sent"),
                 (unsigned long long)num(l, "syncs_received"));
     }
-    fprintf(f, "  %-16s %-18s %10.3f %5.1f%% %9llu\n", "(any input)", "",
+    fprintf(f, "  %-20s %-14s %10.3f %5.1f%% %9llu\n", "(any input)", "",
             (double)num(p, "wait_any_ns") / 1e9, pct(num(p, "wait_any_ns"), wall),
             (unsigned long long)num(p, "waits_any"));
     free(sorted);
@@ -264,10 +264,10 @@ static void print_components(FILE *f, json_t *p)
 {
     size_t i;
     json_t *c;
-    fprintf(f, "  %-16s %12s %10s %10s %10s %10s\n", "component", "events", "msgs sent",
+    fprintf(f, "  %-20s %12s %10s %10s %10s %10s\n", "component", "events", "msgs sent",
             "msgs recv", "syncs sent", "syncs recv");
     json_array_foreach(json_object_get(p, "components"), i, c) {
-        fprintf(f, "  %-16s %12llu %10llu %10llu %10llu %10llu\n", str(c, "name"),
+        fprintf(f, "  %-20s %12llu %10llu %10llu %10llu %10llu\n", str(c, "name"),
                 (unsigned long long)num(c, "events"),
                 (unsigned long long)num(c, "msgs_sent"),
                 (unsigned long long)num(c, "msgs_received"),
