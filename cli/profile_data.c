@@ -240,15 +240,17 @@ static void print_links(FILE *f, json_t *p)
         sorted[i] = json_array_get(links, i);
     qsort(sorted, n, sizeof *sorted, by_wait_desc);
     uint64_t wall = num(p, "wall_ns");
-    fprintf(f, "  %-20s %-14s %10s %6s %9s %10s %10s %10s %10s\n", "waiting on link",
-            "peer", "wall s", "%", "waits", "msgs sent", "msgs recv", "syncs sent",
-            "syncs recv");
+    fprintf(f, "  %-20s %-14s %10s %6s %9s %9s %10s %10s %10s %10s\n", "waiting on link",
+            "peer", "wall s", "%", "waits", "slept", "msgs sent", "msgs recv",
+            "syncs sent", "syncs recv");
     for (size_t i = 0; i < n; i++) {
         json_t *l = sorted[i];
-        fprintf(f, "  %-20s %-14s %10.3f %5.1f%% %9llu %10llu %10llu %10llu %10llu\n",
+        fprintf(f,
+                "  %-20s %-14s %10.3f %5.1f%% %9llu %9llu %10llu %10llu %10llu %10llu\n",
                 str(l, "link"), *str(l, "peer") ? str(l, "peer") : "?",
                 (double)num(l, "wait_ns") / 1e9, pct(num(l, "wait_ns"), wall),
                 (unsigned long long)num(l, "waits"),
+                (unsigned long long)num(l, "waits_blocked"),
                 (unsigned long long)num(l, "msgs_sent"),
                 (unsigned long long)num(l, "msgs_received"),
                 (unsigned long long)num(l, "syncs_sent"),

@@ -71,12 +71,13 @@ static json_t *u64(uint64_t v)
 static json_t *link_json(const mortar_link_profile *lp)
 {
     const mortar_link_counters *k = &lp->counters;
-    return json_pack("{s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "link", lp->link,
-                     "component", lp->component, "port", (int)lp->port, "wait_ns",
-                     u64(lp->wait_ns), "waits", u64(lp->waits), "msgs_sent",
-                     u64(k->msgs_sent), "msgs_received", u64(k->msgs_received),
-                     "syncs_sent", u64(k->syncs_sent), "syncs_received",
-                     u64(k->syncs_received));
+    return json_pack(
+        "{s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "link", lp->link,
+        "component", lp->component, "port", (int)lp->port, "wait_ns", u64(lp->wait_ns),
+        "waits", u64(lp->waits), "msgs_sent", u64(k->msgs_sent), "msgs_received",
+        u64(k->msgs_received), "syncs_sent", u64(k->syncs_sent), "syncs_received",
+        u64(k->syncs_received), "waits_blocked", u64(k->waits_blocked), "wakes_sent",
+        u64(k->wakes_sent), "full_stalls", u64(k->full_stalls));
 }
 
 /* A component's figures: its events, and the sums over its external

@@ -71,7 +71,10 @@ uint64_t mortar_component_events(const mortar_component *c);
  * docs/profile.md): {"profile_version": 1, "enabled", "wall_ns",
  * "busy_ns", "wait_ns", "wait_any_ns", "waits_any", "sim_time_ps",
  * "events", "links": [{"link", "component", "port", "wait_ns", "waits",
- * "msgs_sent", "msgs_received", "syncs_sent", "syncs_received"}, ...],
+ * "msgs_sent", "msgs_received", "syncs_sent", "syncs_received",
+ * "waits_blocked" (waits that slept on the futex after spinning),
+ * "wakes_sent" (times this side woke its sleeping peer), "full_stalls"
+ * (sends refused by a full ring)}, ...],
  * "components": [{"name", "events", "wait_ns", "msgs_sent",
  * "msgs_received", "syncs_sent", "syncs_received"}, ...]} where a
  * component's figures are the sums over its external links. Returns 0 or
