@@ -8,7 +8,8 @@
  *   {"name", "kind": "sim", "wall_ns", "busy_ns", "wait_ns", "wait_any_ns",
  *    "waits_any", "sim_time_ps", "events", "enabled",
  *    "links": [{"link", "peer", "component", "port", "wait_ns", "waits",
- *               "msgs_sent", "msgs_received", "syncs_sent", "syncs_received"}],
+ *               "msgs_sent", "msgs_received", "syncs_sent", "syncs_received",
+ *               "waits_blocked", "wakes_sent", "full_stalls" (optional)}],
  *    "components": [{"name", "events", "wait_ns", "msgs_sent", ...}]}
  * or {"name", "kind": "host", "host": {the host.json figures}}. A link's
  * "peer" names the other end from the run's spec.json ("host NAME" or the
