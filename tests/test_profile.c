@@ -32,8 +32,8 @@
 #include "run_record.h"
 
 #define PINGS        5
-#define SLOW_MS      20 /* wall time the pinger spends on each of its timers */
-#define UNTIL_PS     MORTAR_US(100)
+#define SLOW_MS      40           /* wall time the pinger spends on each of its timers */
+#define UNTIL_PS     MORTAR_US(8) /* just past the last echo (6 us) */
 #define HANG_LIMIT_S 120
 
 /* ---- the scripted pair ---------------------------------------------------------- */
