@@ -9,6 +9,7 @@
 
 #include "alone.h"
 #include "import_cmd.h"
+#include "profile_cmd.h"
 #include "report_cmd.h"
 #include "results.h"
 #include "run.h"
@@ -154,6 +155,19 @@ const cli_command mortar_cmd_trace = {
     mortar_trace_main,
 };
 
+const cli_command mortar_cmd_profile = {
+    "profile",
+    "RUN",
+    "who waits for whom: where each process's wall time went in a run",
+    "RUN is a run id (the profile recorded in the database) or a run directory (read\n"
+    "from its files). Per process: wall time busy and waiting, on which link and for\n"
+    "which peer (largest first, % of the wall time), messages and syncs (null\n"
+    "messages) sent and received, events, simulated time reached; the QEMU hosts'\n"
+    "figures (their wall waiting is not measured yet). Layout: docs/profile.md.\n",
+    {{CLI_KEY_DB, DB_READ_HELP}, {CLI_KEY_JSON, "print JSON instead of text"}},
+    mortar_profile_main,
+};
+
 const cli_command mortar_cmd_report = {
     "report",
     "",
@@ -209,7 +223,8 @@ const cli_command mortar_cmd_completion = {
 const cli_command *const cli_commands[] = {
     &mortar_cmd_run,        &mortar_cmd_sweep,
     &mortar_cmd_results,    &mortar_cmd_verdict,
-    &mortar_cmd_trace,      &mortar_cmd_report,
+    &mortar_cmd_trace,      &mortar_cmd_profile,
+    &mortar_cmd_report,
     &mortar_cmd_serve,      &mortar_cmd_spec,
     &mortar_cmd_alone,      &mortar_cmd_import,
     &mortar_cmd_version,    &mortar_cmd_help,

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -101,10 +102,23 @@ static int migrate_2(sqlite3 *db, char *err, size_t size)
                 err, size);
 }
 
+/* 3: the wall-clock profile of a run, one row per process (docs/profile.md):
+ * its figures as columns to query, the whole profile as JSON. */
+static int migrate_3(sqlite3 *db, char *err, size_t size)
+{
+    return exec(db,
+                "CREATE TABLE IF NOT EXISTS profiles ("
+                " run_id INTEGER REFERENCES runs(id), process TEXT, kind TEXT,"
+                " wall_ns INTEGER, busy_ns INTEGER, wait_ns INTEGER, sim_time_ps INTEGER,"
+                " profile TEXT);"
+                "CREATE UNIQUE INDEX IF NOT EXISTS profiles_key ON profiles(run_id, process);",
+                err, size);
+}
+
 typedef int (*migration)(sqlite3 *db, char *err, size_t size);
 
 /* migrations[i] brings a database from version i to i + 1. */
-static const migration migrations[DB_VERSION] = {migrate_1, migrate_2};
+static const migration migrations[DB_VERSION] = {migrate_1, migrate_2, migrate_3};
 
 /* What a file holds: ours (at some version), nothing yet, or something
  * else. */
@@ -477,6 +491,73 @@ int db_record_losses(sqlite3 *db, int64_t id, json_t *losses)
     sqlite3_finalize(ins);
     sqlite3_finalize(upd);
     return end_savepoint(db, "record_losses", rc);
+}
+
+/* A process's figure `key` (a host's simulated time is its virtual time;
+ * its wall times are not measured: NULL). */
+static void bind_figure(sqlite3_stmt *st, int col, json_t *p, const char *key)
+{
+    bool host = !strcmp(json_string_value(json_object_get(p, "kind")) ?: "", "host");
+    json_t *v = host ? !strcmp(key, "sim_time_ps")
+                           ? json_object_get(json_object_get(p, "host"), "virtual_time_ps")
+                           : NULL
+                     : json_object_get(p, key);
+    bool measured = host || !json_is_false(json_object_get(p, "enabled"));
+    if (json_is_integer(v) && (measured || !strcmp(key, "sim_time_ps")))
+        sqlite3_bind_int64(st, col, json_integer_value(v));
+    else
+        sqlite3_bind_null(st, col);
+}
+
+int db_record_profile(sqlite3 *db, int64_t id, json_t *profile)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "INSERT INTO profiles VALUES(?,?,?,?,?,?,?,?)", -1, &st, NULL)) {
+        snprintf(last_error, sizeof last_error, "%s", sqlite3_errmsg(db));
+        return -1;
+    }
+    int rc = sqlite3_exec(db, "SAVEPOINT record_profile", NULL, NULL, NULL);
+    size_t i;
+    json_t *p;
+    json_array_foreach(profile, i, p) {
+        char *text = json_dumps(p, JSON_COMPACT);
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_text(st, 2, json_string_value(json_object_get(p, "name")), -1,
+                          SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, 3, json_string_value(json_object_get(p, "kind")), -1,
+                          SQLITE_TRANSIENT);
+        bind_figure(st, 4, p, "wall_ns");
+        bind_figure(st, 5, p, "busy_ns");
+        bind_figure(st, 6, p, "wait_ns");
+        bind_figure(st, 7, p, "sim_time_ps");
+        sqlite3_bind_text(st, 8, text, -1, SQLITE_TRANSIENT);
+        if (!text || sqlite3_step(st) != SQLITE_DONE)
+            rc = -1;
+        free(text);
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    return end_savepoint(db, "record_profile", rc);
+}
+
+json_t *db_run_profile(sqlite3 *db, int64_t id)
+{
+    json_t *out = json_array();
+    sqlite3_stmt *st;
+    const char *sql = "SELECT profile FROM profiles WHERE run_id = ? ORDER BY process";
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return out;
+    sqlite3_bind_int64(st, 1, id);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *text = (const char *)sqlite3_column_text(st, 0);
+        json_t *p = text ? json_loads(text, 0, NULL) : NULL;
+        if (json_is_object(p))
+            json_array_append_new(out, p);
+        else
+            json_decref(p);
+    }
+    sqlite3_finalize(st);
+    return out;
 }
 
 json_t *db_run_losses(sqlite3 *db, int64_t id)

@@ -157,6 +157,8 @@ static int plan_sims(plan *p, json_t *spec, const plan_tools *t, char *err, size
         char path[640];
         snprintf(path, sizeof path, "%s/%s.stats.json", p->run_dir, s->name);
         json_object_set_new(s->desc, "stats", json_string(path));
+        snprintf(path, sizeof path, "%s/%s.profile.json", p->run_dir, s->name);
+        json_object_set_new(s->desc, "profile", json_string(path));
         snprintf(s->progress, sizeof s->progress, "%s/%s.progress", p->run_dir, s->name);
         json_object_set_new(s->desc, "progress", json_string(s->progress));
         if (t->trace) {

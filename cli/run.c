@@ -35,6 +35,7 @@
 #include "paths.h"
 #include "plan.h"
 #include "procs.h"
+#include "profile_data.h"
 #include "run.h"
 #include "run_record.h"
 #include "spec.h"
@@ -674,6 +675,22 @@ static void collect_tcp_retrans(const plan *p, json_t *stats)
     }
 }
 
+/* The processes' wall-clock profile from the run directory, checked; NULL
+ * (with a warning) when a file there does not hold one. */
+static json_t *collect_profile(const char *run_dir, int64_t id)
+{
+    char why[512];
+    json_t *profile = profile_collect(run_dir, why, sizeof why);
+    if (profile && profile_check(profile, why, sizeof why)) {
+        json_decref(profile);
+        profile = NULL;
+    }
+    if (!profile)
+        fprintf(stderr, "[mortar] warning: run %lld: no profile recorded: %s\n", (long long)id,
+                why);
+    return profile;
+}
+
 /* ---- the run -------------------------------------------------------------------- */
 
 static double var_us(json_t *spec, const char *name)
@@ -825,10 +842,11 @@ int mortar_run_main(int argc, char **argv)
     json_t *stats = collect_stats(&p);
     collect_tcp_retrans(&p, stats);
     json_t *losses = losses_of_run(spec, stats);
+    json_t *profile = collect_profile(run_dir, id);
     run_record rec = {.id = id, .status = rc ? interrupted ? "interrupted" : "failed" : "ok",
                       .error = rc ? err : NULL, .wall_s = wall, .versions = versions,
-                      .stats = stats, .losses = losses, .reqs = reqs, .nreqs = n,
-                      .summary = sum};
+                      .stats = stats, .losses = losses, .profile = profile, .reqs = reqs,
+                      .nreqs = n, .summary = sum};
     bool recorded = record(db, &rec, &o, run_dir);
     if (json_array_size(losses)) {
         char text[1024];
@@ -836,6 +854,7 @@ int mortar_run_main(int argc, char **argv)
                 losses_text(losses, text, sizeof text));
     }
     json_decref(losses);
+    json_decref(profile);
     if (rc)
         fprintf(stderr, "[mortar] run %lld %s: %s\n", (long long)id,
                 interrupted ? "INTERRUPTED" : "FAILED", err);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "errbuf.h"
+#include "profile_data.h"
 
 #define MAX_RECORD_REQUESTS 1000000
 
@@ -40,12 +41,13 @@ json_t *run_record_json(const run_record *r)
                             "median_us", s->median_us, "p99_us", s->p99_us, "mean_us",
                             s->mean_us, "min_us", s->min_us, "max_us", s->max_us,
                             "throughput_rps", s->throughput_rps);
-    return json_pack("{s:s, s:I, s:s, s:o, s:f, s:o, s:o, s:o, s:o, s:o}", "mortar_record",
+    return json_pack("{s:s, s:I, s:s, s:o, s:f, s:o, s:o, s:o, s:o, s:o, s:o}", "mortar_record",
                      "run", "id", (json_int_t)r->id, "status", r->status, "error",
                      r->error ? json_string(r->error) : json_null(), "wall_s", r->wall_s,
                      "versions", or_null(r->versions), "stats", or_null(r->stats), "losses",
                      r->losses ? json_incref(r->losses) : json_array(), "summary", sum,
-                     "requests", requests_json(r->reqs, r->nreqs));
+                     "requests", requests_json(r->reqs, r->nreqs), "profile",
+                     r->profile ? json_incref(r->profile) : json_array());
 }
 
 /* One try; -1 with the database's error. */
@@ -60,6 +62,8 @@ static int write_once(sqlite3 *db, const run_record *r, char *err, size_t err_si
                            r->reqs, r->nreqs, &r->summary);
     if (!rc)
         rc = db_record_losses(db, r->id, r->losses ? r->losses : none);
+    if (!rc)
+        rc = db_record_profile(db, r->id, r->profile ? r->profile : none);
     json_decref(none);
     if (!rc && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
         return 0;
@@ -185,7 +189,11 @@ static int parse_record(json_t *j, run_record *r, db_request **reqs, char *err, 
     r->versions = json_is_object(versions) ? versions : NULL;
     r->stats = json_is_object(stats) ? stats : NULL;
     r->losses = json_object_get(j, "losses");
-    if (check_losses(r->losses, err, size) ||
+    /* a record made before the profile existed has none */
+    json_t *profile = json_object_get(j, "profile");
+    r->profile = json_is_null(profile) ? NULL : profile;
+    if ((r->profile && profile_check(r->profile, err, size)) ||
+        check_losses(r->losses, err, size) ||
         parse_summary(json_object_get(j, "summary"), &r->summary, err, size) ||
         parse_requests(json_object_get(j, "requests"), reqs, &r->nreqs, err, size))
         return -1;

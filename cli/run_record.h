@@ -23,6 +23,7 @@ typedef struct run_record {
     const char *status, *error; /* error may be NULL */
     double wall_s;
     json_t *versions, *stats, *losses; /* may be NULL */
+    json_t *profile; /* the processes' profile (profile_data.h); may be NULL */
     const db_request *reqs;
     size_t nreqs;
     db_summary summary;
@@ -31,7 +32,8 @@ typedef struct run_record {
 /* The record as JSON (what the file holds); a new reference. */
 json_t *run_record_json(const run_record *r);
 
-/* Writes the record into `db` (db_finish_run and db_record_losses in one
+/* Writes the record into `db` (db_finish_run, db_record_losses and
+ * db_record_profile in one
  * transaction), trying `attempts` times. Returns 0 when it is in the
  * database; else writes it to `fallback` and returns 1 (or -1 when even
  * that failed), with the database's error in `err`. */

@@ -83,6 +83,7 @@ struct mortar_component {
     uint32_t *free_timers;
     uint32_t timer_cap, free_count;
     uint16_t trace_id;
+    uint64_t events; /* events handled (profile) */
 };
 
 /* An external link bound to a port, for polling and syncs. */
@@ -90,6 +91,7 @@ typedef struct ext_link {
     mortar_link *link;
     mortar_component *comp;
     unsigned port;
+    uint64_t wait_ns, waits; /* wall time blocked while this link held us back */
 } ext_link;
 
 struct mortar_loop {
@@ -107,6 +109,10 @@ struct mortar_loop {
     mortar_trace_writer *trace;
     char **kinds; /* trace kind names, by id, known with or without a trace */
     uint16_t nkinds;
+    /* profile (mortar_loop_get_profile): wall clock, CLOCK_MONOTONIC ns */
+    bool profile_off;
+    uint64_t wall_start_ns, wall_end_ns;
+    uint64_t wait_any_ns, waits_any; /* waits without a holder link */
     char err[512];
 };
 
@@ -115,6 +121,9 @@ int loop_set_error(mortar_loop *loop, int code, const char *fmt, ...)
 
 /* The id of a trace kind, registered on first use. */
 uint16_t loop_trace_kind(mortar_loop *loop, const char *name);
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t loop_wall_ns(void);
 
 /* Moves every available message of every external link into the heap. */
 int loop_poll_inputs(mortar_loop *loop);

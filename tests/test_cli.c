@@ -18,8 +18,8 @@
 
 /* Every subcommand; `mortar --help` must list exactly these. */
 static const char *const commands[] = {
-    "run",  "sweep", "results", "verdict", "trace", "report",    "serve",
-    "spec", "alone", "import",  "version", "help",  "completion"};
+    "run",  "sweep",  "results", "verdict", "trace", "profile",   "report",
+    "serve", "spec",  "alone",   "import",  "version", "help",  "completion"};
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
 static const char *const bench_programs[] = {"bench-link", "bench-run", "bench-net",

@@ -117,6 +117,7 @@ static void test_a_database_made_before_the_version_is_upgraded_in_place(void **
     assert_true(has_column(db, "runs", "pid"));
     assert_true(has_column(db, "runs", "pid_start"));
     assert_true(has_column(db, "requests", "start_ns"));
+    assert_true(has_column(db, "profiles", "wait_ns"));
     assert_int_equal(raw_int(db, "SELECT COUNT(*) FROM losses"), 0);
     /* the old run and its requests are kept, and read as before */
     json_t *all = db_runs_json(db);
@@ -133,6 +134,48 @@ static void test_a_database_made_before_the_version_is_upgraded_in_place(void **
     /* opened again: nothing left to do */
     assert_int_equal(db_open(&db, t.db, err, sizeof err), 0);
     assert_int_equal(raw_int(db, "PRAGMA user_version"), DB_VERSION);
+    sqlite3_close(db);
+    remove_tmp(&t);
+}
+
+static void test_a_version_2_database_gains_the_profiles_table(void **state)
+{
+    (void)state;
+    tmp t;
+    make_tmp(&t);
+    sqlite3 *db;
+    char err[512];
+    assert_int_equal(db_open(&db, t.db, err, sizeof err), 0);
+    json_t *spec = json_object();
+    db_run_info info = {.name = "before", .design = "", .spec = spec, .run_dir = "/tmp/x"};
+    int64_t id = db_begin_run(db, &info);
+    assert_true(id > 0);
+    json_decref(spec);
+    sqlite3_close(db);
+    /* as mortar left it at version 2: no profiles table */
+    raw_exec(t.db, "DROP TABLE profiles; PRAGMA user_version=2");
+    if (db_open(&db, t.db, err, sizeof err))
+        fail_msg("db_open: %s", err);
+    assert_int_equal(raw_int(db, "PRAGMA user_version"), DB_VERSION);
+    assert_true(has_column(db, "profiles", "profile"));
+    assert_int_equal(raw_int(db, "SELECT COUNT(*) FROM runs WHERE name='before'"), 1);
+    /* the old run has no profile; a profile recorded now reads back */
+    json_t *none = db_run_profile(db, id);
+    assert_int_equal(json_array_size(none), 0);
+    json_decref(none);
+    json_t *p = json_loads("[{\"name\":\"h\",\"kind\":\"host\",\"host\":"
+                           "{\"virtual_time_ps\":5}},{\"name\":\"s\",\"kind\":\"sim\","
+                           "\"enabled\":true,\"wall_ns\":9,\"busy_ns\":4,\"wait_ns\":5,"
+                           "\"sim_time_ps\":7,\"links\":[],\"components\":[]}]",
+                           0, NULL);
+    assert_int_equal(db_record_profile(db, id, p), 0);
+    json_t *back = db_run_profile(db, id);
+    assert_true(json_equal(back, p));
+    assert_int_equal(raw_int(db, "SELECT busy_ns FROM profiles WHERE process='s'"), 4);
+    assert_int_equal(raw_int(db, "SELECT sim_time_ps FROM profiles WHERE process='h'"), 5);
+    assert_int_equal(raw_int(db, "SELECT wall_ns IS NULL FROM profiles WHERE process='h'"), 1);
+    json_decref(back);
+    json_decref(p);
     sqlite3_close(db);
     remove_tmp(&t);
 }
@@ -309,6 +352,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_database_made_before_the_version_is_upgraded_in_place),
+        cmocka_unit_test(test_a_version_2_database_gains_the_profiles_table),
         cmocka_unit_test(test_a_read_only_command_upgrades_an_old_database_and_reads_it),
         cmocka_unit_test(test_a_foreign_sqlite_file_is_refused_untouched),
         cmocka_unit_test(test_a_database_of_a_newer_mortar_is_refused),

@@ -2,7 +2,8 @@
  * test_run_record.c - a run's final record cannot be lost (cli/run_record.c):
  * with the database busy beyond its timeout the write fails, the record goes
  * to a file, and importing that file later completes the run exactly as the
- * write would have; a damaged or repeated import is refused.
+ * write would have (the profile too); a damaged or repeated import is
+ * refused.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -86,6 +87,9 @@ static void test_a_busy_database_keeps_the_record_in_a_file_to_import(void **sta
     json_t *losses = json_pack("[{s:s, s:s, s:i}]", "source", "nic", "counter", "rx_missed",
                                "count", 4);
     run_record r = a_record(&f, stats, losses);
+    json_t *profile = json_pack("[{s:s, s:s, s:{s:i}}]", "name", "h", "kind", "host", "host",
+                                "virtual_time_ps", 5);
+    r.profile = profile;
     /* another writer holds the database longer than the busy timeout */
     assert_int_equal(sqlite3_exec(f.other, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_busy_timeout(f.db, 20);
@@ -107,12 +111,14 @@ static void test_a_busy_database_keeps_the_record_in_a_file_to_import(void **sta
     assert_int_equal(query_int(f.db, "SELECT SUM(start_ns) FROM requests"), 29500);
     assert_int_equal(query_int(f.db, "SELECT lost FROM runs"), 4);
     assert_int_equal(query_int(f.db, "SELECT COUNT(*) FROM stats"), 1);
+    assert_int_equal(query_int(f.db, "SELECT sim_time_ps FROM profiles WHERE process='h'"), 5);
     /* twice: refused, nothing doubled */
     assert_int_equal(run_record_import(f.db, f.file, &id, err, sizeof err), -1);
     assert_non_null(strstr(err, "already"));
     assert_int_equal(query_int(f.db, "SELECT COUNT(*) FROM requests"), 3);
     json_decref(stats);
     json_decref(losses);
+    json_decref(profile);
     teardown_fixture(&f);
 }
 
@@ -182,6 +188,13 @@ static void test_a_damaged_record_is_refused(void **state)
     s = strstr(bad, "\"latency_ns\"");
     memcpy(s, "\"latency_xx\"", 12);
     expect_refused(&f, bad, "request 0");
+    json_t *p = json_loads(good, 0, NULL);
+    json_object_set_new(p, "profile", json_pack("[{s:s, s:s, s:i}]", "name", "h", "kind",
+                                                "host", "host", 3));
+    char *bad_profile = json_dumps(p, 0);
+    expect_refused(&f, bad_profile, "host h");
+    free(bad_profile);
+    json_decref(p);
     /* a run the database does not have */
     json_t *other = run_record_json(&(run_record){.id = f.id + 100, .status = "ok"});
     char *text = json_dumps(other, 0);

@@ -3,6 +3,7 @@
  *
  * The description (JSON) names components and links:
  *   {"start": "3s", "until": "1ms", "trace": "t.bin", "stats": "s.json",
+ *    "profile": "p.json",
  *    "components": [{"name": "sw", "kind": "switch", "params": {...}}],
  *    "links": [{"name": "l0", "port": "sw.0", "peer": "nic.0", ...},      in-process
  *              {"name": "l1", "port": "sw.1", "listen": "/run/x.sock"},  we listen
@@ -332,6 +333,8 @@ int sim_config_build(const char *text, sim_config *cfg, char *err, size_t size)
         snprintf(cfg->trace_path, sizeof cfg->trace_path, "%s", s);
     if ((s = json_string_value(json_object_get(root, "stats"))))
         snprintf(cfg->stats_path, sizeof cfg->stats_path, "%s", s);
+    if ((s = json_string_value(json_object_get(root, "profile"))))
+        snprintf(cfg->profile_path, sizeof cfg->profile_path, "%s", s);
     if ((s = json_string_value(json_object_get(root, "progress"))))
         snprintf(cfg->progress_path, sizeof cfg->progress_path, "%s", s);
     if (!rc && mortar_loop_create(&cfg->loop) != 0)

@@ -15,6 +15,7 @@ typedef struct sim_config {
     uint64_t until_ps;
     char trace_path[512];
     char stats_path[512];
+    char profile_path[512];  /* "" when not asked for (mortar/profile.h) */
     char progress_path[512]; /* "" when not asked for */
 } sim_config;
 
