@@ -187,6 +187,11 @@ int main(int argc, char **argv)
         mortar_log(MORTAR_LOG_ERROR, "mortar-sim", "%s: %s", path, err);
         return 1;
     }
+    /* MORTAR_PROMISES=0: plain null messages, whatever the description
+     * says (for comparing runs with and without lookahead promises). */
+    const char *promises = getenv("MORTAR_PROMISES");
+    if (promises && !strcmp(promises, "0"))
+        mortar_loop_set_promises(cfg.loop, false);
     reporter rep;
     bool reporting = reporter_start(&rep, &cfg);
     rc = mortar_loop_run(cfg.loop, cfg.until_ps);

@@ -81,12 +81,37 @@ static void G_NORETURN die(mortar_endpoint *ep)
     exit(1);
 }
 
+/*
+ * A send can lower the link's input bound: the peer's lookahead promise
+ * holds only for what it had consumed, and its reaction to this message may
+ * come back a link latency after the message's stamp. A vCPU armed past that
+ * must stop there: lower the horizon, and make the vCPU plan its budget
+ * again.
+ */
+static void lower_horizon_after_send(mortar_endpoint *ep)
+{
+    if (!hub.synced) {
+        return;
+    }
+    int64_t bound_ns = (int64_t)MIN(mortar_link_in_bound(ep->link) / 1000,
+                                    (uint64_t)INT64_MAX - 1);
+    if (bound_ns >= hub.horizon_ns) {
+        return;
+    }
+    hub.horizon_ns = bound_ns;
+    icount_set_horizon_ns(bound_ns);
+    if (current_cpu && !hub.handling) {
+        cpu_exit(current_cpu);
+    }
+}
+
 void mortar_hub_send(mortar_endpoint *ep, uint8_t type, const void *payload, uint32_t size)
 {
     uint64_t now = mortar_hub_now_ps();
     for (;;) {
         int rc = mortar_link_send(ep->link, now, type, payload, size, 0, NULL);
         if (rc == 0) {
+            lower_horizon_after_send(ep);
             return;
         }
         if (rc != MORTAR_EAGAIN) {
@@ -119,7 +144,8 @@ static void dispatch(mortar_endpoint *ep, const mortar_msg *m)
 }
 
 /* The earliest thing each link can still bring: its next message's stamp,
- * or, without one, its horizon. Returns the link with the smallest
+ * or, without one, its input bound (the horizon, or the peer's lookahead
+ * promise: mortar/link.h). Returns the link with the smallest
  * (time, index), and whether that is a message. */
 static mortar_endpoint *earliest(uint64_t *time, bool *is_msg, mortar_msg *msg)
 {
@@ -133,7 +159,7 @@ static mortar_endpoint *earliest(uint64_t *time, bool *is_msg, mortar_msg *msg)
         if (r < 0) {
             die(ep);
         }
-        uint64_t t = r == 1 ? m.timestamp_ps : mortar_link_in_horizon(ep->link);
+        uint64_t t = r == 1 ? m.timestamp_ps : mortar_link_in_bound(ep->link);
         if (t < *time) {
             *time = t;
             *is_msg = r == 1;
@@ -254,7 +280,7 @@ static uint64_t next_deadline_ns(uint64_t now_ps)
         if (mortar_link_peek(l, &m) == 1) {
             cand = ceil_ns(m.timestamp_ps);
         } else {
-            cand = mortar_link_in_horizon(l) / 1000; /* strict: wait there */
+            cand = mortar_link_in_bound(l) / 1000; /* strict: wait there */
         }
         next = MIN(next, MAX(cand, now_ns + 1));
         next = MIN(next, MAX(ceil_ns(mortar_link_sync_due(l)), now_ns + 1));
