@@ -223,8 +223,7 @@ int mortar_link_send_sync(mortar_link *link, uint64_t now_ps);
  * (so none stamped before next_send_ps + latency) unless a data message of
  * the peer's that this side has not consumed yet (popped) causes it. It
  * carries how many of the peer's data messages this side consumed. The
- * peer's mortar_link_in_bound uses it. A link whose slots have no room for
- * the promise sends a plain null message.
+ * peer's mortar_link_in_bound uses it.
  */
 int mortar_link_send_promise(mortar_link *link, uint64_t now_ps, uint64_t next_send_ps);
 
