@@ -77,7 +77,7 @@ static uint64_t safe_time(mortar_loop *loop, ext_link **holder)
         mortar_link *l = loop->exts[i].link;
         if (mortar_link_sync_mode(l) != MORTAR_SYNC_ON)
             continue;
-        uint64_t h = mortar_link_in_horizon(l);
+        uint64_t h = mortar_link_in_bound(l);
         if (h < safe) {
             safe = h;
             *holder = &loop->exts[i];
@@ -86,17 +86,32 @@ static uint64_t safe_time(mortar_loop *loop, ext_link **holder)
     return safe;
 }
 
+/* A null message on link x at now, with the loop's promise unless
+ * promises are off (loop_promise.c). `scanned`: the components' next events
+ * are known already. */
+static int send_sync(mortar_loop *loop, ext_link *x, bool *scanned)
+{
+    if (loop->promises_off)
+        return mortar_link_send_sync(x->link, loop->now);
+    if (!*scanned) {
+        loop_promise_scan(loop);
+        *scanned = true;
+    }
+    return mortar_link_send_promise(x->link, loop->now, loop_promise_next_send(loop, x));
+}
+
 /* Sends a null message on every synchronized link quiet for a sync
  * interval, and remembers when the next one can be due. */
 static int send_due_syncs(mortar_loop *loop)
 {
     uint64_t next_due = MORTAR_TIME_MAX;
+    bool scanned = false;
     for (uint32_t i = 0; i < loop->nexts; i++) {
         mortar_link *l = loop->exts[i].link;
         if (mortar_link_sync_mode(l) != MORTAR_SYNC_ON)
             continue;
         if (mortar_link_sync_due(l) <= loop->now) {
-            int rc = mortar_link_send_sync(l, loop->now);
+            int rc = send_sync(loop, &loop->exts[i], &scanned);
             if (rc != 0 && rc != MORTAR_EAGAIN) /* a full ring carries the promise */
                 return loop_set_error(loop, rc, "%s", mortar_link_errmsg(l));
         }
@@ -241,6 +256,8 @@ int mortar_loop_start(mortar_loop *loop)
     int rc = check_bound(loop);
     if (rc != 0)
         return rc;
+    if ((rc = loop_promise_setup(loop)) != 0)
+        return rc;
     loop->started = true;
     if (!loop->profile_off)
         loop->wall_start_ns = loop_wall_ns();
@@ -297,6 +314,11 @@ int mortar_loop_run(mortar_loop *loop, uint64_t until_ps)
         loop->wall_end_ns = loop_wall_ns();
     terminate_links(loop);
     return rc;
+}
+
+void mortar_loop_set_promises(mortar_loop *loop, bool on)
+{
+    loop->promises_off = !on;
 }
 
 bool mortar_loop_stopped(const mortar_loop *loop)

@@ -180,6 +180,7 @@ int mortar_link_commit(mortar_link *link, uint64_t now_ps, uint8_t type, uint32_
                               (unsigned long long)now_ps);
     link->reserved_slot = false;
     publish(link, free_tx_slot(link), type, size, ts);
+    link_promise_sent(link, ts);
     link->counters.msgs_sent++;
     link->counters.bytes_sent += size;
     if (stamp)
@@ -198,6 +199,14 @@ int mortar_link_send(mortar_link *link, uint64_t now_ps, uint8_t type, const voi
     if (size)
         memcpy(dst, payload, size);
     return mortar_link_commit(link, now_ps, type, size, wire_bytes, stamp);
+}
+
+void link_publish_sync(mortar_link *link, uint64_t stamp, uint32_t size)
+{
+    link->reserved_slot = false;
+    publish(link, link_slot(link->tx_ring, link->slot_size, link->tx_pos), MORTAR_MSG_SYNC,
+            size, stamp);
+    link->counters.syncs_sent++;
 }
 
 int mortar_link_send_sync(mortar_link *link, uint64_t now_ps)
@@ -265,9 +274,22 @@ int mortar_link_peek(mortar_link *link, mortar_msg *msg)
             return link_set_error(link, MORTAR_EPROTO,
                                   "message stamped %llu ps arrived after a promise of %llu ps",
                                   (unsigned long long)ts, (unsigned long long)link->horizon_ps);
+        if (type != MORTAR_MSG_SYNC && link->have_promise && ts < mortar_link_in_bound(link) &&
+            link->sync_mode == MORTAR_SYNC_ON)
+            return link_set_error(link, MORTAR_EPROTO,
+                                  "message stamped %llu ps arrived before the peer's promise of "
+                                  "%llu ps",
+                                  (unsigned long long)ts,
+                                  (unsigned long long)mortar_link_in_bound(link));
         if (ts > link->horizon_ps)
             link->horizon_ps = ts;
         if (type == MORTAR_MSG_SYNC) {
+            if (h->payload_size &&
+                link_promise_received(link, (uint8_t *)h + MORTAR_SLOT_HEADER_SIZE,
+                                      h->payload_size) != MORTAR_OK)
+                return link_set_error(link, MORTAR_EPROTO,
+                                      "malformed null message: %u bytes of payload",
+                                      h->payload_size);
             link->counters.syncs_received++;
             release_rx(link, h);
             continue;

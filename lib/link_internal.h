@@ -58,6 +58,12 @@ struct mortar_link {
     uint64_t horizon_ps;
     bool peer_terminated, terminated;
 
+    /* lookahead promises (link_promise.c): the peer's latest, and the stamp
+     * of our first data message it had not consumed when it made it */
+    bool have_promise;
+    uint64_t promise_ps;
+    uint64_t first_unseen_stamp_ps; /* MORTAR_TIME_MAX: none */
+
     /* socket */
     int sock_fd, listen_fd;
     char *path; /* listener's socket path, unlinked on close */
@@ -67,6 +73,21 @@ struct mortar_link {
 
 int link_set_error(mortar_link *link, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* link_promise.c: a null message's payload arrived (size bytes at
+ * `payload`); MORTAR_EPROTO when it is not a promise. */
+int link_promise_received(mortar_link *link, const void *payload, uint32_t size);
+
+/* Publishes the reserved slot as a null message stamped `stamp` with `size`
+ * bytes of payload (link.c). */
+void link_publish_sync(mortar_link *link, uint64_t stamp, uint32_t size);
+
+/* link_promise.c: we sent a data message stamped `stamp`. */
+static inline void link_promise_sent(mortar_link *link, uint64_t stamp)
+{
+    if (link->first_unseen_stamp_ps == MORTAR_TIME_MAX)
+        link->first_unseen_stamp_ps = stamp;
+}
 
 /* Points the ring and direction pointers into `shm` for the given side. */
 void link_map_rings(mortar_link *link, bool is_listener);

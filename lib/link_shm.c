@@ -63,6 +63,7 @@ static mortar_link *link_alloc(const mortar_link_params *p)
     link->spin_ns = p->spin_ns;
     link->handshake_timeout_ms = p->handshake_timeout_ms ? p->handshake_timeout_ms : 30000;
     link->shm_fd = link->sock_fd = link->listen_fd = -1;
+    link->first_unseen_stamp_ps = MORTAR_TIME_MAX;
     if (p->upper_intro_size) {
         link->my_intro = malloc(p->upper_intro_size);
         if (!link->my_intro) {

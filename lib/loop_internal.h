@@ -106,6 +106,9 @@ struct mortar_loop {
     bool stop;
     bool started;
     int fatal; /* an error raised inside a callback (e.g. a dead peer) */
+    bool promises_off;  /* plain null messages only (mortar_loop_set_promises) */
+    uint64_t *reach;    /* loop_promise.c: ncomps x ncomps in-process latencies */
+    uint64_t *earliest; /* loop_promise.c: each component's next event */
     mortar_trace_writer *trace;
     char **kinds; /* trace kind names, by id, known with or without a trace */
     uint16_t nkinds;
@@ -127,5 +130,12 @@ uint64_t loop_wall_ns(void);
 
 /* Moves every available message of every external link into the heap. */
 int loop_poll_inputs(mortar_loop *loop);
+
+/* Lookahead promises (loop_promise.c): the in-process latency table, built
+ * at start; each component's earliest event; the earliest time anything in
+ * this loop could send on external link x (at least now). */
+int loop_promise_setup(mortar_loop *loop);
+void loop_promise_scan(mortar_loop *loop);
+uint64_t loop_promise_next_send(const mortar_loop *loop, const ext_link *x);
 
 #endif

@@ -42,6 +42,8 @@ void mortar_loop_destroy(mortar_loop *loop)
         free(loop->kinds[k]);
     free(loop->kinds);
     heap_free(&loop->heap);
+    free(loop->reach);
+    free(loop->earliest);
     mortar_trace_writer_close(loop->trace);
     free(loop);
 }

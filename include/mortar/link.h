@@ -178,6 +178,15 @@ const void *mortar_link_peer_intro(const mortar_link *link, uint32_t *size);
  */
 uint64_t mortar_link_in_horizon(const mortar_link *link);
 
+/*
+ * The input bound: the time before which nothing more will arrive, counting
+ * the peer's lookahead promise (mortar_link_send_promise) when it made one:
+ * max(horizon, min(promise, stamp of our first data message the peer had
+ * not consumed + latency)). At least the horizon. Our own sends can lower it
+ * (to no less than their stamp + latency): read it again after sending.
+ */
+uint64_t mortar_link_in_bound(const mortar_link *link);
+
 /* True once a terminate message was received. */
 bool mortar_link_peer_terminated(const mortar_link *link);
 
@@ -207,6 +216,16 @@ int mortar_link_commit(mortar_link *link, uint64_t now_ps, uint8_t type, uint32_
 
 /* Sends a null message stamped now + latency. */
 int mortar_link_send_sync(mortar_link *link, uint64_t now_ps);
+
+/*
+ * A null message stamped now + latency, like mortar_link_send_sync, that
+ * also promises: this side sends no data message before `next_send_ps`
+ * (so none stamped before next_send_ps + latency) unless a data message of
+ * the peer's that this side has not consumed yet (popped) causes it. It
+ * carries how many of the peer's data messages this side consumed. The
+ * peer's mortar_link_in_bound uses it.
+ */
+int mortar_link_send_promise(mortar_link *link, uint64_t now_ps, uint64_t next_send_ps);
 
 /* When a null message is due: the time of the last send plus the sync
  * interval. */

@@ -75,6 +75,16 @@ int mortar_loop_run(mortar_loop *loop, uint64_t until_ps);
  * start. */
 int mortar_loop_set_start(mortar_loop *loop, uint64_t start_ps);
 
+/*
+ * Lookahead promises (on by default): each null message also says the
+ * earliest time this loop's components could next send on that link (their
+ * pending events and the other links' input bounds, plus the in-process
+ * latencies between), so that the peer may run ahead to it
+ * (mortar_link_send_promise, mortar_link_in_bound). Results are the same
+ * either way; off sends plain null messages. Call before start.
+ */
+void mortar_loop_set_promises(mortar_loop *loop, bool on);
+
 /* Checks that every declared port is connected, sends the first null
  * messages and calls each component's start(). run() and step() call it
  * when it was not called yet. */

@@ -219,6 +219,11 @@ int main(int argc, char **argv)
         return 1;
     }
     mortar_loop_set_profiling(cfg.loop, profiling_wanted());
+    /* MORTAR_PROMISES=0: plain null messages, whatever the description
+     * says (for comparing runs with and without lookahead promises). */
+    const char *promises = getenv("MORTAR_PROMISES");
+    if (promises && !strcmp(promises, "0"))
+        mortar_loop_set_promises(cfg.loop, false);
     reporter rep;
     bool reporting = reporter_start(&rep, &cfg);
     rc = mortar_loop_run(cfg.loop, cfg.until_ps);

@@ -341,6 +341,11 @@ int sim_config_build(const char *text, sim_config *cfg, char *err, size_t size)
         rc = fail(err, size, "out of memory");
     if (!rc)
         mortar_loop_set_start(cfg->loop, start_ps);
+    json_t *promises = json_object_get(root, "promises");
+    if (!rc && promises && !json_is_boolean(promises))
+        rc = fail(err, size, "description: \"promises\" must be true or false");
+    if (!rc)
+        mortar_loop_set_promises(cfg->loop, !promises || json_is_true(promises));
     if (!rc && cfg->trace_path[0] && mortar_loop_trace_to(cfg->loop, cfg->trace_path) != 0)
         rc = fail(err, size, "%s", mortar_loop_errmsg(cfg->loop));
     if (!rc)

@@ -41,6 +41,7 @@ typedef struct mortar_hub_state {
     bool ended; /* the guest asked to shut down: the links are terminated */
     bool guest_ready;
     bool handling;  /* inside run_until: handlers send at `clock` */
+    bool no_promises; /* MORTAR_PROMISES=0: plain null messages only */
     uint64_t clock;
     const char *rendezvous; /* directory shared by the run's hosts, or NULL */
     unsigned hosts;         /* how many hosts meet there */
@@ -119,7 +120,8 @@ static void dispatch(mortar_endpoint *ep, const mortar_msg *m)
 }
 
 /* The earliest thing each link can still bring: its next message's stamp,
- * or, without one, its horizon. Returns the link with the smallest
+ * or, without one, its input bound (the horizon, or the peer's lookahead
+ * promise: mortar/link.h). Returns the link with the smallest
  * (time, index), and whether that is a message. */
 static mortar_endpoint *earliest(uint64_t *time, bool *is_msg, mortar_msg *msg)
 {
@@ -133,7 +135,7 @@ static mortar_endpoint *earliest(uint64_t *time, bool *is_msg, mortar_msg *msg)
         if (r < 0) {
             die(ep);
         }
-        uint64_t t = r == 1 ? m.timestamp_ps : mortar_link_in_horizon(ep->link);
+        uint64_t t = r == 1 ? m.timestamp_ps : mortar_link_in_bound(ep->link);
         if (t < *time) {
             *time = t;
             *is_msg = r == 1;
@@ -146,12 +148,42 @@ static mortar_endpoint *earliest(uint64_t *time, bool *is_msg, mortar_msg *msg)
     return best;
 }
 
+/*
+ * While every vCPU is halted, this host does nothing before its next virtual
+ * timer or the next message of a link: it can promise that much on link j
+ * (mortar/link.h, mortar_link_send_promise). What link j itself brings is
+ * left out; the peer accounts for its own messages. A running vCPU may
+ * touch a device at any moment: no promise then.
+ */
+static uint64_t idle_next_send_ps(uint64_t now, int j)
+{
+    int64_t timer = qemu_clock_deadline_ns_all(QEMU_CLOCK_VIRTUAL, QEMU_TIMER_ATTR_ALL);
+    uint64_t next = MORTAR_TIME_MAX;
+    if (timer >= 0) {
+        next = ((uint64_t)qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + (uint64_t)timer) * 1000;
+    }
+    for (int i = 0; i < hub.n; i++) {
+        if (i == j) {
+            continue;
+        }
+        mortar_msg m;
+        int r = mortar_link_peek(hub.eps[i]->link, &m);
+        uint64_t t = r == 1 ? m.timestamp_ps
+                     : r == 0 ? mortar_link_in_bound(hub.eps[i]->link)
+                              : now; /* the error surfaces where messages are read */
+        next = MIN(next, t);
+    }
+    return MAX(next, now);
+}
+
 static void send_due_syncs(uint64_t now)
 {
+    bool idle = !hub.no_promises && all_cpu_threads_idle();
     for (int i = 0; i < hub.n; i++) {
         mortar_link *l = hub.eps[i]->link;
         if (mortar_link_sync_due(l) <= now) {
-            int rc = mortar_link_send_sync(l, now);
+            int rc = idle ? mortar_link_send_promise(l, now, idle_next_send_ps(now, i))
+                          : mortar_link_send_sync(l, now);
             if (rc != 0 && rc != MORTAR_EAGAIN) {
                 die(hub.eps[i]);
             }
@@ -232,6 +264,21 @@ static uint64_t ceil_ns(uint64_t ps)
     return ps / 1000 + (ps % 1000 != 0);
 }
 
+/*
+ * How far the vCPU may run on link l's account. A promise of the peer's
+ * holds only for what it has consumed: if the vCPU sends now, the reaction
+ * may come back two latencies later. So at most now + 2 x latency beyond
+ * the plain horizon, and the vCPU never needs stopping after a send (an
+ * early stop would change where, to the instruction, it sees later
+ * messages, and so the results).
+ */
+static uint64_t vcpu_bound_ps(mortar_link *l, uint64_t now_ps)
+{
+    uint64_t bound = mortar_link_in_bound(l), horizon = mortar_link_in_horizon(l);
+    uint64_t reach = now_ps + 2 * mortar_link_latency(l);
+    return MAX(horizon, MIN(bound, reach));
+}
+
 /* Next time (ns) the hub must look: a message to handle, a horizon the
  * guest may not pass, or a null message due. Before synchronization: its
  * start, or in a functional run (no start) a look every 100 us. */
@@ -254,7 +301,7 @@ static uint64_t next_deadline_ns(uint64_t now_ps)
         if (mortar_link_peek(l, &m) == 1) {
             cand = ceil_ns(m.timestamp_ps);
         } else {
-            cand = mortar_link_in_horizon(l) / 1000; /* strict: wait there */
+            cand = vcpu_bound_ps(l, now_ps) / 1000; /* strict: wait there */
         }
         next = MIN(next, MAX(cand, now_ns + 1));
         next = MIN(next, MAX(ceil_ns(mortar_link_sync_due(l)), now_ns + 1));
@@ -422,6 +469,8 @@ void mortar_hub_add(mortar_endpoint *ep, uint64_t start_ps)
     if (!hub.hooked) {
         hub.hooked = true;
         icount_set_horizon_handler(hub_at_horizon);
+        const char *promises = getenv("MORTAR_PROMISES");
+        hub.no_promises = promises && !strcmp(promises, "0");
         atexit(write_stats_at_exit);
         vmstate_register(NULL, 0, &vmstate_mortar_hub, &hub);
     }
