@@ -91,11 +91,7 @@ static json_t *from_db(const profile_opts *o, char *dir, size_t dir_size)
 static json_t *from_dir(const char *dir)
 {
     char err[1024];
-    json_t *profile = profile_collect(dir, err, sizeof err);
-    if (profile && profile_check(profile, err, sizeof err)) {
-        json_decref(profile);
-        profile = NULL;
-    }
+    json_t *profile = profile_collect_checked(dir, err, sizeof err);
     if (!profile)
         fprintf(stderr, "mortar profile: %s\n", err);
     return profile;

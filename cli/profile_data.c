@@ -352,3 +352,13 @@ void profile_print(FILE *f, json_t *profile)
             print_sim(f, p);
     }
 }
+
+json_t *profile_collect_checked(const char *run_dir, char *err, size_t size)
+{
+    json_t *profile = profile_collect(run_dir, err, size);
+    if (profile && profile_check(profile, err, size)) {
+        json_decref(profile);
+        profile = NULL;
+    }
+    return profile;
+}

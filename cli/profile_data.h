@@ -32,6 +32,10 @@ json_t *profile_collect(const char *run_dir, char *err, size_t size);
  * records that enter from outside (`mortar import`). */
 int profile_check(json_t *profile, char *err, size_t size);
 
+/* profile_collect, then profile_check: a profile that holds, or NULL with
+ * the reason. */
+json_t *profile_collect_checked(const char *run_dir, char *err, size_t size);
+
 /* Prints the profile as text: per process, wall busy and waiting (and on
  * which link, largest first, with percentages of the wall time), syncs,
  * messages, events and the simulated time reached; the hosts' figures. */

@@ -680,11 +680,7 @@ static void collect_tcp_retrans(const plan *p, json_t *stats)
 static json_t *collect_profile(const char *run_dir, int64_t id)
 {
     char why[512];
-    json_t *profile = profile_collect(run_dir, why, sizeof why);
-    if (profile && profile_check(profile, why, sizeof why)) {
-        json_decref(profile);
-        profile = NULL;
-    }
+    json_t *profile = profile_collect_checked(run_dir, why, sizeof why);
     if (!profile)
         fprintf(stderr, "[mortar] warning: run %lld: no profile recorded: %s\n", (long long)id,
                 why);
