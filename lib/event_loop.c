@@ -112,7 +112,11 @@ static int send_due_syncs(mortar_loop *loop)
             continue;
         if (mortar_link_sync_due(l) <= loop->now) {
             int rc = send_sync(loop, &loop->exts[i], &scanned);
-            if (rc != 0 && rc != MORTAR_EAGAIN) /* a full ring carries the promise */
+            /* A full ring carries the promise, unless the peer died: one
+             * that promised never to send again is never waited on. */
+            if (rc == MORTAR_EAGAIN)
+                rc = mortar_link_check_peer(l);
+            if (rc != 0)
                 return loop_set_error(loop, rc, "%s", mortar_link_errmsg(l));
         }
         if (mortar_link_sync_due(l) < next_due)

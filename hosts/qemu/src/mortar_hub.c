@@ -184,7 +184,10 @@ static void send_due_syncs(uint64_t now)
         if (mortar_link_sync_due(l) <= now) {
             int rc = idle ? mortar_link_send_promise(l, now, idle_next_send_ps(now, i))
                           : mortar_link_send_sync(l, now);
-            if (rc != 0 && rc != MORTAR_EAGAIN) {
+            /* A ring that stays full may mean a dead peer; a peer that
+             * promised never to send again is never waited on. */
+            if ((rc != 0 && rc != MORTAR_EAGAIN) ||
+                (rc == MORTAR_EAGAIN && mortar_link_check_peer(l) != 0)) {
                 die(hub.eps[i]);
             }
         }
