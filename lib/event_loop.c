@@ -31,16 +31,17 @@ int loop_set_error(mortar_loop *loop, int code, const char *fmt, ...)
 static int push_external(mortar_loop *loop, ext_link *x, const mortar_msg *m)
 {
     struct port *p = &x->comp->ports[x->port];
-    event ev = {.comp = x->comp->index, .cls = EV_MESSAGE, .port = (uint8_t)x->port,
-                .msg_type = m->type, .seq = p->rx_seq++};
+    event ev = {.order = event_order(x->comp->index, EV_MESSAGE, (uint8_t)x->port),
+                .seq = p->rx_seq++};
     /* Unsynchronized peers may stamp a message in our past; it happens now. */
     ev.time = m->timestamp_ps < loop->now ? loop->now : m->timestamp_ps;
-    ev.msg.size = m->size;
-    ev.msg.data = malloc(m->size ? m->size : 1);
-    if (!ev.msg.data)
+    ev.msg.type = m->type;
+    if (event_set_payload(&ev, m->payload, m->size) != 0)
         return MORTAR_ENOMEM;
-    memcpy(ev.msg.data, m->payload, m->size);
-    return heap_push(&loop->heap, &ev);
+    int rc = heap_push(&loop->heap, &ev);
+    if (rc != 0)
+        event_free_payload(&ev);
+    return rc;
 }
 
 int loop_poll_inputs(mortar_loop *loop)
@@ -120,14 +121,14 @@ static void set_now(mortar_loop *loop, uint64_t t)
 
 static void dispatch(mortar_loop *loop, event *ev)
 {
-    mortar_component *c = loop->comps[ev->comp];
+    mortar_component *c = loop->comps[event_comp(ev)];
     set_now(loop, ev->time);
-    if (ev->cls == EV_MESSAGE) {
-        mortar_msg m = {.type = ev->msg_type, .size = ev->msg.size, .timestamp_ps = ev->time,
-                        .payload = ev->msg.data};
+    if (event_class(ev) == EV_MESSAGE) {
+        mortar_msg m = {.type = ev->msg.type, .size = ev->msg.size, .timestamp_ps = ev->time,
+                        .payload = event_payload(ev)};
         loop->events++;
-        c->ops->message(c->state, ev->port, &m);
-        free(ev->msg.data);
+        c->ops->message(c->state, event_port(ev), &m);
+        event_free_payload(ev);
         return;
     }
     timer_slot *t = &c->timers[ev->timer.slot];
