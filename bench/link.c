@@ -175,6 +175,7 @@ static double bench_stream(uint32_t payload)
     sock_path(path, sizeof path, "st");
     mortar_link_params p;
     base_params(&p, "stream", MORTAR_SYNC_OFF, MORTAR_WAIT_SPIN);
+    p.slot_count = 8192; /* the anchor's queue depth */
     mortar_link *l = listen_or_die(path, &p);
     pid_t child = fork();
     if (child == 0) {
