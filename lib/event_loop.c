@@ -70,7 +70,7 @@ static uint64_t safe_time(mortar_loop *loop, ext_link **holder)
     *holder = NULL;
     for (uint32_t i = 0; i < loop->nexts; i++) {
         mortar_link *l = loop->exts[i].link;
-        if (mortar_link_sync_mode(l) != MORTAR_SYNC_ON)
+        if (!loop->exts[i].synchronized)
             continue;
         uint64_t h = mortar_link_in_horizon(l);
         if (h < safe) {
@@ -88,7 +88,7 @@ static int send_due_syncs(mortar_loop *loop)
     uint64_t next_due = MORTAR_TIME_MAX;
     for (uint32_t i = 0; i < loop->nexts; i++) {
         mortar_link *l = loop->exts[i].link;
-        if (mortar_link_sync_mode(l) != MORTAR_SYNC_ON)
+        if (!loop->exts[i].synchronized)
             continue;
         if (mortar_link_sync_due(l) <= loop->now) {
             int rc = mortar_link_send_sync(l, loop->now);
@@ -211,7 +211,7 @@ int mortar_loop_start(mortar_loop *loop)
         return rc;
     loop->started = true;
     for (uint32_t i = 0; i < loop->nexts; i++)
-        if (mortar_link_sync_mode(loop->exts[i].link) == MORTAR_SYNC_ON)
+        if (loop->exts[i].synchronized)
             mortar_link_send_sync(loop->exts[i].link, loop->now);
     start_components(loop);
     return MORTAR_OK;
@@ -239,7 +239,8 @@ int mortar_loop_step(mortar_loop *loop, uint64_t until_ps)
             target = until_ps;
         if (target > loop->now && target != MORTAR_TIME_MAX)
             set_now(loop, target);
-        if ((rc = send_due_syncs(loop)) != 0)
+        /* next_sync_due only errs low: a link's next sync only moves later */
+        if (loop->now >= loop->next_sync_due && (rc = send_due_syncs(loop)) != 0)
             break;
         if (loop->now >= until_ps || all_peers_terminated(loop))
             return 0;

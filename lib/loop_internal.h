@@ -118,6 +118,7 @@ typedef struct ext_link {
     mortar_link *link;
     mortar_component *comp;
     unsigned port;
+    bool synchronized; /* the link's sync mode is ON (fixed at setup) */
 } ext_link;
 
 struct mortar_loop {
