@@ -2,24 +2,37 @@
  * bench/link.c - link and synchronization figures, printed as key=value.
  *
  *   pingpong_rtt_ns                  64-byte ping-pong, unsynchronized, median
- *   stream_msgs_per_s                small messages one way, unsynchronized
+ *   stream_msgs_per_s                header-only messages one way, unsynchronized
+ *   stream_16b_msgs_per_s            the same with a 16-byte payload
  *   sync_idle_sim_us_per_wall_s      two idle processes, L = sync interval = 500 ns
  *   sync_idle_oversub_sim_us_per_wall_s   the same with a CPU-bound third process
  *   sync_idle_oversub_<policy>_...   that figure for each wait policy
- *   inproc_sync_sim_us_per_wall_s    the two idle components in one process
+ *   sync_sparse_sim_us_per_wall_s    a message every 5 us each way, two processes
+ *   inproc_sparse_sim_us_per_wall_s  the same traffic, both components in one process
  *   sync_echo_sim_us_per_wall_s      a message every 500 ns each way, two processes
  *   inproc_echo_sim_us_per_wall_s    the same traffic co-located
+ *   ratio_inproc_echo_vs_cross       inproc_echo / sync_echo
  *
- * Usage: bench-link [--quick] (usage_text below). Not a test: the figures
- * depend on the machine.
+ * Side by side with SimBricks' channel: when the anchor benchmark
+ * (anchors/simbricks-chan/run.sh, found in a folder above this program or the
+ * working directory, or given with --anchor) is there and finds a SimBricks
+ * mirror, rounds of mortar's figures alternate with rounds of the anchor's,
+ * and `ratio_<figure>` lines compare the medians (above 1: mortar is faster).
+ * bench/README.md describes every figure.
+ *
+ * Usage: bench-link [--quick] [--rounds N] [--anchor RUN_SH | --no-anchor]
+ * (usage_text below). Not a test: the figures depend on the machine.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "mortar/error.h"
@@ -112,7 +125,7 @@ static int cmp_u64(const void *a, const void *b)
 
 /* ---- unsynchronized ping-pong and stream ---------------------------------- */
 
-static void bench_pingpong(void)
+static double bench_pingpong(void)
 {
     const int n = quick ? 20000 : 200000;
     char path[128];
@@ -147,25 +160,29 @@ static void bench_pingpong(void)
     }
     waitpid(child, NULL, 0);
     qsort(rtt, (size_t)n, sizeof *rtt, cmp_u64);
-    printf("pingpong_rtt_ns=%llu\n", (unsigned long long)rtt[n / 2]);
+    double median = (double)rtt[n / 2];
     free(rtt);
     mortar_link_close(l);
+    return median;
 }
 
-static void bench_stream(void)
+/* Messages per second one way; `payload` bytes each (0: header only, as
+ * SimBricks' anchor sends). */
+static double bench_stream(uint32_t payload)
 {
     const long n = quick ? 2000000 : 20000000;
     char path[128];
     sock_path(path, sizeof path, "st");
     mortar_link_params p;
     base_params(&p, "stream", MORTAR_SYNC_OFF, MORTAR_WAIT_SPIN);
+    p.slot_count = 8192; /* the anchor's queue depth */
     mortar_link *l = listen_or_die(path, &p);
     pid_t child = fork();
     if (child == 0) {
         mortar_link *c = connect_or_die(path, &p);
-        uint8_t buf[16] = {0};
+        uint8_t buf[64] = {0};
         for (long i = 0; i < n; i++)
-            send_retry(c, buf, sizeof buf);
+            send_retry(c, buf, payload);
         mortar_link_close(c);
         _exit(0);
     }
@@ -180,8 +197,8 @@ static void bench_stream(void)
     }
     double dt = wall_s() - t0;
     waitpid(child, NULL, 0);
-    printf("stream_msgs_per_s=%.0f\n", (double)(n - 1) / dt);
     mortar_link_close(l);
+    return (double)(n - 1) / dt;
 }
 
 /* ---- synchronized runs through the event loop ------------------------------ */
@@ -262,30 +279,236 @@ static pid_t start_cpu_hog(void)
     return pid;
 }
 
-static const char *const policy_names[] = {"spin", "yield", "block"};
+/* ---- the figures ----------------------------------------------------------- */
+
+enum figure {
+    F_PINGPONG, F_STREAM, F_STREAM_16B, F_SYNC_IDLE, F_OVERSUB, F_OVERSUB_SPIN,
+    F_OVERSUB_YIELD, F_OVERSUB_BLOCK, F_SYNC_SPARSE, F_INPROC_SPARSE, F_SYNC_ECHO,
+    F_INPROC_ECHO, N_FIGURES
+};
+
+static const char *const figure_keys[N_FIGURES] = {
+    "pingpong_rtt_ns",
+    "stream_msgs_per_s",
+    "stream_16b_msgs_per_s",
+    "sync_idle_sim_us_per_wall_s",
+    "sync_idle_oversub_sim_us_per_wall_s",
+    "sync_idle_oversub_spin_sim_us_per_wall_s",
+    "sync_idle_oversub_yield_sim_us_per_wall_s",
+    "sync_idle_oversub_block_sim_us_per_wall_s",
+    "sync_sparse_sim_us_per_wall_s",
+    "inproc_sparse_sim_us_per_wall_s",
+    "sync_echo_sim_us_per_wall_s",
+    "inproc_echo_sim_us_per_wall_s",
+};
+
+/* The figures the anchor measures the same way, under the same keys, and
+ * the name of their ratio line. The round trip is a time: its ratio is
+ * anchor / mortar, so that above 1 always means mortar is faster. */
+static const struct {
+    enum figure fig;
+    const char *ratio;
+} anchored[] = {
+    {F_PINGPONG, "ratio_pingpong"},
+    {F_STREAM, "ratio_stream"},
+    {F_SYNC_IDLE, "ratio_sync_idle"},
+    {F_OVERSUB, "ratio_sync_idle_oversub"},
+};
+#define N_ANCHORED (sizeof anchored / sizeof anchored[0])
+
+static void run_figures(double f[N_FIGURES])
+{
+    const char *idle = "{\"messages\":0}";
+    /* a message every 5 us on average from each side */
+    const char *sparse = "{\"messages\":100000000,\"max_gap\":\"10us\"}";
+    /* a message every 500 ns on average from each side */
+    const char *echo = "{\"messages\":100000000,\"max_gap\":\"1us\"}";
+    uint64_t idle_sim = quick ? MORTAR_MS(200) : MORTAR_MS(1000);
+
+    f[F_PINGPONG] = bench_pingpong();
+    f[F_STREAM] = bench_stream(0);
+    f[F_STREAM_16B] = bench_stream(16);
+    f[F_SYNC_IDLE] = run_sync_pair(idle, idle_sim, MORTAR_WAIT_BLOCK);
+
+    pid_t hog = start_cpu_hog();
+    for (int w = 0; w < 3; w++)
+        f[F_OVERSUB_SPIN + w] = run_sync_pair(idle, idle_sim / 4, (mortar_wait_policy)w);
+    kill(hog, SIGKILL);
+    waitpid(hog, NULL, 0);
+    f[F_OVERSUB] = f[F_OVERSUB_BLOCK];
+
+    f[F_SYNC_SPARSE] = run_sync_pair(sparse, idle_sim / 4, MORTAR_WAIT_BLOCK);
+    f[F_INPROC_SPARSE] = run_inproc_pair(sparse, idle_sim);
+    f[F_SYNC_ECHO] = run_sync_pair(echo, idle_sim / 10, MORTAR_WAIT_BLOCK);
+    f[F_INPROC_ECHO] = run_inproc_pair(echo, idle_sim / 4);
+}
+
+static void print_figures(const char *prefix, const double f[N_FIGURES])
+{
+    for (int i = 0; i < N_FIGURES; i++)
+        printf("%s%s=%.0f\n", prefix, figure_keys[i], f[i]);
+    fflush(stdout);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The median of `n` values (sorts them). */
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* ---- the SimBricks anchor ----------------------------------------------------- */
+
+static bool is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Looks for anchors/simbricks-chan/run.sh (or shared/anchors/...) in `dir`
+ * and the six folders above it. */
+static bool find_anchor_above(const char *dir, char *out, size_t size)
+{
+    static const char *const tails[] = {"anchors/simbricks-chan/run.sh",
+                                        "shared/anchors/simbricks-chan/run.sh"};
+    char d[PATH_MAX];
+    snprintf(d, sizeof d, "%s", dir);
+    for (int up = 0; up < 7; up++) {
+        for (size_t t = 0; t < 2; t++) {
+            snprintf(out, size, "%s/%s", d, tails[t]);
+            if (is_file(out))
+                return true;
+        }
+        char *slash = strrchr(d, '/');
+        if (!slash || slash == d)
+            break;
+        *slash = '\0';
+    }
+    return false;
+}
+
+static bool find_anchor(char *out, size_t size)
+{
+    char dir[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
+    if (n > 0) {
+        dir[n] = '\0';
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = '\0';
+        if (find_anchor_above(dir, out, size))
+            return true;
+    }
+    return getcwd(dir, sizeof dir) && find_anchor_above(dir, out, size);
+}
+
+/* Runs the anchor's run.sh once; prints its figures (with `prefix`) and
+ * stores them in f. Returns 0, or -1 when it failed (its summary line then
+ * says why). */
+static int run_anchor(const char *run_sh, const char *prefix, double f[N_FIGURES])
+{
+    int fd[2];
+    if (pipe(fd) != 0)
+        return -1;
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fd[1], STDOUT_FILENO);
+        close(fd[0]);
+        close(fd[1]);
+        execlp("bash", "bash", run_sh, (char *)NULL);
+        _exit(127);
+    }
+    close(fd[1]);
+    FILE *in = fdopen(fd[0], "r");
+    char line[1024];
+    int found = 0;
+    for (size_t i = 0; i < N_ANCHORED; i++)
+        f[anchored[i].fig] = 0;
+    while (in && fgets(line, sizeof line, in)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *eq = strchr(line, '=');
+        if (!eq)
+            continue;
+        *eq = '\0';
+        if (strcmp(line, "summary") == 0)
+            printf("%ssummary=%s\n", prefix, eq + 1);
+        for (size_t i = 0; i < N_ANCHORED; i++)
+            if (strcmp(line, figure_keys[anchored[i].fig]) == 0) {
+                f[anchored[i].fig] = strtod(eq + 1, NULL);
+                printf("%s%s=%s\n", prefix, line, eq + 1);
+                found++;
+            }
+    }
+    if (in)
+        fclose(in);
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    fflush(stdout);
+    return pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+                   found == (int)N_ANCHORED
+               ? 0
+               : -1;
+}
+
+/* ---- driver -------------------------------------------------------------------- */
+
+static int rounds = 1;
+static const char *anchor_arg;
+static bool no_anchor;
 
 static const char usage_text[] =
     "Usage: bench-link [OPTION]...\n"
     "Measure links and synchronization; print the figures as key=value lines\n"
     "(pingpong_rtt_ns, stream_msgs_per_s, sync_*_sim_us_per_wall_s, ...).\n"
+    "When SimBricks' anchor benchmark (anchors/simbricks-chan/run.sh in a folder\n"
+    "above) finds a SimBricks mirror (SIMBRICKS_MIRROR, or as run.sh looks for\n"
+    "one), its rounds alternate with mortar's and ratio_* lines compare them.\n"
     "\n"
     "Options:\n"
-    "      --quick     shorter runs (less precise)\n"
-    "  -h, --help      show this help and exit\n"
-    "      --version   print the version and exit\n";
+    "      --quick       shorter runs (less precise)\n"
+    "      --rounds N    rounds of mortar's figures (default 1; with the anchor 2,\n"
+    "                    alternating mortar, anchor, mortar, anchor, ...)\n"
+    "      --anchor FILE the anchor's run.sh (default: looked up)\n"
+    "      --no-anchor   mortar's figures only\n"
+    "  -h, --help        show this help and exit\n"
+    "      --version     print the version and exit\n";
 
-enum { OPT_QUICK = 256, OPT_VERSION };
+enum { OPT_QUICK = 256, OPT_VERSION, OPT_ROUNDS, OPT_ANCHOR, OPT_NO_ANCHOR };
 
 /* Returns -1 to run the benchmark, or the exit status. */
 static int parse_args(int argc, char **argv)
 {
     static const struct option options[] = {{"quick", no_argument, NULL, OPT_QUICK},
+                                            {"rounds", required_argument, NULL, OPT_ROUNDS},
+                                            {"anchor", required_argument, NULL, OPT_ANCHOR},
+                                            {"no-anchor", no_argument, NULL, OPT_NO_ANCHOR},
                                             {"help", no_argument, NULL, 'h'},
                                             {"version", no_argument, NULL, OPT_VERSION},
                                             {NULL, 0, NULL, 0}};
+    rounds = 0;
     for (int c; (c = getopt_long(argc, argv, "h", options, NULL)) != -1;) {
         if (c == OPT_QUICK)
             quick = 1;
+        else if (c == OPT_ROUNDS) {
+            char *end;
+            long n = strtol(optarg, &end, 10);
+            if (*end || n < 1 || n > 99) {
+                fprintf(stderr, "bench-link: --rounds wants a number from 1 to 99\n");
+                return 2;
+            }
+            rounds = (int)n;
+        } else if (c == OPT_ANCHOR)
+            anchor_arg = optarg;
+        else if (c == OPT_NO_ANCHOR)
+            no_anchor = true;
         else if (c == 'h') {
             fputs(usage_text, stdout);
             return 0;
@@ -299,7 +522,17 @@ static int parse_args(int argc, char **argv)
         fprintf(stderr, "bench-link: unexpected '%s'\n", argv[optind]);
         return 2;
     }
+    if (anchor_arg && !is_file(anchor_arg)) {
+        fprintf(stderr, "bench-link: no anchor script %s\n", anchor_arg);
+        return 2;
+    }
     return -1;
+}
+
+static void print_ratio(const char *name, double num, double den)
+{
+    if (num > 0 && den > 0)
+        printf("%s=%.2f\n", name, num / den);
 }
 
 int main(int argc, char **argv)
@@ -310,28 +543,58 @@ int main(int argc, char **argv)
             fputs("Try 'bench-link --help' for more information.\n", stderr);
         return status;
     }
-    const char *idle = "{\"messages\":0}";
-    /* a message every 500 ns on average from each side */
-    const char *echo = "{\"messages\":100000000,\"max_gap\":\"1us\"}";
-    uint64_t idle_sim = quick ? MORTAR_MS(200) : MORTAR_MS(1000);
+    char anchor[PATH_MAX] = "";
+    if (anchor_arg)
+        snprintf(anchor, sizeof anchor, "%s", anchor_arg);
+    else if (!no_anchor && !find_anchor(anchor, sizeof anchor))
+        anchor[0] = '\0';
+    if (no_anchor)
+        anchor[0] = '\0';
+    if (rounds == 0)
+        rounds = anchor[0] ? 2 : 1;
 
-    bench_pingpong();
-    bench_stream();
-    printf("sync_idle_sim_us_per_wall_s=%.0f\n", run_sync_pair(idle, idle_sim, MORTAR_WAIT_BLOCK));
+    double (*mine)[N_FIGURES] = calloc((size_t)rounds, sizeof *mine);
+    double (*theirs)[N_FIGURES] = calloc((size_t)rounds, sizeof *theirs);
+    int anchor_rounds = 0;
+    for (int r = 0; r < rounds; r++) {
+        char prefix[32];
+        run_figures(mine[r]);
+        if (anchor[0] || rounds > 1) {
+            snprintf(prefix, sizeof prefix, "mortar_r%d_", r + 1);
+            print_figures(prefix, mine[r]);
+        }
+        if (anchor[0]) {
+            snprintf(prefix, sizeof prefix, "anchor_r%d_", r + 1);
+            if (run_anchor(anchor, prefix, theirs[anchor_rounds]) == 0)
+                anchor_rounds++;
+            else {
+                printf("anchor_status=failed (%s); mortar's figures only from here\n", anchor);
+                anchor[0] = '\0';
+            }
+        }
+    }
 
-    pid_t hog = start_cpu_hog();
-    double oversub[3];
-    for (int w = 0; w < 3; w++)
-        oversub[w] = run_sync_pair(idle, idle_sim / 4, (mortar_wait_policy)w);
-    kill(hog, SIGKILL);
-    waitpid(hog, NULL, 0);
-    printf("sync_idle_oversub_sim_us_per_wall_s=%.0f\n", oversub[MORTAR_WAIT_BLOCK]);
-    for (int w = 0; w < 3; w++)
-        printf("sync_idle_oversub_%s_sim_us_per_wall_s=%.0f\n", policy_names[w], oversub[w]);
-
-    printf("inproc_sync_sim_us_per_wall_s=%.0f\n", run_inproc_pair(idle, MORTAR_S(1000)));
-    printf("sync_echo_sim_us_per_wall_s=%.0f\n",
-           run_sync_pair(echo, idle_sim / 10, MORTAR_WAIT_BLOCK));
-    printf("inproc_echo_sim_us_per_wall_s=%.0f\n", run_inproc_pair(echo, idle_sim / 10));
+    /* medians over the rounds, under the plain keys */
+    double med[N_FIGURES], col[99];
+    for (int i = 0; i < N_FIGURES; i++) {
+        for (int r = 0; r < rounds; r++)
+            col[r] = mine[r][i];
+        med[i] = median(col, rounds);
+    }
+    print_figures("", med);
+    print_ratio("ratio_inproc_echo_vs_cross", med[F_INPROC_ECHO], med[F_SYNC_ECHO]);
+    for (size_t k = 0; anchor_rounds > 0 && k < N_ANCHORED; k++) {
+        enum figure fig = anchored[k].fig;
+        for (int r = 0; r < anchor_rounds; r++)
+            col[r] = theirs[r][fig];
+        double their = median(col, anchor_rounds);
+        printf("anchor_%s=%.0f\n", figure_keys[fig], their);
+        if (fig == F_PINGPONG)
+            print_ratio(anchored[k].ratio, their, med[fig]);
+        else
+            print_ratio(anchored[k].ratio, med[fig], their);
+    }
+    free(mine);
+    free(theirs);
     return 0;
 }

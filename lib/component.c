@@ -80,21 +80,21 @@ static int send_inproc(mortar_component *c, struct port *p, uint8_t type, const 
 {
     if (size > p->inproc.max_payload)
         return MORTAR_ETOOBIG;
-    event ev = {.comp = p->inproc.peer->index, .cls = EV_MESSAGE,
-                .port = (uint8_t)p->inproc.peer_port, .msg_type = type};
+    event ev = {.order = event_order(p->inproc.peer->index, EV_MESSAGE,
+                                     (uint8_t)p->inproc.peer_port)};
     if (link_timing_stamp(&p->inproc.timing, c->loop->now, wire_bytes ? wire_bytes : size,
                           &ev.time) != 0)
         return MORTAR_EINVAL;
     ev.seq = p->inproc.peer->ports[p->inproc.peer_port].rx_seq++;
-    ev.msg.size = size;
-    ev.msg.data = malloc(size ? size : 1);
-    if (!ev.msg.data)
+    ev.msg.type = type;
+    if (event_set_payload(&ev, payload, size) != 0)
         return MORTAR_ENOMEM;
-    if (size)
-        memcpy(ev.msg.data, payload, size);
     if (stamp)
         *stamp = ev.time;
-    return heap_push(&c->loop->heap, &ev);
+    int rc = heap_push(&c->loop->heap, &ev);
+    if (rc != 0)
+        event_free_payload(&ev);
+    return rc;
 }
 
 /* Sends on an external link; while its ring is full, keeps draining our own
@@ -170,8 +170,8 @@ uint64_t mortar_timer_set(mortar_component *c, uint64_t at_ps, uint64_t cookie)
     timer_slot *t = &c->timers[slot];
     t->gen++;
     t->active = true;
-    event ev = {.time = at_ps < c->loop->now ? c->loop->now : at_ps, .comp = c->index,
-                .cls = EV_TIMER, .seq = c->timer_seq++};
+    event ev = {.time = at_ps < c->loop->now ? c->loop->now : at_ps,
+                .order = event_order(c->index, EV_TIMER, 0), .seq = c->timer_seq++};
     ev.timer.slot = slot;
     ev.timer.gen = t->gen;
     ev.timer.cookie = cookie;

@@ -37,16 +37,17 @@ int loop_set_error(mortar_loop *loop, int code, const char *fmt, ...)
 static int push_external(mortar_loop *loop, ext_link *x, const mortar_msg *m)
 {
     struct port *p = &x->comp->ports[x->port];
-    event ev = {.comp = x->comp->index, .cls = EV_MESSAGE, .port = (uint8_t)x->port,
-                .msg_type = m->type, .seq = p->rx_seq++};
+    event ev = {.order = event_order(x->comp->index, EV_MESSAGE, (uint8_t)x->port),
+                .seq = p->rx_seq++};
     /* Unsynchronized peers may stamp a message in our past; it happens now. */
     ev.time = m->timestamp_ps < loop->now ? loop->now : m->timestamp_ps;
-    ev.msg.size = m->size;
-    ev.msg.data = malloc(m->size ? m->size : 1);
-    if (!ev.msg.data)
+    ev.msg.type = m->type;
+    if (event_set_payload(&ev, m->payload, m->size) != 0)
         return MORTAR_ENOMEM;
-    memcpy(ev.msg.data, m->payload, m->size);
-    return heap_push(&loop->heap, &ev);
+    int rc = heap_push(&loop->heap, &ev);
+    if (rc != 0)
+        event_free_payload(&ev);
+    return rc;
 }
 
 int loop_poll_inputs(mortar_loop *loop)
@@ -75,7 +76,7 @@ static uint64_t safe_time(mortar_loop *loop, ext_link **holder)
     *holder = NULL;
     for (uint32_t i = 0; i < loop->nexts; i++) {
         mortar_link *l = loop->exts[i].link;
-        if (mortar_link_sync_mode(l) != MORTAR_SYNC_ON)
+        if (!loop->exts[i].synchronized)
             continue;
         uint64_t h = mortar_link_in_bound(l);
         if (h < safe) {
@@ -108,7 +109,7 @@ static int send_due_syncs(mortar_loop *loop)
     bool scanned = false;
     for (uint32_t i = 0; i < loop->nexts; i++) {
         mortar_link *l = loop->exts[i].link;
-        if (mortar_link_sync_mode(l) != MORTAR_SYNC_ON)
+        if (!loop->exts[i].synchronized)
             continue;
         if (mortar_link_sync_due(l) <= loop->now) {
             int rc = send_sync(loop, &loop->exts[i], &scanned);
@@ -145,15 +146,15 @@ static void set_now(mortar_loop *loop, uint64_t t)
 
 static void dispatch(mortar_loop *loop, event *ev)
 {
-    mortar_component *c = loop->comps[ev->comp];
+    mortar_component *c = loop->comps[event_comp(ev)];
     set_now(loop, ev->time);
-    if (ev->cls == EV_MESSAGE) {
-        mortar_msg m = {.type = ev->msg_type, .size = ev->msg.size, .timestamp_ps = ev->time,
-                        .payload = ev->msg.data};
+    if (event_class(ev) == EV_MESSAGE) {
+        mortar_msg m = {.type = ev->msg.type, .size = ev->msg.size, .timestamp_ps = ev->time,
+                        .payload = event_payload(ev)};
         loop->events++;
         c->events++;
-        c->ops->message(c->state, ev->port, &m);
-        free(ev->msg.data);
+        c->ops->message(c->state, event_port(ev), &m);
+        event_free_payload(ev);
         return;
     }
     timer_slot *t = &c->timers[ev->timer.slot];
@@ -266,7 +267,7 @@ int mortar_loop_start(mortar_loop *loop)
     if (!loop->profile_off)
         loop->wall_start_ns = loop_wall_ns();
     for (uint32_t i = 0; i < loop->nexts; i++)
-        if (mortar_link_sync_mode(loop->exts[i].link) == MORTAR_SYNC_ON)
+        if (loop->exts[i].synchronized)
             mortar_link_send_sync(loop->exts[i].link, loop->now);
     start_components(loop);
     return MORTAR_OK;
@@ -294,7 +295,8 @@ int mortar_loop_step(mortar_loop *loop, uint64_t until_ps)
             target = until_ps;
         if (target > loop->now && target != MORTAR_TIME_MAX)
             set_now(loop, target);
-        if ((rc = send_due_syncs(loop)) != 0)
+        /* next_sync_due only errs low: a link's next sync only moves later */
+        if (loop->now >= loop->next_sync_due && (rc = send_due_syncs(loop)) != 0)
             break;
         if (loop->now >= until_ps || all_peers_terminated(loop))
             return 0;

@@ -17,18 +17,23 @@
 
 enum { EV_MESSAGE = 0, EV_TIMER = 1 }; /* at equal time, messages first */
 
-/* One pending event. Ordered by (time, component, class, port, seq). */
+/* Payloads up to this size travel inside the event (no allocation): most
+ * control messages are small, and co-located components exchange them at
+ * the rate of the event loop itself. */
+#define EVENT_INLINE_BYTES 24
+
+/* One pending event. Ordered by time, then `order` (component, class, port:
+ * see event_order()), then sequence. 64 bytes, one cache line. */
 typedef struct event {
     uint64_t time;
-    uint32_t comp;
-    uint8_t cls;
-    uint8_t port;
-    uint8_t msg_type;
+    uint64_t order;
     uint64_t seq;
     union {
         struct {
-            uint8_t *data; /* malloc'd copy of the payload */
             uint32_t size;
+            uint8_t type;
+            uint8_t *data; /* malloc'd copy of the payload; NULL: in `small` */
+            uint8_t small[EVENT_INLINE_BYTES];
         } msg;
         struct {
             uint32_t slot, gen;
@@ -36,6 +41,29 @@ typedef struct event {
         } timer;
     };
 } event;
+
+_Static_assert(sizeof(event) == 64, "an event is one cache line");
+
+/* The tie-break after time, as one number: component, then class (messages
+ * before timers), then port. */
+static inline uint64_t event_order(uint32_t comp, uint8_t cls, uint8_t port)
+{
+    return (uint64_t)comp << 16 | (uint64_t)cls << 8 | port;
+}
+static inline uint32_t event_comp(const event *ev) { return (uint32_t)(ev->order >> 16); }
+static inline uint8_t event_class(const event *ev) { return (uint8_t)(ev->order >> 8); }
+static inline uint8_t event_port(const event *ev) { return (uint8_t)ev->order; }
+
+/* Fills a message event's payload: inline when it fits, else a malloc'd
+ * copy. MORTAR_ENOMEM when that fails. */
+int event_set_payload(event *ev, const void *payload, uint32_t size);
+
+/* The payload of a message event, and freeing it once handled. */
+static inline const void *event_payload(const event *ev)
+{
+    return ev->msg.data ? ev->msg.data : ev->msg.small;
+}
+void event_free_payload(event *ev);
 
 typedef struct event_heap {
     event *items;
@@ -91,6 +119,7 @@ typedef struct ext_link {
     mortar_link *link;
     mortar_component *comp;
     unsigned port;
+    bool synchronized; /* the link's sync mode is ON (fixed at setup) */
     uint64_t wait_ns, waits; /* wall time blocked while this link held us back */
 } ext_link;
 

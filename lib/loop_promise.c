@@ -66,8 +66,9 @@ void loop_promise_scan(mortar_loop *loop)
         loop->earliest[c] = MORTAR_TIME_MAX;
     for (size_t i = 0; i < loop->heap.count; i++) {
         const event *ev = &loop->heap.items[i];
-        if (ev->time < loop->earliest[ev->comp])
-            loop->earliest[ev->comp] = ev->time;
+        uint32_t c = event_comp(ev);
+        if (ev->time < loop->earliest[c])
+            loop->earliest[c] = ev->time;
     }
 }
 
@@ -89,9 +90,7 @@ uint64_t loop_promise_next_send(const mortar_loop *loop, const ext_link *x)
         uint64_t d = loop->reach[in->comp->index * n + to];
         if (d == MORTAR_TIME_MAX)
             continue;
-        uint64_t bound = mortar_link_sync_mode(in->link) == MORTAR_SYNC_ON
-                             ? mortar_link_in_bound(in->link)
-                             : loop->now;
+        uint64_t bound = in->synchronized ? mortar_link_in_bound(in->link) : loop->now;
         uint64_t t = add_sat(bound, d);
         if (t < next)
             next = t;

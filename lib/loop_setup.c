@@ -136,7 +136,9 @@ int mortar_loop_bind(mortar_loop *loop, mortar_component *c, unsigned port, mort
     if (!exts)
         return MORTAR_ENOMEM;
     loop->exts = exts;
-    loop->exts[loop->nexts++] = (ext_link){.link = link, .comp = c, .port = port};
+    loop->exts[loop->nexts++] = (ext_link){.link = link, .comp = c, .port = port,
+                                           .synchronized = mortar_link_sync_mode(link) ==
+                                                           MORTAR_SYNC_ON};
     c->ports[port].binding = PORT_EXTERNAL;
     c->ports[port].link = link;
     return MORTAR_OK;

@@ -1,0 +1,174 @@
+/*
+ * test_loop.c - the event loop delivers messages intact: every payload byte,
+ * the size and the stamp, for sizes on both sides of the limit below which a
+ * payload travels inside the event (no allocation), between co-located
+ * components and from a link.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "mortar/component.h"
+#include "mortar/error.h"
+#include "mortar/link.h"
+#include "mortar/runtime.h"
+
+#define TYPE 0x10
+#define LATENCY_PS 1000
+
+static const uint32_t sizes[] = {0, 1, 16, 23, 24, 25, 32, 64, 1000};
+#define N_SIZES (sizeof sizes / sizeof sizes[0])
+
+static uint8_t pattern(uint32_t size, uint32_t i)
+{
+    return (uint8_t)(size * 7 + i * 13 + 1);
+}
+
+static void fill(uint8_t *buf, uint32_t size)
+{
+    for (uint32_t i = 0; i < size; i++)
+        buf[i] = pattern(size, i);
+}
+
+typedef struct probe {
+    mortar_component *self;
+    bool sender;
+    unsigned received, bad_bytes, bad_stamp, bad_size;
+} probe;
+
+static int probe_create(mortar_component *self, const mortar_params *params, void **state)
+{
+    (void)params;
+    probe *p = calloc(1, sizeof *p);
+    if (!p)
+        return MORTAR_ENOMEM;
+    p->self = self;
+    mortar_port_declare(self, 0, MORTAR_PROTO_TEST, NULL, 0);
+    *state = p;
+    return MORTAR_OK;
+}
+
+/* The sender sends one message of each size, the k-th at k ns. */
+static void probe_start(void *state)
+{
+    probe *p = state;
+    if (p->sender)
+        mortar_timer_set(p->self, 0, 0);
+}
+
+static void probe_timer(void *state, uint64_t k)
+{
+    probe *p = state;
+    uint8_t buf[1000];
+    fill(buf, sizes[k]);
+    assert_int_equal(mortar_send(p->self, 0, TYPE, buf, sizes[k], 0, NULL), 0);
+    if (k + 1 < N_SIZES)
+        mortar_timer_set(p->self, mortar_now(p->self) + 1000, k + 1);
+}
+
+static void probe_message(void *state, unsigned port, const mortar_msg *msg)
+{
+    probe *p = state;
+    (void)port;
+    unsigned k = p->received++;
+    if (k >= N_SIZES || msg->size != sizes[k]) {
+        p->bad_size++;
+        return;
+    }
+    if (msg->timestamp_ps != (uint64_t)k * 1000 + LATENCY_PS ||
+        mortar_now(p->self) != msg->timestamp_ps)
+        p->bad_stamp++;
+    const uint8_t *b = msg->payload;
+    for (uint32_t i = 0; i < msg->size; i++)
+        if (b[i] != pattern(msg->size, i))
+            p->bad_bytes++;
+}
+
+static void probe_destroy(void *state)
+{
+    free(state);
+}
+
+static const mortar_component_ops probe_ops = {
+    .kind = "probe",
+    .summary = "sends or checks patterned payloads",
+    .create = probe_create,
+    .start = probe_start,
+    .message = probe_message,
+    .timer = probe_timer,
+    .destroy = probe_destroy,
+};
+
+static void link_params(mortar_link_params *p)
+{
+    mortar_link_params_init(p);
+    p->name = "probe";
+    p->slot_size = 2048;
+    p->slot_count = 16;
+    p->latency_ps = LATENCY_PS;
+}
+
+static void check_receiver(const probe *r)
+{
+    assert_int_equal(r->received, N_SIZES);
+    assert_int_equal(r->bad_size, 0);
+    assert_int_equal(r->bad_stamp, 0);
+    assert_int_equal(r->bad_bytes, 0);
+}
+
+static void test_loop_delivers_colocated_payloads_intact(void **state)
+{
+    (void)state;
+    mortar_loop *loop;
+    assert_int_equal(mortar_loop_create(&loop), 0);
+    mortar_component *a, *b;
+    assert_int_equal(mortar_loop_add(loop, &probe_ops, "a", NULL, &a), 0);
+    assert_int_equal(mortar_loop_add(loop, &probe_ops, "b", NULL, &b), 0);
+    ((probe *)mortar_component_state(a))->sender = true;
+    mortar_link_params lp;
+    link_params(&lp);
+    assert_int_equal(mortar_loop_connect(loop, a, 0, b, 0, &lp), 0);
+    assert_int_equal(mortar_loop_run(loop, MORTAR_US(100)), 0);
+    check_receiver(mortar_component_state(b));
+    mortar_loop_destroy(loop);
+}
+
+static void test_loop_delivers_payloads_from_a_link_intact(void **state)
+{
+    (void)state;
+    mortar_link_params lp;
+    link_params(&lp);
+    mortar_link *outside, *inside;
+    assert_int_equal(mortar_link_pair(&outside, &inside, &lp), 0);
+    for (unsigned k = 0; k < N_SIZES; k++) {
+        uint8_t buf[1000];
+        fill(buf, sizes[k]);
+        assert_int_equal(mortar_link_send(outside, (uint64_t)k * 1000, TYPE, buf, sizes[k], 0,
+                                          NULL),
+                         0);
+    }
+    assert_int_equal(mortar_link_terminate(outside, 100), 0);
+    mortar_loop *loop;
+    assert_int_equal(mortar_loop_create(&loop), 0);
+    mortar_component *r;
+    assert_int_equal(mortar_loop_add(loop, &probe_ops, "r", NULL, &r), 0);
+    assert_int_equal(mortar_loop_bind(loop, r, 0, inside), 0);
+    assert_int_equal(mortar_loop_run(loop, MORTAR_US(100)), 0);
+    check_receiver(mortar_component_state(r));
+    mortar_loop_destroy(loop);
+    mortar_link_close(outside);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_loop_delivers_colocated_payloads_intact),
+        cmocka_unit_test(test_loop_delivers_payloads_from_a_link_intact),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
