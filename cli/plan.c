@@ -212,13 +212,16 @@ static long long host_int(json_t *host, const char *key, long long def)
     return json_is_integer(v) ? (long long)json_integer_value(v) : def;
 }
 
-static json_t *component_named(json_t *spec, const char *name)
+/* The first element of the spec's array `list` whose string `field` is
+ * `value`, or NULL. */
+static json_t *element_where(json_t *spec, const char *list, const char *field,
+                             const char *value)
 {
     size_t i;
-    json_t *c;
-    json_array_foreach(json_object_get(spec, "components"), i, c)
-        if (!strcmp(str(c, "name", ""), name))
-            return c;
+    json_t *e;
+    json_array_foreach(json_object_get(spec, list), i, e)
+        if (!strcmp(str(e, field, ""), value))
+            return e;
     return NULL;
 }
 
@@ -284,7 +287,7 @@ json_t *plan_machine(json_t *spec, json_t *host, const plan_tools *t)
         unsigned port = 0;
         if (spec_port_ref(str(l, "component", ""), device, sizeof device, &port))
             device[0] = '\0';
-        json_t *c = component_named(spec, device), *params = json_object_get(c, "params");
+        json_t *c = element_where(spec, "components", "name", device), *params = json_object_get(c, "params");
         json_t *identity = device_identity(str(c, "kind", ""), params, port);
         json_t *d = json_pack("{s:s, s:s, s:I}", "device", device, "kind", str(c, "kind", ""),
                               "port", (json_int_t)port);
@@ -369,12 +372,7 @@ static void host_cmdline(plan_host *h, json_t *host, json_t *spec, const plan_to
  * stops it (mortar-params finds no device to tell): it boots. */
 static bool host_has_device(json_t *spec, const char *name)
 {
-    size_t i;
-    json_t *l;
-    json_array_foreach(json_object_get(spec, "links"), i, l)
-        if (!strcmp(str(l, "host", ""), name))
-            return true;
-    return false;
+    return element_where(spec, "links", "host", name) != NULL;
 }
 
 /* The digest of the files every host's snapshot depends on, as a key. */
