@@ -30,6 +30,8 @@ packages=(
   seabios qemu-system-data busybox-static cpio xz-utils zstd bzip2
   # the explorer: mortar serve's HTTP server, and the browser its test drives
   libmicrohttpd-dev chromium
+  # RTL designs: Verilator simulates them, yosys checks they synthesize
+  verilator yosys
 )
 # node and npm build the explorer's page (web/); a node installed another way
 # brings its own npm, which Debian's npm package would conflict with.
