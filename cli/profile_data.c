@@ -70,6 +70,27 @@ static void add_peers(json_t *sim, json_t *spec)
     }
 }
 
+/* A host's links are named after their devices, which are the components
+ * at the other end: each gets the spec's link name, and that component as
+ * its peer. */
+static void add_host_peers(json_t *host, const char *name, json_t *spec)
+{
+    size_t i, k;
+    json_t *hl, *l;
+    json_array_foreach(json_object_get(json_object_get(host, "profile"), "links"), i, hl) {
+        json_array_foreach(json_object_get(spec, "links"), k, l) {
+            char comp[128];
+            unsigned port;
+            if (strcmp(str(l, "host"), name) ||
+                spec_port_ref(str(l, "component"), comp, sizeof comp, &port) ||
+                strcmp(comp, str(hl, "link")))
+                continue;
+            json_object_set_new(hl, "peer", json_string(comp));
+            json_object_set_new(hl, "link", json_string(str(l, "name")));
+        }
+    }
+}
+
 /* The process `name`'s entry from `path`; NULL when the file does not
  * hold a JSON object. */
 static json_t *load_process(const char *path, const char *name, bool host, json_t *spec)
@@ -79,8 +100,10 @@ static json_t *load_process(const char *path, const char *name, bool host, json_
         json_decref(j);
         return NULL;
     }
-    if (host)
+    if (host) {
+        add_host_peers(j, name, spec);
         return json_pack("{s:s, s:s, s:o}", "name", name, "kind", "host", "host", j);
+    }
     json_object_set_new(j, "name", json_string(name));
     json_object_set_new(j, "kind", json_string("sim"));
     add_peers(j, spec);
@@ -138,6 +161,11 @@ static const char *const sim_numbers[] = {"wall_ns",     "busy_ns",   "wait_ns",
 static const char *const link_numbers[] = {
     "port",          "wait_ns",    "waits",          "msgs_sent",
     "msgs_received", "syncs_sent", "syncs_received", NULL};
+static const char *const host_numbers[] = {"wall_ns", "vcpu_ns", "hub_ns", "wait_ns",
+                                           NULL};
+/* A host's links: a link's figures without a port (the host's side has
+ * none). */
+static const char *const *const host_link_numbers = link_numbers + 1;
 static const char *const comp_numbers[] = {
     "events",     "wait_ns",        "msgs_sent", "msgs_received",
     "syncs_sent", "syncs_received", NULL};
@@ -171,6 +199,26 @@ static int check_list(json_t *a, const char *list, const char *name_key,
     return 0;
 }
 
+/* A host's counters, and its wall-clock profile when it wrote one (hosts
+ * before it did not). */
+static int check_host(json_t *h, const char *name, char *err, size_t size)
+{
+    if (!json_is_object(h))
+        return errbuf_fail(err, size, "host %s: \"host\" is not an object", name);
+    json_t *prof = json_object_get(h, "profile");
+    if (!prof)
+        return 0;
+    char what[160];
+    snprintf(what, sizeof what, "host %s: profile", name);
+    if (!json_is_object(prof))
+        return errbuf_fail(err, size, "%s is not an object", what);
+    return check_numbers(prof, host_numbers, what, err, size) ||
+                   check_list(json_object_get(prof, "links"), "links", "link",
+                              host_link_numbers, name, err, size)
+               ? -1
+               : 0;
+}
+
 static int check_process(json_t *p, size_t i, char *err, size_t size)
 {
     const char *name = json_string_value(json_object_get(p, "name"));
@@ -178,9 +226,7 @@ static int check_process(json_t *p, size_t i, char *err, size_t size)
     if (!name || !kind)
         return errbuf_fail(err, size, "process %zu: wants \"name\" and \"kind\"", i);
     if (!strcmp(kind, "host"))
-        return json_is_object(json_object_get(p, "host"))
-                   ? 0
-                   : errbuf_fail(err, size, "host %s: \"host\" is not an object", name);
+        return check_host(json_object_get(p, "host"), name, err, size);
     if (strcmp(kind, "sim"))
         return errbuf_fail(err, size, "process %s: kind is not sim or host", name);
     char what[160];
@@ -229,7 +275,9 @@ static int by_wait_desc(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-static void print_links(FILE *f, json_t *p)
+/* The links of a process (`p` holds "links" and "wall_ns"), most waited on
+ * first. */
+static void print_link_table(FILE *f, json_t *p)
 {
     json_t *links = json_object_get(p, "links");
     size_t n = json_array_size(links);
@@ -256,10 +304,16 @@ static void print_links(FILE *f, json_t *p)
                 (unsigned long long)num(l, "syncs_sent"),
                 (unsigned long long)num(l, "syncs_received"));
     }
+    free(sorted);
+}
+
+static void print_links(FILE *f, json_t *p)
+{
+    print_link_table(f, p);
+    uint64_t wall = num(p, "wall_ns");
     fprintf(f, "  %-20s %-14s %10.3f %5.1f%% %9llu\n", "(any input)", "",
             (double)num(p, "wait_any_ns") / 1e9, pct(num(p, "wait_any_ns"), wall),
             (unsigned long long)num(p, "waits_any"));
-    free(sorted);
 }
 
 static void print_components(FILE *f, json_t *p)
@@ -314,6 +368,27 @@ static void print_waited_for(FILE *f, json_t *profile, const char *name)
     }
 }
 
+/* Where a host's wall time went in its synchronized phase. */
+static void print_host_wall(FILE *f, json_t *prof)
+{
+    if (!prof) {
+        fprintf(f, "  wall times not recorded (a host built before host profiles)\n");
+        return;
+    }
+    if (json_is_false(json_object_get(prof, "enabled"))) {
+        fprintf(f, "  wall times not measured (profiling was off: MORTAR_PROFILE=0)\n");
+        return;
+    }
+    uint64_t wall = num(prof, "wall_ns"), vcpu = num(prof, "vcpu_ns"),
+             hub = num(prof, "hub_ns"), wait = num(prof, "wait_ns");
+    fprintf(f,
+            "  wall %.3f s: guest running %.3f s (%.1f%%), hub working %.3f s (%.1f%%), "
+            "waiting %.3f s (%.1f%%)\n",
+            (double)wall / 1e9, (double)vcpu / 1e9, pct(vcpu, wall), (double)hub / 1e9,
+            pct(hub, wall), (double)wait / 1e9, pct(wait, wall));
+    print_link_table(f, prof);
+}
+
 static void print_host(FILE *f, json_t *profile, json_t *p)
 {
     json_t *h = json_object_get(p, "host");
@@ -329,9 +404,7 @@ static void print_host(FILE *f, json_t *profile, json_t *p)
             (double)num(h, "mmio_stall_ps") / 1e6, (unsigned long long)num(h, "services"),
             (unsigned long long)num(h, "waits"), (unsigned long long)num(h, "messages"),
             (unsigned long long)num(h, "idle_skips"));
-    fprintf(f,
-            "  wall busy and waiting: not measured yet (the QEMU side keeps no wall-clock"
-            " profile)\n");
+    print_host_wall(f, json_object_get(h, "profile"));
     print_waited_for(f, profile, str(p, "name"));
 }
 

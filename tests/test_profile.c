@@ -360,7 +360,18 @@ static const char *const spec_text =
 static const char *const host_text =
     "{\"virtual_time_ps\": 300000000, \"sync_start_ps\": 0, \"synchronized\": true,"
     " \"mmio_reads\": 12, \"mmio_stall_ps\": 34000000, \"services\": 5, \"waits\": 6,"
-    " \"messages\": 7, \"idle_skips\": 8}";
+    " \"messages\": 7, \"idle_skips\": 8, \"profile\": {\"enabled\": true,"
+    " \"wall_ns\": 2000000000, \"vcpu_ns\": 500000000, \"hub_ns\": 250000000,"
+    " \"wait_ns\": 1250000000, \"links\": [{\"link\": \"b\", \"wait_ns\": 1250000000,"
+    " \"waits\": 9, \"msgs_sent\": 1, \"msgs_received\": 2, \"syncs_sent\": 3,"
+    " \"syncs_received\": 4, \"waits_blocked\": 0, \"wakes_sent\": 0,"
+    " \"full_stalls\": 0}]}}";
+
+/* A host built before host profiles: counters only. */
+static const char *const old_host_text =
+    "{\"virtual_time_ps\": 1, \"sync_start_ps\": 0, \"synchronized\": true,"
+    " \"mmio_reads\": 0, \"mmio_stall_ps\": 0, \"services\": 0, \"waits\": 0,"
+    " \"messages\": 0, \"idle_skips\": 0}";
 
 /* A run directory with two sims' profiles, a host's figures and the spec,
  * recorded as run `*id` in `db_path`. */
@@ -372,6 +383,8 @@ static void record_run(const char *dir, const char *db_path, int64_t *id)
     write_text(path, spec_text);
     snprintf(path, sizeof path, "%s/h0.host.json", dir);
     write_text(path, host_text);
+    snprintf(path, sizeof path, "%s/h1.host.json", dir);
+    write_text(path, old_host_text);
     sqlite3 *db;
     char err[512];
     if (db_open(&db, db_path, err, sizeof err))
@@ -419,7 +432,11 @@ static void test_mortar_profile_shows_a_recorded_run_by_id_and_by_directory(void
     assert_non_null(strstr(r.out, "waiting on link"));
     assert_non_null(strstr(r.out, "host h0: simulated time reached 300.000 us"));
     assert_non_null(strstr(r.out, "mmio reads 12"));
-    assert_non_null(strstr(r.out, "not measured yet"));
+    /* the host's own wall time, and the link it waited on with its peer */
+    assert_non_null(strstr(r.out, "wall 2.000 s: guest running 0.500 s (25.0%), hub "
+                                  "working 0.250 s (12.5%), waiting 1.250 s (62.5%)"));
+    assert_non_null(strstr(r.out, "l1                   b"));
+    assert_non_null(strstr(r.out, "wall times not recorded"));
     /* what the models waited for the host: the waits on its links */
     assert_non_null(strstr(r.out, "process sima waited "));
     assert_non_null(strstr(r.out, "for it on link l1"));
@@ -432,10 +449,15 @@ static void test_mortar_profile_shows_a_recorded_run_by_id_and_by_directory(void
     assert_non_null(j);
     assert_int_equal(json_integer_value(json_object_get(j, "run")), id);
     json_t *procs = json_object_get(j, "processes");
-    assert_int_equal(json_array_size(procs), 3); /* h0, sima, simb, by name */
-    json_t *h0 = json_array_get(procs, 0), *sima = json_array_get(procs, 1);
+    assert_int_equal(json_array_size(procs), 4); /* h0, h1, sima, simb, by name */
+    json_t *h0 = json_array_get(procs, 0), *sima = json_array_get(procs, 2);
     assert_string_equal(json_string_value(json_object_get(h0, "kind")), "host");
     assert_int_equal(u(json_object_get(h0, "host"), "mmio_reads"), 12);
+    json_t *h0_link = json_array_get(
+        json_object_get(json_object_get(json_object_get(h0, "host"), "profile"), "links"),
+        0);
+    assert_string_equal(json_string_value(json_object_get(h0_link, "peer")), "b");
+    assert_string_equal(json_string_value(json_object_get(h0_link, "link")), "l1");
     assert_string_equal(json_string_value(json_object_get(sima, "name")), "sima");
     /* each link names the process's peer, from the spec */
     assert_string_equal(
@@ -473,6 +495,10 @@ static void test_a_malformed_profile_is_refused(void **state)
         "[1]",
         "[{\"name\":\"s\",\"kind\":\"other\"}]",
         "[{\"name\":\"h\",\"kind\":\"host\",\"host\":3}]",
+        "[{\"name\":\"h\",\"kind\":\"host\",\"host\":{\"profile\":[]}}]",
+        "[{\"name\":\"h\",\"kind\":\"host\",\"host\":{\"profile\":{\"wall_ns\":1,"
+        "\"vcpu_ns\":1,\"hub_ns\":0,\"wait_ns\":0,\"links\":[{\"link\":\"l\","
+        "\"wait_ns\":-3}]}}}]",
         "[{\"name\":\"s\",\"kind\":\"sim\",\"wall_ns\":-1}]",
         "[{\"name\":\"s\",\"kind\":\"sim\",\"wall_ns\":1,\"busy_ns\":1,\"wait_ns\":0,"
         "\"wait_any_ns\":0,\"waits_any\":0,\"sim_time_ps\":1,\"events\":1,"

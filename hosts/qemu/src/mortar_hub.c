@@ -23,6 +23,7 @@
 #include "qapi/qapi-commands-migration.h"
 
 #include "mortar_hub.h"
+#include "mortar_hub_profile.h"
 #include "mortar/error.h"
 #include "mortar/pcie.h"
 #include "mortar/progress.h"
@@ -197,7 +198,9 @@ static void send_due_syncs(uint64_t now)
 static void wait_on(mortar_endpoint *ep)
 {
     hub.stats.waits++;
+    int64_t since = mortar_hub_profile_clock();
     int rc = mortar_link_wait(ep->link, WAIT_SLICE_MS);
+    mortar_hub_profile_wait(ep->hub_index, since);
     if (rc != 0 && rc != MORTAR_ETIMEDOUT) {
         die(ep);
     }
@@ -331,6 +334,7 @@ static void disarm(void)
 static void start_synchronization(uint64_t now)
 {
     hub.synced = true;
+    mortar_hub_profile_start();
     for (int i = 0; i < hub.n; i++) {
         mortar_link_send_sync(hub.eps[i]->link, now);
         if (hub.eps[i]->on_sync_start) {
@@ -379,6 +383,7 @@ static void end_links(void)
         return;
     }
     hub.ended = true;
+    mortar_hub_profile_end();
     for (int i = 0; i < hub.n; i++) {
         mortar_link_terminate(hub.eps[i]->link, 1000);
     }
@@ -403,9 +408,9 @@ static void report_progress(uint64_t now_ps)
     mortar_progress_write(path, now_ps);
 }
 
-/* The virtual clock stands at the horizon (called by the vCPU thread with
- * the big lock): service the links and move the horizon on. */
-static void hub_at_horizon(void)
+/* The virtual clock stands at the horizon: service the links and move the
+ * horizon on. */
+static void service_at_horizon(void)
 {
     uint64_t now = mortar_hub_now_ps();
     if (!runstate_is_running() && !qemu_shutdown_requested_get()) {
@@ -433,6 +438,14 @@ static void hub_at_horizon(void)
     report_progress(mortar_hub_now_ps());
 }
 
+/* Called by the vCPU thread with the big lock (icount-stall.patch). */
+static void hub_at_horizon(void)
+{
+    mortar_hub_profile_enter();
+    service_at_horizon();
+    mortar_hub_profile_leave();
+}
+
 /* At exit: terminate every link, and MORTAR_HOST_STATS=path gets the
  * host's counters as JSON. */
 static void write_stats_at_exit(void)
@@ -448,10 +461,16 @@ static void write_stats_at_exit(void)
             ", \"synchronized\": %s, \"mmio_reads\": %" PRIu64
             ", \"mmio_stall_ps\": %" PRIu64 ", \"services\": %" PRIu64
             ", \"waits\": %" PRIu64 ", \"messages\": %" PRIu64
-            ", \"idle_skips\": %" PRIu64 "}\n",
+            ", \"idle_skips\": %" PRIu64,
             mortar_hub_now_ps(), hub.start_ps, hub.synced ? "true" : "false",
             hub.stats.mmio_reads, hub.stats.mmio_stall_ps, hub.stats.services,
             hub.stats.waits, hub.stats.messages, hub.stats.idle_skips);
+    mortar_link *links[MAX_ENDPOINTS];
+    for (int i = 0; i < hub.n; i++) {
+        links[i] = hub.eps[i]->link;
+    }
+    mortar_hub_profile_write(f, links, (unsigned)hub.n);
+    fprintf(f, "}\n");
     fclose(f);
 }
 
@@ -468,12 +487,14 @@ void mortar_hub_add(mortar_endpoint *ep, uint64_t start_ps)
         exit(1);
     }
     hub.start_ps = start_ps;
+    ep->hub_index = (unsigned)hub.n;
     hub.eps[hub.n++] = ep;
     if (!hub.hooked) {
         hub.hooked = true;
         icount_set_horizon_handler(hub_at_horizon);
         const char *promises = getenv("MORTAR_PROMISES");
         hub.no_promises = promises && !strcmp(promises, "0");
+        mortar_hub_profile_init();
         atexit(write_stats_at_exit);
         vmstate_register(NULL, 0, &vmstate_mortar_hub, &hub);
     }
@@ -671,7 +692,9 @@ uint32_t mortar_hub_mmio_read(mortar_endpoint *ep, const void *req, uint32_t siz
         return ep->wait_size;
     }
     uint64_t clock = start, limit = MORTAR_TIME_MAX;
+    mortar_hub_profile_enter();
     run_until(&clock, &limit, ep);
+    mortar_hub_profile_leave();
     uint64_t stall_ns = ceil_ns(ep->wait_stamp_ps) - start / 1000;
     hub.stats.mmio_stall_ps += ep->wait_stamp_ps - start;
     icount_add_stall_ns((int64_t)stall_ns);

@@ -38,6 +38,7 @@ struct mortar_endpoint {
     uint64_t wait_stamp_ps;
     uint8_t wait_data[64];
     uint32_t wait_size;
+    unsigned hub_index; /* set by mortar_hub_add: the hub's order of links */
 };
 
 /* Registers an endpoint whose link is established. `start_ps` is the time
