@@ -97,7 +97,10 @@ uint32_t mortar_link_protocol(const mortar_link *l) { return l->protocol; }
 uint32_t mortar_link_max_payload(const mortar_link *l) { return l->slot_size - MORTAR_SLOT_HEADER_SIZE; }
 uint64_t mortar_link_in_horizon(const mortar_link *l) { return l->horizon_ps; }
 bool mortar_link_peer_terminated(const mortar_link *l) { return l->peer_terminated; }
-uint64_t mortar_link_sync_due(const mortar_link *l) { return l->timing.last_send_ps + l->sync_interval_ps; }
+uint64_t mortar_link_sync_due(const mortar_link *l)
+{
+    return link_promise_sync_due(l, l->timing.last_send_ps + l->sync_interval_ps);
+}
 
 const void *mortar_link_peer_intro(const mortar_link *l, uint32_t *size)
 {
@@ -220,6 +223,7 @@ int mortar_link_send_sync(mortar_link *link, uint64_t now_ps)
     }
     publish(link, h, MORTAR_MSG_SYNC, 0, link_timing_sync_stamp(&link->timing, now_ps));
     link->counters.syncs_sent++;
+    link->sent_promise_ps = 0;
     return MORTAR_OK;
 }
 

@@ -63,6 +63,10 @@ struct mortar_link {
     bool have_promise;
     uint64_t promise_ps;
     uint64_t first_unseen_stamp_ps; /* MORTAR_TIME_MAX: none */
+    /* ours: the promise last sent (0 after a plain null message) and how
+     * many data messages we had consumed then */
+    uint64_t sent_promise_ps;
+    uint64_t sent_promise_consumed;
 
     /* socket */
     int sock_fd, listen_fd;
@@ -88,6 +92,10 @@ static inline void link_promise_sent(mortar_link *link, uint64_t stamp)
     if (link->first_unseen_stamp_ps == MORTAR_TIME_MAX)
         link->first_unseen_stamp_ps = stamp;
 }
+
+/* link_promise.c: when the next null message is due, given that a plain
+ * one is due at `plain_due`: later while the promise we sent says more. */
+uint64_t link_promise_sync_due(const mortar_link *link, uint64_t plain_due);
 
 /* Points the ring and direction pointers into `shm` for the given side. */
 void link_map_rings(mortar_link *link, bool is_listener);

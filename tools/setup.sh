@@ -20,6 +20,8 @@ say() { echo "[setup] $*"; }
 
 packages=(
   build-essential cmake ninja-build pkg-config git
+  # the tests read JSON from shell scripts
+  jq
   # the man pages, generated from the commands' --help
   help2man
   libjansson-dev libcmocka-dev libsqlite3-dev sqlite3

@@ -41,11 +41,12 @@ expect_ok() {
 }
 
 # 1. Design B, three times: plain, without lookahead promises
-# (MORTAR_PROMISES=0: plain null messages, docs/protocol.md), traced.
+# (MORTAR_PROMISES=0: plain null messages, docs/protocol.md) and without
+# wall-clock profiles (MORTAR_PROFILE=0), traced.
 run b1 design-b.json --set requests=3 --set warmup=1 || qh_fail "b1 failed: $(tail -n 5 "$QH_DIR/b1.err")"
 expect_ok b1 3
 B1=$RUN_ID
-MORTAR_PROMISES=0 run b2 design-b.json --set requests=3 --set warmup=1 || qh_fail "b2 failed"
+MORTAR_PROMISES=0 MORTAR_PROFILE=0 run b2 design-b.json --set requests=3 --set warmup=1 || qh_fail "b2 failed"
 expect_ok b2 3
 B2=$RUN_ID
 run b3 design-b.json --set requests=3 --set warmup=1 --trace || qh_fail "b3 (traced) failed"
@@ -56,6 +57,20 @@ B3=$RUN_ID
 [ "$(latencies "$B1")" = "$(latencies "$B3")" ] ||
     qh_fail "tracing changed the latencies: $(latencies "$B1" | tr '\n' ' ') vs $(latencies "$B3" | tr '\n' ' ')"
 echo "design b: identical latencies in 3 runs (one without promises, one traced): $(latencies "$B1" | tr '\n' ' ')"
+
+# host_profile ID HOST FIELD: a field of the host's wall-clock profile.
+host_profile() {
+    "$MORTAR" profile "$1" --db "$DB" --json |
+        jq -r --arg h "$2" ".processes[] | select(.name == \$h) | .host.profile.$3"
+}
+for h in client server; do
+    [ "$(host_profile "$B1" $h enabled)" = true ] && [ "$(host_profile "$B1" $h wall_ns)" -gt 0 ] ||
+        qh_fail "host $h recorded no wall-clock profile"
+    [ "$(host_profile "$B1" $h links[0].peer)" != null ] ||
+        qh_fail "host $h: its profile's link names no peer"
+    [ "$(host_profile "$B2" $h enabled)" = false ] ||
+        qh_fail "host $h measured wall time with MORTAR_PROFILE=0"
+done
 
 # 2. The traced run's files, and its export.
 dir=$(sqlite3 "$DB" "select run_dir from runs where id=$B3")
