@@ -34,6 +34,7 @@
 #include "owner.h"
 #include "paths.h"
 #include "plan.h"
+#include "snapshot_cache.h"
 #include "procs.h"
 #include "profile_data.h"
 #include "run.h"
@@ -446,6 +447,43 @@ static bool snapshots_missing(const plan *p)
     return missing;
 }
 
+/* The run's snapshots are in use: the cache keeps the recently used. */
+static void mark_snapshots_used(const plan *p)
+{
+    for (int i = 0; i < p->nhosts; i++)
+        if (!p->hosts[i].boots)
+            snapshot_cache_touch(p->hosts[i].snapshot);
+}
+
+/* New snapshots were stored: old ones beyond the cache's limit go, never
+ * this run's. A failure here costs disk space only, so it is said, not
+ * returned. */
+static void prune_snapshot_cache(const plan *p, const char *dir)
+{
+    char err[512];
+    uint64_t limit;
+    if (snapshot_cache_limit(&limit, err, sizeof err) != 0) {
+        fprintf(stderr, "[mortar] snapshot cache not pruned: %s\n", err);
+        return;
+    }
+    const char *keep[PLAN_MAX];
+    size_t nkeep = 0;
+    for (int i = 0; i < p->nhosts && nkeep < PLAN_MAX; i++)
+        keep[nkeep++] = p->hosts[i].snapshot;
+    snapshot_prune_result r;
+    if (snapshot_cache_prune(dir, limit, (int64_t)time(NULL),
+                             SNAPSHOT_CACHE_GRACE_S, keep, nkeep, &r, err, sizeof err)) {
+        fprintf(stderr, "[mortar] snapshot cache not pruned: %s\n", err);
+        return;
+    }
+    if (r.removed)
+        fprintf(stderr,
+                "[mortar] snapshot cache: removed %u unused snapshot(s), %.0f MiB; %.0f MiB "
+                "kept (limit %.0f MiB, MORTAR_SNAPSHOT_CACHE_MB)\n",
+                r.removed, (double)r.removed_bytes / 1048576, (double)r.kept_bytes / 1048576,
+                (double)limit / 1048576);
+}
+
 /* Waits until every snapshotting host saved its machine and quit. */
 static int wait_snapshots(procs *ps, const plan *p, double start, char *err, size_t size)
 {
@@ -488,6 +526,7 @@ static int wait_snapshots(procs *ps, const plan *p, double start, char *err, siz
 static int build_snapshots(json_t *spec, const plan *run_plan, plan_tools pt,
                            const char *sim_bin, char *err, size_t size)
 {
+    mark_snapshots_used(run_plan);
     if (!snapshots_missing(run_plan))
         return 0;
     char dir[PATH_MAX];
@@ -517,8 +556,10 @@ static int build_snapshots(json_t *spec, const plan *run_plan, plan_tools pt,
             rc = errbuf_fail(err, size, "cannot store the snapshot %s", h->snapshot);
         unlink(h->snapshot_tmp);
     }
-    if (!rc)
+    if (!rc) {
         fprintf(stderr, "[mortar] snapshots saved in %.1f s\n", wall_now() - start);
+        prune_snapshot_cache(run_plan, pt.snapshot_dir);
+    }
     plan_free(&sp);
     return rc;
 }
