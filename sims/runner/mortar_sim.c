@@ -4,6 +4,9 @@
  *
  *   mortar-sim DESCRIPTION.json     run it
  *   mortar-sim --list               the built-in component kinds
+ *
+ * A kind that is not built in is loaded from a plugin (sims/plugins.h,
+ * docs/sdk.md).
  *   mortar-sim --help | --version
  *
  * The environment variable MORTAR_PROFILE=0 switches the wall-clock
@@ -69,7 +72,9 @@ static void usage(FILE *out)
           "      --version   print the version and exit\n"
           "\n"
           "Environment: MORTAR_PROFILE=0 records no wall-clock profile (no\n"
-          "\"profile\" file; the simulated results are the same), MORTAR_LOG the log level.\n"
+          "\"profile\" file; the simulated results are the same), MORTAR_LOG the log level,\n"
+          "MORTAR_PLUGIN_PATH the directories (colon-separated) searched first for\n"
+          "mortar-model-KIND.so when a kind is not built in (docs/sdk.md).\n"
           "\n"
           "Exit status: 0 after a clean end, 1 for a bad description or a failed run\n"
           "(a peer died, a protocol error), 2 for a usage error.\n",
