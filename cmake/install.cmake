@@ -11,7 +11,7 @@
 #   share/mortar/experiments/            the example and case-study specs
 #   share/mortar/cache-keys              which QEMU build and guest image the
 #                                        installed mortar runs with
-#   share/doc/mortar/                    README.md and docs/
+#   share/doc/mortar/                    README.md, docs/ and examples/
 #
 # QEMU and the guest image are not installed: they are built from Debian's
 # packages by `make setup` and stay in the cache of the user who runs mortar
@@ -61,6 +61,9 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/experiments/
 # README.md keeps its docs/ beside it, so its links work.
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
+# The out-of-tree model examples, to copy and build against the SDK.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples
+        USE_SOURCE_PERMISSIONS PATTERN "*.so" EXCLUDE)
 
 # The guest programs the image holds are those of this build when it has
 # them (build/guest-bin), else those of the source tree's build/ (what
