@@ -13,8 +13,10 @@
 #include "sims/plugins.h"
 #include "sims/registry.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,4 +142,75 @@ const mortar_component_ops *mortar_model_find(const char *kind, const char *inst
         "mortar-model-%s.so in MORTAR_PLUGIN_PATH or the installed plugin directory "
         "(searched: %s)",
         kind, kind, searched[0] ? searched : "no directory");
+}
+
+/* The kind in a file name "mortar-model-<kind>.so", into `kind`; false when
+ * the name is not a plugin's. */
+static bool kind_of_file(const char *name, char *kind, size_t size)
+{
+    static const char prefix[] = "mortar-model-", suffix[] = ".so";
+    size_t len = strlen(name), fixed = sizeof prefix - 1 + sizeof suffix - 1;
+    if (len <= fixed || strncmp(name, prefix, sizeof prefix - 1) != 0 ||
+        strcmp(name + len - (sizeof suffix - 1), suffix) != 0 || len - fixed >= size)
+        return false;
+    memcpy(kind, name + sizeof prefix - 1, len - fixed);
+    kind[len - fixed] = '\0';
+    return mortar_name_check(kind, NULL, 0) == 0;
+}
+
+/* The kinds already visited: a plugin of one of them further on is never
+ * used. A linear list: a plugin path holds a handful of plugins. */
+typedef struct seen_kinds {
+    char (*names)[MORTAR_NAME_MAX + 1];
+    size_t count;
+} seen_kinds;
+
+static bool seen_before(seen_kinds *seen, const char *kind)
+{
+    for (size_t i = 0; i < seen->count; i++)
+        if (strcmp(seen->names[i], kind) == 0)
+            return true;
+    void *grown = realloc(seen->names, (seen->count + 1) * sizeof *seen->names);
+    if (!grown)
+        return true; /* out of memory: list less rather than fail */
+    seen->names = grown;
+    snprintf(seen->names[seen->count++], sizeof *seen->names, "%s", kind);
+    return false;
+}
+
+static void list_dir(const char *dir, size_t len, seen_kinds *seen,
+                     mortar_plugin_visit visit, void *arg)
+{
+    char path[PATH_TEXT];
+    snprintf(path, sizeof path, "%.*s", (int)len, dir);
+    struct dirent **entries;
+    int n = scandir(path, &entries, NULL, alphasort);
+    for (int i = 0; i < n; i++) {
+        char kind[MORTAR_NAME_MAX + 1], file[PATH_TEXT * 2], why[1024];
+        if (kind_of_file(entries[i]->d_name, kind, sizeof kind) &&
+            !mortar_registry_find(kind) && !seen_before(seen, kind)) {
+            snprintf(file, sizeof file, "%s/%s", path, entries[i]->d_name);
+            const mortar_component_ops *ops = load(file, kind, why, sizeof why);
+            visit(file, ops, ops ? NULL : why, arg);
+        }
+        free(entries[i]);
+    }
+    if (n >= 0)
+        free(entries);
+}
+
+void mortar_model_list_plugins(const char *installed_dir, mortar_plugin_visit visit,
+                               void *arg)
+{
+    seen_kinds seen = {0};
+    const char *path = getenv("MORTAR_PLUGIN_PATH");
+    for (const char *p = path; p && *p;) {
+        size_t len = strcspn(p, ":");
+        if (len)
+            list_dir(p, len, &seen, visit, arg);
+        p += len + (p[len] == ':');
+    }
+    if (installed_dir && *installed_dir)
+        list_dir(installed_dir, strlen(installed_dir), &seen, visit, arg);
+    free(seen.names);
 }

@@ -51,6 +51,9 @@ for so in mortar-model-my-device.so mortar-model-my-device-host.so; do
     [ "$exported" = mortar_plugin_component ] ||
         fail "$so exports '$exported', not just mortar_plugin_component"
 done
+sdk env MORTAR_PLUGIN_PATH="$work/my-device" mortar-sim --list >"$work/list.out" 2>&1
+grep -q "^my-device .*(plugin $work/my-device/mortar-model-my-device.so)" "$work/list.out" ||
+    { cat "$work/list.out" >&2; fail "mortar-sim --list does not show the plugin"; }
 pass "built with pkg-config against the installed SDK $version"
 
 sdk my-device/run.sh >"$work/run.out" 2>&1 || { cat "$work/run.out" >&2; fail "the smallest run"; }

@@ -166,6 +166,34 @@ static void test_refused_plugin_is_not_skipped_for_a_later_one(void **state)
     rmdir(dir);
 }
 
+typedef struct listing {
+    char text[4096];
+} listing;
+
+static void note(const char *file, const mortar_component_ops *ops, const char *why,
+                 void *arg)
+{
+    listing *l = arg;
+    size_t used = strlen(l->text);
+    const char *base = strrchr(file, '/');
+    snprintf(l->text + used, sizeof l->text - used, "%s %s\n", base ? base + 1 : file,
+             ops ? ops->kind : "refused");
+}
+
+/* The usable plugin of each kind once, the refused ones with a reason, in
+ * name order; a kind shadowed by an earlier directory is left out. */
+static void test_listing_shows_what_the_search_would_use(void **state)
+{
+    (void)state;
+    listing l = {{0}};
+    setenv("MORTAR_PLUGIN_PATH", TEST_PLUGIN_DIR, 1);
+    mortar_model_list_plugins(TEST_PLUGIN_DIR, note, &l);
+    assert_string_equal(l.text, "mortar-model-test-echo.so test-echo\n"
+                                "mortar-model-test-misnamed.so refused\n"
+                                "mortar-model-test-no-entry.so refused\n"
+                                "mortar-model-test-other-abi.so refused\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -178,6 +206,7 @@ int main(void)
         cmocka_unit_test(test_plugin_of_another_kind_is_refused),
         cmocka_unit_test(test_shared_object_without_the_entry_point_is_refused),
         cmocka_unit_test(test_refused_plugin_is_not_skipped_for_a_later_one),
+        cmocka_unit_test(test_listing_shows_what_the_search_would_use),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

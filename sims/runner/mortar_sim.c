@@ -3,7 +3,7 @@
  * event loop, with their ports bound to links, from a JSON description.
  *
  *   mortar-sim DESCRIPTION.json     run it
- *   mortar-sim --list               the built-in component kinds
+ *   mortar-sim --list               the component kinds (built in, plugins)
  *
  * A kind that is not built in is loaded from a plugin (sims/plugins.h,
  * docs/sdk.md).
@@ -30,7 +30,9 @@
 #include "mortar/log.h"
 #include "mortar/profile.h"
 #include "mortar/progress.h"
+#include "mortar/version.h"
 #include "sim_config.h"
+#include "sims/plugins.h"
 #include "sims/registry.h"
 
 static char *read_file(const char *path)
@@ -52,11 +54,26 @@ static char *read_file(const char *path)
     return buf;
 }
 
+static void list_plugin(const char *file, const mortar_component_ops *ops, const char *why,
+                        void *arg)
+{
+    if (ops)
+        printf("%-10s %s (plugin %s)\n", ops->kind, ops->summary ? ops->summary : "", file);
+    else {
+        fflush(stdout); /* the lines in their order when both go to a terminal */
+        mortar_log(MORTAR_LOG_WARN, "mortar-sim", "%s", why);
+    }
+}
+
+/* The built-in kinds, then the plugins the search would use. */
 static int list_kinds(void)
 {
     const mortar_component_ops *const *all = mortar_registry_all();
     for (int i = 0; all[i]; i++)
         printf("%-10s %s\n", all[i]->kind, all[i]->summary);
+    char installed[1024];
+    mortar_model_installed_dir(installed, sizeof installed);
+    mortar_model_list_plugins(installed, list_plugin, NULL);
     return 0;
 }
 
@@ -67,7 +84,7 @@ static void usage(FILE *out)
           "description (docs/mortar-sim.md).\n"
           "\n"
           "Options:\n"
-          "      --list      list the built-in component kinds and exit\n"
+          "      --list      list the component kinds, built in and plugins, and exit\n"
           "  -h, --help      show this help and exit\n"
           "      --version   print the version and exit\n"
           "\n"
@@ -103,7 +120,7 @@ static int parse_args(int argc, char **argv)
             return 0;
         }
         if (c == OPT_VERSION) {
-            printf("mortar-sim %s\n", MORTAR_VERSION);
+            printf("mortar-sim %s\n", mortar_version());
             return 0;
         }
         if (c != OPT_LIST)
