@@ -186,9 +186,10 @@ static void list_dir(const char *dir, size_t len, seen_kinds *seen,
     struct dirent **entries;
     int n = scandir(path, &entries, NULL, alphasort);
     for (int i = 0; i < n; i++) {
-        char kind[MORTAR_NAME_MAX + 1], file[PATH_TEXT * 2], why[1024];
+        char kind[MORTAR_NAME_MAX + 1];
         if (kind_of_file(entries[i]->d_name, kind, sizeof kind) &&
             !mortar_registry_find(kind) && !seen_before(seen, kind)) {
+            char file[PATH_TEXT * 2], why[1024];
             snprintf(file, sizeof file, "%s/%s", path, entries[i]->d_name);
             const mortar_component_ops *ops = load(file, kind, why, sizeof why);
             visit(file, ops, ops ? NULL : why, arg);

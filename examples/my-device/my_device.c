@@ -64,14 +64,13 @@ static void read_next_chunk(my_device *d)
 
 static void write_result(my_device *d)
 {
-    struct {
-        mortar_pcie_dma h;
-        uint8_t data[4];
-    } wr = {.h = {.req_id = ++d->next_req_id, .addr = d->job_dst, .size = 4}};
+    mortar_pcie_dma wr = {.req_id = ++d->next_req_id, .addr = d->job_dst, .size = 4};
+    uint8_t msg[sizeof wr + 4];
+    memcpy(msg, &wr, sizeof wr);
     for (int i = 0; i < 4; i++)
-        wr.data[i] = (uint8_t)(d->result >> (8 * i));
-    d->dma_req_id = wr.h.req_id;
-    mortar_send(d->self, 0, MORTAR_PCIE_DMA_WRITE, &wr, sizeof wr, 0, NULL);
+        msg[sizeof wr + i] = (uint8_t)(d->result >> (8 * i));
+    d->dma_req_id = wr.req_id;
+    mortar_send(d->self, 0, MORTAR_PCIE_DMA_WRITE, msg, sizeof msg, 0, NULL);
 }
 
 static void finish(my_device *d)

@@ -58,14 +58,14 @@ typedef struct host {
 
 static void mmio_write(host *h, uint64_t offset, uint32_t size, uint64_t value)
 {
-    struct {
-        mortar_pcie_mmio m;
-        uint8_t data[8];
-    } wr = {
-        .m = {.req_id = ++h->next_req_id, .offset = offset, .size = size, .posted = 1}};
-    for (uint32_t i = 0; i < size; i++)
-        wr.data[i] = (uint8_t)(value >> (8 * i));
-    mortar_send(h->self, 0, MORTAR_PCIE_MMIO_WRITE, &wr, sizeof wr.m + size, 0, NULL);
+    mortar_pcie_mmio wr = {
+        .req_id = ++h->next_req_id, .offset = offset, .size = size, .posted = 1};
+    uint8_t msg[sizeof wr + 8];
+    memcpy(msg, &wr, sizeof wr);
+    for (uint32_t i = 0; i < size && i < 8; i++)
+        msg[sizeof wr + i] = (uint8_t)(value >> (8 * i));
+    mortar_send(h->self, 0, MORTAR_PCIE_MMIO_WRITE, msg, (uint32_t)sizeof wr + size, 0,
+                NULL);
 }
 
 static void mmio_read(host *h, uint64_t offset, host_state next)
