@@ -2,11 +2,16 @@
 #
 #   bin/mortar, bin/mortar-sim           the commands (mortar-sim next to
 #                                        mortar, where mortar looks for it)
+#   lib/libmortar.so.*                   the SDK (docs/sdk.md): the library,
+#   include/mortar/                      its headers,
+#   lib/pkgconfig/mortar.pc              pkg-config --cflags --libs mortar,
+#   lib/cmake/mortar/                    find_package(mortar): mortar::mortar
+#   lib/mortar/plugins/                  where mortar-sim finds plugins
 #   share/mortar/web/                    the explorer's template (if built)
 #   share/mortar/experiments/            the example and case-study specs
 #   share/mortar/cache-keys              which QEMU build and guest image the
 #                                        installed mortar runs with
-#   share/doc/mortar/                    README.md and docs/
+#   share/doc/mortar/                    README.md, docs/ and examples/
 #
 # QEMU and the guest image are not installed: they are built from Debian's
 # packages by `make setup` and stay in the cache of the user who runs mortar
@@ -15,6 +20,34 @@
 # GNUInstallDirs (included by the top-level CMakeLists.txt).
 
 install(TARGETS mortar-cli mortar-sim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# The SDK. Paths in mortar.pc and mortarConfig.cmake are relative to the
+# files themselves, so a moved prefix still works.
+install(TARGETS mortar EXPORT mortarTargets
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/mortar/
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mortar FILES_MATCHING PATTERN "*.h")
+install(FILES ${PROJECT_BINARY_DIR}/include/mortar/version.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mortar)
+install(DIRECTORY DESTINATION ${MORTAR_PLUGINDIR})
+
+file(RELATIVE_PATH MORTAR_PC_TO_PREFIX /p/${CMAKE_INSTALL_LIBDIR}/pkgconfig /p)
+string(REGEX REPLACE "/$" "" MORTAR_PC_TO_PREFIX ${MORTAR_PC_TO_PREFIX})
+configure_file(${CMAKE_CURRENT_LIST_DIR}/mortar.pc.in ${PROJECT_BINARY_DIR}/mortar.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/mortar.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+set(mortar_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/mortar)
+file(RELATIVE_PATH MORTAR_CMAKE_TO_PREFIX /p/${mortar_cmake_dir} /p)
+configure_file(${CMAKE_CURRENT_LIST_DIR}/mortarConfig.cmake.in
+               ${PROJECT_BINARY_DIR}/mortarConfig.cmake @ONLY)
+include(CMakePackageConfigHelpers)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/mortarConfigVersion.cmake
+                                 COMPATIBILITY SameMajorVersion)
+install(EXPORT mortarTargets NAMESPACE mortar:: DESTINATION ${mortar_cmake_dir})
+install(FILES ${PROJECT_BINARY_DIR}/mortarConfig.cmake
+              ${PROJECT_BINARY_DIR}/mortarConfigVersion.cmake
+        DESTINATION ${mortar_cmake_dir})
 
 if(TARGET web)
   install(DIRECTORY ${CMAKE_BINARY_DIR}/share/mortar/web/
@@ -28,6 +61,9 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/experiments/
 # README.md keeps its docs/ beside it, so its links work.
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
+# The out-of-tree model examples, to copy and build against the SDK.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples
+        USE_SOURCE_PERMISSIONS PATTERN "*.so" EXCLUDE)
 
 # The guest programs the image holds are those of this build when it has
 # them (build/guest-bin), else those of the source tree's build/ (what

@@ -39,7 +39,10 @@ mortar() {
 
 for f in bin/mortar bin/mortar-sim share/mortar/cache-keys \
     share/mortar/experiments/examples/pcitest.json share/doc/mortar/README.md \
-    share/doc/mortar/docs/experiments.md; do
+    share/doc/mortar/docs/experiments.md lib/libmortar.so \
+    include/mortar/component.h include/mortar/version.h lib/pkgconfig/mortar.pc \
+    lib/cmake/mortar/mortarConfig.cmake lib/cmake/mortar/mortarTargets.cmake \
+    lib/mortar/plugins; do
     [ -e "$prefix/$f" ] || fail "the install has no $f"
 done
 with_web=0

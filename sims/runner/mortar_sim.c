@@ -3,7 +3,10 @@
  * event loop, with their ports bound to links, from a JSON description.
  *
  *   mortar-sim DESCRIPTION.json     run it
- *   mortar-sim --list               the built-in component kinds
+ *   mortar-sim --list               the component kinds (built in, plugins)
+ *
+ * A kind that is not built in is loaded from a plugin (sims/plugins.h,
+ * docs/sdk.md).
  *   mortar-sim --help | --version
  *
  * The environment variable MORTAR_PROFILE=0 switches the wall-clock
@@ -27,7 +30,9 @@
 #include "mortar/log.h"
 #include "mortar/profile.h"
 #include "mortar/progress.h"
+#include "mortar/version.h"
 #include "sim_config.h"
+#include "sims/plugins.h"
 #include "sims/registry.h"
 
 static char *read_file(const char *path)
@@ -49,11 +54,26 @@ static char *read_file(const char *path)
     return buf;
 }
 
+static void list_plugin(const char *file, const mortar_component_ops *ops, const char *why,
+                        void *arg)
+{
+    if (ops)
+        printf("%-10s %s (plugin %s)\n", ops->kind, ops->summary ? ops->summary : "", file);
+    else {
+        fflush(stdout); /* the lines in their order when both go to a terminal */
+        mortar_log(MORTAR_LOG_WARN, "mortar-sim", "%s", why);
+    }
+}
+
+/* The built-in kinds, then the plugins the search would use. */
 static int list_kinds(void)
 {
     const mortar_component_ops *const *all = mortar_registry_all();
     for (int i = 0; all[i]; i++)
         printf("%-10s %s\n", all[i]->kind, all[i]->summary);
+    char installed[1024];
+    mortar_model_installed_dir(installed, sizeof installed);
+    mortar_model_list_plugins(installed, list_plugin, NULL);
     return 0;
 }
 
@@ -64,12 +84,14 @@ static void usage(FILE *out)
           "description (docs/mortar-sim.md).\n"
           "\n"
           "Options:\n"
-          "      --list      list the built-in component kinds and exit\n"
+          "      --list      list the component kinds, built in and plugins, and exit\n"
           "  -h, --help      show this help and exit\n"
           "      --version   print the version and exit\n"
           "\n"
           "Environment: MORTAR_PROFILE=0 records no wall-clock profile (no\n"
-          "\"profile\" file; the simulated results are the same), MORTAR_LOG the log level.\n"
+          "\"profile\" file; the simulated results are the same), MORTAR_LOG the log level,\n"
+          "MORTAR_PLUGIN_PATH the directories (colon-separated) searched first for\n"
+          "mortar-model-KIND.so when a kind is not built in (docs/sdk.md).\n"
           "\n"
           "Exit status: 0 after a clean end, 1 for a bad description or a failed run\n"
           "(a peer died, a protocol error), 2 for a usage error.\n",
@@ -98,7 +120,7 @@ static int parse_args(int argc, char **argv)
             return 0;
         }
         if (c == OPT_VERSION) {
-            printf("mortar-sim %s\n", MORTAR_VERSION);
+            printf("mortar-sim %s\n", mortar_version());
             return 0;
         }
         if (c != OPT_LIST)

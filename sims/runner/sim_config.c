@@ -27,7 +27,7 @@
 #include "mortar/error.h"
 #include "mortar/name.h"
 #include "mortar/runtime.h"
-#include "sims/registry.h"
+#include "sims/plugins.h"
 
 typedef struct pending_link {
     char path_in_spec[64]; /* "links[3]" */
@@ -77,9 +77,12 @@ static int add_components(mortar_loop *loop, json_t *comps, char *err, size_t si
         char why[200];
         if (mortar_name_check(name, why, sizeof why))
             return fail(err, size, "components[%zu].name: %s", i, why);
-        const mortar_component_ops *ops = mortar_registry_find(kind);
+        char installed[1024], not_found[1536];
+        mortar_model_installed_dir(installed, sizeof installed);
+        const mortar_component_ops *ops =
+            mortar_model_find(kind, installed, not_found, sizeof not_found);
         if (!ops)
-            return fail(err, size, "components[%zu].kind: unknown component kind '%s'", i, kind);
+            return fail(err, size, "components[%zu].kind: %s", i, not_found);
         json_t *pj = json_object_get(c, "params");
         if (pj && !json_is_object(pj))
             return fail(err, size, "components[%zu].params: expected an object", i);
