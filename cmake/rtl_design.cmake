@@ -32,7 +32,9 @@ target_compile_definitions(mortar_verilated PUBLIC
   VM_COVERAGE=0 VM_SC=0 VM_TRACE=0 VM_TRACE_VCD=0 VM_TRACE_FST=0)
 target_compile_features(mortar_verilated PUBLIC cxx_std_14)
 target_compile_options(mortar_verilated PRIVATE -w)
-target_link_libraries(mortar_verilated PUBLIC Threads::Threads)
+# libatomic: clang's unoptimized std::atomic calls into it (Verilator's own
+# CMake support links it too).
+target_link_libraries(mortar_verilated PUBLIC Threads::Threads atomic)
 
 set(MORTAR_RTL_SHIM ${PROJECT_SOURCE_DIR}/sims/verilator/rtl_shim.cpp)
 
