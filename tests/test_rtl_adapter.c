@@ -12,11 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "mortar/error.h"
 #include "mortar/pcie.h"
 #include "mortar/runtime.h"
+#include "mortar/trace.h"
 #include "sims/hoststub/hoststub.h"
 #include "sims/registry.h"
 #include "sims/verilator/rtl_adapter.h"
@@ -72,13 +74,21 @@ static mortar_component *add_rtl(mortar_loop *loop, const char *params)
     return dev;
 }
 
-static void open_bench(bench *b, const char *params)
+/* `trace`: a trace file path, or NULL. */
+static void open_bench_traced(bench *b, const char *params, const char *trace)
 {
     assert_int_equal(mortar_loop_create(&b->loop), 0);
+    if (trace)
+        assert_int_equal(mortar_loop_trace_to(b->loop, trace), 0);
     assert_int_equal(mortar_loop_add(b->loop, &mortar_hoststub_ops, "host", NULL, &b->host), 0);
     b->dev = add_rtl(b->loop, params);
     connect(b->loop, b->host, b->dev);
     b->h = hoststub_get(b->host, b->loop);
+}
+
+static void open_bench(bench *b, const char *params)
+{
+    open_bench_traced(b, params, NULL);
 }
 
 static void close_bench(bench *b)
@@ -537,6 +547,51 @@ static void test_design_stamps_edges_with_their_time(void **state)
     close_bench(&b);
 }
 
+/* One copy of 300 bytes with id 77; the time it ends. */
+static uint64_t traced_copy(const char *trace)
+{
+    bench b;
+    open_bench_traced(&b, "{\"design\": \"testdev\"}", trace);
+    hoststub_devctrl(b.h, MSIX);
+    uint64_t base = hoststub_mem_base(b.h);
+    assert_int_equal(copy(&b, base, base + 4096, 300, 77), ST_DONE);
+    uint64_t end = hoststub_now(b.h);
+    close_bench(&b);
+    return end;
+}
+
+static void test_trace_events_carry_the_descriptors_names_and_change_nothing(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/mortar-test-rtl-trace-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    uint64_t traced_end = traced_copy(path);
+    assert_int_equal(traced_copy(NULL), traced_end);
+
+    mortar_trace_reader *r;
+    char err[256];
+    assert_int_equal(mortar_trace_reader_open(&r, path, err, sizeof err), 0);
+    mortar_trace_event ev;
+    const char *want[] = {"doorbell", "copy_done"};
+    uint64_t args[] = {300, ST_DONE};
+    int seen = 0;
+    while (mortar_trace_reader_next(r, &ev) == 1) {
+        if (strcmp(mortar_trace_reader_component(r, ev.component), "rtl"))
+            continue;
+        assert_true(seen < 2);
+        assert_string_equal(mortar_trace_reader_kind(r, ev.kind), want[seen]);
+        assert_int_equal(ev.req_id, 77);
+        assert_int_equal(ev.arg0, args[seen]);
+        assert_int_equal(ev.time_ps % rtl_period_ps(400), 0);
+        seen++;
+    }
+    assert_int_equal(seen, 2);
+    mortar_trace_reader_close(r);
+    unlink(path);
+}
+
 static void run_copies(rtl_adapter_counters *c, uint64_t *end, uint8_t *out)
 {
     bench b;
@@ -585,6 +640,7 @@ int main(void)
         cmocka_unit_test(test_idle_design_evaluates_no_edges_while_quiet),
         cmocka_unit_test(test_cycles_take_exactly_their_period_on_the_edge_grid),
         cmocka_unit_test(test_design_stamps_edges_with_their_time),
+        cmocka_unit_test(test_trace_events_carry_the_descriptors_names_and_change_nothing),
         cmocka_unit_test(test_runs_are_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
