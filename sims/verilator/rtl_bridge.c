@@ -376,7 +376,10 @@ void rtl_bridge_present(rtl_adapter *a)
         p->mmio_req_addr = r->addr;
         p->mmio_req_wdata = r->wdata;
     }
-    p->dma_req_ready = a->slots_used < RTL_DMA_SLOTS && a->out_count < RTL_OUT_QUEUE;
+    /* A slot's write response waits in `wresp` after the slot is free:
+     * counting both keeps that ring within its RTL_DMA_SLOTS. */
+    p->dma_req_ready = a->slots_used + a->wresp_count < RTL_DMA_SLOTS &&
+                       a->out_count < RTL_OUT_QUEUE;
     p->dma_wdata_ready = a->gather_count > 0;
     p->dma_rdata_valid = 0;
     p->dma_rdata_last = 0;
