@@ -38,6 +38,9 @@
 #define REG_TIMER 0x34
 #define REG_START_AT 0x38
 #define REG_DONE_AT 0x40
+#define REG_MODE 0x48
+#define MODE_EARLY_IRQ 1u
+#define MODE_NO_LEN_CHECK 2u
 #define TESTDEV_ID 0x52544c01u
 #define ST_BUSY 1u
 #define ST_DONE 2u
@@ -438,6 +441,48 @@ static void test_dma_the_host_refuses_reaches_the_design_as_an_error(void **stat
     close_bench(&b);
 }
 
+static void test_interrupt_made_before_a_writes_data_reaches_the_host_after_it(void **state)
+{
+    (void)state;
+    bench b;
+    open_bench(&b, "{\"design\": \"testdev\"}");
+    hoststub_devctrl(b.h, MSIX);
+    uint64_t base = hoststub_mem_base(b.h);
+    uint8_t *src = hoststub_mem(b.h, base, 4096), *dst = hoststub_mem(b.h, base + 8192, 4096);
+    for (int i = 0; i < 4096; i++)
+        src[i] = (uint8_t)(i * 13 + 1);
+    wr32(&b, REG_MODE, MODE_EARLY_IRQ);
+    hoststub_mmio_write(b.h, 0, REG_SRC, 8, base);
+    hoststub_mmio_write(b.h, 0, REG_DST, 8, base + 8192);
+    wr32(&b, REG_LEN, 4096);
+    wr32(&b, REG_DOORBELL, 1);
+    /* the design pulses the interrupt 64 beats before the write's last */
+    assert_true(hoststub_wait_interrupt(b.h, MORTAR_US(100), NULL, NULL));
+    assert_memory_equal(dst, src, 4096);
+    hoststub_delay(b.h, MORTAR_US(10)); /* the write's response comes later */
+    assert_int_equal(rd32(&b, REG_STATUS), ST_DONE);
+    assert_int_equal(counters(&b).irqs, 1);
+    close_bench(&b);
+}
+
+static void test_dma_length_out_of_range_is_refused_to_the_design(void **state)
+{
+    (void)state;
+    bench b;
+    open_bench(&b, "{\"design\": \"testdev\"}");
+    hoststub_devctrl(b.h, MSIX);
+    uint64_t base = hoststub_mem_base(b.h);
+    wr32(&b, REG_MODE, MODE_NO_LEN_CHECK);
+    assert_int_equal(copy(&b, base, base + 8192, 0, 1), ST_DONE | ST_ERROR);
+    wr32(&b, REG_STATUS, ST_DONE | ST_ERROR);
+    assert_int_equal(copy(&b, base, base + 8192, 5000, 2), ST_DONE | ST_ERROR);
+    rtl_adapter_counters c = counters(&b);
+    assert_int_equal(c.design_errors, 2);
+    assert_int_equal(c.dma_reads, 0); /* nothing reached the host */
+    assert_int_equal(c.dma_writes, 0);
+    close_bench(&b);
+}
+
 static void test_interrupt_goes_as_msix_else_msi_else_is_dropped(void **state)
 {
     (void)state;
@@ -636,6 +681,8 @@ int main(void)
         cmocka_unit_test(test_bad_input_from_the_link_is_counted_and_answered),
         cmocka_unit_test(test_dma_copy_round_trips_through_host_memory),
         cmocka_unit_test(test_dma_the_host_refuses_reaches_the_design_as_an_error),
+        cmocka_unit_test(test_interrupt_made_before_a_writes_data_reaches_the_host_after_it),
+        cmocka_unit_test(test_dma_length_out_of_range_is_refused_to_the_design),
         cmocka_unit_test(test_interrupt_goes_as_msix_else_msi_else_is_dropped),
         cmocka_unit_test(test_idle_design_evaluates_no_edges_while_quiet),
         cmocka_unit_test(test_cycles_take_exactly_their_period_on_the_edge_grid),
