@@ -28,7 +28,7 @@
 #include "sims/verilator/rtl_model.h"
 
 #define MODEL_EDGES 2000000
-#define COPY_BYTES 4096
+#define COPY_BYTES  4096
 
 static double wall_s(void)
 {
@@ -62,7 +62,8 @@ static int bench_adapter(uint64_t copies)
     mortar_component *host, *dev;
     if (mortar_loop_create(&loop))
         return 1;
-    mortar_params *p = mortar_params_parse("{\"design\": \"testdev\"}", "params", NULL, 0);
+    mortar_params *p =
+        mortar_params_parse("{\"design\": \"testdev\"}", "params", NULL, 0);
     int rc = mortar_loop_add(loop, &mortar_hoststub_ops, "host", NULL, &host);
     if (!rc)
         rc = mortar_loop_add(loop, &mortar_rtl_ops, "rtl", p, &dev);
@@ -92,7 +93,8 @@ static int bench_adapter(uint64_t copies)
     for (uint64_t i = 0; i < copies; i++) {
         hoststub_mmio_write(h, 0, 0x20, 4, (uint32_t)i);
         if (!hoststub_wait_interrupt(h, MORTAR_MS(1), NULL, NULL)) {
-            fprintf(stderr, "bench-rtl: copy %llu never finished\n", (unsigned long long)i);
+            fprintf(stderr, "bench-rtl: copy %llu never finished\n",
+                    (unsigned long long)i);
             mortar_loop_destroy(loop);
             return 1;
         }
@@ -124,16 +126,18 @@ enum { OPT_COPIES = 256, OPT_VERSION };
 /* Returns -1 to run the benchmark, or the exit status. */
 static int parse_args(int argc, char **argv, uint64_t *copies)
 {
-    static const struct option options[] = {{"copies", required_argument, NULL, OPT_COPIES},
-                                            {"help", no_argument, NULL, 'h'},
-                                            {"version", no_argument, NULL, OPT_VERSION},
-                                            {NULL, 0, NULL, 0}};
+    static const struct option options[] = {
+        {"copies", required_argument, NULL, OPT_COPIES},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, OPT_VERSION},
+        {NULL, 0, NULL, 0}};
     for (int c; (c = getopt_long(argc, argv, "h", options, NULL)) != -1;) {
         if (c == OPT_COPIES) {
             char *end;
             *copies = strtoull(optarg, &end, 10);
             if (*end || *copies == 0 || *copies > 10000000) {
-                fprintf(stderr, "bench-rtl: --copies wants a number from 1 to 10000000\n");
+                fprintf(stderr,
+                        "bench-rtl: --copies wants a number from 1 to 10000000\n");
                 return 2;
             }
         } else if (c == 'h') {
