@@ -4,6 +4,7 @@
 #
 #   mortar_add_rtl_design(testdev TOP testdev SOURCES testdev.sv DESCRIPTOR testdev.c)
 #
+# (DESCRIPTOR defaults to <name>.c.)
 # makes the library mortar_rtl_testdev and adds "testdev" to the designs the
 # adapter knows (the global property MORTAR_RTL_DESIGNS; sims/ turns it into
 # the table of rtl_designs.c). The descriptor defines mortar_rtl_design_<name>
@@ -44,9 +45,12 @@ set(MORTAR_RTL_SHIM ${PROJECT_SOURCE_DIR}/sims/verilator/rtl_shim.cpp)
 
 function(mortar_add_rtl_design name)
   cmake_parse_arguments(PARSE_ARGV 1 RTL "" "TOP;DESCRIPTOR" "SOURCES")
-  if(NOT RTL_TOP OR NOT RTL_SOURCES OR NOT RTL_DESCRIPTOR OR RTL_UNPARSED_ARGUMENTS)
+  if(NOT RTL_TOP OR NOT RTL_SOURCES OR RTL_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "mortar_add_rtl_design(${name}): expected TOP <module> "
-                        "SOURCES <files> DESCRIPTOR <file.c>")
+                        "SOURCES <files> [DESCRIPTOR <file.c>]")
+  endif()
+  if(NOT RTL_DESCRIPTOR)
+    set(RTL_DESCRIPTOR ${name}.c)
   endif()
   set(class V${RTL_TOP})
   set(vdir ${CMAKE_CURRENT_BINARY_DIR}/${class})
