@@ -371,8 +371,37 @@ static void test_bad_input_from_the_link_is_counted_and_answered(void **state)
     mortar_loop_destroy(b.loop);
 }
 
-/* ---- DMA and interrupts
- * ---------------------------------------------------------------- */
+static void test_read_completion_of_the_wrong_size_or_kind_is_counted(void **state)
+{
+    (void)state;
+    raw_bench b;
+    open_raw(&b);
+    raw_mmio(&b, MORTAR_PCIE_MMIO_WRITE, 1, 0, REG_LEN, 4, 1, 128);
+    raw_mmio(&b, MORTAR_PCIE_MMIO_WRITE, 2, 0, REG_DOORBELL, 4, 1, 1);
+    raw_run(&b); /* the design now waits for its read, idle */
+    assert_int_equal(b.r->count, 1);
+    assert_int_equal(b.r->type[0], MORTAR_PCIE_DMA_READ);
+    mortar_pcie_dma rd;
+    memcpy(&rd, b.r->payload[0], sizeof rd);
+    assert_int_equal(rd.size, 128);
+    uint8_t buf[sizeof(mortar_pcie_dma_done) + 128] = {0};
+    mortar_pcie_dma_done *done = (mortar_pcie_dma_done *)buf;
+    *done = (mortar_pcie_dma_done){.req_id = rd.req_id, .size = 128};
+    raw_send(&b, MORTAR_PCIE_DMA_WRITE_DONE, done, sizeof *done); /* wrong kind */
+    done->size = 64;
+    raw_send(&b, MORTAR_PCIE_DMA_READ_DONE, buf, sizeof buf); /* wrong size */
+    raw_send(&b, MORTAR_PCIE_DMA_READ_DONE, buf, sizeof buf); /* no longer in flight */
+    raw_run(&b);
+    rtl_adapter_counters c;
+    rtl_adapter_get_counters(b.dev, &c);
+    assert_int_equal(c.bad_messages, 3);
+    assert_int_equal(c.dma_read_bytes, 0);
+    assert_int_equal(c.dma_writes, 0);   /* the design saw a refused read */
+    assert_int_equal(c.irqs_dropped, 1); /* and said so; the host enabled nothing */
+    mortar_loop_destroy(b.loop);
+}
+
+/* ---- DMA and interrupts ------------------------------------------------------ */
 
 /* A copy of `len` bytes from src to dst; returns STATUS once it interrupted. */
 static uint32_t copy(bench *b, uint64_t src, uint64_t dst, uint32_t len, uint32_t id)
@@ -689,6 +718,7 @@ int main(void)
         cmocka_unit_test(test_mmio_requests_are_taken_and_answered_in_arrival_order),
         cmocka_unit_test(test_non_posted_write_is_answered_at_the_edge_that_takes_it),
         cmocka_unit_test(test_bad_input_from_the_link_is_counted_and_answered),
+        cmocka_unit_test(test_read_completion_of_the_wrong_size_or_kind_is_counted),
         cmocka_unit_test(test_dma_copy_round_trips_through_host_memory),
         cmocka_unit_test(test_dma_the_host_refuses_reaches_the_design_as_an_error),
         cmocka_unit_test(
