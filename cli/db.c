@@ -115,10 +115,30 @@ static int migrate_3(sqlite3 *db, char *err, size_t size)
                 err, size);
 }
 
+/* 4: a run's variables (its resolved spec's "vars") one row each, so that
+ * results can be selected and grouped by any of them; the runs recorded
+ * before get theirs from their stored spec. Strings stay text, numbers
+ * numbers (json_each's types). */
+static int migrate_4(sqlite3 *db, char *err, size_t size)
+{
+    return exec(db,
+                "CREATE TABLE IF NOT EXISTS run_vars ("
+                " run_id INTEGER REFERENCES runs(id), name TEXT, value);"
+                "CREATE UNIQUE INDEX IF NOT EXISTS run_vars_key ON run_vars(run_id, name);"
+                "INSERT OR IGNORE INTO run_vars(run_id, name, value)"
+                " SELECT runs.id, v.key, CASE WHEN v.type IN ('object', 'array')"
+                " THEN json(v.value) WHEN v.type = 'true' THEN 1 WHEN v.type = 'false'"
+                " THEN 0 ELSE v.value END"
+                " FROM runs, json_each(runs.spec, '$.vars') AS v"
+                " WHERE json_valid(runs.spec) AND json_type(runs.spec, '$.vars') = 'object';",
+                err, size);
+}
+
 typedef int (*migration)(sqlite3 *db, char *err, size_t size);
 
 /* migrations[i] brings a database from version i to i + 1. */
-static const migration migrations[DB_VERSION] = {migrate_1, migrate_2, migrate_3};
+static const migration migrations[DB_VERSION] = {migrate_1, migrate_2, migrate_3,
+                                                  migrate_4};
 
 /* What a file holds: ours (at some version), nothing yet, or something
  * else. */
@@ -310,7 +330,54 @@ int db_open_read(sqlite3 **db, const char *path, char *err, size_t size)
     return 0;
 }
 
-int64_t db_begin_run(sqlite3 *db, const db_run_info *in)
+/* Binds a variable's value as migrate_4 stores it. */
+static void bind_var(sqlite3_stmt *st, int i, json_t *v)
+{
+    if (json_is_string(v)) {
+        sqlite3_bind_text(st, i, json_string_value(v), -1, SQLITE_TRANSIENT);
+    } else if (json_is_integer(v)) {
+        sqlite3_bind_int64(st, i, json_integer_value(v));
+    } else if (json_is_real(v)) {
+        sqlite3_bind_double(st, i, json_real_value(v));
+    } else if (json_is_boolean(v)) {
+        sqlite3_bind_int(st, i, json_is_true(v));
+    } else if (json_is_null(v)) {
+        sqlite3_bind_null(st, i);
+    } else {
+        char *text = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+        sqlite3_bind_text(st, i, text ? text : "null", -1, SQLITE_TRANSIENT);
+        free(text);
+    }
+}
+
+/* The run's variables, one row each (migrate_4). */
+static int insert_vars(sqlite3 *db, int64_t id, json_t *spec)
+{
+    json_t *vars = json_object_get(spec, "vars");
+    if (!json_is_object(vars))
+        return SQLITE_OK;
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(db, "INSERT INTO run_vars(run_id, name, value) VALUES(?,?,?)",
+                                -1, &st, NULL);
+    const char *name;
+    json_t *v;
+    json_object_foreach(vars, name, v) {
+        if (rc != SQLITE_OK)
+            break;
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
+        bind_var(st, 3, v);
+        rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int end_savepoint(sqlite3 *db, const char *name, int rc);
+
+/* The row of a new run; its id, or -1. */
+static int64_t insert_run(sqlite3 *db, const db_run_info *in)
 {
     sqlite3_stmt *st;
     const char *sql = "INSERT INTO runs(name, status, design, pcie_latency_us, speed,"
@@ -337,6 +404,15 @@ int64_t db_begin_run(sqlite3 *db, const db_run_info *in)
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? sqlite3_last_insert_rowid(db) : -1;
+}
+
+int64_t db_begin_run(sqlite3 *db, const db_run_info *in)
+{
+    if (sqlite3_exec(db, "SAVEPOINT begin_run", NULL, NULL, NULL) != SQLITE_OK)
+        return -1;
+    int64_t id = insert_run(db, in);
+    int rc = id > 0 ? insert_vars(db, id, in->spec) : SQLITE_ERROR;
+    return end_savepoint(db, "begin_run", rc) == 0 ? id : -1;
 }
 
 /* The message of the last failed write (end_savepoint), kept past the
@@ -589,6 +665,21 @@ static json_t *column_json(sqlite3_stmt *st, int i)
     }
 }
 
+json_t *db_run_vars(sqlite3 *db, int64_t id)
+{
+    json_t *out = json_object();
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT name, value FROM run_vars WHERE run_id = ? ORDER BY name",
+                           -1, &st, NULL) != SQLITE_OK)
+        return out;
+    sqlite3_bind_int64(st, 1, id);
+    while (sqlite3_step(st) == SQLITE_ROW)
+        json_object_set_new(out, (const char *)sqlite3_column_text(st, 0) ?: "",
+                            column_json(st, 1));
+    sqlite3_finalize(st);
+    return out;
+}
+
 json_t *db_runs_json(sqlite3 *db)
 {
     json_t *runs = json_array();
@@ -616,6 +707,7 @@ json_t *db_runs_json(sqlite3 *db)
         json_object_set_new(r, "summary", sum);
         json_object_set_new(r, "lost", column_json(st, 20));
         json_object_set_new(r, "losses", db_run_losses(db, sqlite3_column_int64(st, 0)));
+        json_object_set_new(r, "vars", db_run_vars(db, sqlite3_column_int64(st, 0)));
         json_array_append_new(runs, r);
     }
     sqlite3_finalize(st);

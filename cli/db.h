@@ -15,7 +15,7 @@
 /* The schema's version (PRAGMA user_version) and the mark of a mortar
  * database (PRAGMA application_id, "MORT"). A database made before the
  * version existed has neither and is recognized by its runs table. */
-#define DB_VERSION 3
+#define DB_VERSION 4
 #define DB_APPLICATION_ID 0x4d4f5254
 #define DB_BUSY_TIMEOUT_MS 10000
 
@@ -96,6 +96,11 @@ int db_record_profile(sqlite3 *db, int64_t id, json_t *profile);
 /* The recorded profile of run `id`, as a new array of processes sorted by
  * name (empty when none or on an error). */
 json_t *db_run_profile(sqlite3 *db, int64_t id);
+
+/* The variables of run `id` (its resolved spec's "vars", table run_vars),
+ * as a new object: strings, numbers, and other values as their JSON text;
+ * empty when none or on an error. */
+json_t *db_run_vars(sqlite3 *db, int64_t id);
 
 /* Every run as the JSON of `mortar results --json`. */
 json_t *db_runs_json(sqlite3 *db);

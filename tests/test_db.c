@@ -180,6 +180,57 @@ static void test_a_version_2_database_gains_the_profiles_table(void **state)
     remove_tmp(&t);
 }
 
+static void test_a_version_3_database_gains_every_runs_variables(void **state)
+{
+    (void)state;
+    tmp t;
+    make_tmp(&t);
+    sqlite3 *db;
+    char err[512];
+    assert_int_equal(db_open(&db, t.db, err, sizeof err), 0);
+    json_t *spec = json_loads("{\"vars\": {\"design\": \"b\", \"speed\": 0.5, "
+                              "\"inflight\": 4, \"trace\": true, \"list\": [1, 2]}}",
+                              0, NULL);
+    db_run_info info = {.name = "before", .design = "b", .spec = spec, .run_dir = "/tmp/x"};
+    int64_t id = db_begin_run(db, &info);
+    assert_true(id > 0);
+    sqlite3_close(db);
+    /* as mortar left it at version 3: no run_vars; plus a run whose stored
+     * spec is not JSON and one without vars */
+    raw_exec(t.db, "DROP TABLE run_vars; PRAGMA user_version=3;"
+                   "INSERT INTO runs(name, status, spec) VALUES('broken', 'ok', 'not json');"
+                   "INSERT INTO runs(name, status, spec) VALUES('plain', 'ok', '{}');");
+    if (db_open(&db, t.db, err, sizeof err))
+        fail_msg("db_open: %s", err);
+    assert_int_equal(raw_int(db, "PRAGMA user_version"), DB_VERSION);
+    /* the old run's variables, from its stored spec, with their types */
+    json_t *vars = db_run_vars(db, id);
+    json_t *want = json_loads("{\"design\": \"b\", \"speed\": 0.5, \"inflight\": 4, "
+                              "\"trace\": 1, \"list\": \"[1,2]\"}",
+                              0, NULL);
+    assert_true(json_equal(vars, want));
+    json_decref(vars);
+    assert_int_equal(raw_int(db, "SELECT COUNT(*) FROM run_vars"), 5);
+    /* a run recorded now stores the same */
+    id = db_begin_run(db, &info);
+    assert_true(id > 0);
+    vars = db_run_vars(db, id);
+    assert_true(json_equal(vars, want));
+    json_decref(vars);
+    /* and runs can be selected by any variable */
+    assert_int_equal(raw_int(db, "SELECT COUNT(*) FROM run_vars WHERE name='speed'"
+                                 " AND value=0.5"),
+                     2);
+    json_t *all = db_runs_json(db);
+    json_t *last = json_array_get(json_object_get(all, "runs"), 3);
+    assert_true(json_equal(json_object_get(last, "vars"), want));
+    json_decref(all);
+    json_decref(want);
+    json_decref(spec);
+    sqlite3_close(db);
+    remove_tmp(&t);
+}
+
 static void test_a_read_only_command_upgrades_an_old_database_and_reads_it(void **state)
 {
     (void)state;
@@ -353,6 +404,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_database_made_before_the_version_is_upgraded_in_place),
         cmocka_unit_test(test_a_version_2_database_gains_the_profiles_table),
+        cmocka_unit_test(test_a_version_3_database_gains_every_runs_variables),
         cmocka_unit_test(test_a_read_only_command_upgrades_an_old_database_and_reads_it),
         cmocka_unit_test(test_a_foreign_sqlite_file_is_refused_untouched),
         cmocka_unit_test(test_a_database_of_a_newer_mortar_is_refused),
