@@ -11,6 +11,8 @@
  * Link options: protocol ("test", "pcie", "eth"; default: the port's),
  * latency, sync_interval, bandwidth, sync (bool), wait ("spin", "yield",
  * "block"), spin ("20us"), slot_size, slot_count, timeout ("30s").
+ * Components, ports and link options are checked, and the links' defaults
+ * set, by sim_check.c, the checker `mortar spec` uses too.
  *
  * External links are set up in parallel threads: two processes that each
  * listen on one link and connect on another must not wait on each other.
@@ -25,7 +27,6 @@
 #include <string.h>
 
 #include "mortar/error.h"
-#include "mortar/name.h"
 #include "mortar/runtime.h"
 #include "sim_check.h"
 
