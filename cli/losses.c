@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sims/registry.h"
+#include "sim_check.h"
 
 int64_t losses_parse_tcp_retrans(const char *line)
 {
@@ -40,7 +40,8 @@ static void component_losses(json_t *out, json_t *spec, json_t *stats)
     json_array_foreach(json_object_get(spec, "components"), i, c) {
         const char *name = json_string_value(json_object_get(c, "name"));
         const char *kind = json_string_value(json_object_get(c, "kind"));
-        const mortar_component_ops *ops = kind ? mortar_registry_find(kind) : NULL;
+        char why[2048];
+        const mortar_component_ops *ops = kind ? sim_check_kind(kind, "", why, sizeof why) : NULL;
         json_t *s = name ? json_object_get(stats, name) : NULL;
         if (!ops || !ops->lost_stats || !json_is_object(s))
             continue;

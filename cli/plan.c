@@ -8,7 +8,7 @@
 #include "mortar/runtime.h"
 #include "params_file.h"
 #include "plan.h"
-#include "sims/registry.h"
+#include "sim_check.h"
 #include "spec.h"
 
 #include <stdarg.h>
@@ -56,10 +56,9 @@ static plan_sim *sim_named(plan *p, const char *name)
 static json_t *link_entry(json_t *l, const char *port)
 {
     json_t *e = json_pack("{s:s, s:s}", "name", str(l, "name", "link"), "port", port);
-    const char *keys[] = {"latency", "sync_interval", "bandwidth", NULL};
-    for (int k = 0; keys[k]; k++)
-        if (json_object_get(l, keys[k]))
-            json_object_set(e, keys[k], json_object_get(l, keys[k]));
+    for (int k = 0; sim_check_link_keys[k]; k++)
+        if (json_object_get(l, sim_check_link_keys[k]))
+            json_object_set(e, sim_check_link_keys[k], json_object_get(l, sim_check_link_keys[k]));
     return e;
 }
 
@@ -243,9 +242,9 @@ static void link_device(json_t *l, char *device, size_t size)
  */
 static json_t *device_identity(const char *kind, json_t *params, unsigned port)
 {
-    const mortar_component_ops *ops = mortar_registry_find(kind);
+    char err[2048];
+    const mortar_component_ops *ops = sim_check_kind(kind, "", err, sizeof err);
     char *text = params ? json_dumps(params, JSON_COMPACT) : strdup("{}");
-    char err[256];
     mortar_params *mp = ops && text ? mortar_params_parse(text, "params", err, sizeof err) : NULL;
     free(text);
     mortar_loop *loop = NULL;

@@ -1,57 +1,25 @@
 /*
- * procs.c - starting, watching and ending the processes of a run.
+ * procs.c - starting, watching and ending the processes of a run: a table
+ * of children started by the one launcher (launch.h).
  */
+#include "launch.h"
 #include "procs.h"
 
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-
-/* Points `fd` at `path`, a new file of the run (never an existing one, and
- * never through a symbolic link), or at /dev/null. */
-static int redirect(const char *path, int fd)
-{
-    /* stdin must be readable: QEMU's stdio console treats a failing read
-     * as a closed console and drops the guest's output */
-    int f = fd == 0  ? open("/dev/null", O_RDONLY)
-            : !path ? open("/dev/null", O_WRONLY)
-                    : open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
-    if (f < 0)
-        return -1;
-    dup2(f, fd);
-    close(f);
-    return 0;
-}
 
 proc *procs_start(procs *ps, const char *name, char *const argv[], const char *out,
                   const char *err, char *const env[])
 {
     if (ps->n == PROCS_MAX)
         return NULL;
-    pid_t parent = getpid();
-    pid_t pid = fork();
+    launch_spec spec = {.who = "mortar", .name = name, .argv = argv, .env = env,
+                        .out_path = out, .err_path = err, .death_signal = SIGKILL};
+    pid_t pid = launch_start(&spec);
     if (pid < 0)
         return NULL;
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent)
-            _exit(127); /* the orchestrator is already gone */
-        setpgid(0, 0); /* Ctrl-C reaches the orchestrator only; it ends us */
-        if (redirect(NULL, 0) || redirect(out, 1) || redirect(err, 2)) {
-            fprintf(stderr, "mortar: %s: cannot create its log\n", name);
-            _exit(126);
-        }
-        for (int i = 0; env && env[i]; i++)
-            putenv(env[i]);
-        execv(argv[0], argv);
-        fprintf(stderr, "mortar: cannot run %s\n", argv[0]);
-        _exit(127);
-    }
     proc *p = &ps->list[ps->n++];
     memset(p, 0, sizeof *p);
     snprintf(p->name, sizeof p->name, "%s", name);
@@ -65,11 +33,9 @@ proc *procs_poll(procs *ps)
 {
     for (int i = 0; i < ps->n; i++) {
         proc *p = &ps->list[i];
-        int st;
-        if (!p->running || waitpid(p->pid, &st, WNOHANG) != p->pid)
+        if (!p->running || launch_poll(p->pid, &p->status) != 1)
             continue;
         p->running = false;
-        p->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
         return p;
     }
     return NULL;
@@ -115,10 +81,8 @@ void procs_kill_all(procs *ps)
         proc *p = &ps->list[i];
         if (!p->running)
             continue;
-        kill(p->pid, SIGKILL);
-        waitpid(p->pid, NULL, 0);
+        p->status = launch_kill(p->pid);
         p->running = false;
-        p->status = 128 + SIGKILL;
     }
 }
 

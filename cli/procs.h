@@ -1,8 +1,9 @@
 /*
  * procs.h - the processes of one run: start them, watch them, end them all.
  *
- * Every child gets PR_SET_PDEATHSIG, so none outlives the orchestrator, and
- * its stdout/stderr go to files in the run directory.
+ * Every child is started by launch.h: SIGKILL when the orchestrator dies,
+ * so none outlives it; a process group of its own; stdout/stderr to new
+ * files in the run directory.
  */
 #ifndef MORTAR_CLI_PROCS_H
 #define MORTAR_CLI_PROCS_H
@@ -43,7 +44,7 @@ bool procs_any_running(const procs *ps, const char *prefix);
  * NULL if none. */
 const proc *procs_find_stopped(const procs *ps);
 
-/* Kills every running child (SIGKILL) and reaps it. */
+/* Kills every running child's process group (SIGKILL) and reaps it. */
 void procs_kill_all(procs *ps);
 
 /* Prints the last `lines` lines of a file to stderr, indented. */

@@ -16,7 +16,7 @@
 #include "mortar/log.h"
 #include "mortar/runtime.h"
 #include "mortar/time.h"
-#include "sims/registry.h"
+#include "sim_check.h"
 
 #define MAX_BASE_DEPTH 8
 
@@ -499,7 +499,8 @@ static uint64_t end_rate_bps(json_t *spec, const char *ref, char *comp, size_t s
         return 0;
     json_t *c = find_component(spec, comp);
     *kind = json_string_value(json_object_get(c, "kind"));
-    const mortar_component_ops *ops = *kind ? mortar_registry_find(*kind) : NULL;
+    char why[2048];
+    const mortar_component_ops *ops = *kind ? sim_check_kind(*kind, "", why, sizeof why) : NULL;
     if (!ops || !ops->port_rate_bps)
         return 0;
     json_t *pj = json_object_get(c, "params");

@@ -24,7 +24,7 @@
 #include "mortar/name.h"
 #include "mortar/runtime.h"
 #include "mortar/time.h"
-#include "sims/registry.h"
+#include "sim_check.h"
 
 /* What QEMU is given per host (plan.c), and why the bounds. */
 #define HOST_MEMORY_MIB_MIN 64    /* the guest kernel and its initramfs */
@@ -40,8 +40,8 @@ static const char *const top_keys[] = {"name",       "description", "vars",    "
 static const char *const host_keys[] = {"name", "run", "memory_mib", "cpu_shift",
                                         "ip",   "mtu", NULL};
 static const char *const component_keys[] = {"name", "kind", "params", "process", NULL};
-static const char *const link_keys[] = {"name",    "host",      "component",     "a", "b",
-                                        "latency", "bandwidth", "sync_interval", NULL};
+/* a link's place; its options are sim_check_link_keys (sims/runner/sim_check.h) */
+static const char *const link_keys[] = {"name", "host", "component", "a", "b", NULL};
 static const char *const measure_keys[] = {"host", NULL};
 
 typedef struct port_use {
@@ -66,18 +66,21 @@ static bool listed(const char *const list[], const char *key)
 
 /* Every key of `obj` is in `known`; `where` is the object's path ("" for
  * the spec itself). */
-static int check_keys(json_t *obj, const char *const known[], const char *where,
-                      char *err, size_t size)
+static int check_keys(json_t *obj, const char *const known[], const char *const more[],
+                      const char *where, char *err, size_t size)
 {
     const char *key;
     json_t *v;
     json_object_foreach(obj, key, v) {
-        if (listed(known, key))
+        if (listed(known, key) || (more && listed(more, key)))
             continue;
-        char list[256] = "";
-        for (size_t i = 0, len = 0; known[i] && len < sizeof list; i++)
+        char list[512] = "";
+        size_t len = 0;
+        for (size_t i = 0; known[i] && len < sizeof list; i++)
             len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "",
                                     known[i]);
+        for (size_t i = 0; more && more[i] && len < sizeof list; i++)
+            len += (size_t)snprintf(list + len, sizeof list - len, ", %s", more[i]);
         return errbuf_fail(err, size, "%s%s%.80s: unknown key (known: %s)", where,
                            where[0] ? "." : "", key, list);
     }
@@ -88,18 +91,7 @@ static int check_keys(json_t *obj, const char *const known[], const char *where,
 static int check_name(json_t *obj, const char *key, bool required, const char *where,
                       char *err, size_t size)
 {
-    json_t *v = json_object_get(obj, key);
-    if (!v)
-        return required ? errbuf_fail(err, size, "%s%s%s: required", where,
-                                      where[0] ? "." : "", key)
-                        : 0;
-    char why[200];
-    if (!json_is_string(v))
-        return errbuf_fail(err, size, "%s%s%s: expected a string", where,
-                           where[0] ? "." : "", key);
-    if (mortar_name_check(json_string_value(v), why, sizeof why))
-        return errbuf_fail(err, size, "%s%s%s: %s", where, where[0] ? "." : "", key, why);
-    return 0;
+    return sim_check_name(obj, key, required, where, err, size) ? -1 : 0;
 }
 
 static int check_object(json_t *v, const char *where, char *err, size_t size)
@@ -126,7 +118,8 @@ bool spec_key_allowed(json_t *spec, json_t *obj, const char *key)
                                : element_of(spec, "links", obj)          ? link_keys
                                : obj == json_object_get(spec, "measure") ? measure_keys
                                                                          : NULL;
-    return known && listed(known, key);
+    return known && (listed(known, key) ||
+                     (known == link_keys && listed(sim_check_link_keys, key)));
 }
 
 /* ---- hosts --------------------------------------------------------------------- */
@@ -171,7 +164,7 @@ static int check_host(json_t *hosts, size_t i, char *err, size_t size)
     json_t *h = json_array_get(hosts, i);
     char where[32];
     snprintf(where, sizeof where, "hosts[%zu]", i);
-    if (check_object(h, where, err, size) || check_keys(h, host_keys, where, err, size) ||
+    if (check_object(h, where, err, size) || check_keys(h, host_keys, NULL, where, err, size) ||
         check_name(h, "name", true, where, err, size))
         return -1;
     if (!json_is_string(json_object_get(h, "run")))
@@ -269,35 +262,12 @@ static int validate_components(json_t *spec, mortar_loop *loop, char *err, size_
         char where[32];
         snprintf(where, sizeof where, "components[%zu]", i);
         if (check_object(c, where, err, size) ||
-            check_keys(c, component_keys, where, err, size) ||
+            check_keys(c, component_keys, NULL, where, err, size) ||
             check_name(c, "name", true, where, err, size) ||
             check_process(spec, c, where, err, size))
             return -1;
-        const char *name = elem_name(c),
-                   *kind = json_string_value(json_object_get(c, "kind"));
-        if (!kind)
-            return errbuf_fail(err, size, "%s.kind: required", where);
-        const mortar_component_ops *ops = mortar_registry_find(kind);
-        if (!ops)
-            return errbuf_fail(err, size,
-                               "%s.kind: unknown component kind '%s' "
-                               "(mortar-sim --list shows them)",
-                               where, kind);
-        json_t *pj = json_object_get(c, "params");
-        if (pj && !json_is_object(pj))
-            return errbuf_fail(err, size, "%s.params: expected an object", where);
-        char path[64];
-        snprintf(path, sizeof path, "%s.params", where);
-        /* no params: an empty object */
-        char *text = pj ? json_dumps(pj, JSON_COMPACT) : strdup("{}");
-        mortar_params *params = mortar_params_parse(text, path, err, size);
-        free(text);
-        if (!params)
+        if (sim_check_add_component(loop, c, where, NULL, err, size))
             return -1;
-        int rc = mortar_loop_add(loop, ops, name, params, NULL);
-        mortar_params_free(params);
-        if (rc)
-            return errbuf_fail(err, size, "%s", mortar_loop_errmsg(loop));
     }
     return count_processes(comps, err, size);
 }
@@ -306,32 +276,18 @@ static int validate_components(json_t *spec, mortar_loop *loop, char *err, size_
 
 int spec_port_ref(const char *ref, char *comp, size_t size, unsigned *port)
 {
-    const char *dot = ref ? strrchr(ref, '.') : NULL;
-    if (!dot || dot == ref || dot[1] == '\0' ||
-        strspn(dot + 1, "0123456789") != strlen(dot + 1) || strlen(dot + 1) > 4 ||
-        (size_t)(dot - ref) >= size)
-        return -1;
-    snprintf(comp, size, "%.*s", (int)(dot - ref), ref);
-    *port = (unsigned)strtoul(dot + 1, NULL, 10);
-    return 0;
+    return sim_check_port_ref(ref, comp, size, port);
 }
 
 static int use_port(port_use *uses, size_t *n, mortar_loop *loop, const char *ref,
                     const char *where, char *err, size_t size)
 {
-    char comp[MORTAR_NAME_MAX + 1];
+    mortar_component *c;
     unsigned port;
-    if (spec_port_ref(ref, comp, sizeof comp, &port))
-        return errbuf_fail(err, size, "%s: '%.80s' is not a port (\"component.N\")",
-                           where, ref ? ref : "");
-    mortar_component *c = mortar_loop_find(loop, comp);
-    if (!c)
-        return errbuf_fail(err, size, "%s: no component named '%s'", where, comp);
-    if (port >= mortar_component_port_count(c))
-        return errbuf_fail(err, size, "%s: component '%s' has no port %u", where, comp,
-                           port);
+    if (sim_check_port(loop, ref, where, &c, &port, err, size))
+        return -1;
     char full[sizeof uses[0].ref];
-    snprintf(full, sizeof full, "%s.%u", comp, port);
+    snprintf(full, sizeof full, "%s.%u", mortar_component_name(c), port);
     for (size_t k = 0; k < *n; k++)
         if (!strcmp(uses[k].ref, full))
             return errbuf_fail(err, size, "%s: port %s is already bound by %s", where,
@@ -342,55 +298,25 @@ static int use_port(port_use *uses, size_t *n, mortar_loop *loop, const char *re
     return 0;
 }
 
-static int parse_time(json_t *l, const char *key, bool required, uint64_t *ps,
-                      const char *where, char *err, size_t size)
-{
-    json_t *v = json_object_get(l, key);
-    *ps = 0;
-    if (!v)
-        return required ? errbuf_fail(err, size, "%s.%s: required", where, key) : 0;
-    if (!json_is_string(v) || mortar_time_parse(json_string_value(v), ps))
-        return errbuf_fail(
-            err, size, "%s.%s: '%s' is not a duration with a unit (ns, us, ms)", where,
-            key, json_is_string(v) ? json_string_value(v) : "(not a string)");
-    if (*ps == 0)
-        return errbuf_fail(err, size, "%s.%s: must be greater than 0", where, key);
-    return 0;
-}
-
-/* Latency, sync interval and bandwidth, by the rule mortar-sim applies
- * (mortar_link_params_check). */
-static int check_link_timing(json_t *l, const char *where, char *err, size_t size)
+/* The link's options, with mortar-sim's defaults for a port of `protocol`
+ * and by its rules (sim_check_link_options). */
+static int check_link_options(json_t *l, uint32_t protocol, const char *where, char *err,
+                              size_t size)
 {
     mortar_link_params p;
-    mortar_link_params_init(&p);
+    sim_check_link_defaults(&p, protocol);
     p.name = elem_name(l);
-    if (parse_time(l, "latency", true, &p.latency_ps, where, err, size) ||
-        parse_time(l, "sync_interval", false, &p.sync_interval_ps, where, err, size))
-        return -1;
-    json_t *bw = json_object_get(l, "bandwidth");
-    uint64_t bps;
-    if (bw &&
-        (!json_is_string(bw) || mortar_bandwidth_parse(json_string_value(bw), &bps)))
-        return errbuf_fail(
-            err, size, "%s.bandwidth: not a bandwidth with a unit (Mbps, Gbps)", where);
-    if (bw && bps == 0)
-        return errbuf_fail(err, size, "%s.bandwidth: must be greater than 0", where);
-    char why[256];
-    if (mortar_link_params_check(&p, why, sizeof why))
-        return errbuf_fail(err, size, "%s: %s", where, why);
-    return 0;
+    return sim_check_link_options(l, where, &p, err, size) ? -1 : 0;
 }
 
-/* The link's own checks: keys, name, timing, a host that exists. */
+/* The link's own checks: keys, name, a host that exists. */
 static int check_link(json_t *spec, json_t *links, size_t i, char *err, size_t size)
 {
     json_t *l = json_array_get(links, i);
     char where[32];
     snprintf(where, sizeof where, "links[%zu]", i);
-    if (check_object(l, where, err, size) || check_keys(l, link_keys, where, err, size) ||
-        check_name(l, "name", true, where, err, size) ||
-        check_link_timing(l, where, err, size))
+    if (check_object(l, where, err, size) || check_keys(l, link_keys, sim_check_link_keys, where, err, size) ||
+        check_name(l, "name", true, where, err, size))
         return -1;
     for (size_t k = 0; k < i; k++)
         if (!strcmp(elem_name(json_array_get(links, k)), elem_name(l)))
@@ -430,18 +356,26 @@ static int bind_link(json_t *spec, json_t *links, size_t i, port_use *uses, size
     const char *comp = json_string_value(json_object_get(l, "component"));
     const char *a = json_string_value(json_object_get(l, "a"));
     const char *b = json_string_value(json_object_get(l, "b"));
-    if (host && comp && !a && !b)
+    const char *first = host && comp && !a && !b ? comp : a && b && !host && !comp ? a : NULL;
+    if (!first)
+        return errbuf_fail(err, size,
+                           "%s: needs \"host\" and \"component\", or \"a\" and \"b\"",
+                           where);
+    /* its options before its ports' use: they take the first end's protocol */
+    mortar_component *c;
+    unsigned port;
+    if (sim_check_port(loop, first, where, &c, &port, err, size) ||
+        check_link_options(l, mortar_component_port_protocol(c, port), where, err, size))
+        return -1;
+    if (host)
         return check_host_link_count(links, host, i, err, size) ||
                        use_port(uses, n, loop, comp, where, err, size)
                    ? -1
                    : 0;
-    if (a && b && !host && !comp)
-        return use_port(uses, n, loop, a, where, err, size) ||
-                       use_port(uses, n, loop, b, where, err, size)
-                   ? -1
-                   : 0;
-    return errbuf_fail(err, size,
-                       "%s: needs \"host\" and \"component\", or \"a\" and \"b\"", where);
+    return use_port(uses, n, loop, a, where, err, size) ||
+                   use_port(uses, n, loop, b, where, err, size)
+               ? -1
+               : 0;
 }
 
 /* Every declared port must be bound. */
@@ -497,7 +431,7 @@ static int validate_measure(json_t *spec, char *err, size_t size)
     if (!m)
         return 0;
     if (check_object(m, "measure", err, size) ||
-        check_keys(m, measure_keys, "measure", err, size))
+        check_keys(m, measure_keys, NULL, "measure", err, size))
         return -1;
     const char *host = json_string_value(json_object_get(m, "host"));
     if (!host)
@@ -510,7 +444,7 @@ static int validate_measure(json_t *spec, char *err, size_t size)
 
 static int validate_top(json_t *spec, char *err, size_t size)
 {
-    if (check_keys(spec, top_keys, "", err, size) ||
+    if (check_keys(spec, top_keys, NULL, "", err, size) ||
         check_name(spec, "name", false, "", err, size))
         return -1;
     json_t *d = json_object_get(spec, "description");

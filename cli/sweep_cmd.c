@@ -29,7 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -37,6 +36,7 @@
 #include "owner.h"
 #include "dirs.h"
 #include "errbuf.h"
+#include "launch.h"
 #include "sweep_progress.h"
 #include "sweep_cmd.h"
 #include "sweep_plan.h"
@@ -282,43 +282,9 @@ static int write_log_header(const char *log, const sweep_point *pt, char *const 
     return fclose(f);
 }
 
-/* In the child: stdin from /dev/null, stdout and stderr appended to the log. */
-static void redirect_to_log(const char *log)
-{
-    int in = open("/dev/null", O_RDONLY), out = open(log, O_WRONLY | O_APPEND);
-    if (in >= 0)
-        dup2(in, 0);
-    if (out >= 0) {
-        dup2(out, 1);
-        dup2(out, 2);
-    }
-    if (in > 2)
-        close(in);
-    if (out > 2)
-        close(out);
-}
-
-/* In the child, before exec: the sweep's handlers go, and a Ctrl-C
- * forwarded meanwhile (held back by the mask) ends the child at once. */
-static void child_exec(char **argv, const char *log, pid_t parent,
-                       const sigset_t *old_mask)
-{
-    /* the run cleans up on SIGTERM: it gets one if the sweep dies */
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (getppid() != parent)
-        _exit(127);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGHUP, SIG_DFL);
-    sigprocmask(SIG_SETMASK, old_mask, NULL);
-    setpgid(0, 0); /* the terminal's Ctrl-C reaches the sweep only; it forwards */
-    redirect_to_log(log);
-    execv("/proc/self/exe", argv);
-    fprintf(stderr, "mortar sweep: cannot run /proc/self/exe: %s\n", strerror(errno));
-    _exit(127);
-}
-
-/* Starts `mortar run` for the point; returns its pid or -1. */
+/* Starts `mortar run` for the point (the same binary), its output appended
+ * to the log; it gets SIGTERM, and cleans up, if the sweep dies. Returns
+ * its pid or -1. */
 static pid_t start_run(const sweep *s, const sweep_point *pt, const char *log)
 {
     char **argv = run_argv(s, pt);
@@ -326,19 +292,10 @@ static pid_t start_run(const sweep *s, const sweep_point *pt, const char *log)
         free(argv);
         return -1;
     }
-    sigset_t stops, old_mask;
-    sigemptyset(&stops);
-    sigaddset(&stops, SIGINT);
-    sigaddset(&stops, SIGTERM);
-    sigaddset(&stops, SIGHUP);
-    sigprocmask(SIG_BLOCK, &stops, &old_mask);
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid == 0)
-        child_exec(argv, log, parent, &old_mask);
-    if (pid > 0)
-        setpgid(pid, pid); /* as the child does: no race with a forwarded Ctrl-C */
-    sigprocmask(SIG_SETMASK, &old_mask, NULL);
+    launch_spec spec = {.who = "mortar sweep", .name = pt->label, .path = "/proc/self/exe",
+                        .argv = argv, .out_path = log, .err_path = log, .append = true,
+                        .death_signal = SIGTERM};
+    pid_t pid = launch_start(&spec);
     free(argv);
     return pid;
 }
@@ -445,16 +402,11 @@ static bool run_outcome(sweep *s, const job *j, int status, sweep_run_result *r)
     return false;
 }
 
-static int exit_status(int st)
-{
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static void finish_job(sweep *s, job *j, int st)
+static void finish_job(sweep *s, job *j, int status)
 {
     sweep_run_result r;
     double wall = progress_now() - j->start_s;
-    bool ok = run_outcome(s, j, exit_status(st), &r);
+    bool ok = run_outcome(s, j, status, &r);
     const char *label = s->plan.points[j->point].label;
     char line[PATH_MAX + 2048];
     if (ok) {
@@ -480,9 +432,9 @@ static void reap_runs(sweep *s)
 {
     for (size_t i = 0; i < s->njobs; i++) {
         job *j = &s->jobs[i];
-        int st;
-        if (j->pid != 0 && waitpid(j->pid, &st, WNOHANG) == j->pid)
-            finish_job(s, j, st);
+        int status;
+        if (j->pid != 0 && launch_poll(j->pid, &status) == 1)
+            finish_job(s, j, status);
     }
 }
 
@@ -493,7 +445,7 @@ static void signal_runs(sweep *s, int sig)
 {
     for (size_t i = 0; i < s->njobs; i++)
         if (s->jobs[i].pid != 0)
-            kill(-s->jobs[i].pid, sig);
+            launch_signal_group(s->jobs[i].pid, sig);
 }
 
 /* The first Ctrl-C stops new runs and asks the running ones to end; a

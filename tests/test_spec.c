@@ -288,8 +288,8 @@ static void test_rejects_link_values_out_of_range(void **state)
     expect_error(dup, 1, "links[1].name: 'pcie_client_nic' is used twice");
     char *port[] = {"links.0.component=nic_client.zz"};
     expect_error(port, 1, "links[0]: 'nic_client.zz' is not a port");
-    char *no_port[] = {"links.0.component=nic_client"};
-    expect_error(no_port, 1, "links[0]: 'nic_client' is not a port");
+    char *no_number[] = {"links.0.component=nic_client."};
+    expect_error(no_number, 1, "links[0]: 'nic_client.' is not a port");
     char *measure[] = {"measure.host=nobody"};
     expect_error(measure, 1, "measure.host: no host named 'nobody'");
 }

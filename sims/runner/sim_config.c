@@ -11,6 +11,8 @@
  * Link options: protocol ("test", "pcie", "eth"; default: the port's),
  * latency, sync_interval, bandwidth, sync (bool), wait ("spin", "yield",
  * "block"), spin ("20us"), slot_size, slot_count, timeout ("30s").
+ * Components, ports and link options are checked, and the links' defaults
+ * set, by sim_check.c, the checker `mortar spec` uses too.
  *
  * External links are set up in parallel threads: two processes that each
  * listen on one link and connect on another must not wait on each other.
@@ -25,9 +27,8 @@
 #include <string.h>
 
 #include "mortar/error.h"
-#include "mortar/name.h"
 #include "mortar/runtime.h"
-#include "sims/plugins.h"
+#include "sim_check.h"
 
 typedef struct pending_link {
     char path_in_spec[64]; /* "links[3]" */
@@ -70,131 +71,30 @@ static int add_components(mortar_loop *loop, json_t *comps, char *err, size_t si
     size_t i;
     json_t *c;
     json_array_foreach(comps, i, c) {
-        const char *name = json_string_value(json_object_get(c, "name"));
-        const char *kind = json_string_value(json_object_get(c, "kind"));
-        if (!name || !kind)
-            return fail(err, size, "components[%zu]: needs \"name\" and \"kind\" strings", i);
-        char why[200];
-        if (mortar_name_check(name, why, sizeof why))
-            return fail(err, size, "components[%zu].name: %s", i, why);
-        char installed[1024], not_found[1536];
-        mortar_model_installed_dir(installed, sizeof installed);
-        const mortar_component_ops *ops =
-            mortar_model_find(kind, installed, not_found, sizeof not_found);
-        if (!ops)
-            return fail(err, size, "components[%zu].kind: %s", i, not_found);
-        json_t *pj = json_object_get(c, "params");
-        if (pj && !json_is_object(pj))
-            return fail(err, size, "components[%zu].params: expected an object", i);
-        char path[64];
-        snprintf(path, sizeof path, "components[%zu].params", i);
-        /* no params: an empty object */
-        char *text = pj ? json_dumps(pj, JSON_COMPACT) : strdup("{}");
-        mortar_params *params = mortar_params_parse(text, path, err, size);
-        free(text);
-        if (!params)
+        char where[64];
+        snprintf(where, sizeof where, "components[%zu]", i);
+        if (sim_check_add_component(loop, c, where, NULL, err, size))
             return MORTAR_EINVAL;
-        int rc = mortar_loop_add(loop, ops, name, params, NULL);
-        mortar_params_free(params);
-        if (rc != 0)
-            return fail(err, size, "%s", mortar_loop_errmsg(loop));
     }
     return 0;
 }
 
-/* "comp.N" or "comp" (port 0) */
-static int resolve_port(mortar_loop *loop, const char *ref, const char *where,
-                        mortar_component **comp, unsigned *port, char *err, size_t size)
+/* The keys of a link: its place, then its options (sim_check.h). */
+static int link_keys(json_t *l, const char *where, char *err, size_t size)
 {
-    char name[128];
-    snprintf(name, sizeof name, "%s", ref ? ref : "");
-    char *dot = strrchr(name, '.');
-    *port = 0;
-    if (dot) {
-        char *end;
-        unsigned long n = strtoul(dot + 1, &end, 10);
-        if (*end == '\0' && end != dot + 1) {
-            *port = (unsigned)n;
-            *dot = '\0';
-        }
-    }
-    *comp = mortar_loop_find(loop, name);
-    if (!*comp)
-        return fail(err, size, "%s: no component named '%s'", where, name);
-    if (*port >= mortar_component_port_count(*comp))
-        return fail(err, size, "%s: component '%s' has no port %u", where, name, *port);
-    return 0;
-}
-
-static int parse_protocol(const char *s, uint32_t *out)
-{
-    if (!strcmp(s, "test")) *out = MORTAR_PROTO_TEST;
-    else if (!strcmp(s, "pcie")) *out = MORTAR_PROTO_PCIE;
-    else if (!strcmp(s, "eth") || !strcmp(s, "ethernet")) *out = MORTAR_PROTO_ETH;
-    else return MORTAR_EINVAL;
-    return 0;
-}
-
-static int parse_wait(const char *s, mortar_wait_policy *out)
-{
-    if (!strcmp(s, "spin")) *out = MORTAR_WAIT_SPIN;
-    else if (!strcmp(s, "yield")) *out = MORTAR_WAIT_YIELD;
-    else if (!strcmp(s, "block")) *out = MORTAR_WAIT_BLOCK;
-    else return MORTAR_EINVAL;
-    return 0;
-}
-
-static int link_options(json_t *l, const char *where, mortar_link_params *p, char *err,
-                        size_t size)
-{
-    static const char *const known[] = {"name", "port", "peer", "listen", "connect", "protocol",
-                                        "latency", "sync_interval", "bandwidth", "sync", "wait",
-                                        "spin", "slot_size", "slot_count", "timeout", NULL};
+    static const char *const own[] = {"name",     "port", "peer",    "listen", "connect",
+                                      "protocol", "sync", "timeout", NULL};
     const char *key;
     json_t *v;
     json_object_foreach(l, key, v) {
         bool ok = false;
-        for (int k = 0; known[k] && !ok; k++)
-            ok = !strcmp(known[k], key);
+        for (int k = 0; own[k] && !ok; k++)
+            ok = !strcmp(own[k], key);
+        for (int k = 0; sim_check_link_keys[k] && !ok; k++)
+            ok = !strcmp(sim_check_link_keys[k], key);
         if (!ok)
             return fail(err, size, "%s.%s: unknown link option", where, key);
     }
-    uint64_t t;
-    if (get_time(l, "latency", p->latency_ps, &p->latency_ps, where, err, size) ||
-        get_time(l, "sync_interval", 0, &p->sync_interval_ps, where, err, size) ||
-        get_time(l, "spin", MORTAR_NS(p->spin_ns), &t, where, err, size))
-        return MORTAR_EINVAL;
-    p->spin_ns = (uint32_t)(t / 1000);
-    if (get_time(l, "timeout", MORTAR_MS(p->handshake_timeout_ms), &t, where, err, size))
-        return MORTAR_EINVAL;
-    p->handshake_timeout_ms = (uint32_t)(t / 1000000000ull);
-    if ((v = json_object_get(l, "bandwidth")) &&
-        (!json_is_string(v) || mortar_bandwidth_parse(json_string_value(v), &p->bandwidth_bps)))
-        return fail(err, size, "%s.bandwidth: expected a bandwidth with a unit, e.g. \"10Gbps\"", where);
-    if ((v = json_object_get(l, "sync"))) {
-        if (!json_is_boolean(v))
-            return fail(err, size, "%s.sync: expected true or false", where);
-        p->sync_mode = json_is_true(v) ? MORTAR_SYNC_ON : MORTAR_SYNC_OFF;
-    }
-    if ((v = json_object_get(l, "wait")) &&
-        (!json_is_string(v) || parse_wait(json_string_value(v), &p->wait_policy)))
-        return fail(err, size, "%s.wait: expected \"spin\", \"yield\" or \"block\"", where);
-    if ((v = json_object_get(l, "protocol")) &&
-        (!json_is_string(v) || parse_protocol(json_string_value(v), &p->protocol)))
-        return fail(err, size, "%s.protocol: expected \"test\", \"pcie\" or \"eth\"", where);
-    if ((v = json_object_get(l, "slot_size"))) {
-        if (!json_is_integer(v) || json_integer_value(v) <= 0)
-            return fail(err, size, "%s.slot_size: expected a positive integer", where);
-        p->slot_size = (uint32_t)json_integer_value(v);
-    }
-    if ((v = json_object_get(l, "slot_count"))) {
-        if (!json_is_integer(v) || json_integer_value(v) <= 0)
-            return fail(err, size, "%s.slot_count: expected a positive integer", where);
-        p->slot_count = (uint32_t)json_integer_value(v);
-    }
-    char why[256];
-    if (mortar_link_params_check(p, why, sizeof why) != 0)
-        return fail(err, size, "%s: %s", where, why);
     return 0;
 }
 
@@ -245,38 +145,34 @@ static int one_link(mortar_loop *loop, json_t *l, size_t i, pending_link *pl, bo
 {
     char where[64];
     snprintf(where, sizeof where, "links[%zu]", i);
+    if (!json_is_object(l))
+        return fail(err, size, "%s: expected an object", where);
     const char *name = json_string_value(json_object_get(l, "name"));
     const char *portref = json_string_value(json_object_get(l, "port"));
     const char *peer = json_string_value(json_object_get(l, "peer"));
     const char *lsn = json_string_value(json_object_get(l, "listen"));
     const char *con = json_string_value(json_object_get(l, "connect"));
-    if (!json_is_object(l) || !portref)
+    if (!portref)
         return fail(err, size, "%s: needs a \"port\" (\"component.N\")", where);
-    char why[200];
-    if (json_object_get(l, "name") && mortar_name_check(name, why, sizeof why))
-        return fail(err, size, "%s.name: %s", where, why);
+    if (sim_check_name(l, "name", false, where, err, size) || link_keys(l, where, err, size))
+        return MORTAR_EINVAL;
     if (!!peer + !!lsn + !!con != 1)
         return fail(err, size, "%s: needs exactly one of \"peer\", \"listen\", \"connect\"", where);
     mortar_component *comp;
     unsigned port;
-    int rc = resolve_port(loop, portref, where, &comp, &port, err, size);
+    int rc = sim_check_port(loop, portref, where, &comp, &port, err, size);
     if (rc)
         return rc;
     mortar_link_params p;
-    mortar_link_params_init(&p);
-    p.protocol = mortar_component_port_protocol(comp, port);
-    if (p.protocol == MORTAR_PROTO_PCIE)
-        p.slot_size = 9216;
-    if (p.protocol == MORTAR_PROTO_ETH)
-        p.slot_size = 9088;
+    sim_check_link_defaults(&p, mortar_component_port_protocol(comp, port));
     snprintf(pl->name, sizeof pl->name, "%s", name ? name : where);
     p.name = pl->name;
-    if ((rc = link_options(l, where, &p, err, size)))
+    if ((rc = sim_check_link_options(l, where, &p, err, size)))
         return rc;
     if (peer) {
         mortar_component *pc;
         unsigned pp;
-        if ((rc = resolve_port(loop, peer, where, &pc, &pp, err, size)))
+        if ((rc = sim_check_port(loop, peer, where, &pc, &pp, err, size)))
             return rc;
         if (mortar_loop_connect(loop, comp, port, pc, pp, &p) != 0)
             return fail(err, size, "%s: %s", where, mortar_loop_errmsg(loop));

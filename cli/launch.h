@@ -1,0 +1,65 @@
+/*
+ * launch.h - the one way the command starts, watches and ends a child
+ * process: the processes of a run (procs.c: simulators, QEMU) and the runs
+ * of a sweep (sweep_cmd.c) both start here.
+ *
+ * Every child:
+ *  - gets `death_signal` when the parent dies (PR_SET_PDEATHSIG), and exits
+ *    at once (127) if the parent is already gone;
+ *  - leads a process group of its own (set in the child and in the parent,
+ *    so there is no window): the terminal's Ctrl-C reaches the parent only,
+ *    which decides, and launch_signal_group() reaches the child's helpers;
+ *  - starts with SIGINT, SIGTERM and SIGHUP at their defaults and the
+ *    parent's signal mask (they are held back from fork to that point, so a
+ *    signal meant for the parent never runs its handler in the child);
+ *  - reads stdin from /dev/null, writes stdout and stderr to files;
+ *  - has the parent's environment plus `env`.
+ * If the program cannot be run, the child writes "<who>: cannot run
+ * <path>: <reason>" to its stderr file and exits 127; if its output files
+ * cannot be opened, "<who>: <name>: cannot create its log" and 126.
+ */
+#ifndef MORTAR_CLI_LAUNCH_H
+#define MORTAR_CLI_LAUNCH_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* Exit status of a child that could not run its program, and of one whose
+ * output files could not be opened. */
+#define LAUNCH_EXEC_FAILED 127
+#define LAUNCH_LOG_FAILED  126
+
+typedef struct launch_spec {
+    const char *who;      /* prefix of the child's own errors: "mortar" */
+    const char *name;     /* the child, in those errors: "sim0" */
+    const char *path;     /* the program; NULL: argv[0] */
+    char *const *argv;    /* NULL-terminated */
+    char *const *env;     /* extra "K=V" entries, NULL-terminated; may be NULL */
+    const char *out_path; /* stdout; NULL: /dev/null */
+    const char *err_path; /* stderr; NULL: /dev/null */
+    /* false: the files are new (O_EXCL, never through a symbolic link);
+     * true: they exist and the output is appended */
+    bool append;
+    int death_signal; /* SIGKILL, or SIGTERM for a child that cleans up */
+} launch_spec;
+
+/* Starts the child; its pid, or -1 when fork fails. */
+pid_t launch_start(const launch_spec *spec);
+
+/* A wait() status as the command reports it: the exit code, or 128 plus
+ * the signal that ended the child. */
+int launch_status(int wait_status);
+
+/* Whether `pid` has ended (reaped; its launch_status in *status): 1, 0 while
+ * it runs, -1 on error (not our child). Never blocks. */
+int launch_poll(pid_t pid, int *status);
+
+/* Sends `sig` to the child's process group: the child and what it started
+ * without a group of its own. */
+void launch_signal_group(pid_t pid, int sig);
+
+/* Kills the child's process group (SIGKILL) and reaps the child; its
+ * launch_status (128 + SIGKILL, unless it had ended already). */
+int launch_kill(pid_t pid);
+
+#endif
