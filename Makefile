@@ -15,7 +15,7 @@ all:
 # too and run briefly as tests); CTest prints its summary. The normal build
 # comes first: the QEMU tests put its guest programs into the guest image.
 test: all
-	@CC=clang cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DMORTAR_SANITIZE=ON -DMORTAR_WERROR=ON -DMORTAR_FUZZ=ON $(CMAKE_FLAGS) >/dev/null
+	@CC=clang CXX=clang++ cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DMORTAR_SANITIZE=ON -DMORTAR_WERROR=ON -DMORTAR_FUZZ=ON $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(SAN_BUILD) -j $(JOBS)
 	@cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_FLAGS)
 

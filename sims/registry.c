@@ -3,6 +3,7 @@
  */
 #include "sims/registry.h"
 #include "sims/hoststub/hoststub.h"
+#include "sims/verilator/rtl_adapter.h"
 
 #include <string.h>
 
@@ -14,6 +15,7 @@ static const mortar_component_ops *const models[] = {
     &mortar_i40e_ops,
     &mortar_matmul_ops,
     &mortar_pcitest_ops,
+    &mortar_rtl_ops,
     NULL,
 };
 

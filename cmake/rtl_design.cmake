@@ -1,0 +1,95 @@
+# rtl_design.cmake - mortar_add_rtl_design(): an RTL design, Verilated into a
+# static library together with its C descriptor and the generic C++ shim
+# (sims/verilator/rtl_shim.cpp), so rtl/<design>/CMakeLists.txt is one call:
+#
+#   mortar_add_rtl_design(testdev TOP testdev SOURCES testdev.sv DESCRIPTOR testdev.c)
+#
+# makes the library mortar_rtl_testdev and adds "testdev" to the designs the
+# adapter knows (the global property MORTAR_RTL_DESIGNS; sims/ turns it into
+# the table of rtl_designs.c). The descriptor defines mortar_rtl_design_<name>
+# (sims/verilator/rtl_model.h); the shim exports mortar_rtl_model_<name>.
+#
+# Verilator runs with -Wall, and its warnings are errors: a design must be
+# lint-clean. It runs at configure time (a fraction of a second), because the
+# list of C++ files it writes is known only afterwards; editing a source
+# re-runs the configure step. Verilator's own C++ (the generated model and
+# its runtime) is compiled with warnings off; the shim keeps all of ours.
+include_guard(GLOBAL)
+
+find_program(MORTAR_VERILATOR verilator)
+find_path(MORTAR_VERILATOR_INCLUDE verilated.h
+          HINTS ENV VERILATOR_ROOT PATHS /usr/share/verilator PATH_SUFFIXES include)
+if(NOT MORTAR_VERILATOR OR NOT MORTAR_VERILATOR_INCLUDE)
+  message(FATAL_ERROR "verilator not found: run tools/setup.sh (apt-get install verilator)")
+endif()
+
+# Verilator's runtime, compiled once for every design.
+add_library(mortar_verilated STATIC
+  ${MORTAR_VERILATOR_INCLUDE}/verilated.cpp ${MORTAR_VERILATOR_INCLUDE}/verilated_threads.cpp)
+target_include_directories(mortar_verilated SYSTEM PUBLIC
+  ${MORTAR_VERILATOR_INCLUDE} ${MORTAR_VERILATOR_INCLUDE}/vltstd)
+target_compile_definitions(mortar_verilated PUBLIC
+  VM_COVERAGE=0 VM_SC=0 VM_TRACE=0 VM_TRACE_VCD=0 VM_TRACE_FST=0)
+target_compile_features(mortar_verilated PUBLIC cxx_std_14)
+target_compile_options(mortar_verilated PRIVATE -w)
+# libatomic: clang's unoptimized std::atomic calls into it (Verilator's own
+# CMake support links it too).
+target_link_libraries(mortar_verilated PUBLIC Threads::Threads atomic)
+
+set(MORTAR_RTL_SHIM ${PROJECT_SOURCE_DIR}/sims/verilator/rtl_shim.cpp)
+
+function(mortar_add_rtl_design name)
+  cmake_parse_arguments(PARSE_ARGV 1 RTL "" "TOP;DESCRIPTOR" "SOURCES")
+  if(NOT RTL_TOP OR NOT RTL_SOURCES OR NOT RTL_DESCRIPTOR OR RTL_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "mortar_add_rtl_design(${name}): expected TOP <module> "
+                        "SOURCES <files> DESCRIPTOR <file.c>")
+  endif()
+  set(class V${RTL_TOP})
+  set(vdir ${CMAKE_CURRENT_BINARY_DIR}/${class})
+  set(sources)
+  foreach(src ${RTL_SOURCES})
+    get_filename_component(src ${src} ABSOLUTE)
+    list(APPEND sources ${src})
+  endforeach()
+  set(command ${MORTAR_VERILATOR} --cc -Wall --prefix ${class} --top-module ${RTL_TOP}
+              --Mdir ${vdir} --make cmake ${sources})
+
+  # Verilate when the command or a source changed since the last time.
+  set(stamp ${vdir}/mortar_command.txt)
+  set(outdated FALSE)
+  if(NOT EXISTS ${stamp} OR NOT EXISTS ${vdir}/${class}.cmake)
+    set(outdated TRUE)
+  else()
+    file(READ ${stamp} previous)
+    if(NOT previous STREQUAL "${command}")
+      set(outdated TRUE)
+    endif()
+    foreach(src ${sources})
+      if(${src} IS_NEWER_THAN ${stamp})
+        set(outdated TRUE)
+      endif()
+    endforeach()
+  endif()
+  if(outdated)
+    file(REMOVE_RECURSE ${vdir})
+    execute_process(COMMAND ${command} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+    if(rc)
+      message(FATAL_ERROR "Verilating RTL design ${name} failed:\n${out}")
+    endif()
+    file(WRITE ${stamp} "${command}")
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${sources})
+  include(${vdir}/${class}.cmake)
+  set(generated ${${class}_CLASSES_FAST} ${${class}_CLASSES_SLOW}
+                ${${class}_SUPPORT_FAST} ${${class}_SUPPORT_SLOW})
+
+  add_library(mortar_rtl_${name} STATIC ${generated} ${MORTAR_RTL_SHIM} ${RTL_DESCRIPTOR})
+  set_source_files_properties(${generated} PROPERTIES COMPILE_OPTIONS -w)
+  target_include_directories(mortar_rtl_${name} SYSTEM PRIVATE ${vdir})
+  target_include_directories(mortar_rtl_${name} PRIVATE ${PROJECT_SOURCE_DIR}
+                             ${PROJECT_SOURCE_DIR}/include)
+  target_compile_definitions(mortar_rtl_${name} PRIVATE MORTAR_RTL_CLASS=${class}
+                             MORTAR_RTL_HEADER="${class}.h" MORTAR_RTL_NAME=${name})
+  target_link_libraries(mortar_rtl_${name} PUBLIC mortar_verilated)
+  set_property(GLOBAL APPEND PROPERTY MORTAR_RTL_DESIGNS ${name})
+endfunction()
