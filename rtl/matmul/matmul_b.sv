@@ -229,18 +229,19 @@ module matmul_b
   );
   assign irq_vector = 5'd0;
 
-  // ---- trace: the registers' two events, then the controller's ten ---------------
+  // ---- trace: the controller's ten sources (steps first), then the registers'
   logic trace_pending;
   mm_trace #(
       .NSRC(12)
   ) u_trace (
       .clk, .rst_n,
-      .ev_fire({tr_fire, tr_ring_error, tr_doorbell}),
-      .ev_kind({mm_pkg::TR_ERROR, mm_pkg::TR_INTERRUPT, mm_pkg::TR_COMPLETION, mm_pkg::TR_COMPUTE_END, mm_pkg::TR_COMPUTE_START,
-                mm_pkg::TR_DMA_WRITE_DONE, mm_pkg::TR_DMA_WRITE, mm_pkg::TR_DMA_READ_DONE, mm_pkg::TR_DMA_READ,
-                mm_pkg::TR_DESC_FETCH, mm_pkg::TR_ERROR, mm_pkg::TR_DOORBELL}),
-      .ev_req({tr_req, 64'd0, 64'd0}),
-      .ev_arg({tr_arg, tr_reg_arg, tr_reg_arg}),
+      .ev_fire({tr_ring_error, tr_doorbell, tr_fire}),
+      .ev_kind({mm_pkg::TR_ERROR, mm_pkg::TR_DOORBELL, mm_pkg::TR_ERROR, mm_pkg::TR_INTERRUPT,
+                mm_pkg::TR_COMPLETION, mm_pkg::TR_DMA_WRITE_DONE, mm_pkg::TR_DMA_WRITE,
+                mm_pkg::TR_DMA_READ_DONE, mm_pkg::TR_DMA_READ, mm_pkg::TR_DESC_FETCH,
+                mm_pkg::TR_COMPUTE_END, mm_pkg::TR_COMPUTE_START}),
+      .ev_req({64'd0, 64'd0, tr_req}),
+      .ev_arg({tr_reg_arg, tr_reg_arg, tr_arg}),
       .pending(trace_pending),
       .trace_valid, .trace_kind, .trace_req, .trace_arg
   );

@@ -87,9 +87,9 @@ module mm_ctrl
     output logic irq_valid,
     output logic quiet,  // nothing to do until an input arrives
 
-    // trace sources: desc_fetch, dma_read, dma_read_done, dma_write,
-    // dma_write_done, compute_start, compute_end, completion, interrupt,
-    // error (bit i of tr_fire, 64-bit field i of tr_req and tr_arg)
+    // trace sources: compute_start, compute_end, desc_fetch, dma_read,
+    // dma_read_done, dma_write, dma_write_done, completion, interrupt, error
+    // (bit i of tr_fire, 64-bit field i of tr_req and tr_arg)
     output logic [   9:0] tr_fire,
     output logic [64*10-1:0] tr_req,
     output logic [64*10-1:0] tr_arg
@@ -185,8 +185,10 @@ module mm_ctrl
   endfunction
 
   // ---- trace helpers -----------------------------------------------------------
-  localparam int T_DESC = 0, T_READ = 1, T_READ_DONE = 2, T_WRITE = 3, T_WRITE_DONE = 4,
-                 T_START = 5, T_END = 6, T_COMPLETION = 7, T_IRQ = 8, T_ERROR = 9;
+  // (the step events first: mm_trace sends lower numbers first, so they go
+  // out a fixed two edges after they happen and the trace times steps exactly)
+  localparam int T_START = 0, T_END = 1, T_DESC = 2, T_READ = 3, T_READ_DONE = 4,
+                 T_WRITE = 5, T_WRITE_DONE = 6, T_COMPLETION = 7, T_IRQ = 8, T_ERROR = 9;
 
   always_ff @(posedge clk) begin
     if (!rst_n) begin
@@ -277,8 +279,8 @@ module mm_ctrl
       end
 
       case (state)
-        S_IDLE:
-        if (enable && head != tail && !job_valid) begin
+        S_IDLE:  // (HEAD moves at the edge after head_advance)
+        if (enable && head != tail && !job_valid && !head_advance) begin
           job_valid <= 1'b1;
           job_addr <= ring_base + {46'd0, head, 6'd0};
           job_len <= 17'd64;

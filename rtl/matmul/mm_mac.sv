@@ -6,15 +6,20 @@
 // acc[r] (or zero on the first step of an output tile), then for
 // k = 0..TILE-1 adds A[r][k] * B[k][0..TILE-1] into the TILE lanes (one
 // B row per cycle, lane j holds column j), and writes the row back with the
-// last product. Rows follow each other without a gap, so a step takes
-// TILE * TILE + 2 cycles from `start` to `done` (16,386 at TILE = 128):
-// one cycle to take the start, TILE * TILE issue cycles (stage 0: read
-// addresses), the last row's final MAC one cycle later (stage 1: data,
-// multiply, add, write back), and `done` registered one cycle after that.
+// last product. Rows follow each other without a gap: from the edge that
+// takes `start` the TILE * TILE (row, k) pairs issue on the next TILE *
+// TILE edges (stage 0: read addresses), the last one's MAC and write-back
+// happen one edge later (stage 1: data, multiply, add, write back) and
+// `done` is high after that edge: TILE * TILE + 2 edges from start to done
+// (mm_ctrl adds one edge for its start register: a step is TILE * TILE + 3
+// cycles, 16,387 at TILE = 128).
 //
 // The result writer may still be reading the previous output tile out of
-// the accumulator while a first step (`clear`) runs: the array starts row
-// r only when r < rows_free, the rows the writer has already taken.
+// the accumulator while a first step (`clear`, which reads no accumulator)
+// runs: the array issues the last k of row r, whose write-back overwrites
+// acc[r], only when r < rows_free, the rows the writer has already taken.
+// The writer takes a row in a few cycles and the array needs TILE cycles
+// per row, so in practice it never waits.
 module mm_mac #(
     parameter int TILE = 128
 ) (
@@ -46,7 +51,7 @@ module mm_mac #(
   logic running, clear_q;
   logic [LT-1:0] r, k;
   logic stall, issue, last_issue;
-  assign stall = k == '0 && clear_q && {1'b0, r} >= rows_free;
+  assign stall = k == LT'(TILE - 1) && clear_q && {1'b0, r} >= rows_free;
   assign issue = running && !stall;
   assign last_issue = r == LT'(TILE - 1) && k == LT'(TILE - 1);
 

@@ -1,11 +1,13 @@
 // mm_trace.sv - merges the block's trace events onto the one trace port.
-// Each source holds one pending event; every edge the lowest-numbered
-// pending one goes out (a one-edge pulse on trace_valid). The sources fire
-// far more rarely than once per NSRC edges (a DMA job, a tile step, a
-// request), so a pending event is always out before its source fires
-// again; a source that did fire again meanwhile would replace it (the test
-// counts the events to check none is lost). Tracing changes nothing else
-// in the block.
+// Each source has a queue of two events; every edge the oldest event of the
+// lowest-numbered source with one goes out (a one-edge pulse on
+// trace_valid), so an event goes out two edges after its source fired it
+// unless a lower-numbered source's event goes first. Two places are enough:
+// a source fires at most twice in a row (the A and B tile reads of a step)
+// and then not again for thousands of edges; a third event arriving while
+// both places are taken would replace the newer one (the tests count the
+// events to check that none is lost). Tracing changes nothing else in the
+// block.
 module mm_trace #(
     parameter int NSRC = 12
 ) (
@@ -23,42 +25,48 @@ module mm_trace #(
     output logic [63:0] trace_req,
     output logic [63:0] trace_arg
 );
-  logic [NSRC-1:0] held;
-  logic [8*NSRC-1:0] kind_q;
-  logic [64*NSRC-1:0] req_q, arg_q;
-  logic [NSRC-1:0] pick;  // one-hot: the event going out at this edge
+  localparam int EW = 8 + 64 + 64;  // one event: kind, request, argument
+
+  logic [NSRC-1:0] has0, has1;  // queue places taken (has1 implies has0)
+  logic [EW*NSRC-1:0] q0, q1;   // q0 the oldest
+  logic [NSRC-1:0] pick;        // one-hot: the source whose oldest goes out
 
   always_comb begin
     pick = '0;
-    for (int i = NSRC - 1; i >= 0; i--) if (held[i]) pick = NSRC'(1) << i;
+    for (int i = NSRC - 1; i >= 0; i--) if (has0[i]) pick = NSRC'(1) << i;
   end
-  assign pending = held != '0;
+  assign pending = has0 != '0;
 
   always_ff @(posedge clk) begin
     if (!rst_n) begin
-      held <= '0;
-      kind_q <= '0;
-      req_q <= '0;
-      arg_q <= '0;
+      has0 <= '0;
+      has1 <= '0;
+      q0 <= '0;
+      q1 <= '0;
       trace_valid <= 1'b0;
       trace_kind <= 8'd0;
       trace_req <= 64'd0;
       trace_arg <= 64'd0;
     end else begin
-      trace_valid <= held != '0;
+      trace_valid <= has0 != '0;
       for (int i = 0; i < NSRC; i++) begin
+        if (pick[i]) {trace_kind, trace_req, trace_arg} <= q0[EW*i+:EW];
+        // pop the oldest, then push the new one behind what is left
         if (pick[i]) begin
-          trace_kind <= kind_q[8*i+:8];
-          trace_req <= req_q[64*i+:64];
-          trace_arg <= arg_q[64*i+:64];
+          q0[EW*i+:EW] <= q1[EW*i+:EW];
+          has0[i] <= has1[i];
+          has1[i] <= 1'b0;
         end
         if (ev_fire[i]) begin
-          kind_q[8*i+:8] <= ev_kind[8*i+:8];
-          req_q[64*i+:64] <= ev_req[64*i+:64];
-          arg_q[64*i+:64] <= ev_arg[64*i+:64];
+          if (pick[i] ? !has1[i] : !has0[i]) begin
+            q0[EW*i+:EW] <= {ev_kind[8*i+:8], ev_req[64*i+:64], ev_arg[64*i+:64]};
+            has0[i] <= 1'b1;
+          end else begin
+            q1[EW*i+:EW] <= {ev_kind[8*i+:8], ev_req[64*i+:64], ev_arg[64*i+:64]};
+            has1[i] <= 1'b1;
+          end
         end
       end
-      held <= (held & ~pick) | ev_fire;
     end
   end
 endmodule
