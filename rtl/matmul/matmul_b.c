@@ -14,8 +14,9 @@ MORTAR_RTL_DECLARE_MODEL(matmul_b);
 /* Index = trace code; code 0 is never emitted. The names are those of the
  * behavioural model's events, so traces of both read alike. */
 static const char *const matmul_b_traces[] = {
-    NULL,          "doorbell",    "desc_fetch",  "dma_read",   "dma_read_done", "dma_write",
-    "dma_write_done", "compute_start", "compute_end", "completion", "interrupt",  "error",
+    NULL,        "doorbell",       "desc_fetch",    "dma_read",    "dma_read_done",
+    "dma_write", "dma_write_done", "compute_start", "compute_end", "completion",
+    "interrupt", "error",
 };
 
 const mortar_rtl_design MORTAR_RTL_DESIGN(matmul_b) = {
