@@ -23,7 +23,7 @@ static const char *const commands[] = {
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
 static const char *const bench_programs[] = {"bench-link", "bench-run", "bench-net",
-                                             "bench-boot"};
+                                             "bench-boot", "bench-rtl"};
 #define N_BENCH (sizeof bench_programs / sizeof bench_programs[0])
 
 static cli_result mortar(const char *dir, const char *fmt, ...)

@@ -12,37 +12,42 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "mortar/error.h"
 #include "mortar/pcie.h"
 #include "mortar/runtime.h"
+#include "mortar/trace.h"
 #include "sims/hoststub/hoststub.h"
 #include "sims/registry.h"
 #include "sims/verilator/rtl_adapter.h"
 #include "sims/verilator/rtl_model.h"
 
 /* testdev's registers (rtl/testdev/testdev.sv) */
-#define REG_ID 0x00
-#define REG_SCRATCH 0x04
-#define REG_SRC 0x08
-#define REG_DST 0x10
-#define REG_LEN 0x18
-#define REG_VECTOR 0x1c
-#define REG_DOORBELL 0x20
-#define REG_STATUS 0x24
-#define REG_CYCLES 0x28
-#define REG_COPIES 0x30
-#define REG_TIMER 0x34
-#define REG_START_AT 0x38
-#define REG_DONE_AT 0x40
-#define TESTDEV_ID 0x52544c01u
-#define ST_BUSY 1u
-#define ST_DONE 2u
-#define ST_ERROR 4u
+#define REG_ID            0x00
+#define REG_SCRATCH       0x04
+#define REG_SRC           0x08
+#define REG_DST           0x10
+#define REG_LEN           0x18
+#define REG_VECTOR        0x1c
+#define REG_DOORBELL      0x20
+#define REG_STATUS        0x24
+#define REG_CYCLES        0x28
+#define REG_COPIES        0x30
+#define REG_TIMER         0x34
+#define REG_START_AT      0x38
+#define REG_DONE_AT       0x40
+#define REG_MODE          0x48
+#define MODE_EARLY_IRQ    1u
+#define MODE_NO_LEN_CHECK 2u
+#define TESTDEV_ID        0x52544c01u
+#define ST_BUSY           1u
+#define ST_DONE           2u
+#define ST_ERROR          4u
 
 #define LATENCY MORTAR_NS(500)
-#define MSIX (MORTAR_PCIE_CTRL_MSIX_ENABLE | MORTAR_PCIE_CTRL_BUS_MASTER)
+#define MSIX    (MORTAR_PCIE_CTRL_MSIX_ENABLE | MORTAR_PCIE_CTRL_BUS_MASTER)
 
 typedef struct bench {
     mortar_loop *loop;
@@ -72,13 +77,22 @@ static mortar_component *add_rtl(mortar_loop *loop, const char *params)
     return dev;
 }
 
-static void open_bench(bench *b, const char *params)
+/* `trace`: a trace file path, or NULL. */
+static void open_bench_traced(bench *b, const char *params, const char *trace)
 {
     assert_int_equal(mortar_loop_create(&b->loop), 0);
-    assert_int_equal(mortar_loop_add(b->loop, &mortar_hoststub_ops, "host", NULL, &b->host), 0);
+    if (trace)
+        assert_int_equal(mortar_loop_trace_to(b->loop, trace), 0);
+    assert_int_equal(
+        mortar_loop_add(b->loop, &mortar_hoststub_ops, "host", NULL, &b->host), 0);
     b->dev = add_rtl(b->loop, params);
     connect(b->loop, b->host, b->dev);
     b->h = hoststub_get(b->host, b->loop);
+}
+
+static void open_bench(bench *b, const char *params)
+{
+    open_bench_traced(b, params, NULL);
 }
 
 static void close_bench(bench *b)
@@ -111,7 +125,8 @@ static void assert_rejected(const char *json, const char *want)
     assert_int_equal(mortar_loop_create(&loop), 0);
     mortar_params *p = mortar_params_parse(json, "params", NULL, 0);
     assert_non_null(p);
-    assert_int_equal(mortar_loop_add(loop, &mortar_rtl_ops, "rtl", p, NULL), MORTAR_EINVAL);
+    assert_int_equal(mortar_loop_add(loop, &mortar_rtl_ops, "rtl", p, NULL),
+                     MORTAR_EINVAL);
     if (!strstr(mortar_params_errmsg(p), want))
         fail_msg("\"%s\" not in \"%s\"", want, mortar_params_errmsg(p));
     mortar_params_free(p);
@@ -135,7 +150,8 @@ static void test_params_reject_unknown_design_and_clock_out_of_range(void **stat
 {
     (void)state;
     assert_rejected("{}", "testdev");
-    assert_rejected("{\"design\": \"nope\"}", "unknown RTL design \"nope\"; known: \"testdev\"");
+    assert_rejected("{\"design\": \"nope\"}",
+                    "unknown RTL design \"nope\"; known: \"testdev\"");
     assert_rejected("{\"design\": 3}", "string");
     assert_rejected("{\"design\": \"testdev\", \"clock_mhz\": 0}", "1..10000");
     assert_rejected("{\"design\": \"testdev\", \"clock_mhz\": 10001}", "1..10000");
@@ -146,9 +162,9 @@ static void test_period_is_the_rounded_picoseconds_of_the_clock(void **state)
 {
     (void)state;
     assert_int_equal(rtl_period_ps(400), 2500);
-    assert_int_equal(rtl_period_ps(333), 3003);  /* 3003.003 */
-    assert_int_equal(rtl_period_ps(300), 3333);  /* 3333.33 */
-    assert_int_equal(rtl_period_ps(1500), 667);  /* 666.67 rounds up */
+    assert_int_equal(rtl_period_ps(333), 3003); /* 3003.003 */
+    assert_int_equal(rtl_period_ps(300), 3333); /* 3333.33 */
+    assert_int_equal(rtl_period_ps(1500), 667); /* 666.67 rounds up */
     assert_int_equal(rtl_period_ps(1), 1000000);
 }
 
@@ -253,10 +269,11 @@ static void raw_mmio(raw_bench *b, uint8_t type, uint64_t id, uint8_t bar, uint6
 {
     uint8_t buf[sizeof(mortar_pcie_mmio) + 8] = {0};
     mortar_pcie_mmio *m = (mortar_pcie_mmio *)buf;
-    *m = (mortar_pcie_mmio){.req_id = id, .offset = off, .size = size, .bar = bar,
-                            .posted = posted};
+    *m = (mortar_pcie_mmio){
+        .req_id = id, .offset = off, .size = size, .bar = bar, .posted = posted};
     memcpy(m->data, &value, 4);
-    raw_send(b, type, buf, type == MORTAR_PCIE_MMIO_WRITE ? (uint32_t)sizeof buf : sizeof *m);
+    raw_send(b, type, buf,
+             type == MORTAR_PCIE_MMIO_WRITE ? (uint32_t)sizeof buf : sizeof *m);
 }
 
 static void raw_run(raw_bench *b)
@@ -323,17 +340,17 @@ static void test_bad_input_from_the_link_is_counted_and_answered(void **state)
     raw_bench b;
     open_raw(&b);
     uint8_t junk[4] = {1, 2, 3, 4};
-    raw_send(&b, MORTAR_PCIE_MMIO_READ, junk, sizeof junk);      /* too short */
-    raw_send(&b, 0x7f, junk, sizeof junk);                       /* unknown type */
-    raw_send(&b, MORTAR_PCIE_DMA_WRITE, junk, sizeof junk);      /* not for a device */
+    raw_send(&b, MORTAR_PCIE_MMIO_READ, junk, sizeof junk); /* too short */
+    raw_send(&b, 0x7f, junk, sizeof junk);                  /* unknown type */
+    raw_send(&b, MORTAR_PCIE_DMA_WRITE, junk, sizeof junk); /* not for a device */
     mortar_pcie_dma_done done = {.req_id = 12345, .size = 0};
     raw_send(&b, MORTAR_PCIE_DMA_READ_DONE, &done, sizeof done); /* nothing in flight */
     raw_send(&b, MORTAR_PCIE_DMA_WRITE_DONE, &done, sizeof done);
-    raw_mmio(&b, MORTAR_PCIE_MMIO_READ, 20, 0, 4096, 4, 0, 0);  /* past the BAR */
-    raw_mmio(&b, MORTAR_PCIE_MMIO_READ, 21, 2, 0, 4, 0, 0);     /* no BAR 2 */
-    raw_mmio(&b, MORTAR_PCIE_MMIO_READ, 22, 0, 0, 3, 0, 0);     /* size 3 */
-    raw_mmio(&b, MORTAR_PCIE_MMIO_READ, 23, 9, 0, 4, 0, 0);     /* BAR 9 */
-    raw_mmio(&b, MORTAR_PCIE_MMIO_WRITE, 24, 0, 4094, 4, 0, 0); /* across the end */
+    raw_mmio(&b, MORTAR_PCIE_MMIO_READ, 20, 0, 4096, 4, 0, 0);   /* past the BAR */
+    raw_mmio(&b, MORTAR_PCIE_MMIO_READ, 21, 2, 0, 4, 0, 0);      /* no BAR 2 */
+    raw_mmio(&b, MORTAR_PCIE_MMIO_READ, 22, 0, 0, 3, 0, 0);      /* size 3 */
+    raw_mmio(&b, MORTAR_PCIE_MMIO_READ, 23, 9, 0, 4, 0, 0);      /* BAR 9 */
+    raw_mmio(&b, MORTAR_PCIE_MMIO_WRITE, 24, 0, 4094, 4, 0, 0);  /* across the end */
     raw_mmio(&b, MORTAR_PCIE_MMIO_READ, 25, 0, REG_ID, 4, 0, 0); /* a good one after */
     raw_run(&b);
     rtl_adapter_counters c;
@@ -354,7 +371,8 @@ static void test_bad_input_from_the_link_is_counted_and_answered(void **state)
     mortar_loop_destroy(b.loop);
 }
 
-/* ---- DMA and interrupts ---------------------------------------------------------------- */
+/* ---- DMA and interrupts
+ * ---------------------------------------------------------------- */
 
 /* A copy of `len` bytes from src to dst; returns STATUS once it interrupted. */
 static uint32_t copy(bench *b, uint64_t src, uint64_t dst, uint32_t len, uint32_t id)
@@ -428,6 +446,50 @@ static void test_dma_the_host_refuses_reaches_the_design_as_an_error(void **stat
     close_bench(&b);
 }
 
+static void
+test_interrupt_made_before_a_writes_data_reaches_the_host_after_it(void **state)
+{
+    (void)state;
+    bench b;
+    open_bench(&b, "{\"design\": \"testdev\"}");
+    hoststub_devctrl(b.h, MSIX);
+    uint64_t base = hoststub_mem_base(b.h);
+    uint8_t *src = hoststub_mem(b.h, base, 4096),
+            *dst = hoststub_mem(b.h, base + 8192, 4096);
+    for (int i = 0; i < 4096; i++)
+        src[i] = (uint8_t)(i * 13 + 1);
+    wr32(&b, REG_MODE, MODE_EARLY_IRQ);
+    hoststub_mmio_write(b.h, 0, REG_SRC, 8, base);
+    hoststub_mmio_write(b.h, 0, REG_DST, 8, base + 8192);
+    wr32(&b, REG_LEN, 4096);
+    wr32(&b, REG_DOORBELL, 1);
+    /* the design pulses the interrupt 64 beats before the write's last */
+    assert_true(hoststub_wait_interrupt(b.h, MORTAR_US(100), NULL, NULL));
+    assert_memory_equal(dst, src, 4096);
+    hoststub_delay(b.h, MORTAR_US(10)); /* the write's response comes later */
+    assert_int_equal(rd32(&b, REG_STATUS), ST_DONE);
+    assert_int_equal(counters(&b).irqs, 1);
+    close_bench(&b);
+}
+
+static void test_dma_length_out_of_range_is_refused_to_the_design(void **state)
+{
+    (void)state;
+    bench b;
+    open_bench(&b, "{\"design\": \"testdev\"}");
+    hoststub_devctrl(b.h, MSIX);
+    uint64_t base = hoststub_mem_base(b.h);
+    wr32(&b, REG_MODE, MODE_NO_LEN_CHECK);
+    assert_int_equal(copy(&b, base, base + 8192, 0, 1), ST_DONE | ST_ERROR);
+    wr32(&b, REG_STATUS, ST_DONE | ST_ERROR);
+    assert_int_equal(copy(&b, base, base + 8192, 5000, 2), ST_DONE | ST_ERROR);
+    rtl_adapter_counters c = counters(&b);
+    assert_int_equal(c.design_errors, 2);
+    assert_int_equal(c.dma_reads, 0); /* nothing reached the host */
+    assert_int_equal(c.dma_writes, 0);
+    close_bench(&b);
+}
+
 static void test_interrupt_goes_as_msix_else_msi_else_is_dropped(void **state)
 {
     (void)state;
@@ -462,7 +524,8 @@ static void test_interrupt_goes_as_msix_else_msi_else_is_dropped(void **state)
     close_bench(&b);
 }
 
-/* ---- the clock ----------------------------------------------------------------------- */
+/* ---- the clock -----------------------------------------------------------------------
+ */
 
 static void test_idle_design_evaluates_no_edges_while_quiet(void **state)
 {
@@ -482,7 +545,8 @@ static void test_idle_design_evaluates_no_edges_while_quiet(void **state)
     uint32_t cycles1 = rd32(&b, REG_CYCLES);
     rtl_adapter_counters last = counters(&b);
     assert_true(cycles1 - cycles0 <= last.edges - before.edges);
-    assert_true(last.edges + last.edges_skipped >= hoststub_now(b.h) / rtl_period_ps(400));
+    assert_true(last.edges + last.edges_skipped >=
+                hoststub_now(b.h) / rtl_period_ps(400));
     close_bench(&b);
 }
 
@@ -537,6 +601,51 @@ static void test_design_stamps_edges_with_their_time(void **state)
     close_bench(&b);
 }
 
+/* One copy of 300 bytes with id 77; the time it ends. */
+static uint64_t traced_copy(const char *trace)
+{
+    bench b;
+    open_bench_traced(&b, "{\"design\": \"testdev\"}", trace);
+    hoststub_devctrl(b.h, MSIX);
+    uint64_t base = hoststub_mem_base(b.h);
+    assert_int_equal(copy(&b, base, base + 4096, 300, 77), ST_DONE);
+    uint64_t end = hoststub_now(b.h);
+    close_bench(&b);
+    return end;
+}
+
+static void test_trace_events_carry_the_descriptors_names_and_change_nothing(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/mortar-test-rtl-trace-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    uint64_t traced_end = traced_copy(path);
+    assert_int_equal(traced_copy(NULL), traced_end);
+
+    mortar_trace_reader *r;
+    char err[256];
+    assert_int_equal(mortar_trace_reader_open(&r, path, err, sizeof err), 0);
+    mortar_trace_event ev;
+    const char *want[] = {"doorbell", "copy_done"};
+    uint64_t args[] = {300, ST_DONE};
+    int seen = 0;
+    while (mortar_trace_reader_next(r, &ev) == 1) {
+        if (strcmp(mortar_trace_reader_component(r, ev.component), "rtl"))
+            continue;
+        assert_true(seen < 2);
+        assert_string_equal(mortar_trace_reader_kind(r, ev.kind), want[seen]);
+        assert_int_equal(ev.req_id, 77);
+        assert_int_equal(ev.arg0, args[seen]);
+        assert_int_equal(ev.time_ps % rtl_period_ps(400), 0);
+        seen++;
+    }
+    assert_int_equal(seen, 2);
+    mortar_trace_reader_close(r);
+    unlink(path);
+}
+
 static void run_copies(rtl_adapter_counters *c, uint64_t *end, uint8_t *out)
 {
     bench b;
@@ -547,8 +656,9 @@ static void run_copies(rtl_adapter_counters *c, uint64_t *end, uint8_t *out)
     for (int i = 0; i < 3000; i++)
         src[i] = (uint8_t)(i ^ 0x5a);
     for (uint32_t i = 0; i < 5; i++)
-        assert_int_equal(copy(&b, base + 200 * i, base + 0x4000 + 4096 * i, 1000 + 300 * i, i),
-                         ST_DONE);
+        assert_int_equal(
+            copy(&b, base + 200 * i, base + 0x4000 + 4096 * i, 1000 + 300 * i, i),
+            ST_DONE);
     *c = counters(&b);
     *end = hoststub_now(b.h);
     memcpy(out, hoststub_mem(b.h, base + 0x4000, 5 * 4096), 5 * 4096);
@@ -581,10 +691,15 @@ int main(void)
         cmocka_unit_test(test_bad_input_from_the_link_is_counted_and_answered),
         cmocka_unit_test(test_dma_copy_round_trips_through_host_memory),
         cmocka_unit_test(test_dma_the_host_refuses_reaches_the_design_as_an_error),
+        cmocka_unit_test(
+            test_interrupt_made_before_a_writes_data_reaches_the_host_after_it),
+        cmocka_unit_test(test_dma_length_out_of_range_is_refused_to_the_design),
         cmocka_unit_test(test_interrupt_goes_as_msix_else_msi_else_is_dropped),
         cmocka_unit_test(test_idle_design_evaluates_no_edges_while_quiet),
         cmocka_unit_test(test_cycles_take_exactly_their_period_on_the_edge_grid),
         cmocka_unit_test(test_design_stamps_edges_with_their_time),
+        cmocka_unit_test(
+            test_trace_events_carry_the_descriptors_names_and_change_nothing),
         cmocka_unit_test(test_runs_are_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,6 +15,10 @@
 //   0x34 TIMER: a write of N > 0 counts N edges down, then interrupts
 //   0x38 START_AT (64, ro): now_ps of the edge that took the last doorbell
 //   0x40 DONE_AT (64, ro): now_ps of the edge that finished the last copy
+//   0x48 MODE (rw): bit0 early interrupt: a copy interrupts at the edge its
+//        DMA write request is taken, before its data, instead of when it is
+//        done (the adapter must still deliver it after the write); bit1 no length check: LEN
+//        goes to the DMA request as it is (the adapter refuses 0 and > 4096)
 // A copy: one DMA read of LEN bytes (tag 1) into a 4 KiB buffer, one DMA
 // write of them (tag 2), the write's response, then STATUS done (or error
 // when the host refused either, or LEN was out of range), an interrupt on
@@ -82,6 +86,8 @@ module testdev (
     state_t state;
     logic [31:0] scratch, len, doorbell, copies, timer_n, timer_left;
     logic [4:0] vector;
+    logic [1:0] mode;
+    logic early_irq, early_sent;
     logic [2:0] status;  // error, done, busy
     logic [63:0] src, dst, cycles, start_at, done_at;
     logic [511:0] buffer [64];
@@ -124,6 +130,7 @@ module testdev (
             9'd6: slot_value = {timer_left, copies};
             9'd7: slot_value = start_at;
             9'd8: slot_value = done_at;
+            9'd9: slot_value = {62'b0, mode};
             default: slot_value = 64'h0;
         endcase
     end
@@ -143,7 +150,7 @@ module testdev (
 
     // ---- the copy -----------------------------------------------------------
     logic len_ok;
-    assign len_ok = len != 32'd0 && len <= 32'd4096;
+    assign len_ok = mode[1] || (len != 32'd0 && len <= 32'd4096);
 
     assign dma_req_valid = state == S_RD_REQ || state == S_WR_REQ;
     assign dma_req_write = state == S_WR_REQ;
@@ -155,7 +162,7 @@ module testdev (
     assign dma_wdata = buffer[beat[5:0]];
     assign dma_wdata_last = beat + 7'd1 == beats;
 
-    assign irq_valid = state == S_DONE || timer_fire;
+    assign irq_valid = (state == S_DONE && !early_sent) || early_irq || timer_fire;
     assign irq_vector = vector;
     assign trace_valid = state == S_START || state == S_DONE || timer_fire;
     assign trace_kind = state == S_START ? TRACE_DOORBELL
@@ -178,6 +185,9 @@ module testdev (
             {scratch, len, doorbell, copies, timer_n, timer_left} <= '0;
             {src, dst, cycles, start_at, done_at, rsp_data} <= '0;
             vector <= '0;
+            mode <= '0;
+            early_irq <= 1'b0;
+            early_sent <= 1'b0;
             status <= '0;
             beat <= '0;
             beats <= '0;
@@ -197,6 +207,7 @@ module testdev (
                         len <= merged[31:0];
                         vector <= merged[36:32];
                     end
+                    9'd9: mode <= merged[1:0];
                     9'd4: begin
                         if (byte_mask[0]) doorbell <= merged[31:0];
                         status <= status & ~(wvalue[34:32] & byte_mask[34:32] & 3'b110);
@@ -205,6 +216,9 @@ module testdev (
                 endcase
             end
             timer_fire <= timer_left == 32'd1;
+            early_irq <= state == S_WR_REQ && dma_req_ready && mode[0];
+            if (ring) early_sent <= 1'b0;
+            else if (early_irq) early_sent <= 1'b1;
             if (arm_timer) begin
                 timer_n <= merged[63:32];
                 timer_left <= merged[63:32];

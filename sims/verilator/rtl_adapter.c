@@ -87,7 +87,8 @@ static int unknown_design(const mortar_params *p, const char *name)
     const mortar_rtl_design *const *all = mortar_rtl_designs();
     for (int i = 0; all[i]; i++) {
         size_t used = strlen(known);
-        snprintf(known + used, sizeof known - used, "%s\"%s\"", i ? ", " : "", all[i]->name);
+        snprintf(known + used, sizeof known - used, "%s\"%s\"", i ? ", " : "",
+                 all[i]->name);
     }
     if (!name)
         return mortar_params_error(p, "design", "required: one of %s", known);
@@ -153,7 +154,8 @@ static int rtl_create(mortar_component *self, const mortar_params *p, void **sta
         return MORTAR_ENOMEM;
     }
     register_traces(a);
-    mortar_port_declare(self, RTL_PORT, MORTAR_PROTO_PCIE, &design->intro, sizeof design->intro);
+    mortar_port_declare(self, RTL_PORT, MORTAR_PROTO_PCIE, &design->intro,
+                        sizeof design->intro);
     *state = a;
     return 0;
 }
@@ -201,8 +203,8 @@ static void rtl_stats(void *state, mortar_stats *s)
     mortar_stats_u64(s, "send_errors", c.send_errors);
 }
 
-static const char *const rtl_lost_stats[] = {"mmio_dropped", "irqs_dropped", "send_errors",
-                                             NULL};
+static const char *const rtl_lost_stats[] = {"mmio_dropped", "irqs_dropped",
+                                             "send_errors", NULL};
 
 const mortar_component_ops mortar_rtl_ops = {
     .kind = "rtl",

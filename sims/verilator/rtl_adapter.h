@@ -31,13 +31,13 @@ typedef struct rtl_adapter_counters {
     uint64_t mmio_refused; /* outside the BARs or of a size the contract has not */
     uint64_t mmio_dropped; /* the request queue was full */
     uint64_t dma_reads, dma_writes, dma_read_bytes, dma_write_bytes;
-    uint64_t dma_errors; /* completions with a nonzero status */
+    uint64_t dma_errors;   /* completions with a nonzero status */
     uint64_t irqs;         /* interrupts sent */
     uint64_t irqs_dropped; /* no MSI-X or MSI enabled, or a vector out of range */
     uint64_t traces;
-    uint64_t bad_messages;    /* from the link: malformed, unknown kind or id */
-    uint64_t design_errors;   /* the design broke the contract (docs/rtl-ports.md) */
-    uint64_t send_errors;     /* mortar_send failed (message too big for the link) */
+    uint64_t bad_messages;  /* from the link: malformed, unknown kind or id */
+    uint64_t design_errors; /* the design broke the contract (docs/rtl-ports.md) */
+    uint64_t send_errors;   /* mortar_send failed (message too big for the link) */
 } rtl_adapter_counters;
 
 /* The counters of `rtl` component `c` (its state must be an rtl adapter). */

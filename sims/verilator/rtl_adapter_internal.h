@@ -16,13 +16,13 @@
 #include "sims/verilator/rtl_adapter.h"
 #include "sims/verilator/rtl_model.h"
 
-#define RTL_PORT 0
+#define RTL_PORT        0
 #define RTL_RESET_EDGES 4
-#define RTL_MMIO_QUEUE 256  /* host requests waiting for the design */
-#define RTL_DMA_SLOTS 32    /* DMA requests in flight (reads and writes) */
-#define RTL_DMA_MAX 4096    /* dma_req_len's range, docs/rtl-ports.md */
-#define RTL_DMA_BEATS (RTL_DMA_MAX / MORTAR_RTL_BEAT_BYTES)
-#define RTL_OUT_QUEUE (2 * RTL_DMA_SLOTS) /* DMA requests and interrupts, in order */
+#define RTL_MMIO_QUEUE  256  /* host requests waiting for the design */
+#define RTL_DMA_SLOTS   32   /* DMA requests in flight (reads and writes) */
+#define RTL_DMA_MAX     4096 /* dma_req_len's range, docs/rtl-ports.md */
+#define RTL_DMA_BEATS   (RTL_DMA_MAX / MORTAR_RTL_BEAT_BYTES)
+#define RTL_OUT_QUEUE   (2 * RTL_DMA_SLOTS) /* DMA requests and interrupts, in order */
 
 typedef struct rtl_mmio_req {
     uint64_t req_id;
@@ -35,14 +35,14 @@ typedef struct rtl_mmio_req {
  * design has its data (reads) or its response (writes). */
 typedef struct rtl_dma_slot {
     bool used, write;
-    bool refused;      /* not sent: the design asked for a length out of range */
-    bool sent;         /* the message is on the link */
+    bool refused; /* not sent: the design asked for a length out of range */
+    bool sent;    /* the message is on the link */
     uint8_t tag;
-    uint8_t err;       /* the host refused it */
-    uint32_t len;      /* bytes */
-    uint32_t beats;    /* write beats gathered so far */
+    uint8_t err;    /* the host refused it */
+    uint32_t len;   /* bytes */
+    uint32_t beats; /* write beats gathered so far */
     uint64_t addr;
-    uint64_t req_id;   /* the link's id: (sequence << 8) | slot index */
+    uint64_t req_id; /* the link's id: (sequence << 8) | slot index */
     uint8_t data[RTL_DMA_MAX];
 } rtl_dma_slot;
 

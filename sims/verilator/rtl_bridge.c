@@ -53,10 +53,12 @@ static void answer_write(rtl_adapter *a, uint64_t req_id)
  * carry. */
 static bool mmio_fits_design(const rtl_adapter *a, const mortar_pcie_mmio *m)
 {
-    if (m->bar >= MORTAR_PCIE_BARS || (m->size != 1 && m->size != 2 && m->size != 4 && m->size != 8))
+    if (m->bar >= MORTAR_PCIE_BARS ||
+        (m->size != 1 && m->size != 2 && m->size != 4 && m->size != 8))
         return false;
     uint64_t bar_size = a->design->intro.bars[m->bar].size;
-    return m->offset < bar_size && m->size <= bar_size - m->offset && m->offset <= UINT32_MAX;
+    return m->offset < bar_size && m->size <= bar_size - m->offset &&
+           m->offset <= UINT32_MAX;
 }
 
 /* Queues a request; false (the caller answers it) when it cannot be. */
@@ -71,8 +73,12 @@ static bool mmio_queue(rtl_adapter *a, const mortar_pcie_mmio *m, bool write)
         return false;
     }
     rtl_mmio_req *r = &a->mmio[(a->mmio_head + a->mmio_count++) % RTL_MMIO_QUEUE];
-    *r = (rtl_mmio_req){.req_id = m->req_id, .addr = (uint32_t)m->offset, .bar = m->bar,
-                        .size = (uint8_t)m->size, .write = write, .posted = m->posted};
+    *r = (rtl_mmio_req){.req_id = m->req_id,
+                        .addr = (uint32_t)m->offset,
+                        .bar = m->bar,
+                        .size = (uint8_t)m->size,
+                        .write = write,
+                        .posted = m->posted};
     for (uint32_t i = 0; write && i < m->size; i++)
         r->wdata |= (uint64_t)m->data[i] << (8 * i);
     return true;
@@ -376,7 +382,10 @@ void rtl_bridge_present(rtl_adapter *a)
         p->mmio_req_addr = r->addr;
         p->mmio_req_wdata = r->wdata;
     }
-    p->dma_req_ready = a->slots_used < RTL_DMA_SLOTS && a->out_count < RTL_OUT_QUEUE;
+    /* A slot's write response waits in `wresp` after the slot is free:
+     * counting both keeps that ring within its RTL_DMA_SLOTS. */
+    p->dma_req_ready =
+        a->slots_used + a->wresp_count < RTL_DMA_SLOTS && a->out_count < RTL_OUT_QUEUE;
     p->dma_wdata_ready = a->gather_count > 0;
     p->dma_rdata_valid = 0;
     p->dma_rdata_last = 0;

@@ -110,14 +110,15 @@ struct mortar_rtl_model_ops {
     /* One rising edge: inputs from `ports` applied, outputs at the edge
      * copied into `ports`, then the clock rises. */
     void (*edge)(mortar_rtl_model *m, mortar_rtl_ports *ports);
-    /* Frees the model (NULL is a no-op). */
+    /* Frees the model (never NULL here: mortar_rtl_model_destroy checks). */
     void (*destroy)(mortar_rtl_model *m);
 };
 
 /* The name of the ops table the shim exports for design `name` (the first
  * argument of mortar_add_rtl_design()). */
 #define MORTAR_RTL_MODEL(name) mortar_rtl_model_##name
-#define MORTAR_RTL_DECLARE_MODEL(name) extern const mortar_rtl_model_ops MORTAR_RTL_MODEL(name)
+#define MORTAR_RTL_DECLARE_MODEL(name)                                                   \
+    extern const mortar_rtl_model_ops MORTAR_RTL_MODEL(name)
 
 /* The rest is C only: the shim (C++) needs just the ports and the ops, and
  * mortar/pcie.h is C11 (flexible array members, _Static_assert). */

@@ -20,7 +20,8 @@
 
 #include "sims/verilator/rtl_model.h"
 
-namespace {
+namespace
+{
 
 using Top = MORTAR_RTL_CLASS;
 
@@ -108,7 +109,7 @@ void model_destroy(mortar_rtl_model *m)
 } // namespace
 
 #define MORTAR_RTL_PASTE(a, b) a##b
-#define MORTAR_RTL_OPS(name) MORTAR_RTL_PASTE(mortar_rtl_model_, name)
+#define MORTAR_RTL_OPS(name)   MORTAR_RTL_PASTE(mortar_rtl_model_, name)
 
 extern "C" {
 extern const mortar_rtl_model_ops MORTAR_RTL_OPS(MORTAR_RTL_NAME);
@@ -116,11 +117,13 @@ const mortar_rtl_model_ops MORTAR_RTL_OPS(MORTAR_RTL_NAME) = {model_create, mode
                                                               model_destroy};
 }
 
-namespace {
+namespace
+{
 
 mortar_rtl_model *model_create()
 {
-    Model *m = new (std::nothrow) Model{{&MORTAR_RTL_OPS(MORTAR_RTL_NAME)}, nullptr, nullptr};
+    Model *m =
+        new (std::nothrow) Model{{&MORTAR_RTL_OPS(MORTAR_RTL_NAME)}, nullptr, nullptr};
     if (!m)
         return nullptr;
     try {
