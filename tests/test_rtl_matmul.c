@@ -20,10 +20,15 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "mortar/pcie.h"
+#include "mortar/runtime.h"
+#include "sims/hoststub/hoststub.h"
 #include "sims/matmul/bench.h"
+#include "sims/matmul/drivers_hoststub.h"
 #include "sims/matmul/matmul_regs.h"
 #include "sims/matmul/reference.h"
 #include "sims/matmul/result.h"
+#include "sims/verilator/rtl_adapter.h"
 #include "sims/verilator/rtl_model.h"
 
 /* docs/models/rtl-matmul.md: a tile step is TILE * TILE + 3 cycles
@@ -640,6 +645,62 @@ static void test_queued_descriptors_run_back_to_back_and_idle_after(void **state
     bench_free(b);
 }
 
+/* ---- through the adapter, with design B's driver ----------------------------------- */
+
+/* The `rtl` component running matmul_b on a PCIe link of 1 µs to the host
+ * stub, driven by the same design B driver as the behavioural model
+ * (sims/matmul/drivers_hoststub.c): it finds the device by the ID register,
+ * sets up the ring and runs requests; the products are the reference's. */
+static void run_through_adapter(uint32_t n, const matmul_drv_opts *o, uint64_t seed)
+{
+    mortar_loop *loop;
+    mortar_component *host, *dev;
+    assert_int_equal(mortar_loop_create(&loop), 0);
+    assert_int_equal(mortar_loop_add(loop, &mortar_hoststub_ops, "host", NULL, &host), 0);
+    mortar_params *p =
+        mortar_params_parse("{\"design\": \"matmul_b\"}", "params", NULL, 0);
+    assert_non_null(p);
+    assert_int_equal(mortar_loop_add(loop, &mortar_rtl_ops, "rtl", p, &dev), 0);
+    mortar_params_free(p);
+    mortar_link_params lp;
+    mortar_link_params_init(&lp);
+    lp.protocol = MORTAR_PROTO_PCIE;
+    lp.slot_size = MORTAR_PCIE_SLOT_SIZE;
+    lp.latency_ps = 1000000;
+    assert_int_equal(mortar_loop_connect(loop, host, 0, dev, 0, &lp), 0);
+    assert_int_equal(mortar_loop_start(loop), 0);
+    hoststub *h = hoststub_get(host, loop);
+
+    matmul_drv d;
+    int rc = matmul_drv_open(&d, h, n, o);
+    if (rc)
+        fail_msg("driver: %s", d.err);
+    assert_int_equal(d.code, MATMUL_CODE_B);
+    for (uint64_t i = 0; i < 2; i++) {
+        matmul_drv_result r;
+        bool ok;
+        assert_int_equal(matmul_bench_check(&d, n, seed + i, &r, &ok), 0);
+        assert_true(ok);
+        uint32_t steps = (n / MATMUL_TILE) * (n / MATMUL_TILE) * (n / MATMUL_TILE);
+        assert_int_equal(r.steps, steps);
+        assert_int_equal(r.error, 0);
+        assert_int_equal(r.dev_compute_ps, (uint64_t)steps * RTL_STEP_CYCLES * PERIOD_PS);
+        print_message("adapter n=%u %s%s: service %llu ns\n", n,
+                      matmul_result_name(o->result), o->use_irq ? " irq" : "",
+                      (unsigned long long)((r.done_ps - r.submit_ps) / 1000));
+    }
+    assert_false(hoststub_failed(h));
+    mortar_loop_destroy(loop);
+}
+
+static void test_design_b_driver_runs_the_rtl_through_the_adapter(void **state)
+{
+    matmul_drv_opts o = {.result = MATMUL_RESULT_I8};
+    run_through_adapter(128, &o, 21);
+    o = (matmul_drv_opts){.result = MATMUL_RESULT_I32, .use_irq = true};
+    run_through_adapter(256, &o, 22);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -658,6 +719,7 @@ int main(void)
         cmocka_unit_test(test_random_int8_product_is_the_reference),
         cmocka_unit_test(test_random_int32_product_is_the_reference),
         cmocka_unit_test(test_full_request_matches_behavioural_b_up_to_cycles_per_step),
+        cmocka_unit_test(test_design_b_driver_runs_the_rtl_through_the_adapter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
