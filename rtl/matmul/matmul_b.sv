@@ -12,8 +12,8 @@
 //   mm_writer    result tiles (int8 or int32) and the completion record
 //   mm_trace     trace events onto the trace port
 //
-// TILE is the tile edge (128 for the case study; the synthesis test uses
-// a smaller one, docs/models/rtl-matmul.md says why), NMAX the largest n a
+// TILE is the tile edge (128 for the case study, a power of two from 8;
+// the synthesis test uses a smaller one, docs/models/rtl-matmul.md says why), NMAX the largest n a
 // descriptor may ask for, MAX_READS the DMA reads in flight, MSIX the reset
 // value of CONTROL.IRQ.
 module matmul_b
@@ -71,7 +71,7 @@ module matmul_b
 );
   localparam int LT = $clog2(TILE);
   localparam int LR = $clog2(TILE + 1);
-  localparam int LBT = $clog2(TILE * TILE / 64);
+  localparam int BIW = TILE * TILE / 64 > 1 ? $clog2(TILE * TILE / 64) : 1;  // beat index
 
   // ---- registers ----------------------------------------------------------------
   logic [63:0] ring_base;
@@ -147,7 +147,7 @@ module matmul_b
     ) u_opbuf (
         .clk,
         .wr_valid(bt_valid && !bt_err && bt_dest == 3'(i + 1)),
-        .wr_beat(bt_index[LBT-1:0]),
+        .wr_beat(bt_index[BIW-1:0]),
         .wr_data(bt_data),
         .rd_row(i % 2 == 0 ? a_row : b_row),
         .rd_data(opbuf_data[i])
@@ -232,7 +232,8 @@ module matmul_b
   // ---- trace: the controller's ten sources (steps first), then the registers'
   logic trace_pending;
   mm_trace #(
-      .NSRC(12)
+      .NSRC(12),
+      .TWO_DEEP(12'b0000_0001_1000)  // dma_read, dma_read_done
   ) u_trace (
       .clk, .rst_n,
       .ev_fire({tr_ring_error, tr_doorbell, tr_fire}),
@@ -252,5 +253,5 @@ module matmul_b
 
   // Port bits this design does not use: its tags name everything.
   logic unused;
-  assign unused = ^{ring_size, bt_index[10:LBT]};
+  assign unused = ^{ring_size, bt_index[10:BIW]};
 endmodule

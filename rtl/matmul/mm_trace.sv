@@ -1,15 +1,16 @@
 // mm_trace.sv - merges the block's trace events onto the one trace port.
-// Each source has a queue of two events; every edge the oldest event of the
-// lowest-numbered source with one goes out (a one-edge pulse on
-// trace_valid), so an event goes out two edges after its source fired it
-// unless a lower-numbered source's event goes first. Two places are enough:
-// a source fires at most twice in a row (the A and B tile reads of a step)
-// and then not again for thousands of edges; a third event arriving while
-// both places are taken would replace the newer one (the tests count the
-// events to check that none is lost). Tracing changes nothing else in the
-// block.
+// Each source holds one pending event, or two for the sources in TWO_DEEP;
+// every edge the oldest event of the lowest-numbered source with one goes
+// out (a one-edge pulse on trace_valid), so an event goes out two edges
+// after its source fired it unless a lower-numbered source's event goes
+// first. The sources fire rarely (a DMA job, a tile step, a request), except
+// that the read jobs and read completions of a step's A and B tiles may come
+// on consecutive edges: those two sources get two places. An event arriving
+// with every place taken replaces the newest (the tests count the events to
+// check that none is lost). Tracing changes nothing else in the block.
 module mm_trace #(
-    parameter int NSRC = 12
+    parameter int NSRC = 12,
+    parameter logic [NSRC-1:0] TWO_DEEP = '0
 ) (
     input logic clk,
     input logic rst_n,
@@ -58,7 +59,7 @@ module mm_trace #(
           has1[i] <= 1'b0;
         end
         if (ev_fire[i]) begin
-          if (pick[i] ? !has1[i] : !has0[i]) begin
+          if (!TWO_DEEP[i] || (pick[i] ? !has1[i] : !has0[i])) begin
             q0[EW*i+:EW] <= {ev_kind[8*i+:8], ev_req[64*i+:64], ev_arg[64*i+:64]};
             has0[i] <= 1'b1;
           end else begin
