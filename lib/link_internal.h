@@ -67,6 +67,8 @@ struct mortar_link {
      * many data messages we had consumed then */
     uint64_t sent_promise_ps;
     uint64_t sent_promise_consumed;
+    /* a null message found the ring full: try again one interval later */
+    uint64_t sync_retry_ps;
 
     /* socket */
     int sock_fd, listen_fd;
@@ -92,6 +94,10 @@ static inline void link_promise_sent(mortar_link *link, uint64_t stamp)
     if (link->first_unseen_stamp_ps == MORTAR_TIME_MAX)
         link->first_unseen_stamp_ps = stamp;
 }
+
+/* A null message at `now_ps` found the ring full (link.c): the next one is
+ * due a sync interval later. */
+void link_sync_refused(mortar_link *link, uint64_t now_ps);
 
 /* link_promise.c: when the next null message is due, given that a plain
  * one is due at `plain_due`: later while the promise we sent says more. */

@@ -77,8 +77,10 @@ int mortar_link_send_promise(mortar_link *link, uint64_t now_ps, uint64_t next_s
         return MORTAR_OK;
     /* slots hold at least 64 bytes of payload (link.c checks the size) */
     void *dst = mortar_link_reserve(link, PROMISE_PAYLOAD_SIZE);
-    if (!dst)
+    if (!dst) {
+        link_sync_refused(link, now_ps);
         return MORTAR_EAGAIN;
+    }
     uint64_t stamp = link_timing_sync_stamp(&link->timing, now_ps);
     uint64_t promise = next_send_ps > MORTAR_TIME_MAX - link->timing.latency_ps
                            ? MORTAR_TIME_MAX
@@ -88,6 +90,7 @@ int mortar_link_send_promise(mortar_link *link, uint64_t now_ps, uint64_t next_s
     link_publish_sync(link, stamp, PROMISE_PAYLOAD_SIZE);
     link->sent_promise_ps = promise > stamp ? promise : stamp;
     link->sent_promise_consumed = link->counters.msgs_received;
+    link->sync_retry_ps = 0;
     return MORTAR_OK;
 }
 
