@@ -1,7 +1,9 @@
 /*
  * matmul_b.c - the design B driver: one descriptor per request in a ring in
- * host memory (docs/models/matmul.md, "Design B"; the sequence of
- * sims/matmul/drivers_hoststub.c).
+ * host memory (docs/models/matmul.md, "Design B"). The ring setup, the
+ * descriptor and the record are the driver core's
+ * (sims/matmul/driver_core_b.c, which `mortar alone` runs over the host
+ * stub); this file gives them DMA memory, slots and the wait.
  *
  * DMA memory: per slot (one request in flight) a 2 MiB huge page holding A
  * and B tiled int8 and C tiled (int8, or int32 with the descriptor's
@@ -41,44 +43,31 @@ static int b_open(matmul_guest *d)
         return matmul_fail(d, MORTAR_ENOMEM, "the ring is not physically contiguous");
     }
     uint8_t *base = mortar_guest_dma_virt(d->ring_mem);
-    d->ring = (volatile matmul_desc *)base;
     d->ring_phys = mortar_guest_dma_phys(d->ring_mem, 0);
+    d->ring_mem_bytes = bytes;
     for (unsigned i = 0; i < d->nslots; i++) {
         size_t off = ring_bytes + i * sizeof(matmul_completion);
         d->slots[i].cpl = (volatile matmul_completion *)(base + off);
         d->slots[i].cpl_phys = mortar_guest_dma_phys(d->ring_mem, off);
     }
-
-    /* A previous program may have left the ring enabled: disable, clear the
-     * error bits, set the ring, enable (0 -> 1 resets HEAD and TAIL). */
-    mm_wr32(d, MATMUL_B_CONTROL, 0);
-    mm_wr32(d, MATMUL_B_STATUS,
-            MATMUL_B_ST_ERR_RING | MATMUL_B_ST_ERR_DMA | MATMUL_B_ST_ERR_DESC);
-    mm_wr64(d, MATMUL_B_RING_BASE, d->ring_phys);
-    mm_wr32(d, MATMUL_B_RING_SIZE, d->ring_entries);
+    matmul_core_b_ring_program(&d->core, d->ring_phys, d->ring_entries,
+                               d->o.use_irq ? MATMUL_CORE_IRQ_ON : MATMUL_CORE_IRQ_OFF);
+    d->tail = 0;
     rc = mortar_guest_bus_master(d->pci, true);
-    uint32_t ctrl = MATMUL_B_CTRL_ENABLE;
     if (!rc && d->o.use_irq) {
         rc = mortar_guest_irq_setup(d->pci, MORTAR_GUEST_IRQ_MSIX, 1);
-        ctrl |= MATMUL_B_CTRL_IRQ;
     }
     if (rc) {
         return matmul_fail(d, rc, "%s", mortar_guest_errmsg(d->pci));
     }
-    mm_wr32(d, MATMUL_B_CONTROL, ctrl);
-    uint32_t st = mm_rd32(d, MATMUL_B_STATUS);
-    if (st & MATMUL_B_ST_ERR_RING) {
-        return matmul_fail(d, MORTAR_EPROTO, "the device refused the ring (STATUS 0x%x)",
-                           st);
-    }
-    d->tail = 0;
-    return 0;
+    rc = matmul_core_b_ring_enable(&d->core);
+    return rc ? matmul_core_failed(d, rc) : 0;
 }
 
 static void b_close(matmul_guest *d)
 {
     if (d->regs && d->ring_mem) {
-        mm_wr32(d, MATMUL_B_CONTROL, 0);
+        matmul_core_b_ring_disable(&d->core);
     }
 }
 
@@ -87,25 +76,14 @@ static int b_submit(matmul_guest *d, matmul_slot *s, const int8_t *a, const int8
     matmul_guest_tile_i8(s->n, a, s->a_virt);
     matmul_guest_tile_i8(s->n, b, s->b_virt);
     s->t.submit_ns = mortar_guest_now_ns();
-    volatile uint64_t *rec = (volatile uint64_t *)s->cpl;
-    for (size_t i = 0; i < sizeof(matmul_completion) / 8; i++) {
-        rec[i] = 0;
-    }
-    matmul_desc desc = {.req_id = s->req_id,
-                        .a_addr = s->a_phys,
-                        .b_addr = s->b_phys,
-                        .c_addr = s->c_phys,
-                        .completion_addr = s->cpl_phys,
-                        .n = s->n,
-                        .flags = matmul_result_i32(d) ? MATMUL_DESC_RESULT_I32 : 0};
-    d->ring[d->tail] = desc;
-    /* Operands, record and descriptor are in memory before the doorbell. */
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    d->tail = (d->tail + 1) % d->ring_entries;
-    mm_wr32(d, MATMUL_B_RING_TAIL, d->tail);
-    return 0;
+    matmul_desc desc = matmul_core_b_desc(&d->core, s->req_id, s->a_phys, s->b_phys,
+                                          s->c_phys, s->cpl_phys, s->n);
+    int rc = matmul_core_b_queue(&d->core, &d->tail, &desc, s->cpl_phys);
+    return rc ? matmul_core_failed(d, rc) : 0;
 }
 
+/* The record's DONE bit through the slot's pointer: one load per check, so
+ * the spin sees the record within a few instructions of its arrival. */
 static bool record_done(const matmul_slot *s)
 {
     return s->cpl->status & MATMUL_CPL_DONE;
@@ -159,21 +137,17 @@ static int b_wait(matmul_guest *d, matmul_slot *s, uint64_t timeout_ns)
 
 static int b_complete(matmul_guest *d, matmul_slot *s)
 {
-    matmul_completion cpl = *s->cpl;
-    s->t.dev_accept_ps = cpl.t_accept_ps;
-    s->t.dev_start_ps = cpl.t_start_ps;
-    s->t.dev_end_ps = cpl.t_end_ps;
-    s->t.dev_compute_ps = cpl.compute_ps;
-    s->t.dev_done_ps = cpl.t_done_ps;
-    s->t.steps = cpl.steps;
+    matmul_core_timing ct;
+    int rc = matmul_core_b_finish(&d->core, s->cpl_phys, s->req_id, &ct);
+    s->t.dev_accept_ps = ct.accept_ps;
+    s->t.dev_start_ps = ct.start_ps;
+    s->t.dev_end_ps = ct.end_ps;
+    s->t.dev_compute_ps = ct.compute_ps;
+    s->t.dev_done_ps = ct.done_ps;
+    s->t.steps = ct.steps;
     s->t.dev_timing = true;
-    if (cpl.req_id != s->req_id) {
-        return matmul_fail(d, MORTAR_EPROTO, "the record names request %llu, not %llu",
-                           (unsigned long long)cpl.req_id, (unsigned long long)s->req_id);
-    }
-    if (cpl.status & MATMUL_CPL_ERROR) {
-        return matmul_fail(d, MORTAR_EPROTO, "request %llu: the device reported error %u",
-                           (unsigned long long)s->req_id, cpl.error);
+    if (rc) {
+        return matmul_core_failed(d, rc);
     }
     matmul_guest_untile(s->n, matmul_elem_bytes(d), s->c_virt, s->c);
     return 0;

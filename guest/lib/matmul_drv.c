@@ -1,9 +1,11 @@
 /*
  * matmul_drv.c - the common part of the matmul drivers (matmul_drv.h):
  * opening a backend, the slot bookkeeping around submit / wait / complete,
- * STATUS polling shared by designs a and regcopy, DMA memory per request,
- * and the tiled layout. The backends' own sequences are in matmul_a.c,
- * matmul_b.c, matmul_regcopy.c and matmul_sw.c.
+ * the driver core's ops over this library, DMA memory per request, and the
+ * tiled layout. The devices' sequences are the driver core's
+ * (sims/matmul/driver_core_*.c, shared with the host stub's drivers);
+ * matmul_a.c, matmul_b.c and matmul_regcopy.c adapt them to slots and
+ * waits, matmul_sw.c is the software baseline.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,7 +17,6 @@
 #define DEFAULT_MAX_N      512u
 #define DEFAULT_INFLIGHT   8u
 #define DEFAULT_TIMEOUT_NS 10000000000ull /* 10 s of guest time */
-#define POLLS_PER_CLOCK    16             /* STATUS reads between clock reads */
 
 static const struct {
     const char *name;
@@ -123,6 +124,11 @@ static int set_options(matmul_guest *d, const matmul_guest_opts *o)
                            (int)d->o.result);
     }
     d->nslots = d->o.inflight;
+    uint64_t timeout_ps =
+        d->o.timeout_ns > UINT64_MAX / 1000 ? UINT64_MAX : d->o.timeout_ns * 1000;
+    matmul_core_opts co = {
+        .result = d->o.result, .timeout_ps = timeout_ps, .copy_bytes = d->o.copy_bytes};
+    matmul_core_init(&d->core, &matmul_core_guest_ops, d, &co);
     return 0;
 }
 
@@ -139,11 +145,14 @@ static int open_device(matmul_guest *d, size_t which)
     if (rc) {
         return matmul_fail(d, rc, "%s", mortar_guest_errmsg(d->pci));
     }
-    uint32_t id = mm_rd32(d, MATMUL_REG_ID);
-    if (id != MATMUL_ID(backends[which].code)) {
-        return matmul_fail(
-            d, MORTAR_EPROTO, "%s: ID register reads 0x%08x, expected 0x%08x",
-            mortar_guest_info(d->pci)->bdf, id, MATMUL_ID(backends[which].code));
+    char code;
+    rc = matmul_core_identify(&d->core, &code);
+    if (rc) {
+        return matmul_fail(d, rc, "%s: %s", mortar_guest_info(d->pci)->bdf, d->core.err);
+    }
+    if (code != backends[which].code) {
+        return matmul_fail(d, MORTAR_EPROTO, "%s: the device is design '%c', not '%c'",
+                           mortar_guest_info(d->pci)->bdf, code, backends[which].code);
     }
     return 0;
 }
@@ -347,31 +356,175 @@ int matmul_guest_run(matmul_guest *d, uint64_t req_id, uint32_t n, const int8_t 
     return rc;
 }
 
-/* ---- a and regcopy: STATUS and errors ------------------------------------------- */
+/* ---- the driver core's ops ------------------------------------------------------ */
 
-int matmul_poll_status(matmul_guest *d, uint64_t reg, uint32_t *st)
+int matmul_core_failed(matmul_guest *d, int rc)
 {
-    uint64_t deadline = mortar_guest_now_ns() + d->o.timeout_ns;
-    for (;;) {
-        for (int i = 0; i < POLLS_PER_CLOCK; i++) {
-            *st = mm_rd32(d, reg);
-            if (*st & (MATMUL_STATUS_DONE | MATMUL_STATUS_ERROR)) {
-                return 0;
-            }
+    return matmul_fail(d, rc, "%s", d->core.err);
+}
+
+static uint32_t op_read32(void *x, uint64_t off)
+{
+    return mm_rd32(x, off);
+}
+
+static uint64_t op_read64(void *x, uint64_t off)
+{
+    return mm_rd64(x, off);
+}
+
+static void op_write32(void *x, uint64_t off, uint32_t v)
+{
+    mm_wr32(x, off, v);
+}
+
+static void op_write64(void *x, uint64_t off, uint64_t v)
+{
+    mm_wr64(x, off, v);
+}
+
+/* `size` bytes from src into BAR2 at `off`, `access` bytes (1, 2, 4 or 8,
+ * size a multiple) per MMIO write: one store each in a tight loop. */
+static void op_window_write(void *x, uint64_t off, const void *src, uint64_t size,
+                            uint32_t access)
+{
+    matmul_guest *d = x;
+    volatile uint8_t *w = d->win->base + off;
+    const uint8_t *p = src;
+    uint64_t i;
+    switch (access) {
+    case 8:
+        for (i = 0; i < size; i += 8) {
+            uint64_t v;
+            memcpy(&v, p + i, 8);
+            *(volatile uint64_t *)(w + i) = v;
         }
-        if (mortar_guest_now_ns() > deadline) {
-            return matmul_fail(d, MORTAR_ETIMEDOUT, "STATUS stayed 0x%x for %llu ns", *st,
-                               (unsigned long long)d->o.timeout_ns);
+        break;
+    case 4:
+        for (i = 0; i < size; i += 4) {
+            uint32_t v;
+            memcpy(&v, p + i, 4);
+            *(volatile uint32_t *)(w + i) = v;
         }
+        break;
+    case 2:
+        for (i = 0; i < size; i += 2) {
+            uint16_t v;
+            memcpy(&v, p + i, 2);
+            *(volatile uint16_t *)(w + i) = v;
+        }
+        break;
+    default:
+        for (i = 0; i < size; i++) {
+            w[i] = p[i];
+        }
+    }
+    d->mmio_writes += size / access;
+}
+
+/* `size` bytes from BAR2 at `off` into dst, `access` bytes per MMIO read. */
+static void op_window_read(void *x, uint64_t off, void *dst, uint64_t size,
+                           uint32_t access)
+{
+    matmul_guest *d = x;
+    const volatile uint8_t *w = d->win->base + off;
+    uint8_t *p = dst;
+    uint64_t i;
+    switch (access) {
+    case 8:
+        for (i = 0; i < size; i += 8) {
+            uint64_t v = *(const volatile uint64_t *)(w + i);
+            memcpy(p + i, &v, 8);
+        }
+        break;
+    case 4:
+        for (i = 0; i < size; i += 4) {
+            uint32_t v = *(const volatile uint32_t *)(w + i);
+            memcpy(p + i, &v, 4);
+        }
+        break;
+    case 2:
+        for (i = 0; i < size; i += 2) {
+            uint16_t v = *(const volatile uint16_t *)(w + i);
+            memcpy(p + i, &v, 2);
+        }
+        break;
+    default:
+        for (i = 0; i < size; i++) {
+            p[i] = w[i];
+        }
+    }
+    d->mmio_reads += size / access;
+}
+
+/* b: the ring memory (descriptors, then records) at physical `addr`; NULL
+ * outside it. */
+static volatile uint8_t *ring_virt(matmul_guest *d, uint64_t addr, uint32_t size)
+{
+    if (!d->ring_mem || addr < d->ring_phys || addr - d->ring_phys > d->ring_mem_bytes ||
+        size > d->ring_mem_bytes - (addr - d->ring_phys)) {
+        return NULL;
+    }
+    return (volatile uint8_t *)mortar_guest_dma_virt(d->ring_mem) + (addr - d->ring_phys);
+}
+
+/* 64-bit stores (the device reads what the CPU wrote whole words of). */
+static void op_mem_write(void *x, uint64_t addr, const void *src, uint32_t size)
+{
+    volatile uint8_t *p = ring_virt(x, addr, size);
+    if (!p) {
+        return;
+    }
+    for (uint32_t i = 0; i + 8 <= size; i += 8) {
+        uint64_t v;
+        memcpy(&v, (const uint8_t *)src + i, 8);
+        *(volatile uint64_t *)(p + i) = v;
     }
 }
 
-int matmul_device_error(matmul_guest *d, uint64_t err_reg, uint64_t status_reg)
+static void op_mem_read(void *x, uint64_t addr, void *dst, uint32_t size)
 {
-    uint32_t code = mm_rd32(d, err_reg);
-    mm_wr32(d, status_reg, MATMUL_STATUS_ERROR);
-    return matmul_fail(d, MORTAR_EPROTO, "the device reported error %u", code);
+    const volatile uint8_t *p = ring_virt(x, addr, size);
+    uint8_t *out = dst;
+    for (uint32_t i = 0; i < size; i += 4) {
+        uint32_t v = p ? *(const volatile uint32_t *)(p + i) : 0;
+        memcpy(out + i, &v, size - i < 4 ? size - i : 4);
+    }
 }
+
+static void op_mem_barrier(void *x)
+{
+    (void)x;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/* a: the slot's buffer holds A, B and C at max_n, each at its region. */
+static uint64_t op_tile_addr(void *x, matmul_core_matrix which, uint64_t offset)
+{
+    matmul_guest *d = x;
+    size_t region = (size_t)d->o.max_n * d->o.max_n * (size_t)which;
+    return mortar_guest_dma_phys(d->active->mem, region + offset);
+}
+
+static uint64_t op_now_ps(void *x)
+{
+    (void)x;
+    return mortar_guest_now_ns() * 1000;
+}
+
+const matmul_core_ops matmul_core_guest_ops = {
+    .read32 = op_read32,
+    .read64 = op_read64,
+    .write32 = op_write32,
+    .write64 = op_write64,
+    .window_write = op_window_write,
+    .window_read = op_window_read,
+    .mem_write = op_mem_write,
+    .mem_read = op_mem_read,
+    .mem_barrier = op_mem_barrier,
+    .tile_addr = op_tile_addr,
+    .now_ps = op_now_ps,
+};
 
 /* ---- tiled layout --------------------------------------------------------------- */
 

@@ -3,9 +3,11 @@
  * (docs/models/matmul.md, sims/matmul/matmul_regs.h) and the software
  * baseline, behind one interface, for guest programs.
  *
- * The device drivers make exactly the sequences of the host-stub drivers
- * (sims/matmul/drivers_hoststub.c), here over the BARs mapped by the guest
- * library and pinned DMA memory (2 MiB huge pages) with physical addresses:
+ * The device drivers' sequences are the driver cores of sims/matmul/
+ * (driver_core.h), the same code the host-stub drivers run for `mortar
+ * alone` (sims/matmul/drivers_hoststub.c), here over the BARs mapped by the
+ * guest library and pinned DMA memory (2 MiB huge pages) with physical
+ * addresses:
  *
  *   a         per tile step: A_ADDR, B_ADDR, (C_ADDR), STEP_CTRL posted,
  *             STEP_CTRL read back, DOORBELL, STATUS polled with MMIO reads.

@@ -1,8 +1,10 @@
 /*
  * matmul_internal.h - what the files of the matmul drivers share
  * (matmul_drv.c, matmul_a.c, matmul_b.c, matmul_regcopy.c, matmul_sw.c):
- * the handle's layout, the per-backend operations, and MMIO accessors that
- * count every access. Guest programs include matmul_drv.h only.
+ * the handle's layout, the per-backend operations, MMIO accessors that
+ * count every access, and the driver core (sims/matmul/driver_core.h) that
+ * makes the devices' sequences over them. Guest programs include
+ * matmul_drv.h only.
  */
 #ifndef MORTAR_GUEST_MATMUL_INTERNAL_H
 #define MORTAR_GUEST_MATMUL_INTERNAL_H
@@ -12,6 +14,7 @@
 
 #include "matmul_drv.h"
 #include "mortar_guest.h"
+#include "sims/matmul/driver_core.h"
 #include "sims/matmul/matmul_regs.h"
 
 #define MATMUL_SLOTS_MAX 63 /* b: requests in flight; the ring has one entry more */
@@ -61,7 +64,9 @@ struct matmul_guest {
     matmul_backend backend;
     const matmul_ops *ops;
     matmul_guest_opts o;
-    mortar_guest_dev *pci;        /* NULL for software */
+    matmul_core core;      /* a, b, regcopy: the sequences, over matmul_core_guest_ops */
+    matmul_slot *active;   /* a: the request whose tiles the steps address */
+    mortar_guest_dev *pci; /* NULL for software */
     const mortar_guest_bar *regs; /* BAR0 */
     const mortar_guest_bar *win;  /* regcopy: BAR2 */
     uint64_t mmio_reads, mmio_writes;
@@ -70,12 +75,9 @@ struct matmul_guest {
     matmul_slot slots[MATMUL_SLOTS_MAX];
     /* b: ring of nslots + 1 descriptors, then nslots completion records */
     mortar_guest_dma *ring_mem;
-    volatile matmul_desc *ring;
     uint64_t ring_phys;
+    size_t ring_mem_bytes;
     uint32_t ring_entries, tail;
-    /* regcopy: the device's n and window offsets in BAR2 */
-    uint32_t dev_n;
-    uint64_t win_a, win_b, win_c;
     /* software: transposed B and widened A rows */
     void *work;
     char err[320];
@@ -83,6 +85,11 @@ struct matmul_guest {
 
 extern const matmul_ops matmul_ops_a, matmul_ops_b, matmul_ops_regcopy,
     matmul_ops_software;
+
+/* The driver core's ops over this library (matmul_drv.c): BAR0 and BAR2
+ * accesses counted in mmio_reads / mmio_writes, the ring memory of b, the
+ * tiles of a's active slot, CLOCK_MONOTONIC, no pause between polls. */
+extern const matmul_core_ops matmul_core_guest_ops;
 
 /* Format an error into d->err; returns `code`. */
 int matmul_fail(matmul_guest *d, int code, const char *fmt, ...)
@@ -114,12 +121,11 @@ static inline void mm_wr64(matmul_guest *d, uint64_t off, uint64_t v)
     mortar_guest_write64(d->regs, off, v);
 }
 
-/* Polls a STATUS register (a, regcopy) until DONE or ERROR, for at most
- * the timeout. Returns 0 with the value in *st, or MORTAR_ETIMEDOUT. */
-int matmul_poll_status(matmul_guest *d, uint64_t reg, uint32_t *st);
+/* A driver core call failed with `rc`: its text becomes the handle's. */
+int matmul_core_failed(matmul_guest *d, int rc);
 
-/* After STATUS.ERROR (a, regcopy): read ERR_CODE, clear ERROR, fail. */
-int matmul_device_error(matmul_guest *d, uint64_t err_reg, uint64_t status_reg);
+/* a, regcopy: the device's timing registers into *t (matmul_a.c). */
+int matmul_device_timing(matmul_guest *d, matmul_guest_timing *t);
 
 /* Allocates DMA memory for one request at max_n (A and B tiled int8, C
  * tiled in the result format) into s; whole matrices must be contiguous when `contiguous`

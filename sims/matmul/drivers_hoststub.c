@@ -1,8 +1,10 @@
 /*
  * drivers_hoststub.c - the matmul drivers over the host stub (see
- * drivers_hoststub.h for the three sequences). Simulated time passes only
- * inside host stub calls: MMIO reads stall for a round trip, posted writes
- * cost nothing, copies into host memory are free.
+ * drivers_hoststub.h): the driver cores' ops over the stub, its host
+ * memory and its waits. The sequences themselves are the cores'
+ * (driver_core_*.c). Simulated time passes only inside host stub calls: MMIO
+ * reads stall for a round trip, posted writes cost nothing, copies into host
+ * memory are free.
  */
 #include "sims/matmul/drivers_hoststub.h"
 
@@ -51,36 +53,132 @@ uint64_t matmul_drv_alloc(matmul_drv *d, uint64_t size)
     return addr;
 }
 
-static uint32_t reg_read(matmul_drv *d, uint64_t offset)
+/* ---- the cores' ops over the stub ----------------------------------------------------
+ */
+
+static uint32_t op_read32(void *x, uint64_t offset)
 {
+    matmul_drv *d = x;
     return (uint32_t)hoststub_mmio_read(d->h, MATMUL_BAR_REGS, offset, 4);
 }
 
-static uint64_t reg_read64(matmul_drv *d, uint64_t offset)
+static uint64_t op_read64(void *x, uint64_t offset)
 {
+    matmul_drv *d = x;
     return hoststub_mmio_read(d->h, MATMUL_BAR_REGS, offset, 8);
 }
 
-static void reg_write(matmul_drv *d, uint64_t offset, uint32_t size, uint64_t value)
+static void op_write32(void *x, uint64_t offset, uint32_t value)
 {
-    hoststub_mmio_write(d->h, MATMUL_BAR_REGS, offset, size, value);
+    matmul_drv *d = x;
+    hoststub_mmio_write(d->h, MATMUL_BAR_REGS, offset, 4, value);
 }
 
-/* Polls `reg` until one of `mask`'s bits is set; the value in *out. */
-static int poll_reg(matmul_drv *d, uint64_t reg, uint32_t mask, uint32_t *out)
+static void op_write64(void *x, uint64_t offset, uint64_t value)
 {
-    uint64_t start = hoststub_now(d->h);
-    for (;;) {
-        *out = reg_read(d, reg);
-        int rc = host_ok(d, "polling STATUS");
-        if (rc || (*out & mask))
-            return rc;
-        if (hoststub_now(d->h) - start > d->o.timeout_ps)
-            return fail(d, MORTAR_ETIMEDOUT, "STATUS stayed 0x%x", *out);
-        if (d->o.poll_gap_ps)
-            hoststub_delay(d->h, d->o.poll_gap_ps);
-    }
+    matmul_drv *d = x;
+    hoststub_mmio_write(d->h, MATMUL_BAR_REGS, offset, 8, value);
 }
+
+static uint32_t access_len(uint64_t size, uint64_t off, uint32_t access)
+{
+    return (uint32_t)(size - off < access ? size - off : access);
+}
+
+static void op_window_write(void *x, uint64_t win, const void *src, uint64_t size,
+                            uint32_t access)
+{
+    matmul_drv *d = x;
+    for (uint64_t off = 0; off < size; off += access)
+        hoststub_mmio_write_block(d->h, MATMUL_BAR_WINDOW, win + off,
+                                  (const uint8_t *)src + off,
+                                  access_len(size, off, access));
+}
+
+static void op_window_read(void *x, uint64_t win, void *dst, uint64_t size,
+                           uint32_t access)
+{
+    matmul_drv *d = x;
+    for (uint64_t off = 0; off < size && !hoststub_failed(d->h); off += access)
+        hoststub_mmio_read_block(d->h, MATMUL_BAR_WINDOW, win + off, (uint8_t *)dst + off,
+                                 access_len(size, off, access));
+}
+
+/* Outside host memory: writes are dropped and reads give zeros (a record
+ * address a test made bad is never polled). */
+static void op_mem_write(void *x, uint64_t addr, const void *src, uint32_t size)
+{
+    matmul_drv *d = x;
+    void *p = hoststub_mem(d->h, addr, size);
+    if (p)
+        memcpy(p, src, size);
+}
+
+static void op_mem_read(void *x, uint64_t addr, void *dst, uint32_t size)
+{
+    matmul_drv *d = x;
+    const void *p = hoststub_mem(d->h, addr, size);
+    if (p)
+        memcpy(dst, p, size);
+    else
+        memset(dst, 0, size);
+}
+
+static uint64_t op_tile_addr(void *x, matmul_core_matrix which, uint64_t offset)
+{
+    matmul_drv *d = x;
+    switch (which) {
+    case MATMUL_CORE_MATRIX_A:
+        return d->a_buf + offset;
+    case MATMUL_CORE_MATRIX_B:
+        return d->b_buf + offset;
+    case MATMUL_CORE_MATRIX_C:
+        break;
+    }
+    return d->c_buf + offset;
+}
+
+static uint64_t op_now_ps(void *x)
+{
+    matmul_drv *d = x;
+    return hoststub_now(d->h);
+}
+
+static void op_pause(void *x)
+{
+    matmul_drv *d = x;
+    if (d->o.poll_gap_ps)
+        hoststub_delay(d->h, d->o.poll_gap_ps);
+}
+
+static const char *op_io_failed(void *x)
+{
+    matmul_drv *d = x;
+    return hoststub_failed(d->h) ? hoststub_errmsg(d->h) : NULL;
+}
+
+static const matmul_core_ops stub_ops = {
+    .read32 = op_read32,
+    .read64 = op_read64,
+    .write32 = op_write32,
+    .write64 = op_write64,
+    .window_write = op_window_write,
+    .window_read = op_window_read,
+    .mem_write = op_mem_write,
+    .mem_read = op_mem_read,
+    .tile_addr = op_tile_addr,
+    .now_ps = op_now_ps,
+    .pause = op_pause,
+    .io_failed = op_io_failed,
+};
+
+/* A core call failed: its text becomes the driver's. */
+static int core_failed(matmul_drv *d, int rc)
+{
+    return fail(d, rc, "%s", d->core.err);
+}
+
+/* ---- requests' accounting ---------------------------------------------------------- */
 
 static void begin_result(matmul_drv *d, matmul_drv_result *r, uint64_t req)
 {
@@ -102,25 +200,15 @@ static void end_result(matmul_drv *d, matmul_drv_result *r)
 }
 
 /* A and regcopy: the device's own timing, read after the request. */
-static void read_timing(matmul_drv *d, matmul_drv_result *r)
+static int read_timing(matmul_drv *d, matmul_drv_result *r)
 {
-    r->dev_first_ps = reg_read64(d, MATMUL_A_T_FIRST);
-    r->dev_last_ps = reg_read64(d, MATMUL_A_T_LAST);
-    r->dev_compute_ps = reg_read64(d, MATMUL_A_COMPUTE);
-    r->steps = MATMUL_STATUS_STEPS(reg_read(d, MATMUL_A_STATUS));
-}
-
-/* A and regcopy: after STATUS.ERROR, fetch the code. */
-static int device_error(matmul_drv *d, matmul_drv_result *r)
-{
-    r->error = reg_read(d, MATMUL_A_ERR_CODE);
-    reg_write(d, MATMUL_A_STATUS, 4, MATMUL_STATUS_ERROR);
-    return fail(d, MORTAR_EPROTO, "the device reported error %u", r->error);
-}
-
-static bool result_i32(const matmul_drv *d)
-{
-    return d->o.result == MATMUL_RESULT_I32;
+    matmul_core_timing t;
+    int rc = matmul_core_read_timing(&d->core, &t);
+    r->dev_first_ps = t.start_ps;
+    r->dev_last_ps = t.end_ps;
+    r->dev_compute_ps = t.compute_ps;
+    r->steps = t.steps;
+    return rc ? core_failed(d, rc) : MORTAR_OK;
 }
 
 /* Bytes per element of the product. */
@@ -139,51 +227,7 @@ static int open_a(matmul_drv *d)
     d->c_buf = matmul_drv_alloc(d, nn * result_bytes(d));
     if (!d->a_buf || !d->b_buf || !d->c_buf)
         return fail(d, MORTAR_ENOMEM, "host memory too small for n = %u", d->n);
-    return MORTAR_OK;
-}
-
-static uint32_t step_ctrl(const matmul_drv *d, uint32_t step, uint32_t tiles)
-{
-    uint32_t k = step % tiles, steps = tiles * tiles * tiles, ctrl = 0;
-    if (result_i32(d))
-        ctrl |= MATMUL_STEP_RESULT_I32;
-    if (k == 0)
-        ctrl |= MATMUL_STEP_FIRST;
-    if (k == tiles - 1)
-        ctrl |= MATMUL_STEP_LAST;
-    if (step == 0)
-        ctrl |= MATMUL_STEP_REQ_BEGIN;
-    if (step == steps - 1)
-        ctrl |= MATMUL_STEP_REQ_END;
-    return ctrl;
-}
-
-/* One tile step: addresses and control (posted), read back, doorbell, poll. */
-static int step_a(matmul_drv *d, uint32_t n, uint32_t step, matmul_drv_result *r)
-{
-    uint32_t t = n / MATMUL_TILE, i = step / (t * t), j = step / t % t, k = step % t;
-    uint32_t ctrl = step_ctrl(d, step, t), st;
-    reg_write(d, MATMUL_A_A_ADDR, 8,
-              d->a_buf + matmul_tile_offset(n, i, k, MATMUL_TILE_I8));
-    reg_write(d, MATMUL_A_B_ADDR, 8,
-              d->b_buf + matmul_tile_offset(n, k, j, MATMUL_TILE_I8));
-    if (ctrl & MATMUL_STEP_LAST)
-        reg_write(d, MATMUL_A_C_ADDR, 8,
-                  d->c_buf + matmul_tile_offset(n, i, j,
-                                                matmul_result_tile_bytes(result_i32(d))));
-    reg_write(d, MATMUL_A_STEP_CTRL, 4, ctrl);
-    uint32_t back = reg_read(d, MATMUL_A_STEP_CTRL);
-    int rc = host_ok(d, "reading STEP_CTRL back");
-    if (!rc && back != ctrl)
-        rc = fail(d, MORTAR_EPROTO, "step %u: STEP_CTRL reads 0x%x, wrote 0x%x", step,
-                  back, ctrl);
-    if (rc)
-        return rc;
-    reg_write(d, MATMUL_A_DOORBELL, 4, 1);
-    rc = poll_reg(d, MATMUL_A_STATUS, MATMUL_STATUS_DONE | MATMUL_STATUS_ERROR, &st);
-    if (!rc && (st & MATMUL_STATUS_ERROR))
-        rc = device_error(d, r);
-    return rc;
+    return matmul_core_a_open(&d->core);
 }
 
 static int run_a(matmul_drv *d, const int8_t *a, const int8_t *b, void *c, uint32_t n,
@@ -193,16 +237,17 @@ static int run_a(matmul_drv *d, const int8_t *a, const int8_t *b, void *c, uint3
     matmul_tile_i8(n, a, hoststub_mem(d->h, d->a_buf, nn));
     matmul_tile_i8(n, b, hoststub_mem(d->h, d->b_buf, nn));
     begin_result(d, r, d->next_req++);
-    reg_write(d, MATMUL_A_STATUS, 4, MATMUL_STATUS_DONE | MATMUL_STATUS_ERROR);
-    reg_write(d, MATMUL_A_REQ_ID, 4, r->req_id);
-    uint32_t t = n / MATMUL_TILE, steps = t * t * t;
+    matmul_core_a_begin(&d->core, r->req_id);
+    uint32_t steps = matmul_core_a_steps(n);
     for (uint32_t s = 0; s < steps; s++) {
-        int rc = step_a(d, n, s, r);
+        int rc = matmul_core_a_step(&d->core, n, s, &r->error);
         if (rc)
-            return rc;
+            return core_failed(d, rc);
     }
     end_result(d, r);
-    read_timing(d, r);
+    int rc = read_timing(d, r);
+    if (rc)
+        return rc;
     matmul_untile(n, result_bytes(d), hoststub_mem(d->h, d->c_buf, nn * result_bytes(d)),
                   c);
     return host_ok(d, "design A request");
@@ -213,36 +258,13 @@ static int run_a(matmul_drv *d, const int8_t *a, const int8_t *b, void *c, uint3
 
 static int open_regcopy(matmul_drv *d)
 {
-    uint32_t dev_n = reg_read(d, MATMUL_REG_N);
-    d->win_a = reg_read(d, MATMUL_R_WIN_A);
-    d->win_b = reg_read(d, MATMUL_R_WIN_B);
-    d->win_c = reg_read(d, MATMUL_R_WIN_C);
-    reg_write(d, MATMUL_R_CONTROL, 4, result_i32(d) ? MATMUL_R_CTRL_RESULT_I32 : 0);
-    int rc = host_ok(d, "reading the window registers");
-    if (!rc && dev_n != d->n)
-        rc = fail(d, MORTAR_EINVAL, "the device's windows hold n = %u, not %u", dev_n,
-                  d->n);
-    return rc;
-}
-
-static void copy_in(matmul_drv *d, uint64_t win, const void *src, uint64_t size)
-{
-    for (uint64_t off = 0; off < size; off += d->o.copy_bytes) {
-        uint32_t len =
-            (uint32_t)(size - off < d->o.copy_bytes ? size - off : d->o.copy_bytes);
-        hoststub_mmio_write_block(d->h, MATMUL_BAR_WINDOW, win + off,
-                                  (const uint8_t *)src + off, len);
-    }
-}
-
-static void copy_out(matmul_drv *d, uint64_t win, void *dst, uint64_t size)
-{
-    for (uint64_t off = 0; off < size && !hoststub_failed(d->h); off += d->o.copy_bytes) {
-        uint32_t len =
-            (uint32_t)(size - off < d->o.copy_bytes ? size - off : d->o.copy_bytes);
-        hoststub_mmio_read_block(d->h, MATMUL_BAR_WINDOW, win + off, (uint8_t *)dst + off,
-                                 len);
-    }
+    int rc = matmul_core_regcopy_open(&d->core);
+    if (rc)
+        return core_failed(d, rc);
+    if (d->core.dev_n != d->n)
+        return fail(d, MORTAR_EINVAL, "the device's windows hold n = %u, not %u",
+                    d->core.dev_n, d->n);
+    return MORTAR_OK;
 }
 
 static int run_regcopy(matmul_drv *d, const int8_t *a, const int8_t *b, void *c,
@@ -250,23 +272,12 @@ static int run_regcopy(matmul_drv *d, const int8_t *a, const int8_t *b, void *c,
 {
     if (n != d->n)
         return fail(d, MORTAR_EINVAL, "register copy runs n = %u only", d->n);
-    uint64_t nn = (uint64_t)n * n;
-    uint32_t st;
     begin_result(d, r, d->next_req++);
-    reg_write(d, MATMUL_R_STATUS, 4, MATMUL_STATUS_DONE | MATMUL_STATUS_ERROR);
-    reg_write(d, MATMUL_R_REQ_ID, 4, r->req_id);
-    copy_in(d, d->win_a, a, nn);
-    copy_in(d, d->win_b, b, nn);
-    reg_write(d, MATMUL_R_START, 4, 1);
-    int rc = poll_reg(d, MATMUL_R_STATUS, MATMUL_STATUS_DONE | MATMUL_STATUS_ERROR, &st);
-    if (!rc && (st & MATMUL_STATUS_ERROR))
-        rc = device_error(d, r);
+    int rc = matmul_core_regcopy_run(&d->core, r->req_id, a, b, c, &r->error);
     if (rc)
-        return rc;
-    copy_out(d, d->win_c, c, nn * result_bytes(d));
+        return core_failed(d, rc);
     end_result(d, r);
-    read_timing(d, r);
-    return host_ok(d, "register-copy request");
+    return read_timing(d, r);
 }
 
 /* ---- design B
@@ -291,20 +302,14 @@ static int open_b(matmul_drv *d)
     }
     if (!d->ring || !records)
         return fail(d, MORTAR_ENOMEM, "host memory too small for the ring");
-    reg_write(d, MATMUL_B_RING_BASE, 8, d->ring);
-    reg_write(d, MATMUL_B_RING_SIZE, 4, e);
-    uint32_t ctrl = reg_read(d, MATMUL_B_CONTROL) | MATMUL_B_CTRL_ENABLE;
-    if (d->o.use_irq) {
+    matmul_core_b_ring_program(&d->core, d->ring, e,
+                               d->o.use_irq ? MATMUL_CORE_IRQ_ON : MATMUL_CORE_IRQ_KEEP);
+    d->tail = 0;
+    if (d->o.use_irq)
         hoststub_devctrl(d->h,
                          MORTAR_PCIE_CTRL_MSIX_ENABLE | MORTAR_PCIE_CTRL_BUS_MASTER);
-        ctrl |= MATMUL_B_CTRL_IRQ;
-    }
-    reg_write(d, MATMUL_B_CONTROL, 4, ctrl);
-    uint32_t st = reg_read(d, MATMUL_B_STATUS);
-    int rc = host_ok(d, "setting up the ring");
-    if (!rc && (st & MATMUL_B_ST_ERR_RING))
-        rc = fail(d, MORTAR_EPROTO, "the device refused the ring (STATUS 0x%x)", st);
-    return rc;
+    int rc = matmul_core_b_ring_enable(&d->core);
+    return rc ? core_failed(d, rc) : MORTAR_OK;
 }
 
 int matmul_drv_b_submit_desc(matmul_drv *d, const matmul_desc *desc, uint32_t *slot)
@@ -314,19 +319,14 @@ int matmul_drv_b_submit_desc(matmul_drv *d, const matmul_desc *desc, uint32_t *s
     if (d->in_flight + 1 >= d->o.ring_entries)
         return fail(d, MORTAR_EAGAIN, "the ring is full");
     uint32_t s = d->tail;
-    memset(hoststub_mem(d->h, d->slot[s].cpl, sizeof(matmul_completion)), 0,
-           sizeof(matmul_completion));
-    memcpy(hoststub_mem(d->h, d->ring + (uint64_t)s * sizeof *desc, sizeof *desc), desc,
-           sizeof *desc);
     d->slot[s].req_id = desc->req_id;
     d->slot[s].n = desc->n;
     d->slot[s].busy = true;
     d->slot[s].submit_ps = hoststub_now(d->h);
-    d->tail = (d->tail + 1) % d->o.ring_entries;
     d->in_flight++;
-    reg_write(d, MATMUL_B_RING_TAIL, 4, d->tail);
     *slot = s;
-    return host_ok(d, "writing TAIL");
+    int rc = matmul_core_b_queue(&d->core, &d->tail, desc, d->slot[s].cpl);
+    return rc ? core_failed(d, rc) : MORTAR_OK;
 }
 
 int matmul_drv_b_submit(matmul_drv *d, const int8_t *a, const int8_t *b, uint32_t n,
@@ -338,34 +338,23 @@ int matmul_drv_b_submit(matmul_drv *d, const int8_t *a, const int8_t *b, uint32_
     uint64_t nn = (uint64_t)n * n;
     matmul_tile_i8(n, a, hoststub_mem(d->h, d->slot[s].a, nn));
     matmul_tile_i8(n, b, hoststub_mem(d->h, d->slot[s].b, nn));
-    matmul_desc desc = {.req_id = d->next_req++,
-                        .a_addr = d->slot[s].a,
-                        .b_addr = d->slot[s].b,
-                        .c_addr = d->slot[s].c,
-                        .completion_addr = d->slot[s].cpl,
-                        .n = n,
-                        .flags = result_i32(d) ? MATMUL_DESC_RESULT_I32 : 0};
+    matmul_desc desc = matmul_core_b_desc(&d->core, d->next_req++, d->slot[s].a,
+                                          d->slot[s].b, d->slot[s].c, d->slot[s].cpl, n);
     return matmul_drv_b_submit_desc(d, &desc, slot);
-}
-
-static bool record_done(matmul_drv *d, uint32_t slot)
-{
-    const matmul_completion *c = hoststub_mem(d->h, d->slot[slot].cpl, sizeof *c);
-    return c && (c->status & MATMUL_CPL_DONE);
 }
 
 /* Waits for the record of `slot`: polling host memory, or on interrupts. */
 static int wait_record(matmul_drv *d, uint32_t slot)
 {
     uint64_t deadline = hoststub_now(d->h) + d->o.timeout_ps;
+    uint64_t record = d->slot[slot].cpl;
     if (!d->o.use_irq) {
-        if (!hoststub_wait_mem32(d->h,
-                                 d->slot[slot].cpl + offsetof(matmul_completion, status),
-                                 MATMUL_CPL_DONE, MATMUL_CPL_DONE, d->o.timeout_ps))
+        if (!hoststub_wait_mem32(d->h, matmul_core_b_done_word(record), MATMUL_CPL_DONE,
+                                 MATMUL_CPL_DONE, d->o.timeout_ps))
             return fail(d, MORTAR_ETIMEDOUT, "no completion record for slot %u", slot);
         return MORTAR_OK;
     }
-    while (!record_done(d, slot)) {
+    while (!matmul_core_b_record_done(&d->core, record)) {
         uint64_t now = hoststub_now(d->h);
         if (now >= deadline || !hoststub_wait_interrupt(d->h, deadline - now, NULL, NULL))
             return fail(d, MORTAR_ETIMEDOUT, "no interrupt for slot %u", slot);
@@ -387,22 +376,18 @@ int matmul_drv_b_wait(matmul_drv *d, uint32_t slot, void *c, matmul_drv_result *
         rc = host_ok(d, "waiting for the completion record");
     if (rc)
         return rc;
-    matmul_completion cpl;
-    memcpy(&cpl, hoststub_mem(d->h, d->slot[slot].cpl, sizeof cpl), sizeof cpl);
+    matmul_core_timing t;
+    rc = matmul_core_b_finish(&d->core, d->slot[slot].cpl, d->slot[slot].req_id, &t);
     d->slot[slot].busy = false;
     d->in_flight--;
     r->done_ps = hoststub_now(d->h);
-    r->dev_first_ps = cpl.t_start_ps;
-    r->dev_last_ps = cpl.t_end_ps;
-    r->dev_compute_ps = cpl.compute_ps;
-    r->steps = cpl.steps;
-    r->error = cpl.error;
-    if (cpl.req_id != d->slot[slot].req_id)
-        return fail(d, MORTAR_EPROTO, "record of slot %u names request %llu, not %llu",
-                    slot, (unsigned long long)cpl.req_id,
-                    (unsigned long long)d->slot[slot].req_id);
-    if (cpl.status & MATMUL_CPL_ERROR)
-        return fail(d, MORTAR_EPROTO, "the device reported error %u", cpl.error);
+    r->dev_first_ps = t.start_ps;
+    r->dev_last_ps = t.end_ps;
+    r->dev_compute_ps = t.compute_ps;
+    r->steps = t.steps;
+    r->error = t.error;
+    if (rc)
+        return core_failed(d, rc);
     uint32_t n = d->slot[slot].n;
     uint32_t elem = result_bytes(d);
     if (c)
@@ -441,6 +426,10 @@ static void set_options(matmul_drv *d, const matmul_drv_opts *o)
         d->o.ring_entries = 8;
     if (!d->o.timeout_ps)
         d->o.timeout_ps = DEFAULT_TIMEOUT_PS;
+    matmul_core_opts co = {.result = d->o.result,
+                           .timeout_ps = d->o.timeout_ps,
+                           .copy_bytes = d->o.copy_bytes};
+    matmul_core_init(&d->core, &stub_ops, d, &co);
 }
 
 int matmul_drv_open(matmul_drv *d, hoststub *h, uint32_t n, const matmul_drv_opts *o)
@@ -456,14 +445,9 @@ int matmul_drv_open(matmul_drv *d, hoststub *h, uint32_t n, const matmul_drv_opt
         return fail(d, MORTAR_EINVAL, "n = %u is not a multiple of 128", n);
     if (d->o.result != MATMUL_RESULT_I8 && d->o.result != MATMUL_RESULT_I32)
         return fail(d, MORTAR_EINVAL, "unknown result format %d", (int)d->o.result);
-    uint32_t id = reg_read(d, MATMUL_REG_ID);
-    int rc = host_ok(d, "reading the ID register");
+    int rc = matmul_core_identify(&d->core, &d->code);
     if (rc)
-        return rc;
-    if (id >> 16 != 0x4d4d)
-        return fail(d, MORTAR_EPROTO, "ID register reads 0x%08x: not a matmul device",
-                    id);
-    d->code = (char)((id >> 8) & 0xff);
+        return core_failed(d, rc);
     switch (d->code) {
     case MATMUL_CODE_A:
         return open_a(d);

@@ -1,8 +1,14 @@
 /*
- * drivers_hoststub.h - the drivers of the three matmul designs, written
- * over the host stub's blocking API (sims/hoststub/hoststub.h): the exact
- * sequences of MMIO accesses and host-memory writes a real driver makes, so
- * tests and `mortar alone` measure what the protocol costs.
+ * drivers_hoststub.h - the drivers of the three matmul designs over the
+ * host stub's blocking API (sims/hoststub/hoststub.h), for tests and
+ * `mortar alone`: the exact sequences of MMIO accesses and host-memory
+ * writes a real driver makes, so they measure what the protocol costs.
+ *
+ * The sequences are not here but in the driver cores
+ * (sims/matmul/driver_core.h), which the guest's drivers
+ * (guest/lib/matmul_{a,b,regcopy}.c) run too: alone and in-system runs
+ * make the same accesses. This file is the host stub's side of them: host
+ * memory with a bump allocator, the stub's clock and waits, the slots.
  *
  *   design A  per tile step: write tile addresses and step control
  *             (posted), read STEP_CTRL back, ring the doorbell, poll STATUS.
@@ -18,6 +24,8 @@
  * product comes back in the format the options choose (int8 by default,
  * sims/matmul/result.h), which the driver programs into the device:
  * STEP_CTRL.RESULT_I32 (A), the descriptor flag (B), CONTROL (regcopy).
+ * Design B's ring keeps CONTROL.IRQ as the device resets it (its `msix`
+ * parameter) unless use_irq sets it.
  */
 #ifndef MORTAR_MATMUL_DRIVERS_HOSTSTUB_H
 #define MORTAR_MATMUL_DRIVERS_HOSTSTUB_H
@@ -26,6 +34,7 @@
 #include <stdint.h>
 
 #include "sims/hoststub/hoststub.h"
+#include "sims/matmul/driver_core.h"
 #include "sims/matmul/matmul_regs.h"
 #include "sims/matmul/result.h"
 
@@ -54,15 +63,14 @@ typedef struct matmul_drv_result {
 
 typedef struct matmul_drv {
     hoststub *h;
-    char code;  /* MATMUL_CODE_* read from the device */
-    uint32_t n; /* largest n the buffers hold */
+    matmul_core core; /* the design's sequences, over this stub */
+    char code;        /* MATMUL_CODE_* read from the device */
+    uint32_t n;       /* largest n the buffers hold */
     matmul_drv_opts o;
     uint64_t next_free, mem_end; /* bump allocator in host memory */
     uint64_t next_req;
     /* A: tiled operands and result */
     uint64_t a_buf, b_buf, c_buf;
-    /* regcopy: window offsets */
-    uint64_t win_a, win_b, win_c;
     /* B: ring, per-slot buffers and completion records */
     uint64_t ring;
     uint32_t tail, in_flight;

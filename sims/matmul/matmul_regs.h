@@ -4,7 +4,8 @@
  * record. It is everything a driver needs to know (with result.h, the
  * result formats and the requantize rule); docs/models/matmul.md says the
  * same in prose. The device model (matmul.c, iface_*.c) and the
- * drivers (drivers_hoststub.c) both include it.
+ * drivers' cores (driver_core*.c, run by the host stub's and the guest's
+ * drivers) both include it.
  *
  * All registers are 32 bits, little-endian, at 4-byte aligned offsets of
  * BAR0. A 64-bit register is a LO/HI pair and may also be accessed with one
