@@ -26,11 +26,12 @@ int alone_measure(const char *design, double speed, double *alone_us, char *err,
                   size_t err_size);
 
 /*
- * mortar alone --design a|b|regcopy --speed S [--n 512] [--seed N]
+ * mortar alone --design a|b|regcopy|rtl-b --speed S [--n 512] [--seed N]
  *              [--result int8|int32]
  *
  * Runs one request through the matmul device alone (host stub, 1 ps link,
- * no bandwidth limit), the driver asking for the product in --result's
+ * no bandwidth limit; rtl-b: design B in RTL on the rtl component, speed 1
+ * only, n up to 512), the driver asking for the product in --result's
  * format (default int8), checks the product against the reference multiply
  * (requantized for int8) and prints key=value lines, alone_us=<device
  * compute time, 2 decimals> last. Returns 0, 1 when the product is wrong or

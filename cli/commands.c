@@ -37,7 +37,7 @@ const cli_flag cli_flags[] = {
     {CLI_KEY_FORMAT, "format", "perfetto|otlp|timeline|split"},
     {CLI_KEY_REQUEST, "request", "N"},
     {CLI_KEY_PORT, "port", "N"},
-    {CLI_KEY_DESIGN, "design", "a|b|regcopy"},
+    {CLI_KEY_DESIGN, "design", "a|b|regcopy|rtl-b"},
     {CLI_KEY_SPEED, "speed", "S"},
     {CLI_KEY_N, "n", "N"},
     {CLI_KEY_SEED, "seed", "N"},

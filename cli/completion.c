@@ -23,10 +23,13 @@ static void print_choices(FILE *out, const char *text)
         fputc(*c == '|' ? ' ' : *c, out);
 }
 
+/* Lower-case words joined by '|' ("a|b|rtl-b") are choices; a metavariable
+ * ("SECONDS") is not. */
 static bool is_choice_list(const char *value)
 {
     for (const char *c = value; *c; c++)
-        if (!islower((unsigned char)*c) && !isdigit((unsigned char)*c) && *c != '|')
+        if (!islower((unsigned char)*c) && !isdigit((unsigned char)*c) && *c != '|' &&
+            *c != '-')
             return false;
     return true;
 }

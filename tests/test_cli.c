@@ -394,7 +394,7 @@ static void test_completion_completes_commands_options_and_values(void **state)
     cli_result r = run_command(dir, cmd);
     expect(&r, 0, "bash completion");
     assert_string_equal(r.out,
-                        "trace\n--format\nperfetto otlp timeline split\nregcopy\n");
+                        "trace\n--format\nperfetto otlp timeline split\nregcopy rtl-b\n");
     cli_result_free(&r);
 }
 

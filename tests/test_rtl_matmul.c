@@ -467,6 +467,30 @@ static void test_full_request_matches_behavioural_b_up_to_cycles_per_step(void *
                   (unsigned long long)model.compute_ps);
 }
 
+/* `mortar alone --design rtl-b`: the alone bench with the rtl component as
+ * its device and design B's driver gives the RTL's own compute time, in
+ * the ratio of the cycles per step to behavioural B's for the same request;
+ * the RTL has no speed knob, so another speed is refused. */
+static void test_alone_bench_runs_rtl_b_and_refuses_other_speeds(void **state)
+{
+    matmul_alone_result rtl, model;
+    char err[256];
+    assert_int_equal(matmul_alone_run(MATMUL_ALONE_RTL_B, 1.0, 256, 9, MATMUL_RESULT_I8,
+                                      &rtl, err, sizeof err),
+                     0);
+    assert_true(rtl.product_ok);
+    assert_int_equal(rtl.steps, 8);
+    assert_int_equal(rtl.compute_ps, 8ull * RTL_STEP_CYCLES * PERIOD_PS);
+    assert_int_equal(
+        matmul_alone_run("b", 1.0, 256, 9, MATMUL_RESULT_I8, &model, err, sizeof err), 0);
+    assert_int_equal(rtl.compute_ps * BEHAVIOURAL_B_CYCLES,
+                     model.compute_ps * (uint64_t)RTL_STEP_CYCLES);
+    assert_int_not_equal(matmul_alone_run(MATMUL_ALONE_RTL_B, 2.0, 256, 9,
+                                          MATMUL_RESULT_I8, &rtl, err, sizeof err),
+                         0);
+    assert_non_null(strstr(err, "speed 1 only"));
+}
+
 /* ---- registers and errors ------------------------------------------------------- */
 
 static void test_identity_registers_read_as_design_b(void **state)
@@ -720,6 +744,7 @@ int main(void)
         cmocka_unit_test(test_random_int32_product_is_the_reference),
         cmocka_unit_test(test_full_request_matches_behavioural_b_up_to_cycles_per_step),
         cmocka_unit_test(test_design_b_driver_runs_the_rtl_through_the_adapter),
+        cmocka_unit_test(test_alone_bench_runs_rtl_b_and_refuses_other_speeds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,9 @@
 /*
  * bench.c - the matmul test bench and the alone benchmark (see bench.h).
  * Tests use the bench with a link latency of their choosing; `mortar alone`
- * uses matmul_alone_run().
+ * uses matmul_alone_run(). The device is the behavioural model (designs a,
+ * b, regcopy) or, for rtl-b, design B in RTL on the Verilator adapter
+ * (docs/models/rtl-matmul.md), driven by the same driver.
  */
 #include "sims/matmul/bench.h"
 
@@ -15,6 +17,7 @@
 #include "sims/matmul/matmul.h"
 #include "sims/matmul/reference.h"
 #include "sims/matmul/result.h"
+#include "sims/verilator/rtl_adapter.h"
 
 #define ALONE_LATENCY_PS  1
 #define ALONE_POLL_GAP_PS MORTAR_NS(100)
@@ -33,12 +36,13 @@ static int add_host(matmul_bench *b, uint64_t host_mem, char *err, size_t err_si
     return rc;
 }
 
-static int add_device(matmul_bench *b, const char *dev_params, char *err, size_t err_size)
+static int add_device(matmul_bench *b, const mortar_component_ops *dev_ops,
+                      const char *dev_params, char *err, size_t err_size)
 {
     mortar_params *p = mortar_params_parse(dev_params, "matmul.params", err, err_size);
     if (!p)
         return MORTAR_EINVAL;
-    int rc = mortar_loop_add(b->loop, &mortar_matmul_ops, "matmul", p, &b->dev);
+    int rc = mortar_loop_add(b->loop, dev_ops, "matmul", p, &b->dev);
     mortar_params_free(p);
     if (rc)
         snprintf(err, err_size, "%s", mortar_loop_errmsg(b->loop));
@@ -63,6 +67,15 @@ int matmul_bench_open(matmul_bench *b, const char *dev_params, uint64_t latency_
                       uint64_t host_mem, const char *trace_path, char *err,
                       size_t err_size)
 {
+    return matmul_bench_open_device(b, &mortar_matmul_ops, dev_params, latency_ps,
+                                    host_mem, trace_path, err, err_size);
+}
+
+int matmul_bench_open_device(matmul_bench *b, const mortar_component_ops *dev_ops,
+                             const char *dev_params, uint64_t latency_ps,
+                             uint64_t host_mem, const char *trace_path, char *err,
+                             size_t err_size)
+{
     memset(b, 0, sizeof *b);
     int rc = mortar_loop_create(&b->loop);
     if (rc) {
@@ -74,7 +87,7 @@ int matmul_bench_open(matmul_bench *b, const char *dev_params, uint64_t latency_
     if (!rc)
         rc = add_host(b, host_mem, err, err_size);
     if (!rc)
-        rc = add_device(b, dev_params, err, err_size);
+        rc = add_device(b, dev_ops, dev_params, err, err_size);
     if (!rc)
         rc = join(b, latency_ps, err, err_size);
     if (!rc && (rc = mortar_loop_start(b->loop)) != 0)
@@ -170,19 +183,44 @@ static int alone_request(matmul_bench *b, uint32_t n, uint64_t seed, matmul_resu
     return MORTAR_OK;
 }
 
+/* The device for `design`: the behavioural model's params, or rtl-b's. The
+ * RTL has no speed knob (it computes at 1x), so it refuses other speeds
+ * rather than report a time that is not the speed asked for. */
+static int alone_device(const char *design, double speed, uint32_t n,
+                        const mortar_component_ops **ops, char *params,
+                        size_t params_size, char *err, size_t err_size)
+{
+    if (!strcmp(design, MATMUL_ALONE_RTL_B)) {
+        if (speed != 1.0) {
+            snprintf(err, err_size, "%s computes at speed 1 only (asked %g)", design,
+                     speed);
+            return MORTAR_EINVAL;
+        }
+        *ops = &mortar_rtl_ops;
+        snprintf(params, params_size, "{\"design\": \"matmul_b\"}");
+        return MORTAR_OK;
+    }
+    *ops = &mortar_matmul_ops;
+    snprintf(params, params_size,
+             "{\"design\": \"%s\", \"speed\": %.17g, \"n\": %u}", design, speed, n);
+    return MORTAR_OK;
+}
+
 int matmul_alone_run(const char *design, double speed, uint32_t n, uint64_t seed,
                      matmul_result result, matmul_alone_result *out, char *err,
                      size_t err_size)
 {
     char params[160];
-    snprintf(params, sizeof params, "{\"design\": \"%s\", \"speed\": %.17g, \"n\": %u}",
-             design, speed, n);
+    const mortar_component_ops *ops;
     memset(out, 0, sizeof *out);
+    int rc = alone_device(design, speed, n, &ops, params, sizeof params, err, err_size);
+    if (rc)
+        return rc;
     uint64_t nn = (uint64_t)n * n;
     uint64_t host_mem = ((2 * 6 * nn + (8u << 20)) + 0xfffff) & ~0xfffffull;
     matmul_bench b;
-    int rc =
-        matmul_bench_open(&b, params, ALONE_LATENCY_PS, host_mem, NULL, err, err_size);
+    rc = matmul_bench_open_device(&b, ops, params, ALONE_LATENCY_PS, host_mem, NULL, err,
+                                  err_size);
     if (rc)
         return rc;
     rc = alone_request(&b, n, seed, result, out, err, err_size);

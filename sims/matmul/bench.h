@@ -37,6 +37,13 @@ int matmul_bench_open(matmul_bench *b, const char *dev_params, uint64_t latency_
                       uint64_t host_mem, const char *trace_path, char *err,
                       size_t err_size);
 
+/* The same with another device: `dev_ops` built from `dev_params` (e.g.
+ * the rtl component running design B in RTL). */
+int matmul_bench_open_device(matmul_bench *b, const mortar_component_ops *dev_ops,
+                             const char *dev_params, uint64_t latency_ps,
+                             uint64_t host_mem, const char *trace_path, char *err,
+                             size_t err_size);
+
 /* Destroys the loop (and flushes the trace). */
 void matmul_bench_close(matmul_bench *b);
 
@@ -58,8 +65,12 @@ typedef struct matmul_alone_result {
     bool product_ok;
 } matmul_alone_result;
 
+/* The alone benchmark's name for design B in RTL (rtl/matmul, design
+ * matmul_b on the rtl component): design B's driver, speed 1 only. */
+#define MATMUL_ALONE_RTL_B "rtl-b"
+
 /*
- * Runs the alone benchmark for `design` ("a", "b", "regcopy") at `speed`
+ * Runs the alone benchmark for `design` ("a", "b", "regcopy", "rtl-b") at `speed`
  * with n x n operands from `seed`, the driver asking for the product in
  * format `result`. Returns 0 when the request ran (check out->product_ok),
  * or a MORTAR_E code with the reason in `err`.
