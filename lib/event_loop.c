@@ -56,17 +56,12 @@ int loop_poll_inputs(mortar_loop *loop)
         ext_link *x = &loop->exts[i];
         mortar_msg m;
         int r;
-        bool consumed = false;
         while ((r = mortar_link_peek(x->link, &m)) == 1) {
             int rc = push_external(loop, x, &m);
             mortar_link_pop(x->link);
             if (rc != 0)
                 return loop_set_error(loop, rc, "out of memory queueing a message");
-            consumed = true;
         }
-        /* consuming may make a null message due earlier (link_promise.c) */
-        if (consumed && mortar_link_sync_due(x->link) < loop->next_sync_due)
-            loop->next_sync_due = mortar_link_sync_due(x->link);
         if (r < 0)
             return loop_set_error(loop, r, "%s", mortar_link_errmsg(x->link));
     }

@@ -102,7 +102,7 @@ bool mortar_link_peer_terminated(const mortar_link *l) { return l->peer_terminat
  * at every moment would only hold the sender's clock in place. */
 uint64_t mortar_link_sync_due(const mortar_link *l)
 {
-    uint64_t due = link_promise_sync_due(l, l->timing.last_send_ps + l->sync_interval_ps);
+    uint64_t due = l->timing.last_send_ps + l->sync_interval_ps;
     return l->sync_retry_ps > due ? l->sync_retry_ps : due;
 }
 
@@ -233,7 +233,6 @@ int mortar_link_send_sync(mortar_link *link, uint64_t now_ps)
     }
     publish(link, h, MORTAR_MSG_SYNC, 0, link_timing_sync_stamp(&link->timing, now_ps));
     link->counters.syncs_sent++;
-    link->sent_promise_ps = 0;
     link->sync_retry_ps = 0;
     return MORTAR_OK;
 }

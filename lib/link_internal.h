@@ -63,10 +63,6 @@ struct mortar_link {
     bool have_promise;
     uint64_t promise_ps;
     uint64_t first_unseen_stamp_ps; /* MORTAR_TIME_MAX: none */
-    /* ours: the promise last sent (0 after a plain null message) and how
-     * many data messages we had consumed then */
-    uint64_t sent_promise_ps;
-    uint64_t sent_promise_consumed;
     /* a null message found the ring full: try again one interval later */
     uint64_t sync_retry_ps;
 
@@ -98,10 +94,6 @@ static inline void link_promise_sent(mortar_link *link, uint64_t stamp)
 /* A null message at `now_ps` found the ring full (link.c): the next one is
  * due a sync interval later. */
 void link_sync_refused(mortar_link *link, uint64_t now_ps);
-
-/* link_promise.c: when the next null message is due, given that a plain
- * one is due at `plain_due`: later while the promise we sent says more. */
-uint64_t link_promise_sync_due(const mortar_link *link, uint64_t plain_due);
 
 /* Points the ring and direction pointers into `shm` for the given side. */
 void link_map_rings(mortar_link *link, bool is_listener);

@@ -88,24 +88,6 @@ int mortar_link_send_promise(mortar_link *link, uint64_t now_ps, uint64_t next_s
     put_le64(dst, promise > stamp ? promise : stamp);
     put_le64((uint8_t *)dst + 8, link->counters.msgs_received);
     link_publish_sync(link, stamp, PROMISE_PAYLOAD_SIZE);
-    link->sent_promise_ps = promise > stamp ? promise : stamp;
-    link->sent_promise_consumed = link->counters.msgs_received;
     link->sync_retry_ps = 0;
     return MORTAR_OK;
-}
-
-/*
- * A null message sent at t says "nothing stamped before t + latency". After
- * a promise P that is worth something only from t > P - latency on: before
- * that the peer's bound is P already. Unless we consumed a message since
- * the promise: then the peer may hold its bound at that message's reaction
- * time until we report it consumed, so the plain schedule holds again.
- */
-uint64_t link_promise_sync_due(const mortar_link *link, uint64_t plain_due)
-{
-    if (!link->sent_promise_ps || link->counters.msgs_received != link->sent_promise_consumed)
-        return plain_due;
-    /* a promise is at least its stamp, now + latency: no underflow */
-    uint64_t useful_from = link->sent_promise_ps - link->timing.latency_ps;
-    return useful_from > plain_due ? useful_from : plain_due;
 }

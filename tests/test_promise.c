@@ -4,8 +4,8 @@
  * peer's promise, falls back to a latency after our first message the peer
  * had not consumed, comes back when the peer confirms it consumed
  * everything; a data message below the promise and malformed promises are
- * protocol errors; a terminated peer's bound is infinite; no null message
- * is due while the promise sent says more than one would.
+ * protocol errors; a terminated peer's bound is infinite; a null message the
+ * full ring refused is due again one interval later.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -134,41 +134,6 @@ static void test_promise_after_terminate_is_the_horizon(void **state)
     mortar_link_close(b);
 }
 
-static void test_no_null_message_is_due_while_the_promise_says_more(void **state)
-{
-    (void)state;
-    mortar_link *a, *b;
-    make_pair(&a, &b);
-    /* plain: one sync interval (= latency) after the last send */
-    assert_int_equal(mortar_link_send_sync(a, 100), 0);
-    assert_int_equal(mortar_link_sync_due(a), 100 + LAT);
-    /* a promise of 50000 + LAT: a null message says more only after 50000 */
-    assert_int_equal(mortar_link_send_promise(a, 200, 50000), 0);
-    assert_int_equal(mortar_link_sync_due(a), 50000);
-    /* a promise that says no more than a plain one keeps the plain schedule */
-    assert_int_equal(mortar_link_send_promise(a, 300, 300), 0);
-    assert_int_equal(mortar_link_sync_due(a), 300 + LAT);
-    assert_int_equal(mortar_link_send_promise(a, 400, 60000), 0);
-    assert_int_equal(mortar_link_sync_due(a), 60000);
-
-    /* b sends a message and a consumes it: b's bound may now hold at its
-     * reaction time until a says so, so the plain schedule is back */
-    drain(b);
-    uint32_t v = 1;
-    assert_int_equal(mortar_link_send(b, 500, 0x10, &v, sizeof v, 0, NULL), 0);
-    mortar_msg m;
-    assert_int_equal(mortar_link_peek(a, &m), 1);
-    mortar_link_pop(a);
-    assert_int_equal(mortar_link_sync_due(a), 400 + LAT);
-    /* a plain null message ends the promise's schedule */
-    assert_int_equal(mortar_link_send_promise(a, 1500, 70000), 0);
-    assert_int_equal(mortar_link_sync_due(a), 70000);
-    assert_int_equal(mortar_link_send_sync(a, 1600), 0);
-    assert_int_equal(mortar_link_sync_due(a), 1600 + LAT);
-    mortar_link_close(a);
-    mortar_link_close(b);
-}
-
 static void test_a_null_message_refused_by_a_full_ring_is_due_an_interval_later(void **state)
 {
     (void)state;
@@ -200,7 +165,6 @@ int main(void)
         cmocka_unit_test(test_promise_data_below_it_is_a_protocol_error),
         cmocka_unit_test(test_promise_is_never_below_the_null_message_stamp),
         cmocka_unit_test(test_promise_after_terminate_is_the_horizon),
-        cmocka_unit_test(test_no_null_message_is_due_while_the_promise_says_more),
         cmocka_unit_test(test_a_null_message_refused_by_a_full_ring_is_due_an_interval_later),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
