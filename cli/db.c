@@ -7,15 +7,11 @@
  */
 #include "db.h"
 
-#include <sqlite3.h>
-
 #include <limits.h>
+#include <sqlite3.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 /* The tables as the first releases made them, before the database had a
  * version; migration 1 creates them, or completes a database made then. */

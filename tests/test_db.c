@@ -1,5 +1,5 @@
 /*
- * test_db.c - the results database's safety (cli/db.c): its schema version
+ * test_db.c - the results database's safety (cli/db*.c): its schema version
  * and the upgrade of a database made before it, a foreign SQLite file
  * refused untouched, read-only opening (no database made by a typo, a
  * database this user cannot write still read), one row per request, and a
