@@ -182,7 +182,7 @@ int mortar_trace_main(int argc, char **argv)
     int rc = parse_opts(argc, argv, &o);
     if (rc != CLI_PARSED)
         return rc;
-    char dir[1024];
+    char dir[4096];
     uint64_t epoch_ns = 0;
     if (look_up_run(&o, dir, sizeof dir, &epoch_ns))
         return 1;
