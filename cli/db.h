@@ -3,12 +3,17 @@
  * results and every component's stats. A run's row is written when it
  * starts (status "running") and completed in one transaction when it ends,
  * so an interrupted orchestrator never loses a finished run.
+ *
+ * The database module owns all of mortar's SQL: db.c opens, identifies and
+ * upgrades a database and runs transactions, db_runs.c writes runs and reads
+ * them back, db_query.c (db_query.h) answers what the verdict, sweep, trace
+ * and profile commands ask. No other file includes sqlite3.h or holds SQL
+ * (tests/test_cli.c checks it); the rest of mortar holds a db_conn.
  */
 #ifndef MORTAR_CLI_DB_H
 #define MORTAR_CLI_DB_H
 
 #include <jansson.h>
-#include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,17 +24,34 @@
 #define DB_APPLICATION_ID 0x4d4f5254
 #define DB_BUSY_TIMEOUT_MS 10000
 
+/* An open database (SQLite's connection, opaque outside the module). */
+typedef struct sqlite3 db_conn;
+
 /* Opens the database for writing: creates it if needed, upgrades one made
  * by an older mortar (one migration per version, each a transaction), and
  * refuses (changing nothing) a foreign SQLite file or one made by a newer
  * mortar. For `mortar run` and `mortar sweep`. */
-int db_open(sqlite3 **db, const char *path, char *err, size_t size);
+int db_open(db_conn **db, const char *path, char *err, size_t size);
 
 /* Opens an existing database read-only, for the commands that only read:
  * a missing file is an error (nothing is created), a foreign file is
  * refused untouched, and a database this user cannot write is still read.
  * One made by an older mortar is upgraded first (db_open). */
-int db_open_read(sqlite3 **db, const char *path, char *err, size_t size);
+int db_open_read(db_conn **db, const char *path, char *err, size_t size);
+
+/* Closes a database from db_open or db_open_read; NULL is ignored. */
+void db_close(db_conn *db);
+
+/* The text of the database's last error (SQLite's message). */
+const char *db_errmsg(db_conn *db);
+
+/* Opens a write transaction at once (BEGIN IMMEDIATE: waits for other
+ * writers up to DB_BUSY_TIMEOUT_MS); -1 with the database's message in
+ * `err`. db_commit ends it (-1 on a failure, see db_errmsg), db_rollback
+ * undoes it. */
+int db_begin_write(db_conn *db, char *err, size_t size);
+int db_commit(db_conn *db);
+void db_rollback(db_conn *db);
 
 typedef struct db_run_info {
     const char *name, *design, *run_dir;
@@ -42,7 +64,7 @@ typedef struct db_run_info {
 } db_run_info;
 
 /* Inserts a run with status "running"; returns its id, or -1. */
-int64_t db_begin_run(sqlite3 *db, const db_run_info *info);
+int64_t db_begin_run(db_conn *db, const db_run_info *info);
 
 typedef struct db_request {
     int64_t idx, latency_ns, service_ns, compute_ns;
@@ -58,21 +80,22 @@ typedef struct db_summary {
 
 /* Sets a run's directory and its private directory (sockets, under /tmp);
  * NULL leaves one as it is. */
-int db_set_run_dirs(sqlite3 *db, int64_t id, const char *run_dir, const char *private_dir);
+int db_set_run_dirs(db_conn *db, int64_t id, const char *run_dir, const char *private_dir);
 
 /* The runs still "running" that name their process, as a new array of
  * {"id", "pid", "pid_start", "private_dir" (may be absent)}. */
-json_t *db_running_runs(sqlite3 *db);
+json_t *db_running_runs(db_conn *db);
 
 /* Marks a "running" run "abandoned" (its process is gone) with `error`. */
-int db_abandon_run(sqlite3 *db, int64_t id, const char *error);
+int db_abandon_run(db_conn *db, int64_t id, const char *error);
 
 /* Completes a running run: status ("ok", "failed" or "interrupted"), error
  * text (may be NULL), wall time, versions and stats (JSON objects, may be
  * NULL), the requests and their summary. One transaction (a savepoint
- * within the caller's transaction, if one is open): -1 (nothing written) when any part fails, e.g. the database stays busy longer than
+ * within the caller's transaction, if one is open): -1 (nothing written)
+ * when any part fails, e.g. the database stays busy longer than
  * DB_BUSY_TIMEOUT_MS or the run is no longer "running". */
-int db_finish_run(sqlite3 *db, int64_t id, const char *status, const char *error,
+int db_finish_run(db_conn *db, int64_t id, const char *status, const char *error,
                   double wall_s, json_t *versions, json_t *stats, const db_request *reqs,
                   size_t nreqs, const db_summary *summary);
 
@@ -82,33 +105,37 @@ const char *db_last_error(void);
 /* Records the losses of run `id` (an array of {"source", "counter",
  * "count"}, see losses.h; may be empty): one row each in the losses table,
  * and their sum in runs.lost (NULL until recorded). One transaction. */
-int db_record_losses(sqlite3 *db, int64_t id, json_t *losses);
+int db_record_losses(db_conn *db, int64_t id, json_t *losses);
 
 /* The recorded losses of run `id`, as a new array of {"source", "counter",
  * "count"} (empty when none or on an error). */
-json_t *db_run_losses(sqlite3 *db, int64_t id);
+json_t *db_run_losses(db_conn *db, int64_t id);
 
 /* Records the wall-clock profile of run `id` (an array of processes,
  * profile_data.h, checked by the caller): one row each in the profiles
  * table. One transaction (a savepoint within the caller's). */
-int db_record_profile(sqlite3 *db, int64_t id, json_t *profile);
+int db_record_profile(db_conn *db, int64_t id, json_t *profile);
 
 /* The recorded profile of run `id`, as a new array of processes sorted by
  * name (empty when none or on an error). */
-json_t *db_run_profile(sqlite3 *db, int64_t id);
+json_t *db_run_profile(db_conn *db, int64_t id);
 
 /* The variables of run `id` (its resolved spec's "vars", table run_vars),
  * as a new object: strings, numbers, and other values as their JSON text;
  * empty when none or on an error. */
-json_t *db_run_vars(sqlite3 *db, int64_t id);
+json_t *db_run_vars(db_conn *db, int64_t id);
+
+/* Whether run `id` is in the database and has no requests recorded yet
+ * (what importing a run's record needs); -1 with the reason in `err`. */
+int db_check_run_unrecorded(db_conn *db, int64_t id, char *err, size_t size);
 
 /* Every run as the JSON of `mortar results --json`. */
-json_t *db_runs_json(sqlite3 *db);
+json_t *db_runs_json(db_conn *db);
 
 /* The measured requests of run `id` by index, as a new array of {"idx",
  * "start_ns", "latency_ns", "service_ns", "compute_ns" (integers, null
  * where the run did not measure it), "verified" (a boolean)}; empty when
  * none or on an error. */
-json_t *db_run_requests(sqlite3 *db, int64_t id);
+json_t *db_run_requests(db_conn *db, int64_t id);
 
 #endif

@@ -23,7 +23,7 @@ int mortar_import_main(int argc, char **argv)
     if (argc - p.first_operand != 1)
         return cli_usage_error(&mortar_cmd_import, "one RUNDIR/" RUN_RECORD_FILE ", please");
     file = argv[p.first_operand];
-    sqlite3 *db;
+    db_conn *db;
     char err[1024];
     int64_t id;
     if (db_open(&db, db_path, err, sizeof err)) {
@@ -31,7 +31,7 @@ int mortar_import_main(int argc, char **argv)
         return 1;
     }
     int rc = run_record_import(db, file, &id, err, sizeof err);
-    sqlite3_close(db);
+    db_close(db);
     if (rc) {
         fprintf(stderr, "mortar import: %s\n", err);
         return 1;

@@ -69,7 +69,7 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
     return 0;
 }
 
-json_t *owner_reap(sqlite3 *db)
+json_t *owner_reap(db_conn *db)
 {
     json_t *out = json_array();
     json_t *running = db_running_runs(db);
@@ -97,7 +97,7 @@ json_t *owner_reap(sqlite3 *db)
     return out;
 }
 
-void owner_reap_and_say(sqlite3 *db, const char *prefix)
+void owner_reap_and_say(db_conn *db, const char *prefix)
 {
     json_t *gone = owner_reap(db);
     size_t i;

@@ -10,10 +10,11 @@
 #define MORTAR_CLI_OWNER_H
 
 #include <jansson.h>
-#include <sqlite3.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "db.h"
 
 /* The start time of process `pid`; 0 when there is no such process. */
 uint64_t owner_start_time(pid_t pid);
@@ -28,10 +29,10 @@ bool owner_private_dir_ok(const char *dir);
 /* Marks every "running" run of `db` whose owner is gone "abandoned" (the
  * error names its PID and start time) and removes its private directory.
  * Returns the runs marked, a new array of {"id", "pid", "error"}. */
-json_t *owner_reap(sqlite3 *db);
+json_t *owner_reap(db_conn *db);
 
 /* owner_reap, then one line on stderr per run marked:
  * "<prefix> run N <error>". */
-void owner_reap_and_say(sqlite3 *db, const char *prefix);
+void owner_reap_and_say(db_conn *db, const char *prefix);
 
 #endif

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "db.h"
+#include "db_query.h"
 #include "profile_data.h"
 #include "usage.h"
 
@@ -61,30 +61,25 @@ static int parse_opts(int argc, char **argv, profile_opts *o)
  * the error printed. */
 static json_t *from_db(const profile_opts *o, char *dir, size_t dir_size)
 {
-    sqlite3 *db;
+    db_conn *db;
     char err[1024];
     if (db_open_read(&db, o->db, err, sizeof err)) {
         fprintf(stderr, "mortar profile: %s\n", err);
         return NULL;
     }
-    sqlite3_stmt *q;
+    db_run_place place;
     json_t *profile = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT run_dir FROM runs WHERE id = ?", -1, &q, NULL)) {
-        fprintf(stderr, "mortar profile: %s: %s\n", o->db, sqlite3_errmsg(db));
-        sqlite3_close(db);
-        return NULL;
-    }
-    sqlite3_bind_int64(q, 1, o->id);
-    if (sqlite3_step(q) != SQLITE_ROW)
+    int found = db_run_place_of(db, o->id, &place, err, sizeof err);
+    if (found < 0)
+        fprintf(stderr, "mortar profile: %s: %s\n", o->db, err);
+    else if (!found)
         fprintf(stderr, "mortar profile: no run %lld in %s (see mortar results)\n",
                 (long long)o->id, o->db);
     else {
-        const char *d = (const char *)sqlite3_column_text(q, 0);
-        snprintf(dir, dir_size, "%s", d ? d : "");
+        snprintf(dir, dir_size, "%s", place.run_dir);
         profile = db_run_profile(db, o->id);
     }
-    sqlite3_finalize(q);
-    sqlite3_close(db);
+    db_close(db);
     return profile;
 }
 

@@ -184,7 +184,7 @@ static void add_grid_traces(trace_sink *sink, json_t *runs)
     json_decref(newest);
 }
 
-json_t *report_data(sqlite3 *db, const char *db_path, json_t **timelines, json_t *cache)
+json_t *report_data(db_conn *db, const char *db_path, json_t **timelines, json_t *cache)
 {
     json_t *data = json_object();
     char now[32];

@@ -10,8 +10,9 @@
 #define MORTAR_CLI_REPORT_DATA_H
 
 #include <jansson.h>
-#include <sqlite3.h>
 #include <stddef.h>
+
+#include "db.h"
 
 /* The folder, beside the page, of the traced requests' scripts. */
 #define REPORT_DATA_TRACES_DIR "traces"
@@ -31,7 +32,7 @@
  * finished runs are taken from it, or made and put there, since a finished
  * run's trace does not change; it is not used when `timelines` is asked for.
  * Never NULL; the caller owns the result. */
-json_t *report_data(sqlite3 *db, const char *db_path, json_t **timelines, json_t *cache);
+json_t *report_data(db_conn *db, const char *db_path, json_t **timelines, json_t *cache);
 
 /* The traced median request of run `id`, one of `runs` (db_runs_json's
  * array), as trace_timeline() gives it; NULL with `err` set when the run is

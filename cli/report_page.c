@@ -111,7 +111,7 @@ static char *fill_template(const char *tpl, size_t tpl_len, const char *json, si
 }
 
 /* Opens the database at db_path read-only; it must exist. */
-static int open_existing(sqlite3 **db, const char *db_path, char *err, size_t err_size)
+static int open_existing(db_conn **db, const char *db_path, char *err, size_t err_size)
 {
     return db_open_read(db, db_path, err, err_size);
 }
@@ -119,11 +119,11 @@ static int open_existing(sqlite3 **db, const char *db_path, char *err, size_t er
 int report_page_check(const char *db_path, char *err, size_t err_size)
 {
     char tpl_path[PATH_MAX + 64];
-    sqlite3 *db;
+    db_conn *db;
     if (report_page_find_template(tpl_path, sizeof tpl_path, err, err_size) ||
         open_existing(&db, db_path, err, err_size))
         return -1;
-    sqlite3_close(db);
+    db_close(db);
     return 0;
 }
 
@@ -133,20 +133,20 @@ char *report_page_build(const char *db_path, json_t **timelines, json_t *cache,
     if (timelines)
         *timelines = NULL;
     char tpl_path[PATH_MAX + 64];
-    sqlite3 *db;
+    db_conn *db;
     if (report_page_find_template(tpl_path, sizeof tpl_path, err, err_size) ||
         open_existing(&db, db_path, err, err_size))
         return NULL;
     size_t tpl_len;
     char *tpl = read_file(tpl_path, &tpl_len, err, err_size);
     if (!tpl) {
-        sqlite3_close(db);
+        db_close(db);
         return NULL;
     }
     char *shown = realpath(db_path, NULL);
     json_t *data = report_data(db, shown ? shown : db_path, timelines, cache);
     free(shown);
-    sqlite3_close(db);
+    db_close(db);
     char *json = json_dumps(data, JSON_COMPACT);
     json_decref(data);
     char *page = NULL;
@@ -179,11 +179,11 @@ char *report_page_trace_script(json_int_t id, const json_t *timeline, size_t *le
 int report_page_trace(const char *db_path, json_int_t id, char **script, size_t *len,
                       char *err, size_t err_size)
 {
-    sqlite3 *db;
+    db_conn *db;
     if (open_existing(&db, db_path, err, err_size))
         return -1;
     json_t *all = db_runs_json(db);
-    sqlite3_close(db);
+    db_close(db);
     json_t *timeline = report_data_trace(json_object_get(all, "runs"), id, err, err_size);
     json_decref(all);
     if (!timeline)

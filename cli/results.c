@@ -68,7 +68,7 @@ int mortar_results_main(int argc, char **argv)
         return cli_usage_error(&mortar_cmd_results, "--json or --csv, not both");
     if (with_requests && !as_json && !as_csv)
         return cli_usage_error(&mortar_cmd_results, "--requests goes with --json or --csv");
-    sqlite3 *db;
+    db_conn *db;
     char err[512];
     if (db_open_read(&db, path, err, sizeof err)) {
         fprintf(stderr, "mortar: %s\n", err);
@@ -91,7 +91,7 @@ int mortar_results_main(int argc, char **argv)
         print_table(runs);
         json_decref(runs);
     }
-    sqlite3_close(db);
+    db_close(db);
     if (rc)
         fprintf(stderr, "mortar results: cannot write the output\n");
     return rc ? 1 : 0;

@@ -59,7 +59,7 @@ static void round_reals(json_t *v)
     }
 }
 
-json_t *results_json(sqlite3 *db, bool with_requests)
+json_t *results_json(db_conn *db, bool with_requests)
 {
     json_t *all = db_runs_json(db);
     json_t *runs = json_incref(json_object_get(all, "runs"));

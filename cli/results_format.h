@@ -9,10 +9,11 @@
 #define MORTAR_CLI_RESULTS_FORMAT_H
 
 #include <jansson.h>
-#include <sqlite3.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+
+#include "db.h"
 
 /* The version of the JSON document's layout ("schema_version"): raised
  * whenever a key is removed or changes meaning (adding one does not). */
@@ -34,7 +35,7 @@ int results_format_real(double x, char *out, size_t size);
  * "start_ns", "latency_ns", "service_ns", "compute_ns", "verified"}].
  * Every real is already rounded (results_format_real). A new reference;
  * NULL when out of memory. */
-json_t *results_json(sqlite3 *db, bool with_requests);
+json_t *results_json(db_conn *db, bool with_requests);
 
 /* Writes a document of results_json (pretty-printed, one trailing
  * newline); 0, or -1 when writing failed. */

@@ -764,7 +764,7 @@ static int make_run_dir(char *dir, size_t size, const char *out, int64_t id, con
 
 /* The final write: into the database, or else into the run's directory
  * with the command that imports it, and loudly. True when in the database. */
-static bool record(sqlite3 *db, const run_record *rec, const run_opts *o, const char *run_dir)
+static bool record(db_conn *db, const run_record *rec, const run_opts *o, const char *run_dir)
 {
     char file[PATH_MAX + 32], err[512];
     snprintf(file, sizeof file, "%s/%s", run_dir, RUN_RECORD_FILE);
@@ -803,7 +803,7 @@ int mortar_run_main(int argc, char **argv)
         fprintf(stderr, "[mortar] warning: %s\n", json_string_value(w));
     json_decref(warnings);
     tools t;
-    sqlite3 *db;
+    db_conn *db;
     if (find_tools(&t, err, sizeof err) || db_open(&db, o.db_path, err, sizeof err)) {
         fprintf(stderr, "mortar: %s\n", err);
         json_decref(spec);
@@ -830,7 +830,7 @@ int mortar_run_main(int argc, char **argv)
             fprintf(stderr, "mortar: %s\n", dir_err);
             db_finish_run(db, id, "failed", dir_err, 0, NULL, NULL, NULL, 0, &(db_summary){0});
         }
-        sqlite3_close(db);
+        db_close(db);
         json_decref(spec);
         return 1;
     }
@@ -903,7 +903,7 @@ int mortar_run_main(int argc, char **argv)
     json_decref(stats);
     free(reqs);
     plan_free(&p);
-    sqlite3_close(db);
+    db_close(db);
     json_decref(spec);
     return rc || !recorded ? 1 : 0;
 }

@@ -51,12 +51,10 @@ json_t *run_record_json(const run_record *r)
 }
 
 /* One try; -1 with the database's error. */
-static int write_once(sqlite3 *db, const run_record *r, char *err, size_t err_size)
+static int write_once(db_conn *db, const run_record *r, char *err, size_t err_size)
 {
-    if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-        snprintf(err, err_size, "%s", sqlite3_errmsg(db));
+    if (db_begin_write(db, err, err_size))
         return -1;
-    }
     json_t *none = json_array();
     int rc = db_finish_run(db, r->id, r->status, r->error, r->wall_s, r->versions, r->stats,
                            r->reqs, r->nreqs, &r->summary);
@@ -65,14 +63,14 @@ static int write_once(sqlite3 *db, const run_record *r, char *err, size_t err_si
     if (!rc)
         rc = db_record_profile(db, r->id, r->profile ? r->profile : none);
     json_decref(none);
-    if (!rc && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
+    if (!rc && db_commit(db) == 0)
         return 0;
-    snprintf(err, err_size, "%s", rc ? db_last_error() : sqlite3_errmsg(db));
-    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    snprintf(err, err_size, "%s", rc ? db_last_error() : db_errmsg(db));
+    db_rollback(db);
     return -1;
 }
 
-int run_record_write(sqlite3 *db, const run_record *r, int attempts, const char *fallback,
+int run_record_write(db_conn *db, const run_record *r, int attempts, const char *fallback,
                      char *err, size_t err_size)
 {
     for (int i = 0; i < attempts; i++) {
@@ -201,28 +199,7 @@ static int parse_record(json_t *j, run_record *r, db_request **reqs, char *err, 
     return 0;
 }
 
-/* Whether run `id` is in the database and has no requests yet. */
-static int check_run(sqlite3 *db, int64_t id, char *err, size_t size)
-{
-    sqlite3_stmt *st;
-    const char *sql = "SELECT (SELECT COUNT(*) FROM runs WHERE id=?1),"
-                      " (SELECT COUNT(*) FROM requests WHERE run_id=?1)";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return errbuf_fail(err, size, "%s", sqlite3_errmsg(db));
-    sqlite3_bind_int64(st, 1, id);
-    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
-    if (rc)
-        errbuf_fail(err, size, "%s", sqlite3_errmsg(db));
-    else if (sqlite3_column_int64(st, 0) != 1)
-        rc = errbuf_fail(err, size, "the database has no run %lld", (long long)id);
-    else if (sqlite3_column_int64(st, 1) != 0)
-        rc = errbuf_fail(err, size, "run %lld already has its requests recorded",
-                         (long long)id);
-    sqlite3_finalize(st);
-    return rc;
-}
-
-int run_record_import(sqlite3 *db, const char *path, int64_t *id, char *err,
+int run_record_import(db_conn *db, const char *path, int64_t *id, char *err,
                       size_t err_size)
 {
     json_error_t jerr;
@@ -234,7 +211,7 @@ int run_record_import(sqlite3 *db, const char *path, int64_t *id, char *err,
     char why[512];
     int rc = parse_record(j, &r, &reqs, why, sizeof why);
     if (!rc)
-        rc = check_run(db, r.id, why, sizeof why);
+        rc = db_check_run_unrecorded(db, r.id, why, sizeof why);
     if (!rc && write_once(db, &r, why, sizeof why))
         rc = -1;
     if (rc)

@@ -9,7 +9,6 @@
 #define MORTAR_CLI_RUN_RECORD_H
 
 #include <jansson.h>
-#include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,13 +36,13 @@ json_t *run_record_json(const run_record *r);
  * transaction), trying `attempts` times. Returns 0 when it is in the
  * database; else writes it to `fallback` and returns 1 (or -1 when even
  * that failed), with the database's error in `err`. */
-int run_record_write(sqlite3 *db, const run_record *r, int attempts, const char *fallback,
+int run_record_write(db_conn *db, const run_record *r, int attempts, const char *fallback,
                      char *err, size_t err_size);
 
 /* Reads a record file, checks every field and writes it into `db` (the
  * run must be in it, and have no requests recorded yet). Returns 0 and
  * the run's id, or -1 with the error. */
-int run_record_import(sqlite3 *db, const char *path, int64_t *id, char *err,
+int run_record_import(db_conn *db, const char *path, int64_t *id, char *err,
                       size_t err_size);
 
 #endif

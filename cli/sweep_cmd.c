@@ -63,7 +63,7 @@ typedef struct job {
 typedef struct sweep {
     const sweep_opts *opts;
     sweep_plan plan;
-    sqlite3 *db;
+    db_conn *db;
     int64_t last_id_before; /* runs recorded by this sweep have larger ids */
     char dir[PATH_MAX];     /* the sweep's logs */
     job *jobs;
@@ -202,7 +202,7 @@ static int find_done(sweep *s, char *err, size_t size)
     if (done < 0)
         return -1;
     if ((s->last_id_before = sweep_max_run_id(s->db)) < 0)
-        return errbuf_fail(err, size, "%s: %s", o->db_path, sqlite3_errmsg(s->db));
+        return errbuf_fail(err, size, "%s: %s", o->db_path, db_errmsg(s->db));
     s->skipped = (size_t)done;
     return 0;
 }
@@ -382,7 +382,7 @@ static bool run_outcome(sweep *s, const job *j, int status, sweep_run_result *r)
     const sweep_point *pt = &s->plan.points[j->point];
     if (sweep_find_run(s->db, pt->canonical, s->last_id_before, r))
         snprintf(r->error, sizeof r->error, "cannot read the run: %s",
-                 sqlite3_errmsg(s->db));
+                 db_errmsg(s->db));
     if (r->id > 0 && !strcmp(r->status, "ok") && status == 0)
         return true;
     if (r->id > 0 && !strcmp(r->status, "running"))
@@ -554,7 +554,7 @@ static void sweep_free(sweep *s)
     free(s->jobs);
     sweep_plan_free(&s->plan);
     if (s->db)
-        sqlite3_close(s->db);
+        db_close(s->db);
 }
 
 int mortar_sweep_main(int argc, char **argv)

@@ -572,61 +572,25 @@ void sweep_plan_free(sweep_plan *plan)
 
 /* ---- the database ----------------------------------------------------------- */
 
-int sweep_plan_match_done(sweep_plan *plan, sqlite3 *db, char *err, size_t err_size)
+int sweep_plan_match_done(sweep_plan *plan, db_conn *db, char *err, size_t err_size)
 {
-    sqlite3_stmt *st;
-    const char *sql =
-        "SELECT id FROM runs WHERE status='ok' AND spec=? ORDER BY id LIMIT 1";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return errbuf_fail(err, err_size, "%s", sqlite3_errmsg(db));
     int done = 0;
     for (size_t i = 0; i < plan->npoints; i++) {
         sweep_point *pt = &plan->points[i];
-        sqlite3_bind_text(st, 1, pt->canonical, -1, SQLITE_STATIC);
-        int rc = sqlite3_step(st);
-        pt->done_run_id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+        if (db_first_ok_run_of_spec(db, pt->canonical, &pt->done_run_id, err, err_size))
+            return -1;
         done += pt->done_run_id > 0;
-        sqlite3_reset(st);
-        if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-            errbuf_fail(err, err_size, "%s", sqlite3_errmsg(db));
-            done = -1;
-            break;
-        }
     }
-    sqlite3_finalize(st);
     return done;
 }
 
-int64_t sweep_max_run_id(sqlite3 *db)
+int64_t sweep_max_run_id(db_conn *db)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT COALESCE(MAX(id), 0) FROM runs", -1, &st, NULL))
-        return -1;
-    int64_t id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-    sqlite3_finalize(st);
-    return id;
+    return db_max_run_id(db);
 }
 
-int sweep_find_run(sqlite3 *db, const char *canonical, int64_t after_id,
+int sweep_find_run(db_conn *db, const char *canonical, int64_t after_id,
                    sweep_run_result *out)
 {
-    *out = (sweep_run_result){0};
-    sqlite3_stmt *st;
-    const char *sql = "SELECT id, status, error FROM runs WHERE spec=? AND id>?"
-                      " ORDER BY id DESC LIMIT 1";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return -1;
-    sqlite3_bind_text(st, 1, canonical, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, after_id);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        out->id = sqlite3_column_int64(st, 0);
-        const unsigned char *status = sqlite3_column_text(st, 1);
-        const unsigned char *error = sqlite3_column_text(st, 2);
-        snprintf(out->status, sizeof out->status, "%s",
-                 status ? (const char *)status : "");
-        snprintf(out->error, sizeof out->error, "%s", error ? (const char *)error : "");
-    }
-    sqlite3_finalize(st);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+    return db_newest_run_of_spec(db, canonical, after_id, out);
 }

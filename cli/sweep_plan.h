@@ -27,10 +27,11 @@
 #ifndef MORTAR_CLI_SWEEP_PLAN_H
 #define MORTAR_CLI_SWEEP_PLAN_H
 
-#include <sqlite3.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "db_query.h"
 
 typedef struct sweep_point {
     char *spec_path; /* as `mortar run` is given it (relative to the cwd) */
@@ -68,21 +69,18 @@ bool sweep_plan_is_sweep_file(const char *path);
 /* Sets each point's done_run_id to the first run with status "ok" and the
  * point's resolved spec (0 if none). Returns the number of done points, or
  * -1 with the database's message in `err`. */
-int sweep_plan_match_done(sweep_plan *plan, sqlite3 *db, char *err, size_t err_size);
+int sweep_plan_match_done(sweep_plan *plan, db_conn *db, char *err, size_t err_size);
 
 /* The largest run id in the database (0 if none, -1 on error). */
-int64_t sweep_max_run_id(sqlite3 *db);
+int64_t sweep_max_run_id(db_conn *db);
 
-typedef struct sweep_run_result {
-    int64_t id;      /* 0: no run recorded */
-    char status[16]; /* "ok", "failed", "running" */
-    char error[512]; /* the run's error text, "" if none */
-} sweep_run_result;
+/* What a `mortar run` of a point recorded: id 0 when nothing. */
+typedef db_run_outcome sweep_run_result;
 
 /* The newest run with id > `after_id` whose resolved spec is `canonical`:
  * what a `mortar run` of that point recorded. Returns 0 (out->id == 0 when
  * there is none) or -1 on a database error. */
-int sweep_find_run(sqlite3 *db, const char *canonical, int64_t after_id,
+int sweep_find_run(db_conn *db, const char *canonical, int64_t after_id,
                    sweep_run_result *out);
 
 #endif

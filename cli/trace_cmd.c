@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "db.h"
+#include "db_query.h"
 #include "trace_cmd.h"
 #include "time_split.h"
 #include "trace_export.h"
@@ -100,31 +100,26 @@ static int look_up_run(const trace_opts *o, char *dir, size_t dir_size,
         fprintf(stderr, "mortar trace: no database %s (--db FILE)\n", o->db);
         return 1;
     }
-    sqlite3 *db;
+    db_conn *db;
     char err[512];
     if (db_open_read(&db, o->db, err, sizeof err)) {
         fprintf(stderr, "mortar trace: %s\n", err);
         return 1;
     }
-    sqlite3_stmt *q;
+    db_run_place place;
     int rc = 1;
-    if (sqlite3_prepare_v2(db, "SELECT run_dir, started_at FROM runs WHERE id = ?", -1,
-                           &q, NULL) != SQLITE_OK) {
-        fprintf(stderr, "mortar trace: %s: %s\n", o->db, sqlite3_errmsg(db));
-        sqlite3_close(db);
-        return 1;
-    }
-    sqlite3_bind_int64(q, 1, o->run);
-    if (sqlite3_step(q) != SQLITE_ROW) {
+    int found = db_run_place_of(db, o->run, &place, err, sizeof err);
+    if (found < 0) {
+        fprintf(stderr, "mortar trace: %s: %s\n", o->db, err);
+    } else if (!found) {
         fprintf(stderr, "mortar trace: no run %lld in %s (see mortar results)\n",
                 (long long)o->run, o->db);
-    } else if (sqlite3_column_type(q, 0) == SQLITE_NULL) {
+    } else if (!place.has_run_dir) {
         fprintf(stderr, "mortar trace: run %lld has no run directory\n",
                 (long long)o->run);
     } else {
-        snprintf(dir, dir_size, "%s", (const char *)sqlite3_column_text(q, 0));
-        const char *started = (const char *)sqlite3_column_text(q, 1);
-        *epoch_ns = epoch_ns_of(started);
+        snprintf(dir, dir_size, "%s", place.run_dir);
+        *epoch_ns = epoch_ns_of(place.has_started_at ? place.started_at : NULL);
         if (*epoch_ns == 0 && !strcmp(o->format, "otlp"))
             fprintf(stderr,
                     "mortar trace: run %lld has no start time; OTLP times start at"
@@ -132,8 +127,7 @@ static int look_up_run(const trace_opts *o, char *dir, size_t dir_size,
                     (long long)o->run);
         rc = 0;
     }
-    sqlite3_finalize(q);
-    sqlite3_close(db);
+    db_close(db);
     return rc;
 }
 
@@ -188,7 +182,7 @@ int mortar_trace_main(int argc, char **argv)
     int rc = parse_opts(argc, argv, &o);
     if (rc != CLI_PARSED)
         return rc;
-    char dir[1024];
+    char dir[4096];
     uint64_t epoch_ns = 0;
     if (look_up_run(&o, dir, sizeof dir, &epoch_ns))
         return 1;

@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "alone.h"
-#include "db.h"
+#include "db_query.h"
 #include "time_split.h"
 #include "trace_export.h"
 
@@ -52,7 +52,7 @@ typedef struct dlist {
 } dlist;
 
 typedef struct verdict_ctx {
-    sqlite3 *db;
+    db_conn *db;
     vrun *runs; /* the newest ok run of each cell, in id order */
     size_t nruns, cap;
     dlist lats, speeds;        /* the grid: in-flight-1 runs of A and B */
@@ -104,9 +104,10 @@ static const char *upper(const char *design)
     return !strcmp(design, "a") ? "A" : !strcmp(design, "b") ? "B" : design;
 }
 
-static void set_err(verdict_ctx *c, const char *what)
+/* "<what>: <the database's message>". */
+static void set_err(verdict_ctx *c, const char *what, const char *why)
 {
-    snprintf(c->err, c->err_size, "%s: %s", what, sqlite3_errmsg(c->db));
+    snprintf(c->err, c->err_size, "%s: %s", what, why);
 }
 
 /* ---- reading the runs ---- */
@@ -139,11 +140,6 @@ static const vrun *grid_run(const verdict_ctx *c, const char *design, double lat
     return r && !isnan(r->median_us) ? r : NULL;
 }
 
-static double column_or_nan(sqlite3_stmt *st, int i)
-{
-    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-
 /* Adds a run, replacing an older one of the same cell (rows come in id order). */
 static int keep_run(verdict_ctx *c, const vrun *r)
 {
@@ -163,67 +159,36 @@ static int keep_run(verdict_ctx *c, const vrun *r)
     return 0;
 }
 
-static void read_run(sqlite3_stmt *st, vrun *r)
+/* Keeps a finished run from the database (db_each_ok_run). */
+static int take_run(void *ctx, const db_ok_run *row)
 {
-    const char *design = (const char *)sqlite3_column_text(st, 1);
-    *r = (vrun){.id = sqlite3_column_int64(st, 0),
-                .in_flight = sqlite3_column_int64(st, 4)};
-    snprintf(r->design, sizeof r->design, "%s", design ? design : "");
-    const char *dir = (const char *)sqlite3_column_text(st, 11);
-    snprintf(r->run_dir, sizeof r->run_dir, "%s", dir ? dir : "");
-    r->latency_us = sqlite3_column_double(st, 2);
-    r->speed = sqlite3_column_double(st, 3);
-    double *vals[] = {&r->median_us, &r->p99_us, &r->mean_us,
-                      &r->min_us,    &r->max_us, &r->throughput_rps};
-    for (int i = 0; i < 6; i++)
-        *vals[i] = column_or_nan(st, 5 + i);
+    verdict_ctx *c = ctx;
+    vrun r = {.id = row->id,
+              .in_flight = row->in_flight,
+              .latency_us = row->latency_us,
+              .speed = row->speed,
+              .median_us = row->median_us,
+              .p99_us = row->p99_us,
+              .mean_us = row->mean_us,
+              .min_us = row->min_us,
+              .max_us = row->max_us,
+              .throughput_rps = row->throughput_rps};
+    snprintf(r.design, sizeof r.design, "%s", row->design);
+    snprintf(r.run_dir, sizeof r.run_dir, "%s", row->run_dir);
+    if (keep_run(c, &r)) {
+        snprintf(c->err, c->err_size, "out of memory reading the runs");
+        return -1;
+    }
+    return 0;
 }
 
 static int load_runs(verdict_ctx *c)
 {
-    sqlite3_stmt *st;
-    const char *sql = "SELECT id, design, pcie_latency_us, speed, in_flight, median_us,"
-                      " p99_us, mean_us, min_us, max_us, throughput_rps, run_dir FROM runs"
-                      " WHERE status = 'ok' ORDER BY id";
-    if (sqlite3_prepare_v2(c->db, sql, -1, &st, NULL) != SQLITE_OK) {
-        set_err(c, "reading the runs");
-        return -1;
-    }
-    int rc = 0, step;
-    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        vrun r;
-        read_run(st, &r);
-        if (keep_run(c, &r)) {
-            snprintf(c->err, c->err_size, "out of memory reading the runs");
-            rc = -1;
-        }
-    }
-    if (!rc && step != SQLITE_DONE) {
-        set_err(c, "reading the runs");
-        rc = -1;
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
-
-/* The one number `sql` (with run_id as ?1) gives for a run; NAN for NULL.
- * On an error `err` says "<what>: <SQLite's message>". */
-static int run_query_number(verdict_ctx *c, const char *sql, int64_t run_id,
-                            const char *what, double *out)
-{
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(c->db, sql, -1, &st, NULL) != SQLITE_OK) {
-        set_err(c, what);
-        return -1;
-    }
-    sqlite3_bind_int64(st, 1, run_id);
-    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
-    if (rc)
-        set_err(c, what);
-    else
-        *out = column_or_nan(st, 0);
-    sqlite3_finalize(st);
-    return rc;
+    char why[512];
+    int rc = db_each_ok_run(c->db, take_run, c, why, sizeof why);
+    if (rc < 0)
+        set_err(c, "reading the runs", why);
+    return rc ? -1 : 0;
 }
 
 /*
@@ -234,14 +199,11 @@ static int run_query_number(verdict_ctx *c, const char *sql, int64_t run_id,
 static int request_median_us(verdict_ctx *c, int64_t run_id, const char *column,
                              double *out)
 {
-    char sql[512];
-    snprintf(sql, sizeof sql,
-             "WITH known AS (SELECT %s AS v FROM requests WHERE run_id = ?1 AND %s >= 0)"
-             " SELECT AVG(v) / 1000.0 FROM (SELECT v FROM known ORDER BY v"
-             " LIMIT 2 - (SELECT COUNT(*) FROM known) %% 2"
-             " OFFSET ((SELECT COUNT(*) FROM known) - 1) / 2)",
-             column, column);
-    return run_query_number(c, sql, run_id, "reading the requests", out);
+    char why[512];
+    if (!db_request_median_us(c->db, run_id, column, out, why, sizeof why))
+        return 0;
+    set_err(c, "reading the requests", why);
+    return -1;
 }
 
 /*
@@ -252,12 +214,11 @@ static int request_median_us(verdict_ctx *c, int64_t run_id, const char *column,
  */
 static int next_queued_share(verdict_ctx *c, int64_t run_id, double *out)
 {
-    return run_query_number(
-        c,
-        "SELECT SUM(q.value) / SUM(n.value) FROM stats q JOIN stats n"
-        " ON n.run_id = q.run_id AND n.component = q.component AND n.key = 'requests'"
-        " WHERE q.run_id = ?1 AND q.key = 'queued_on_finish' AND n.value > 0",
-        run_id, "reading the device counters", out);
+    char why[512];
+    if (!db_queued_on_finish_share(c->db, run_id, out, why, sizeof why))
+        return 0;
+    set_err(c, "reading the device counters", why);
+    return -1;
 }
 
 /* The split of the run's median request when the run was traced; an
@@ -1026,7 +987,7 @@ static void ctx_free(verdict_ctx *c)
     free(c->alone_b);
 }
 
-static json_t *compute(sqlite3 *db, bool splits, char *err, size_t err_size)
+static json_t *compute(db_conn *db, bool splits, char *err, size_t err_size)
 {
     verdict_ctx c = {.db = db, .splits = splits, .err = err, .err_size = err_size};
     json_t *v = NULL;
@@ -1042,27 +1003,21 @@ static json_t *compute(sqlite3 *db, bool splits, char *err, size_t err_size)
     return v;
 }
 
-json_t *verdict_compute(sqlite3 *db, char *err, size_t err_size)
+json_t *verdict_compute(db_conn *db, char *err, size_t err_size)
 {
     return compute(db, false, err, err_size);
 }
 
-json_t *verdict_compute_with_splits(sqlite3 *db, char *err, size_t err_size)
+json_t *verdict_compute_with_splits(db_conn *db, char *err, size_t err_size)
 {
     return compute(db, true, err, err_size);
 }
 
-int64_t verdict_finished_runs(sqlite3 *db, char *err, size_t err_size)
+int64_t verdict_finished_runs(db_conn *db, char *err, size_t err_size)
 {
-    sqlite3_stmt *st;
-    int64_t n = -1;
-    if (sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM runs WHERE status = 'ok'", -1, &st,
-                           NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW)
-            n = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-    }
+    char why[512];
+    int64_t n = db_count_ok_runs(db, why, sizeof why);
     if (n < 0)
-        snprintf(err, err_size, "counting the runs: %s", sqlite3_errmsg(db));
+        snprintf(err, err_size, "counting the runs: %s", why);
     return n;
 }

@@ -9,9 +9,10 @@
 #define MORTAR_CLI_VERDICT_H
 
 #include <jansson.h>
-#include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "db.h"
 
 /*
  * The verdict over the finished (status "ok") runs in `db`, the newest run
@@ -20,17 +21,17 @@
  * when the alone benchmark fails. The caller owns the result. With no
  * finished runs every section is empty.
  */
-json_t *verdict_compute(sqlite3 *db, char *err, size_t err_size);
+json_t *verdict_compute(db_conn *db, char *err, size_t err_size);
 
 /* The same, plus where the median request's time goes in every run it uses
  * that has trace files: "split" in each design's cell (null: not traced) and
  * the "splits" list (time_split.h). This joins each traced run's trace,
  * reading all of it, so `mortar verdict` asks for it and the explorer's page,
  * which has the traced requests anyway, does not. */
-json_t *verdict_compute_with_splits(sqlite3 *db, char *err, size_t err_size);
+json_t *verdict_compute_with_splits(db_conn *db, char *err, size_t err_size);
 
 /* How many runs in `db` finished ("ok"); -1 with `err` set on a database
  * error. */
-int64_t verdict_finished_runs(sqlite3 *db, char *err, size_t err_size);
+int64_t verdict_finished_runs(db_conn *db, char *err, size_t err_size);
 
 #endif

@@ -272,7 +272,7 @@ static json_t *load_verdict(const char *path)
         fprintf(stderr, "mortar verdict: no finished runs in %s (no such file)\n", path);
         return NULL;
     }
-    sqlite3 *db;
+    db_conn *db;
     char err[512];
     if (db_open_read(&db, path, err, sizeof err)) {
         fprintf(stderr, "mortar verdict: %s\n", err);
@@ -284,7 +284,7 @@ static json_t *load_verdict(const char *path)
         fprintf(stderr, "mortar verdict: no finished runs in %s\n", path);
     else if (n < 0 || !(v = verdict_compute_with_splits(db, err, sizeof err)))
         fprintf(stderr, "mortar verdict: %s: %s\n", path, err);
-    sqlite3_close(db);
+    db_close(db);
     return v;
 }
 

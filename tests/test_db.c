@@ -1,9 +1,11 @@
 /*
- * test_db.c - the results database's safety (cli/db.c): its schema version
+ * test_db.c - the results database's safety (cli/db*.c): its schema version
  * and the upgrade of a database made before it, a foreign SQLite file
  * refused untouched, read-only opening (no database made by a typo, a
  * database this user cannot write still read), one row per request, and a
- * final write that reports a busy database instead of losing the run.
+ * final write that reports a busy database instead of losing the run. And
+ * the module's rule: no other file of cli/ includes sqlite3.h, calls SQLite
+ * or holds an SQL statement.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +20,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <dirent.h>
+#include <sqlite3.h>
 
 #include "db.h"
 
@@ -399,6 +403,77 @@ static void test_a_final_write_into_a_busy_database_fails_and_changes_nothing(vo
     remove_tmp(&t);
 }
 
+/* The database module: db.c, db.h and the db_*.c and db_*.h files. */
+static bool in_database_module(const char *name)
+{
+    return !strcmp(name, "db.c") || !strcmp(name, "db.h") || !strncmp(name, "db_", 3);
+}
+
+static bool is_source(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 2 && name[n - 2] == '.' && (name[n - 1] == 'c' || name[n - 1] == 'h');
+}
+
+/* The first sign of SQLite or SQL in `text`, or NULL. */
+static const char *sql_sign_in(const char *text)
+{
+    static const char *const signs[] = {
+        "sqlite3.h",       "sqlite3_",    "SQLITE_",  "SELECT ",     "INSERT ",
+        "UPDATE ",         "DELETE FROM", "CREATE ",  "ALTER TABLE", "DROP ",
+        "BEGIN IMMEDIATE", "SAVEPOINT",   "RELEASE ", "ROLLBACK",    "PRAGMA "};
+    for (size_t i = 0; i < sizeof signs / sizeof *signs; i++)
+        if (strstr(text, signs[i]))
+            return signs[i];
+    return NULL;
+}
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    long n = ftell(f);
+    assert_true(n >= 0);
+    rewind(f);
+    char *text = malloc((size_t)n + 1);
+    assert_non_null(text);
+    assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+    text[n] = 0;
+    fclose(f);
+    return text;
+}
+
+static void test_only_the_database_module_holds_sql(void **state)
+{
+    const char *src = getenv("MORTAR_SOURCE");
+    assert_non_null(src);
+    char dir_path[4096];
+    snprintf(dir_path, sizeof dir_path, "%s/cli", src);
+    DIR *dir = opendir(dir_path);
+    assert_non_null(dir);
+    int checked = 0, offenders = 0;
+    for (struct dirent *e; (e = readdir(dir));) {
+        if (!is_source(e->d_name) || in_database_module(e->d_name))
+            continue;
+        char path[8192];
+        snprintf(path, sizeof path, "%s/%s", dir_path, e->d_name);
+        char *text = read_text(path);
+        const char *sign = sql_sign_in(text);
+        if (sign) {
+            print_error("cli/%s holds \"%s\": SQL belongs in the database module"
+                        " (cli/db*.c)\n",
+                        e->d_name, sign);
+            offenders++;
+        }
+        free(text);
+        checked++;
+    }
+    closedir(dir);
+    assert_true(checked > 10);
+    assert_int_equal(offenders, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -411,6 +486,7 @@ int main(void)
         cmocka_unit_test(test_reading_a_missing_database_is_an_error_and_creates_nothing),
         cmocka_unit_test(test_a_database_this_user_cannot_write_is_still_read),
         cmocka_unit_test(test_a_final_write_into_a_busy_database_fails_and_changes_nothing),
+        cmocka_unit_test(test_only_the_database_module_holds_sql),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sqlite3.h>
 
 #include "db.h"
 #include "owner.h"

@@ -22,6 +22,7 @@
 #include <jansson.h>
 #include <pthread.h>
 #include <sys/stat.h>
+#include <sqlite3.h>
 
 #include "cli_util.h"
 #include "db.h"

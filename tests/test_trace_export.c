@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <sqlite3.h>
 
 #include "db.h"
 #include "mortar/trace.h"

@@ -22,6 +22,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,216 @@
+/*
+ * db_query.c - the commands' questions to the results database (see
+ * db_query.h): what `mortar verdict`, `mortar sweep`, `mortar trace` and
+ * `mortar profile` read. Each is one statement; errors carry SQLite's
+ * message.
+ */
+#include "db_query.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+static double column_or_nan(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+static int fail(sqlite3 *db, char *err, size_t size)
+{
+    snprintf(err, size, "%s", sqlite3_errmsg(db));
+    return -1;
+}
+
+/* ---- mortar verdict ---- */
+
+static void read_ok_run(sqlite3_stmt *st, db_ok_run *r)
+{
+    const char *design = (const char *)sqlite3_column_text(st, 1);
+    *r = (db_ok_run){.id = sqlite3_column_int64(st, 0),
+                     .in_flight = sqlite3_column_int64(st, 4)};
+    snprintf(r->design, sizeof r->design, "%s", design ? design : "");
+    const char *dir = (const char *)sqlite3_column_text(st, 11);
+    snprintf(r->run_dir, sizeof r->run_dir, "%s", dir ? dir : "");
+    r->latency_us = sqlite3_column_double(st, 2);
+    r->speed = sqlite3_column_double(st, 3);
+    double *vals[] = {&r->median_us, &r->p99_us, &r->mean_us,
+                      &r->min_us,    &r->max_us, &r->throughput_rps};
+    for (int i = 0; i < 6; i++)
+        *vals[i] = column_or_nan(st, 5 + i);
+}
+
+int db_each_ok_run(sqlite3 *db, int (*each)(void *ctx, const db_ok_run *run), void *ctx,
+                   char *err, size_t size)
+{
+    sqlite3_stmt *st;
+    const char *sql =
+        "SELECT id, design, pcie_latency_us, speed, in_flight, median_us,"
+        " p99_us, mean_us, min_us, max_us, throughput_rps, run_dir FROM runs"
+        " WHERE status = 'ok' ORDER BY id";
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return fail(db, err, size);
+    int rc = 0, step;
+    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        db_ok_run r;
+        read_ok_run(st, &r);
+        if (each(ctx, &r))
+            rc = 1;
+    }
+    if (!rc && step != SQLITE_DONE)
+        rc = fail(db, err, size);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* The one number `sql` (with run_id as ?1) gives for a run; NAN for NULL. */
+static int run_number(sqlite3 *db, const char *sql, int64_t run_id, double *out,
+                      char *err, size_t size)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return fail(db, err, size);
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
+    if (rc)
+        fail(db, err, size);
+    else
+        *out = column_or_nan(st, 0);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static bool is_request_column(const char *column)
+{
+    static const char *const columns[] = {"latency_ns", "service_ns", "compute_ns",
+                                          "start_ns"};
+    for (size_t i = 0; i < sizeof columns / sizeof *columns; i++)
+        if (!strcmp(column, columns[i]))
+            return true;
+    return false;
+}
+
+int db_request_median_us(sqlite3 *db, int64_t run_id, const char *column, double *out,
+                         char *err, size_t size)
+{
+    if (!is_request_column(column)) {
+        snprintf(err, size, "no request column %s", column);
+        return -1;
+    }
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "WITH known AS (SELECT %s AS v FROM requests WHERE run_id = ?1 AND %s >= 0)"
+             " SELECT AVG(v) / 1000.0 FROM (SELECT v FROM known ORDER BY v"
+             " LIMIT 2 - (SELECT COUNT(*) FROM known) %% 2"
+             " OFFSET ((SELECT COUNT(*) FROM known) - 1) / 2)",
+             column, column);
+    return run_number(db, sql, run_id, out, err, size);
+}
+
+int db_queued_on_finish_share(sqlite3 *db, int64_t run_id, double *out, char *err,
+                              size_t size)
+{
+    return run_number(
+        db,
+        "SELECT SUM(q.value) / SUM(n.value) FROM stats q JOIN stats n"
+        " ON n.run_id = q.run_id AND n.component = q.component AND n.key = 'requests'"
+        " WHERE q.run_id = ?1 AND q.key = 'queued_on_finish' AND n.value > 0",
+        run_id, out, err, size);
+}
+
+int64_t db_count_ok_runs(sqlite3 *db, char *err, size_t size)
+{
+    sqlite3_stmt *st;
+    int64_t n = -1;
+    if (sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM runs WHERE status = 'ok'", -1, &st,
+                           NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            n = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    if (n < 0)
+        fail(db, err, size);
+    return n;
+}
+
+/* ---- mortar sweep ---- */
+
+int db_first_ok_run_of_spec(sqlite3 *db, const char *canonical, int64_t *id, char *err,
+                            size_t size)
+{
+    sqlite3_stmt *st;
+    const char *sql =
+        "SELECT id FROM runs WHERE status='ok' AND spec=? ORDER BY id LIMIT 1";
+    *id = 0;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return fail(db, err, size);
+    sqlite3_bind_text(st, 1, canonical, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *id = sqlite3_column_int64(st, 0);
+    else if (rc != SQLITE_DONE)
+        fail(db, err, size);
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+int64_t db_max_run_id(sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT COALESCE(MAX(id), 0) FROM runs", -1, &st, NULL))
+        return -1;
+    int64_t id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    sqlite3_finalize(st);
+    return id;
+}
+
+int db_newest_run_of_spec(sqlite3 *db, const char *canonical, int64_t after_id,
+                          db_run_outcome *out)
+{
+    *out = (db_run_outcome){0};
+    sqlite3_stmt *st;
+    const char *sql = "SELECT id, status, error FROM runs WHERE spec=? AND id>?"
+                      " ORDER BY id DESC LIMIT 1";
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(st, 1, canonical, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, after_id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        out->id = sqlite3_column_int64(st, 0);
+        const unsigned char *status = sqlite3_column_text(st, 1);
+        const unsigned char *error = sqlite3_column_text(st, 2);
+        snprintf(out->status, sizeof out->status, "%s",
+                 status ? (const char *)status : "");
+        snprintf(out->error, sizeof out->error, "%s", error ? (const char *)error : "");
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* ---- mortar trace and mortar profile ---- */
+
+static void copy_text(sqlite3_stmt *st, int i, bool *has, char *out, size_t size)
+{
+    *has = sqlite3_column_type(st, i) != SQLITE_NULL;
+    const char *text = (const char *)sqlite3_column_text(st, i);
+    snprintf(out, size, "%s", text ? text : "");
+}
+
+int db_run_place_of(sqlite3 *db, int64_t id, db_run_place *out, char *err, size_t size)
+{
+    sqlite3_stmt *st;
+    *out = (db_run_place){0};
+    if (sqlite3_prepare_v2(db, "SELECT run_dir, started_at FROM runs WHERE id = ?", -1,
+                           &st, NULL) != SQLITE_OK)
+        return fail(db, err, size);
+    sqlite3_bind_int64(st, 1, id);
+    int found = sqlite3_step(st) == SQLITE_ROW;
+    if (found) {
+        copy_text(st, 0, &out->has_run_dir, out->run_dir, sizeof out->run_dir);
+        copy_text(st, 1, &out->has_started_at, out->started_at, sizeof out->started_at);
+    }
+    sqlite3_finalize(st);
+    return found;
+}
