@@ -97,19 +97,7 @@ uint32_t mortar_link_protocol(const mortar_link *l) { return l->protocol; }
 uint32_t mortar_link_max_payload(const mortar_link *l) { return l->slot_size - MORTAR_SLOT_HEADER_SIZE; }
 uint64_t mortar_link_in_horizon(const mortar_link *l) { return l->horizon_ps; }
 bool mortar_link_peer_terminated(const mortar_link *l) { return l->peer_terminated; }
-/* A null message only lets the peer move on; while the ring is full the
- * peer has messages to read, so it waits for no null message: trying again
- * at every moment would only hold the sender's clock in place. */
-uint64_t mortar_link_sync_due(const mortar_link *l)
-{
-    uint64_t due = l->timing.last_send_ps + l->sync_interval_ps;
-    return l->sync_retry_ps > due ? l->sync_retry_ps : due;
-}
-
-void link_sync_refused(mortar_link *link, uint64_t now_ps)
-{
-    link->sync_retry_ps = now_ps + link->sync_interval_ps;
-}
+uint64_t mortar_link_sync_due(const mortar_link *l) { return l->timing.last_send_ps + l->sync_interval_ps; }
 
 const void *mortar_link_peer_intro(const mortar_link *l, uint32_t *size)
 {
@@ -228,12 +216,10 @@ int mortar_link_send_sync(mortar_link *link, uint64_t now_ps)
     mortar_slot_header *h = free_tx_slot(link);
     if (!h) {
         link->counters.full_stalls++;
-        link_sync_refused(link, now_ps);
         return MORTAR_EAGAIN;
     }
     publish(link, h, MORTAR_MSG_SYNC, 0, link_timing_sync_stamp(&link->timing, now_ps));
     link->counters.syncs_sent++;
-    link->sync_retry_ps = 0;
     return MORTAR_OK;
 }
 

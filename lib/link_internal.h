@@ -63,8 +63,6 @@ struct mortar_link {
     bool have_promise;
     uint64_t promise_ps;
     uint64_t first_unseen_stamp_ps; /* MORTAR_TIME_MAX: none */
-    /* a null message found the ring full: try again one interval later */
-    uint64_t sync_retry_ps;
 
     /* socket */
     int sock_fd, listen_fd;
@@ -90,10 +88,6 @@ static inline void link_promise_sent(mortar_link *link, uint64_t stamp)
     if (link->first_unseen_stamp_ps == MORTAR_TIME_MAX)
         link->first_unseen_stamp_ps = stamp;
 }
-
-/* A null message at `now_ps` found the ring full (link.c): the next one is
- * due a sync interval later. */
-void link_sync_refused(mortar_link *link, uint64_t now_ps);
 
 /* Points the ring and direction pointers into `shm` for the given side. */
 void link_map_rings(mortar_link *link, bool is_listener);

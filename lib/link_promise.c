@@ -77,10 +77,8 @@ int mortar_link_send_promise(mortar_link *link, uint64_t now_ps, uint64_t next_s
         return MORTAR_OK;
     /* slots hold at least 64 bytes of payload (link.c checks the size) */
     void *dst = mortar_link_reserve(link, PROMISE_PAYLOAD_SIZE);
-    if (!dst) {
-        link_sync_refused(link, now_ps);
+    if (!dst)
         return MORTAR_EAGAIN;
-    }
     uint64_t stamp = link_timing_sync_stamp(&link->timing, now_ps);
     uint64_t promise = next_send_ps > MORTAR_TIME_MAX - link->timing.latency_ps
                            ? MORTAR_TIME_MAX
@@ -88,6 +86,5 @@ int mortar_link_send_promise(mortar_link *link, uint64_t now_ps, uint64_t next_s
     put_le64(dst, promise > stamp ? promise : stamp);
     put_le64((uint8_t *)dst + 8, link->counters.msgs_received);
     link_publish_sync(link, stamp, PROMISE_PAYLOAD_SIZE);
-    link->sync_retry_ps = 0;
     return MORTAR_OK;
 }

@@ -4,8 +4,7 @@
  * peer's promise, falls back to a latency after our first message the peer
  * had not consumed, comes back when the peer confirms it consumed
  * everything; a data message below the promise and malformed promises are
- * protocol errors; a terminated peer's bound is infinite; a null message the
- * full ring refused is due again one interval later.
+ * protocol errors; a terminated peer's bound is infinite.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -134,28 +133,6 @@ static void test_promise_after_terminate_is_the_horizon(void **state)
     mortar_link_close(b);
 }
 
-static void test_a_null_message_refused_by_a_full_ring_is_due_an_interval_later(void **state)
-{
-    (void)state;
-    mortar_link *a, *b;
-    make_pair(&a, &b);
-    uint64_t now = 0;
-    int rc;
-    while ((rc = mortar_link_send_sync(a, now)) == 0)
-        now += LAT;
-    assert_int_equal(rc, MORTAR_EAGAIN);
-    /* not due again at once (the sender's clock would stand still) */
-    assert_int_equal(mortar_link_sync_due(a), now + LAT);
-    assert_int_equal(mortar_link_send_promise(a, now + LAT, now + 90000), MORTAR_EAGAIN);
-    assert_int_equal(mortar_link_sync_due(a), now + 2 * LAT);
-    /* the peer reads: the next null message goes out, the plain schedule is back */
-    drain(b);
-    assert_int_equal(mortar_link_send_sync(a, now + 2 * LAT), 0);
-    assert_int_equal(mortar_link_sync_due(a), now + 3 * LAT);
-    mortar_link_close(a);
-    mortar_link_close(b);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -165,7 +142,6 @@ int main(void)
         cmocka_unit_test(test_promise_data_below_it_is_a_protocol_error),
         cmocka_unit_test(test_promise_is_never_below_the_null_message_stamp),
         cmocka_unit_test(test_promise_after_terminate_is_the_horizon),
-        cmocka_unit_test(test_a_null_message_refused_by_a_full_ring_is_due_an_interval_later),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

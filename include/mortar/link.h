@@ -228,7 +228,7 @@ int mortar_link_send_sync(mortar_link *link, uint64_t now_ps);
 int mortar_link_send_promise(mortar_link *link, uint64_t now_ps, uint64_t next_send_ps);
 
 /* When a null message is due: the time of the last send plus the sync
- * interval (or one interval after a null message the full ring refused). */
+ * interval. */
 uint64_t mortar_link_sync_due(const mortar_link *link);
 
 /* Sends the terminate message (stamped MORTAR_TIME_MAX), blocking while the
