@@ -11,6 +11,7 @@
 #include "sim_check.h"
 #include "spec.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,6 +201,7 @@ static const char *qemu_opt_value(const char *in, char *out, size_t size)
  * it); the run's parameters come in the fw_cfg file. */
 #define GUEST_APPEND "console=ttyS0 quiet panic=-1"
 #define PARAMS_FW_CFG_NAME "opt/mortar/params"
+#define PROGRAMS_FW_CFG_DIR "opt/mortar/bin/" /* + the program's file name */
 
 static const char *const fixed_args[] = {
     "-M", "pc", "-smp", "1", "-nodefaults", "-vga", "none", "-display", "none", "-no-reboot",
@@ -302,6 +304,23 @@ json_t *plan_machine(json_t *spec, json_t *host, const plan_tools *t)
                      "devices", devices);
 }
 
+/* The host's programs (checked by spec_check.c: absolute paths, names of
+ * at most 40 characters), one fw_cfg file each; mortar-params copies them
+ * into the guest after the snapshot point, so they are not part of the
+ * snapshot's key. */
+static void host_programs(plan_host *h, json_t *host)
+{
+    size_t k;
+    json_t *v;
+    json_array_foreach(json_object_get(host, "programs"), k, v) {
+        const char *path = json_string_value(v), *name = strrchr(path, '/');
+        char epath[2 * PATH_MAX];
+        arg(h, "-fw_cfg");
+        arg(h, "name=%s%s,file=%s", PROGRAMS_FW_CFG_DIR, name ? name + 1 : path,
+            qemu_opt_value(path, epath, sizeof epath));
+    }
+}
+
 static void host_devices(plan_host *h, json_t *spec, const plan_tools *t, const plan *p)
 {
     size_t i;
@@ -351,6 +370,7 @@ static void host_cmdline(plan_host *h, json_t *host, json_t *spec, const plan_to
     arg(h, "-fw_cfg");
     arg(h, "name=%s,file=%s", PARAMS_FW_CFG_NAME,
         qemu_opt_value(h->params, eparams, sizeof eparams));
+    host_programs(h, host);
     host_devices(h, spec, t, p);
     plan_boot boot = h->boots ? PLAN_BOOT_COLD : t->boot;
     if (boot == PLAN_BOOT_SNAPSHOT) {

@@ -31,7 +31,7 @@ typedef struct plan_sim {
 
 typedef struct plan_host {
     char name[MORTAR_NAME_MAX + 1];
-    char *argv[96];           /* QEMU's command line, NULL-terminated */
+    char *argv[160];          /* QEMU's command line, NULL-terminated */
     int argc;
     char console[512];        /* guest console (stdout) */
     char qemu_log[512];       /* QEMU's stderr */

@@ -355,8 +355,10 @@ static int watch(procs *ps, plan *p, const run_opts *o, double run_start, char *
                 return -1;
             }
         }
+        /* every process ended: a guest whose program failed still fails the
+         * run (a short run can end between two looks) */
         if (!procs_any_running(ps, "host ") && !procs_any_running(ps, "sim "))
-            return 0;
+            return guest_failed(p, err, size) ? -1 : 0;
         long out = 0;
         bool all_synced = true;
         for (int i = 0; i < p->nhosts; i++) {

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <stdbool.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +67,28 @@ static void merge(json_t *base, json_t *over)
     }
 }
 
+/* A host's "programs" name files relative to the spec that lists them:
+ * made absolute here, while that spec's directory is known (bases merge
+ * files of several directories). */
+static void resolve_programs(json_t *spec, const char *path)
+{
+    char dir[PATH_MAX], real[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    const char *d = realpath(dirname(dir), real) ? real : ".";
+    size_t i, k;
+    json_t *h, *p;
+    json_array_foreach(json_object_get(spec, "hosts"), i, h) {
+        json_array_foreach(json_object_get(h, "programs"), k, p) {
+            const char *file = json_string_value(p);
+            if (!file || file[0] == '/' || !file[0])
+                continue;
+            char abs[2 * PATH_MAX + 2];
+            snprintf(abs, sizeof abs, "%s/%s", d, file);
+            json_array_set_new(json_object_get(h, "programs"), k, json_string(abs));
+        }
+    }
+}
+
 static json_t *load_with_bases(const char *path, int depth, char *err, size_t size)
 {
     if (depth > MAX_BASE_DEPTH) {
@@ -83,6 +106,7 @@ static json_t *load_with_bases(const char *path, int depth, char *err, size_t si
         json_decref(spec);
         return NULL;
     }
+    resolve_programs(spec, path);
     json_t *b = json_object_get(spec, "base");
     if (!b)
         return spec;

@@ -14,10 +14,14 @@
 #include "spec.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "mortar/link.h"
 #include "mortar/log.h"
@@ -34,11 +38,14 @@
 #define HOST_CPU_SHIFT_MIN  -4
 #define HOST_CPU_SHIFT_MAX  10
 #define HOST_RUN_MAX        65536 /* in the fw_cfg parameter file (cli/params_file.h) */
+#define HOST_PROGRAMS_MAX   16
+#define PROGRAM_NAME_MAX    40       /* "opt/mortar/bin/" + name fits fw_cfg's 55 */
+#define PROGRAM_BYTES_MAX   (16 << 20) /* read byte by byte through fw_cfg's port */
 
 static const char *const top_keys[] = {"name",       "description", "vars",    "hosts",
                                        "components", "links",       "measure", NULL};
 static const char *const host_keys[] = {"name", "run", "memory_mib", "cpu_shift",
-                                        "ip",   "mtu", NULL};
+                                        "ip",   "mtu", "programs", NULL};
 static const char *const component_keys[] = {"name", "kind", "params", "process", NULL};
 /* a link's place; its options are sim_check_link_keys (sims/runner/sim_check.h) */
 static const char *const link_keys[] = {"name", "host", "component", "a", "b", NULL};
@@ -159,6 +166,66 @@ static int check_ip(json_t *h, const char *where, char *err, size_t size)
     return 0;
 }
 
+/* A program's name in the guest (its file's name): letters, digits and
+ * "._+-", not starting with a dot or a dash. */
+static bool program_name_ok(const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0 || n > PROGRAM_NAME_MAX || !isalnum((unsigned char)name[0]))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)name[i]) && !strchr("._+-", name[i]))
+            return false;
+    return true;
+}
+
+static int check_program(json_t *list, size_t k, const char *where, char *err, size_t size)
+{
+    const char *path = json_string_value(json_array_get(list, k));
+    if (!path || !path[0])
+        return errbuf_fail(err, size, "%s.programs[%zu]: expected a file name", where, k);
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", path);
+    const char *name = basename(copy);
+    if (!program_name_ok(name))
+        return errbuf_fail(err, size,
+                           "%s.programs[%zu]: '%.80s': a program's file name has 1 to %d "
+                           "letters, digits or ._+- and starts with a letter or digit",
+                           where, k, name, PROGRAM_NAME_MAX);
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return errbuf_fail(err, size, "%s.programs[%zu]: %.200s: no such file", where, k,
+                           path);
+    if (st.st_size > PROGRAM_BYTES_MAX)
+        return errbuf_fail(err, size, "%s.programs[%zu]: %.200s: %lld bytes (at most %d)",
+                           where, k, path, (long long)st.st_size, PROGRAM_BYTES_MAX);
+    for (size_t j = 0; j < k; j++) {
+        char other[PATH_MAX];
+        snprintf(other, sizeof other, "%s",
+                 json_string_value(json_array_get(list, j)));
+        if (!strcmp(basename(other), name))
+            return errbuf_fail(err, size, "%s.programs[%zu]: a second program named '%s'",
+                               where, k, name);
+    }
+    return 0;
+}
+
+/* "programs": files copied into the guest's /usr/local/bin after the
+ * snapshot point (docs/guest-programs.md). */
+static int check_programs(json_t *h, const char *where, char *err, size_t size)
+{
+    json_t *list = json_object_get(h, "programs");
+    if (!list)
+        return 0;
+    if (!json_is_array(list) || json_array_size(list) > HOST_PROGRAMS_MAX)
+        return errbuf_fail(err, size, "%s.programs: expected an array of at most %d files",
+                           where, HOST_PROGRAMS_MAX);
+    for (size_t k = 0; k < json_array_size(list); k++)
+        if (check_program(list, k, where, err, size))
+            return -1;
+    return 0;
+}
+
 static int check_host(json_t *hosts, size_t i, char *err, size_t size)
 {
     json_t *h = json_array_get(hosts, i);
@@ -181,7 +248,8 @@ static int check_host(json_t *hosts, size_t i, char *err, size_t size)
                         err, size) ||
         check_int_range(h, "cpu_shift", HOST_CPU_SHIFT_MIN, HOST_CPU_SHIFT_MAX, where,
                         err, size) ||
-        check_int_range(h, "mtu", HOST_MTU_MIN, HOST_MTU_MAX, where, err, size))
+        check_int_range(h, "mtu", HOST_MTU_MIN, HOST_MTU_MAX, where, err, size) ||
+        check_programs(h, where, err, size))
         return -1;
     return check_ip(h, where, err, size);
 }

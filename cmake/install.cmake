@@ -7,6 +7,9 @@
 #   lib/pkgconfig/mortar.pc              pkg-config --cflags --libs mortar,
 #   lib/cmake/mortar/                    find_package(mortar): mortar::mortar
 #   lib/mortar/plugins/                  where mortar-sim finds plugins
+#   lib/mortar/guest/, include/mortar-guest/, lib/pkgconfig/mortar-guest.pc
+#                                        the guest library (guest/CMakeLists.txt;
+#                                        builds with the guest only)
 #   share/mortar/web/                    the explorer's template (if built)
 #   share/mortar/experiments/            the example and case-study specs
 #   share/mortar/cache-keys              which QEMU build and guest image the
@@ -63,7 +66,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
 # The out-of-tree model examples, to copy and build against the SDK.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples
-        USE_SOURCE_PERMISSIONS PATTERN "*.so" EXCLUDE)
+        USE_SOURCE_PERMISSIONS PATTERN "*.so" EXCLUDE PATTERN "my-device-client" EXCLUDE)
 
 # The guest programs the image holds are those of this build when it has
 # them (build/guest-bin), else those of the source tree's build/ (what

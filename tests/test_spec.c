@@ -384,6 +384,78 @@ static void test_warns_when_a_link_is_faster_than_the_switch_port(void **state)
     json_decref(w);
 }
 
+/* ---- host programs ----------------------------------------------------------- */
+
+/* A directory with the spec `text` as spec.json and an empty file named
+ * `program`; loads and validates the spec. Returns the error ("" when
+ * valid); the loaded spec's first host's programs in *programs (a new
+ * reference, NULL on error). */
+static const char *check_in_dir(const char *text, const char *program, json_t **programs)
+{
+    static char err[1024];
+    char dir[] = "/tmp/mortar-spec-programs-XXXXXX", path[128];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/%s", dir, program);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/spec.json", dir);
+    f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+    err[0] = '\0';
+    *programs = NULL;
+    json_t *spec = spec_load(path, NULL, 0, err, sizeof err);
+    if (spec && spec_validate(spec, err, sizeof err) == 0) {
+        err[0] = '\0';
+        *programs = json_incref(
+            json_object_get(json_array_get(json_object_get(spec, "hosts"), 0), "programs"));
+    }
+    json_decref(spec);
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    return err;
+}
+
+#define PROGRAM_SPEC(programs)                                                            \
+    "{\"hosts\": [{\"name\": \"h0\", \"run\": \"true\", \"programs\": " programs "}],"    \
+    " \"components\": [{\"name\": \"dev\", \"kind\": \"pcitest\"}],"                      \
+    " \"links\": [{\"name\": \"p\", \"host\": \"h0\", \"component\": \"dev.0\"}]}"
+
+static void test_host_programs_resolve_next_to_their_spec(void **state)
+{
+    (void)state;
+    json_t *programs;
+    const char *err = check_in_dir(PROGRAM_SPEC("[\"my-driver\"]"), "my-driver", &programs);
+    assert_string_equal(err, "");
+    const char *path = json_string_value(json_array_get(programs, 0));
+    assert_non_null(path);
+    assert_true(path[0] == '/');
+    assert_non_null(strstr(path, "/mortar-spec-programs-"));
+    assert_string_equal(strrchr(path, '/'), "/my-driver");
+    json_decref(programs);
+}
+
+static void test_rejects_bad_host_programs(void **state)
+{
+    (void)state;
+    json_t *p;
+    expect_in(check_in_dir(PROGRAM_SPEC("[\"other\"]"), "my-driver", &p),
+              "hosts[0].programs[0]: ");
+    expect_in(check_in_dir(PROGRAM_SPEC("[\"other\"]"), "my-driver", &p), "no such file");
+    expect_in(check_in_dir(PROGRAM_SPEC("[\".hidden\"]"), ".hidden", &p),
+              "hosts[0].programs[0]: '.hidden': a program's file name");
+    expect_in(check_in_dir(PROGRAM_SPEC("[\"a b\"]"), "a b", &p), "a program's file name");
+    expect_in(check_in_dir(PROGRAM_SPEC("[\"x\", \"./x\"]"), "x", &p),
+              "hosts[0].programs[1]: a second program named 'x'");
+    expect_in(check_in_dir(PROGRAM_SPEC("\"x\""), "x", &p),
+              "hosts[0].programs: expected an array");
+    expect_in(check_in_dir(PROGRAM_SPEC("[7]"), "x", &p),
+              "hosts[0].programs[0]: expected a file name");
+    expect_in(check_in_dir(PROGRAM_SPEC("[\".\"]"), "x", &p), "a program's file name");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -408,6 +480,8 @@ int main(void)
         cmocka_unit_test(test_rejects_more_hosts_than_supported),
         cmocka_unit_test(test_unclosed_brace_is_an_error_not_an_overread),
         cmocka_unit_test(test_long_variable_values_are_not_cut),
+        cmocka_unit_test(test_host_programs_resolve_next_to_their_spec),
+        cmocka_unit_test(test_rejects_bad_host_programs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,14 +12,24 @@
  * stdout: one "mortar.KEY=VALUE" a line (written by the orchestrator,
  * cli/params_file.c).
  *
+ * Then the host's programs (the spec's "programs", fw_cfg files
+ * "opt/mortar/bin/NAME") are copied to /usr/local/bin/NAME, executable;
+ * a name the image already has is refused.
+ *
  * Exit status 0 with the file printed, 1 when the machine has no such file
- * (the parameters are on the kernel command line then), 2 on an error.
+ * (the parameters are on the kernel command line then), 2 on an error, 3
+ * when a program could not be installed.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/io.h>
+#include <sys/stat.h>
 
 #include "mortar_guest.h"
 
@@ -30,6 +40,9 @@
 #define FW_CFG_NAME_SIZE 56
 #define PARAMS_FILE "opt/mortar/params"
 #define PARAMS_MAX_BYTES (1u << 20)
+#define PROGRAMS_FW_CFG_DIR "opt/mortar/bin/"
+#define PROGRAMS_DIR "/usr/local/bin"
+#define PROGRAM_MAX_BYTES (16u << 20)
 #define MAX_DEVICES 32
 
 static void announce_snapshot_point(void)
@@ -61,24 +74,116 @@ static uint32_t be32(const unsigned char *b)
     return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
 }
 
-/* The selector and size of fw_cfg file `name`; 0 when there is none. */
-static int find_file(const char *name, uint16_t *key, uint32_t *size)
+typedef struct fw_cfg_file {
+    uint32_t size;
+    uint16_t key;
+    char name[FW_CFG_NAME_SIZE];
+} fw_cfg_file;
+
+/* The fw_cfg directory into *files (malloc'd); its length, -1 on no memory. */
+static int read_directory(fw_cfg_file **files)
 {
     unsigned char count[4];
     fw_cfg_select(FW_CFG_FILE_DIR);
     fw_cfg_read(count, sizeof count);
-    uint32_t n = be32(count);
-    for (uint32_t i = 0; i < n && i < 4096; i++) {
+    uint32_t n = be32(count) < 4096 ? be32(count) : 4096;
+    *files = calloc(n ? n : 1, sizeof **files);
+    if (!*files)
+        return -1;
+    for (uint32_t i = 0; i < n; i++) {
         unsigned char entry[8 + FW_CFG_NAME_SIZE];
         fw_cfg_read(entry, sizeof entry);
         entry[sizeof entry - 1] = '\0';
-        if (!strcmp((const char *)entry + 8, name)) {
-            *size = be32(entry);
-            *key = (uint16_t)(entry[4] << 8 | entry[5]);
-            return 1;
-        }
+        (*files)[i].size = be32(entry);
+        (*files)[i].key = (uint16_t)(entry[4] << 8 | entry[5]);
+        memcpy((*files)[i].name, entry + 8, FW_CFG_NAME_SIZE);
+    }
+    return (int)n;
+}
+
+static const fw_cfg_file *find_file(const fw_cfg_file *files, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(files[i].name, name))
+            return &files[i];
+    return NULL;
+}
+
+/* Copies fw_cfg file `f` to `fd` (open for writing). */
+static int copy_file(const fw_cfg_file *f, int fd)
+{
+    fw_cfg_select(f->key);
+    char chunk[4096];
+    for (uint32_t done = 0; done < f->size;) {
+        uint32_t n = f->size - done < sizeof chunk ? f->size - done : (uint32_t)sizeof chunk;
+        fw_cfg_read(chunk, n);
+        if (write(fd, chunk, n) != (ssize_t)n)
+            return -1;
+        done += n;
     }
     return 0;
+}
+
+/* The image's own programs are never replaced: init and the run's
+ * command rely on them. */
+static bool shadows_image_program(const char *name)
+{
+    static const char *const dirs[] = {"/bin", "/sbin", "/usr/bin", "/usr/sbin"};
+    char path[128];
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dirs[i], name);
+        if (access(path, F_OK) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* One program of the spec's host "programs" into PROGRAMS_DIR. */
+static int install_program(const fw_cfg_file *f)
+{
+    const char *name = f->name + strlen(PROGRAMS_FW_CFG_DIR);
+    if (!name[0] || name[0] == '.' || strchr(name, '/') || f->size > PROGRAM_MAX_BYTES) {
+        fprintf(stderr, "mortar-params: %s: not a program name or too large\n", f->name);
+        return -1;
+    }
+    if (shadows_image_program(name)) {
+        fprintf(stderr, "mortar-params: program %s: the image has a program of that name\n",
+                name);
+        return -1;
+    }
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", PROGRAMS_DIR, name);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0755);
+    if (fd < 0 || copy_file(f, fd) != 0) {
+        fprintf(stderr, "mortar-params: writing %s: %s\n", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return close(fd);
+}
+
+static int install_programs(const fw_cfg_file *files, int n)
+{
+    int rc = 0;
+    mkdir("/usr/local", 0755);
+    mkdir(PROGRAMS_DIR, 0755);
+    for (int i = 0; i < n; i++)
+        if (!strncmp(files[i].name, PROGRAMS_FW_CFG_DIR, strlen(PROGRAMS_FW_CFG_DIR)) &&
+            install_program(&files[i]) != 0)
+            rc = -1;
+    return rc;
+}
+
+static int print_params(const fw_cfg_file *f)
+{
+    if (f->size > PARAMS_MAX_BYTES) {
+        fprintf(stderr, "mortar-params: %s holds %u bytes (at most %u)\n", PARAMS_FILE,
+                f->size, PARAMS_MAX_BYTES);
+        return 2;
+    }
+    fflush(stdout);
+    return copy_file(f, STDOUT_FILENO) == 0 ? 0 : 2;
 }
 
 int main(void)
@@ -91,23 +196,16 @@ int main(void)
     char sig[4];
     fw_cfg_select(FW_CFG_SIGNATURE);
     fw_cfg_read(sig, sizeof sig);
-    uint16_t key;
-    uint32_t size;
-    if (memcmp(sig, "QEMU", 4) || !find_file(PARAMS_FILE, &key, &size))
+    if (memcmp(sig, "QEMU", 4))
         return 1;
-    if (size > PARAMS_MAX_BYTES) {
-        fprintf(stderr, "mortar-params: %s holds %u bytes (at most %u)\n", PARAMS_FILE, size,
-                PARAMS_MAX_BYTES);
+    fw_cfg_file *files;
+    int n = read_directory(&files);
+    if (n < 0)
         return 2;
-    }
-    fw_cfg_select(key);
-    char chunk[4096];
-    for (uint32_t done = 0; done < size;) {
-        uint32_t n = size - done < sizeof chunk ? size - done : (uint32_t)sizeof chunk;
-        fw_cfg_read(chunk, n);
-        if (fwrite(chunk, 1, n, stdout) != n)
-            return 2;
-        done += n;
-    }
-    return fflush(stdout) == 0 ? 0 : 2;
+    const fw_cfg_file *params = find_file(files, n, PARAMS_FILE);
+    int rc = params ? print_params(params) : 1;
+    if (rc != 2 && install_programs(files, n) != 0)
+        rc = 3;
+    free(files);
+    return rc;
 }
