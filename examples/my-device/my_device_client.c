@@ -17,7 +17,8 @@
  *
  * Prints one line per request, "req=K latency_ns=T verified=0|1" (START
  * written to the interrupt seen, in the guest's clock: simulated time),
- * then a summary. Exit status 0 when every checksum was right, 1 when one
+ * then a summary. Each request is marked (request_start, request_end) in
+ * the host's trace, so `mortar trace` finds it in a traced run. Exit status 0 when every checksum was right, 1 when one
  * was wrong or the device failed, 2 for a bad command line.
  */
 #include <getopt.h>
@@ -104,7 +105,7 @@ static void open_device(client *c)
 
 /* One request; its latency in *latency_ns. True when the device's checksum,
  * in RESULT and in memory, is the one computed here. */
-static bool checksum_once(client *c, uint64_t bytes, uint64_t *latency_ns)
+static bool checksum_once(client *c, uint64_t req, uint64_t bytes, uint64_t *latency_ns)
 {
     uint8_t *buf = mortar_guest_dma_virt(c->mem);
     for (uint64_t i = 0; i < bytes; i++)
@@ -116,12 +117,14 @@ static bool checksum_once(client *c, uint64_t bytes, uint64_t *latency_ns)
     mortar_guest_write32(c->regs, MY_DEVICE_REG_LEN, (uint32_t)bytes);
     mortar_guest_write64(c->regs, MY_DEVICE_REG_DST_ADDR,
                          mortar_guest_dma_phys(c->mem, RESULT_OFFSET));
+    mortar_guest_mark(MORTAR_MARK_REQUEST_START, req); /* for `mortar trace` */
     uint64_t start = mortar_guest_now_ns();
     mortar_guest_write32(c->regs, MY_DEVICE_REG_CTRL,
                          MY_DEVICE_CTRL_START | MY_DEVICE_CTRL_IRQ_EN);
     if (mortar_guest_irq_wait(c->dev, 0, IRQ_TIMEOUT_NS) != 0)
         cli_die("no interrupt: %s", mortar_guest_errmsg(c->dev));
     *latency_ns = mortar_guest_now_ns() - start;
+    mortar_guest_mark(MORTAR_MARK_REQUEST_END, req);
     uint32_t status = mortar_guest_read32(c->regs, MY_DEVICE_REG_STATUS);
     uint32_t result = mortar_guest_read32(c->regs, MY_DEVICE_REG_RESULT);
     uint32_t in_memory;
@@ -142,7 +145,7 @@ int main(int argc, char **argv)
     uint64_t wrong = 0, total_ns = 0;
     for (uint64_t r = 0; r < o.requests; r++) {
         uint64_t latency_ns;
-        bool right = checksum_once(&c, o.bytes, &latency_ns);
+        bool right = checksum_once(&c, r, o.bytes, &latency_ns);
         wrong += !right;
         total_ns += latency_ns;
         printf("req=%" PRIu64 " latency_ns=%" PRIu64 " verified=%d\n", r, latency_ns, right);

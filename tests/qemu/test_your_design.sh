@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# docs/your-design.md, followed literally: every ```sh block of the page,
+# in order, run by bash -e in a fresh home directory from mortar's source
+# tree (the page's step 0 installs the normal build, which has the guest
+# library, as an SDK into ~/mortar-sdk; everything after uses that SDK
+# only). Then what the page promises is checked on what it left behind:
+# the guest program is static, every checksum was right, the traced run at
+# 2 us differs from the run at 500 ns by the six link crossings (9 us);
+# and beyond the page: tracing on or off gives identical latencies, and a
+# run whose guest program fails is failed, naming the host.
+source "$(dirname "$0")/harness.sh"
+qh_init your-design
+DOC=$QH_SOURCE/docs/your-design.md
+[ -f "$QH_SOURCE/build/guest-bin/mortar-params" ] ||
+    qh_fail "no normal build with the guest in $QH_SOURCE/build (make)"
+
+awk '/^```sh$/ { on = 1; next } /^```$/ { on = 0 } on' "$DOC" >"$QH_DIR/page.sh"
+[ "$(grep -c . "$QH_DIR/page.sh")" -ge 10 ] || qh_fail "found only $(grep -c . "$QH_DIR/page.sh") commands in $DOC"
+
+# The page's reader: a fresh home, mortar's cache where make setup left it,
+# no variable pointing into the source or build tree.
+CACHE=${MORTAR_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mortar}
+READER=$QH_DIR/home
+mkdir -p "$READER"
+reader() {
+    (cd "$QH_SOURCE" &&
+        env -u MORTAR_SOURCE -u MORTAR_BIN -u MORTAR_PLUGIN_PATH -u PKG_CONFIG_PATH \
+            -u CMAKE_PREFIX_PATH -u XDG_CACHE_HOME HOME="$READER" MORTAR_CACHE="$CACHE" \
+            MORTAR_SNAPSHOTS="$QH_DIR/snapshots" "$@")
+}
+reader bash -euo pipefail "$QH_DIR/page.sh" >"$QH_DIR/page.out" 2>"$QH_DIR/page.err" ||
+    qh_fail "the page's commands failed: $(tail -n 8 "$QH_DIR/page.err")"
+echo "ok: the page's $(grep -c . "$QH_DIR/page.sh") commands ran"
+
+EX=$READER/my-device
+file "$EX/my-device-client" | grep -q 'statically linked' ||
+    qh_fail "my-device-client is not a static program: $(file "$EX/my-device-client")"
+grep -q '2 of 2 checksums over 4096 bytes checked, 0 wrong' "$QH_DIR/page.out" ||
+    qh_fail "run.sh (without QEMU) did not check 2 checksums"
+
+console() { tr -d '\r' <"$(ls -d "$EX"/runs/"$(printf %06d "$1")"-* | head -n 1)/host.console.log"; }
+latency() { console "$1" | sed -n 's/^req=0 latency_ns=\([0-9]*\) .*/\1/p'; }
+for run in 1 2; do
+    console $run | grep -q '^4 of 4 checksums over 4096 bytes checked, 0 wrong' ||
+        qh_fail "run $run: not every checksum was right: $(console $run | grep -E '^req=|checksums')"
+done
+grep -q '"name":"dma_read"' "$EX/request.json" && grep -q '"name":"interrupt"' "$EX/request.json" ||
+    qh_fail "the timeline of the traced request has no DMA read or interrupt"
+fast=$(latency 1) slow=$(latency 2)
+diff_ns=$((slow - fast))
+[ "$diff_ns" -ge 8980 ] && [ "$diff_ns" -le 9020 ] ||
+    qh_fail "2 us against 500 ns: $slow - $fast = $diff_ns ns, not six crossings of 1.5 us"
+echo "ok: 4 checksums right in the guest at each latency; $fast ns at 500 ns, $slow ns at 2 us (+$diff_ns ns)"
+
+# Beyond the page: the same run traced gives the same latencies; a failing
+# guest program fails the run.
+more() {
+    reader bash -c 'cd ~/my-device && PATH=~/mortar-sdk/bin:$PATH MORTAR_PLUGIN_PATH=$PWD mortar run system.json "$@"' \
+        more "$@" >"$QH_DIR/more.out" 2>"$QH_DIR/more.err"
+}
+more --set requests=4 --trace || qh_fail "the traced run failed: $(tail -n 5 "$QH_DIR/more.err")"
+[ "$(console 3 | grep '^req=')" = "$(console 1 | grep '^req=')" ] ||
+    qh_fail "tracing changed the latencies: $(console 3 | grep '^req=' | head -n 2)"
+echo "ok: tracing on or off, identical latencies"
+if more --set requests=0; then
+    qh_fail "a run whose guest program failed (exit 2) was ok"
+fi
+grep -q 'host host: its program failed: MORTAR-EXIT 2' "$QH_DIR/more.err" ||
+    qh_fail "the failure does not name the host and the program: $(tail -n 3 "$QH_DIR/more.err")"
+echo "ok: a failing guest program fails the run: $(grep -o 'host host: its program failed.*' "$QH_DIR/more.err" | head -n 1)"
