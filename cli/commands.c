@@ -124,7 +124,7 @@ const cli_command mortar_cmd_sweep = {
     "in the database are skipped. Exits 130 when interrupted.\n",
     {{CLI_KEY_GRID, "a parameter's values (repeatable; the first varies slowest)"},
      {CLI_KEY_SET, "fix a value for every point (repeatable)"},
-     {CLI_KEY_JOBS, "runs at a time, 1 to 256 (default half the cores)"},
+     {CLI_KEY_JOBS, "runs at a time, 1 to 256 (default the number of cores)"},
      {CLI_KEY_DB, DB_WRITE_HELP},
      {CLI_KEY_OUT, "where run directories and sweep logs go (default runs)"},
      {CLI_KEY_TRACE, "trace every run"},

@@ -86,11 +86,15 @@ static void on_stop_signal(int sig)
 
 /* ---- options ---------------------------------------------------------------- */
 
+/* As many runs as cores: a run's processes (two QEMU hosts and a
+ * simulator) spend most of their wall time waiting for each other, so a
+ * second run fills the gaps. Measured with bench-sweep on 2 cores (the
+ * quick sweep, 3 processes a run): 2 at a time 1.20x the sweeps of 1, 3 at
+ * a time 1.11x, the same results each (docs/experiments.md). */
 static long default_jobs(void)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    /* a run is two QEMU hosts and a simulator */
-    return cores / 2 > 1 ? cores / 2 : 1;
+    return cores > 1 ? cores : 1;
 }
 
 static int parse_jobs(const char *text, long *jobs)
