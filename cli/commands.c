@@ -76,10 +76,12 @@ const cli_command mortar_cmd_alone = {
 
 const cli_command mortar_cmd_run = {
     "run",
-    "SPEC",
+    "SPEC|STUDY",
     "run one experiment and record it in the results database",
     "Validates the spec, starts the simulators and the QEMU hosts, watches them and\n"
-    "records the run: status, versions, per-request results, stats, losses.\n",
+    "records the run: status, versions, per-request results, stats, losses.\n"
+    "A study file runs the spec of the variant --set AXIS=VARIANT names\n"
+    "(mortar run experiments/matmul/study.json --set design=rtl-b; docs/studies.md).\n",
     {{CLI_KEY_SET,
       "set a variable of the spec, or the value at a JSON path (repeatable)"},
      {CLI_KEY_DB, DB_WRITE_HELP},
@@ -117,10 +119,10 @@ const cli_command mortar_cmd_import = {
 
 const cli_command mortar_cmd_sweep = {
     "sweep",
-    "SPEC|SWEEPFILE",
+    "SPEC|SWEEPFILE|STUDY",
     "run a grid of experiments, several at a time, resumably",
     "The points are the cross product of the grids (a SWEEPFILE, JSON with \"parts\",\n"
-    "names its own); a spec without --grid is not a sweep. Points that have an ok run\n"
+    "or a STUDY, docs/studies.md, names its own); a spec without --grid is not a sweep. Points that have an ok run\n"
     "in the database are skipped. Exits 130 when interrupted.\n",
     {{CLI_KEY_GRID, "a parameter's values (repeatable; the first varies slowest)"},
      {CLI_KEY_SET, "fix a value for every point (repeatable)"},
@@ -190,9 +192,9 @@ const cli_command mortar_cmd_serve = {
 
 const cli_command mortar_cmd_spec = {
     "spec",
-    "SPEC",
+    "SPEC|STUDY",
     "check a spec and print it resolved",
-    NULL,
+    "A study file checks the spec of the variant --set AXIS=VARIANT names.\n",
     {{CLI_KEY_SET,
       "set a variable of the spec, or the value at a JSON path (repeatable)"}},
     mortar_spec_main,
