@@ -37,6 +37,7 @@ const cli_flag cli_flags[] = {
     {CLI_KEY_FORMAT, "format", "perfetto|otlp|timeline|split"},
     {CLI_KEY_REQUEST, "request", "N"},
     {CLI_KEY_PORT, "port", "N"},
+    {CLI_KEY_STUDY, "study", "FILE"},
     {CLI_KEY_DESIGN, "design", "a|b|regcopy|rtl-b"},
     {CLI_KEY_SPEED, "speed", "S"},
     {CLI_KEY_N, "n", "N"},
@@ -60,6 +61,9 @@ const char cli_program_details[] =
 
 #define DB_READ_HELP  "the results database to read (default mortar.db; it must exist)"
 #define DB_WRITE_HELP "the results database (default mortar.db; created if missing)"
+
+/* What --study means to the commands that read results. */
+#define STUDY_HELP "the study that names the variants compared and the baselines (default: the case study's, docs/studies.md)"
 
 const cli_command mortar_cmd_alone = {
     "alone",
@@ -141,7 +145,8 @@ const cli_command mortar_cmd_verdict = {
     "",
     "which design wins where, computed from the runs",
     NULL,
-    {{CLI_KEY_DB, DB_READ_HELP}, {CLI_KEY_JSON, "print JSON instead of text"}},
+    {{CLI_KEY_DB, DB_READ_HELP}, {CLI_KEY_JSON, "print JSON instead of text"},
+     {CLI_KEY_STUDY, STUDY_HELP}},
     mortar_verdict_main,
 };
 
@@ -176,7 +181,8 @@ const cli_command mortar_cmd_report = {
     "write the explorer page",
     "Writes DIR/index.html and the traced requests it loads on demand in DIR/traces/,\n"
     "and prints the page's path.\n",
-    {{CLI_KEY_DB, DB_READ_HELP}, {CLI_KEY_OUT, "where the page goes (default report)"}},
+    {{CLI_KEY_DB, DB_READ_HELP}, {CLI_KEY_OUT, "where the page goes (default report)"},
+     {CLI_KEY_STUDY, STUDY_HELP}},
     mortar_report_main,
 };
 
@@ -186,7 +192,8 @@ const cli_command mortar_cmd_serve = {
     "serve the explorer on 127.0.0.1",
     "The page is rebuilt from the database on every load; Ctrl-C stops.\n",
     {{CLI_KEY_DB, DB_READ_HELP},
-     {CLI_KEY_PORT, "the port, 0 to 65535 (default 8080; 0: any free)"}},
+     {CLI_KEY_PORT, "the port, 0 to 65535 (default 8080; 0: any free)"},
+     {CLI_KEY_STUDY, STUDY_HELP}},
     mortar_serve_main,
 };
 

@@ -16,6 +16,7 @@
 
 #include "errbuf.h"
 #include "mortar/name.h"
+#include "paths.h"
 
 #define TEXT_MAX 512
 
@@ -182,7 +183,7 @@ static int read_variant_spec(const where *w, json_t *jv, const char *field, cons
 static int read_variant(const where *w, const char *name, json_t *jv, const char *dir,
                         study_variant *v)
 {
-    static const char *const keys[] = {"spec", "label", "alone", NULL};
+    static const char *const keys[] = {"spec", "label", "phrase", "alone", NULL};
     char field[TEXT_MAX + 32], why[256];
     snprintf(field, sizeof field, "variants.values.%s", name);
     v->name = xstrdup(name);
@@ -192,11 +193,16 @@ static int read_variant(const where *w, const char *name, json_t *jv, const char
         return fail(w, field, "expected an object with \"spec\"");
     char f[TEXT_MAX + 64];
     snprintf(f, sizeof f, "%s.label", field);
+    char fp[TEXT_MAX + 64];
+    snprintf(fp, sizeof fp, "%s.phrase", field);
     if (check_keys(w, jv, field, keys) || read_variant_spec(w, jv, field, dir, &v->spec_path) ||
-        want_text(w, jv, "label", f, false, &v->label) || read_alone(w, jv, field, &v->alone))
+        want_text(w, jv, "label", f, false, &v->label) ||
+        want_text(w, jv, "phrase", fp, false, &v->phrase) || read_alone(w, jv, field, &v->alone))
         return -1;
     if (!v->label)
         v->label = xstrdup(name);
+    if (!v->phrase)
+        v->phrase = xstrdup(v->label);
     return 0;
 }
 
@@ -643,6 +649,30 @@ int study_load(study *st, const char *path, char *err, size_t err_size)
     return rc;
 }
 
+/* STUDY_DEFAULT_FILE under `dir` into path when it can be read. */
+static bool default_in(const char *dir, char *path, size_t size)
+{
+    int n = snprintf(path, size, "%s/%s", dir, STUDY_DEFAULT_FILE);
+    return n > 0 && (size_t)n < size && access(path, R_OK) == 0;
+}
+
+int study_load_default(study *st, const char *path, char *err, size_t err_size)
+{
+    *st = (study){0};
+    if (path)
+        return study_load(st, path, err, err_size);
+    char data[4096], source[4096], file[8192], why[512];
+    bool have_data = !paths_data_dir(data, sizeof data, why, sizeof why);
+    bool have_source = !paths_source_dir(source, sizeof source, why, sizeof why);
+    if ((have_data && default_in(data, file, sizeof file)) ||
+        (have_source && default_in(source, file, sizeof file)))
+        return study_load(st, file, err, err_size);
+    return errbuf_fail(err, err_size, "no study given (--study FILE) and no %s in mortar's "
+                                      "data directory (%s) or source tree (%s)",
+                       STUDY_DEFAULT_FILE, have_data ? data : "none",
+                       have_source ? source : "none");
+}
+
 static void knob_free(study_knob *k)
 {
     free(k->name);
@@ -659,6 +689,7 @@ void study_free(study *st)
         study_variant *v = &st->variants[i];
         free(v->name);
         free(v->label);
+        free(v->phrase);
         free(v->spec_path);
         free(v->alone.command);
         free(v->alone.result);

@@ -29,6 +29,7 @@ typedef struct study_alone {
 typedef struct study_variant {
     char *name;      /* the axis' value, as runs are recorded ("a") */
     char *label;     /* how reports name it ("A"; default: the name) */
+    char *phrase;    /* how sentences name it ("register copy"; default: the label) */
     char *spec_path; /* its experiment spec, relative to the cwd */
     study_alone alone; /* command NULL: the variant has no alone benchmark */
 } study_variant;
@@ -88,6 +89,11 @@ typedef struct study {
     size_t nparts;
 } study;
 
+/* The study `verdict`, `report` and `serve` read without --study: the
+ * case study's, under mortar's data directory (installed) or the source
+ * tree (paths.h). */
+#define STUDY_DEFAULT_FILE "experiments/matmul/study.json"
+
 /* Whether `path` holds a study file (a JSON object with "variants"). */
 bool study_is_study_file(const char *path);
 
@@ -97,6 +103,11 @@ bool study_is_study_file(const char *path);
 int study_load(study *st, const char *path, char *err, size_t err_size);
 
 void study_free(study *st);
+
+/* study_load of `path`, or when it is NULL of STUDY_DEFAULT_FILE in the
+ * data directory, else in the source tree; -1 with `err` saying where it
+ * looked when there is none. `st` is the caller's to free afterwards. */
+int study_load_default(study *st, const char *path, char *err, size_t err_size);
 
 /* The variant called `name`, or NULL. */
 const study_variant *study_variant_named(const study *st, const char *name);

@@ -76,6 +76,8 @@ static void test_case_study_declares_variants_compared_and_baselines(void **stat
     assert_string_equal(st.variants[st.compared[1]].name, "b");
     assert_string_equal(st.variants[st.compared[0]].label, "A");
     assert_string_equal(study_variant_named(&st, "regcopy")->label, "regcopy");
+    assert_string_equal(study_variant_named(&st, "regcopy")->phrase, "register copy");
+    assert_string_equal(study_variant_named(&st, "a")->phrase, "A");
     assert_int_equal(st.nbaselines, 2);
     assert_string_equal(st.variants[st.baselines[0]].name, "software");
     assert_string_equal(st.variants[st.baselines[1]].name, "regcopy");
@@ -304,6 +306,8 @@ static void test_study_mistakes_are_named_with_their_field(void **state)
                 "variants.baselines: 'a' is compared");
     study_fails("\"spec\": \"/", "\"spec\": \"/nonexistent/", "variants.values.a.spec: ");
     study_fails("\"label\": \"A\"", "\"label\": 3", "variants.values.a.label: expected a string");
+    study_fails("\"label\": \"A\"", "\"label\": \"A\", \"phrase\": \"\"",
+                "variants.values.a.phrase: expected 1 to");
     study_fails("\"result\": \"alone_us\"", "\"result\": \"Alone-us\"",
                 "variants.values.a.alone.result: 'Alone-us'");
     study_fails("run-a $speed", "run-a $sped",

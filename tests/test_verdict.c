@@ -27,7 +27,12 @@
 
 #include "db.h"
 #include "mortar/trace.h"
+#include "study.h"
 #include "verdict.h"
+
+/* The case study's study file: the variants compared (a, b) and the
+ * baselines (software, regcopy), as verdict_compute takes them. */
+static study case_study;
 
 /* ---- building the database ---- */
 
@@ -214,7 +219,7 @@ static int setup(void **state)
     open_db(&f->t);
     fill_grid(f->t.db, &f->newest_b);
     char err[512] = "";
-    f->v = verdict_compute(f->t.db, err, sizeof err);
+    f->v = verdict_compute(f->t.db, &case_study, err, sizeof err);
     if (!f->v)
         fprintf(stderr, "verdict_compute: %s\n", err);
     *state = f;
@@ -495,7 +500,7 @@ static void test_a_tie_between_the_signs_is_the_crossing(void **state)
         add(t.db, "b", "ok", i + 1.0, 0.5, b[i]);
     }
     char err[512];
-    json_t *v = verdict_compute(t.db, err, sizeof err);
+    json_t *v = verdict_compute(t.db, &case_study, err, sizeof err);
     assert_non_null(v);
     json_t *x = json_array_get(json_object_get(v, "crossovers"), 0);
     assert_near(num(x, "latency_us"), 2.0, 0);
@@ -535,7 +540,7 @@ static void test_every_loss_of_a_used_run_is_a_warning(void **state)
                                               .median_us = 900, .in_flight = 2}),
                lossy);
     char err[256];
-    json_t *v = verdict_compute(t.db, err, sizeof err);
+    json_t *v = verdict_compute(t.db, &case_study, err, sizeof err);
     assert_non_null(v);
     json_t *w = json_object_get(v, "warnings");
     assert_int_equal(json_array_size(w), 2);
@@ -561,7 +566,7 @@ static void test_runs_without_losses_give_no_warning(void **state)
     add_losses(t.db, add(t.db, "a", "ok", 0.5, 1, 1400), "[]");
     add(t.db, "b", "ok", 0.5, 1, 1600); /* recorded before losses were */
     char err[256];
-    json_t *v = verdict_compute(t.db, err, sizeof err);
+    json_t *v = verdict_compute(t.db, &case_study, err, sizeof err);
     assert_non_null(v);
     assert_true(json_is_array(json_object_get(v, "warnings")));
     assert_int_equal(json_array_size(json_object_get(v, "warnings")), 0);
@@ -576,7 +581,7 @@ static void test_an_empty_database_has_no_finished_runs(void **state)
     add(t.db, "a", "failed", 1.0, 1, 1000);
     char err[256];
     assert_int_equal(verdict_finished_runs(t.db, err, sizeof err), 0);
-    json_t *v = verdict_compute(t.db, err, sizeof err);
+    json_t *v = verdict_compute(t.db, &case_study, err, sizeof err);
     assert_non_null(v);
     assert_int_equal(json_array_size(json_object_get(v, "cells")), 0);
     assert_int_equal(json_array_size(json_object_get(v, "crossovers")), 0);
@@ -591,7 +596,7 @@ static void test_a_database_error_is_reported(void **state)
     open_db(&t);
     assert_int_equal(sqlite3_exec(t.db, "DROP TABLE runs", NULL, NULL, NULL), SQLITE_OK);
     char err[256] = "";
-    assert_null(verdict_compute(t.db, err, sizeof err));
+    assert_null(verdict_compute(t.db, &case_study, err, sizeof err));
     assert_non_null(strstr(err, "reading the runs"));
     assert_int_equal(verdict_finished_runs(t.db, err, sizeof err), -1);
     assert_non_null(strstr(err, "no such table"));
@@ -642,7 +647,7 @@ static void test_a_traced_run_gets_its_median_requests_split(void **state)
                                               .speed = 1, .median_us = 100, .run_dir = dir});
     add(t.db, "regcopy", "ok", 1, 1, 90); /* not traced */
     char err[256];
-    json_t *v = verdict_compute_with_splits(t.db, err, sizeof err);
+    json_t *v = verdict_compute_with_splits(t.db, &case_study, err, sizeof err);
     if (!v)
         fail_msg("verdict: %s", err);
     json_t *splits = json_object_get(v, "splits");
@@ -661,7 +666,7 @@ static void test_a_traced_run_gets_its_median_requests_split(void **state)
         assert_int_equal(json_integer_value(json_object_get(json_array_get(parts, p), "ps")),
                          want_us[p] * 1000000);
     json_decref(v);
-    v = verdict_compute(t.db, err, sizeof err); /* without splits: none joined */
+    v = verdict_compute(t.db, &case_study, err, sizeof err); /* without splits: none joined */
     assert_non_null(v);
     assert_null(json_object_get(v, "splits"));
     json_decref(v);
@@ -671,8 +676,21 @@ static void test_a_traced_run_gets_its_median_requests_split(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Loads the case study's study file into case_study. */
+static void load_case_study(void)
+{
+    const char *src = getenv("MORTAR_SOURCE");
+    char path[1024], err[1024];
+    snprintf(path, sizeof path, "%s/experiments/matmul/study.json", src ? src : ".");
+    if (study_load(&case_study, path, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        exit(1);
+    }
+}
+
 int main(void)
 {
+    load_case_study();
     const struct CMUnitTest grid[] = {
         cmocka_unit_test(test_axes_are_the_sorted_grid_values),
         cmocka_unit_test(test_each_cell_has_its_winner_and_margin),
@@ -697,5 +715,7 @@ int main(void)
         cmocka_unit_test(test_a_traced_run_gets_its_median_requests_split),
     };
     int failed = cmocka_run_group_tests_name("grid", grid, setup, teardown);
-    return failed + cmocka_run_group_tests_name("separate", alone_dbs, NULL, NULL);
+    failed += cmocka_run_group_tests_name("separate", alone_dbs, NULL, NULL);
+    study_free(&case_study);
+    return failed;
 }
