@@ -487,6 +487,80 @@ static void test_summary_states_the_conclusions_with_numbers(void **state)
                             "for 0% of requests, then 25%."));
 }
 
+/* The case study's study file with `n` text replacements (from, to, ...),
+ * its specs made absolute, loaded into `st`. */
+static void load_edited_study(study *st, const char *const *edits, size_t n)
+{
+    char path[1024], err[1024], dir[] = "/tmp/mortar-test-verdict-XXXXXX";
+    snprintf(path, sizeof path, "%s", case_study.path);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    static char text[65536], out[65536];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    char spec_dir[1024];
+    snprintf(spec_dir, sizeof spec_dir, "\"spec\": \"%.*s/", (int)(strrchr(path, '/') - path),
+             path);
+    const char *all[32] = {"\"spec\": \"", spec_dir};
+    size_t nall = 2;
+    for (size_t i = 0; i < n && nall < 32; i++)
+        all[nall++] = edits[i];
+    for (size_t i = 0; i + 1 < nall; i += 2) {
+        out[0] = '\0';
+        for (char *from = text, *at; (at = strstr(from, all[i])); from = at + strlen(all[i])) {
+            strncat(out, from, (size_t)(at - from));
+            strcat(out, all[i + 1]);
+            if (!strstr(at + strlen(all[i]), all[i]))
+                strcat(out, at + strlen(all[i]));
+        }
+        assert_true(out[0]); /* the text to replace was there */
+        strcpy(text, out);
+    }
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/study.json", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    if (study_load(st, path, err, sizeof err))
+        fail_msg("%s", err);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* The variants' labels, phrases and the baselines are the study's: the same
+ * runs read with other labels and one baseline say so. */
+static void test_labels_and_baselines_come_from_the_study(void **state)
+{
+    fixture *f = *state;
+    const char *const edits[] = {"\"label\": \"A\"", "\"label\": \"Alpha\"",
+                                 "\"label\": \"B\"", "\"label\": \"Beta\"",
+                                 "\"baselines\": [\"software\", \"regcopy\"]",
+                                 "\"baselines\": [\"software\"]"};
+    study st;
+    load_edited_study(&st, edits, 6);
+    char err[512];
+    json_t *v = verdict_compute(f->t.db, &st, err, sizeof err);
+    assert_non_null(v);
+    json_t *summary = json_object_get(v, "summary"), *s;
+    size_t i;
+    bool wins = false, cross = false;
+    json_array_foreach(summary, i, s) {
+        wins |= strstr(json_string_value(s), "Alpha wins 4 and Beta 2 of the 6 cells") != NULL;
+        cross |= !strcmp(json_string_value(s), "At 1x, Alpha wins below 0.83 us and Beta above.");
+        assert_null(strstr(json_string_value(s), "register copy"));
+    }
+    assert_true(wins);
+    assert_true(cross);
+    json_t *row = json_array_get(json_object_get(v, "baselines"), 0);
+    assert_non_null(json_object_get(row, "software_median_us"));
+    assert_null(json_object_get(row, "regcopy_median_us"));
+    assert_non_null(json_object_get(row, "a_median_us"));
+    json_decref(v);
+    study_free(&st);
+}
+
 /* ---- separate databases ---- */
 
 static void test_a_tie_between_the_signs_is_the_crossing(void **state)
@@ -705,6 +779,7 @@ int main(void)
         cmocka_unit_test(test_baselines_list_every_latency_with_nulls),
         cmocka_unit_test(test_load_lists_speed_1_runs_by_design_latency_in_flight),
         cmocka_unit_test(test_summary_states_the_conclusions_with_numbers),
+        cmocka_unit_test(test_labels_and_baselines_come_from_the_study),
     };
     const struct CMUnitTest alone_dbs[] = {
         cmocka_unit_test(test_a_tie_between_the_signs_is_the_crossing),
