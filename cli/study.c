@@ -630,7 +630,10 @@ int study_load(study *st, const char *path, char *err, size_t err_size)
     *st = (study){.path = xstrdup(path)};
     where w = {.file = path, .err = err, .size = err_size};
     json_error_t jerr;
+    errno = 0;
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root && jerr.line < 1)
+        return errbuf_fail(err, err_size, "%s: %s", path, errno ? strerror(errno) : jerr.text);
     if (!root)
         return errbuf_fail(err, err_size, "%s: %s (line %d)", path, jerr.text, jerr.line);
     char dirbuf[2 * TEXT_MAX];

@@ -280,6 +280,17 @@ static void study_fails(const char *from, const char *to, const char *expected)
                  expected);
 }
 
+static void test_a_missing_study_file_is_named(void **state)
+{
+    (void)state;
+    study st;
+    char err[1024] = "";
+    assert_int_equal(study_load(&st, tmp_file("nonexistent.json"), err, sizeof err), -1);
+    study_free(&st);
+    if (!strstr(err, "nonexistent.json: No such file or directory"))
+        fail_msg("error '%s'", err);
+}
+
 static void test_the_small_study_loads(void **state)
 {
     (void)state;
@@ -367,6 +378,7 @@ int main(void)
         cmocka_unit_test(test_variant_resolves_to_the_same_spec_as_its_file),
         cmocka_unit_test(test_a_spec_is_not_a_study_and_passes_through),
         cmocka_unit_test(test_a_study_run_without_or_with_a_wrong_variant_is_refused),
+        cmocka_unit_test(test_a_missing_study_file_is_named),
         cmocka_unit_test(test_the_small_study_loads),
         cmocka_unit_test(test_study_mistakes_are_named_with_their_field),
     };
