@@ -110,7 +110,8 @@ static int want_field_name(const where *w, json_t *parent, const char *key,
         return -1;
     for (const char *p = *out; *p; p++)
         if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '_'))
-            return fail(w, field, "'%s': expected lower-case letters, digits and '_'", *out);
+            return fail(w, field, "'%s': expected lower-case letters, digits and '_'",
+                        *out);
     if (!islower((unsigned char)(*out)[0]))
         return fail(w, field, "'%s': expected to start with a letter", *out);
     return 0;
@@ -159,8 +160,8 @@ static int read_alone(const where *w, json_t *jv, const char *field, study_alone
 }
 
 /* "spec": a readable file, relative to the study's directory. */
-static int read_variant_spec(const where *w, json_t *jv, const char *field, const char *dir,
-                             char **out)
+static int read_variant_spec(const where *w, json_t *jv, const char *field,
+                             const char *dir, char **out)
 {
     char f[TEXT_MAX + 64], *name = NULL;
     snprintf(f, sizeof f, "%s.spec", field);
@@ -195,9 +196,11 @@ static int read_variant(const where *w, const char *name, json_t *jv, const char
     snprintf(f, sizeof f, "%s.label", field);
     char fp[TEXT_MAX + 64];
     snprintf(fp, sizeof fp, "%s.phrase", field);
-    if (check_keys(w, jv, field, keys) || read_variant_spec(w, jv, field, dir, &v->spec_path) ||
+    if (check_keys(w, jv, field, keys) ||
+        read_variant_spec(w, jv, field, dir, &v->spec_path) ||
         want_text(w, jv, "label", f, false, &v->label) ||
-        want_text(w, jv, "phrase", fp, false, &v->phrase) || read_alone(w, jv, field, &v->alone))
+        want_text(w, jv, "phrase", fp, false, &v->phrase) ||
+        read_alone(w, jv, field, &v->alone))
         return -1;
     if (!v->label)
         v->label = xstrdup(name);
@@ -217,8 +220,8 @@ static int variant_index(const study *st, const char *name, size_t *out)
 }
 
 /* An array of distinct variant names into indexes (room for nvariants). */
-static int read_variant_list(const where *w, const study *st, json_t *arr, const char *field,
-                             size_t *idx, size_t *n)
+static int read_variant_list(const where *w, const study *st, json_t *arr,
+                             const char *field, size_t *idx, size_t *n)
 {
     if (!json_is_array(arr))
         return fail(w, field, arr ? "expected an array of variant names" : "missing");
@@ -249,8 +252,10 @@ static int read_compared_and_baselines(const where *w, study *st, json_t *jvars)
     }
     if (n != 2) {
         free(idx);
-        return fail(w, "variants.compare", "expected two variant names (the verdict "
-                                           "compares two), got %zu", n);
+        return fail(w, "variants.compare",
+                    "expected two variant names (the verdict "
+                    "compares two), got %zu",
+                    n);
     }
     st->compared[0] = idx[0];
     st->compared[1] = idx[1];
@@ -258,7 +263,8 @@ static int read_compared_and_baselines(const where *w, study *st, json_t *jvars)
     json_t *base = json_object_get(jvars, "baselines");
     if (!base)
         return 0;
-    if (read_variant_list(w, st, base, "variants.baselines", st->baselines, &st->nbaselines))
+    if (read_variant_list(w, st, base, "variants.baselines", st->baselines,
+                          &st->nbaselines))
         return -1;
     for (size_t i = 0; i < st->nbaselines; i++)
         if (st->baselines[i] == st->compared[0] || st->baselines[i] == st->compared[1])
@@ -296,7 +302,8 @@ static int read_knob_values(const where *w, json_t *values, const char *field,
                             study_knob *k)
 {
     if (!json_is_array(values) || json_array_size(values) == 0)
-        return fail(w, field, values ? "expected a non-empty array of values" : "missing");
+        return fail(w, field,
+                    values ? "expected a non-empty array of values" : "missing");
     k->values = xcalloc(json_array_size(values), sizeof *k->values);
     size_t i;
     json_t *v;
@@ -368,7 +375,8 @@ static int read_load(const where *w, study *st, json_t *root)
     if (rc || !jl)
         return rc;
     study_knob *k = &st->load;
-    if (check_keys(w, jl, "load", keys) || want_text(w, jl, "knob", "load.knob", true, &k->name) ||
+    if (check_keys(w, jl, "load", keys) ||
+        want_text(w, jl, "knob", "load.knob", true, &k->name) ||
         want_text(w, jl, "label", "load.label", false, &k->label) ||
         read_knob_values(w, json_object_get(jl, "values"), "load.values", k))
         return -1;
@@ -392,14 +400,16 @@ static int check_alone_refs(const where *w, const study *st, const study_variant
         char name[TEXT_MAX];
         bool braced = p[1] == '{';
         const char *start = p + 1 + braced;
-        size_t n = braced ? strcspn(start, "}") : strspn(start, "abcdefghijklmnopqrstuvwxyz"
-                                                                "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                                "0123456789_.");
+        size_t n = braced ? strcspn(start, "}")
+                          : strspn(start, "abcdefghijklmnopqrstuvwxyz"
+                                          "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                          "0123456789_.");
         snprintf(name, sizeof name, "%.*s", (int)n, start);
         if ((braced && !start[n]) || !study_knob_named(st, name)) {
             char f[TEXT_MAX + 64];
             snprintf(f, sizeof f, "variants.values.%s.alone.command", v->name);
-            return fail(w, f, "'$%s%s' is not a knob of the study", braced ? "{" : "", name);
+            return fail(w, f, "'$%s%s' is not a knob of the study", braced ? "{" : "",
+                        name);
         }
     }
     return 0;
@@ -440,8 +450,8 @@ static int read_metric_parts(const where *w, study_metric *m, json_t *jr)
 static int read_metric(const where *w, study *st, json_t *root)
 {
     static const char *const keys[] = {"name", "unit", "better", "report", NULL};
-    static const char *const report_keys[] = {"id", "value", "start", "verified", "parts",
-                                              NULL};
+    static const char *const report_keys[] = {"id",       "value", "start",
+                                              "verified", "parts", NULL};
     study_metric *m = &st->metric;
     int rc = 0;
     json_t *jm = want_object(w, root, "metric", "metric", true, &rc);
@@ -450,7 +460,8 @@ static int read_metric(const where *w, study *st, json_t *root)
         want_text(w, jm, "unit", "metric.unit", true, &m->unit))
         return -1;
     if (strcmp(m->unit, "ns"))
-        return fail(w, "metric.unit", "'%s': the per-request contract reports ns", m->unit);
+        return fail(w, "metric.unit", "'%s': the per-request contract reports ns",
+                    m->unit);
     json_t *better = json_object_get(jm, "better");
     const char *b = json_string_value(better);
     if (!b || (strcmp(b, "lower") && strcmp(b, "higher")))
@@ -487,11 +498,13 @@ static int check_knob_value(const where *w, const study *st, const char *path, j
         return fail(w, field, "expected a string, number or boolean");
     const study_knob *k = study_knob_named(st, path);
     if (k && !knob_has(k, text))
-        return fail(w, field, "'%s' is not one of the values knob %s declares", text, path);
+        return fail(w, field, "'%s' is not one of the values knob %s declares", text,
+                    path);
     return 0;
 }
 
-static int read_part_grid(const where *w, const study *st, json_t *grid, const char *field)
+static int read_part_grid(const where *w, const study *st, json_t *grid,
+                          const char *field)
 {
     if (!json_is_object(grid) || json_object_size(grid) == 0)
         return fail(w, field, "expected an object of knob: [values]");
@@ -534,7 +547,8 @@ static int read_part_set(const where *w, const study *st, json_t *set, const cha
 }
 
 /* A path is either varied or fixed in a part, not both. */
-static int check_grid_set_apart(const where *w, json_t *grid, json_t *set, const char *field)
+static int check_grid_set_apart(const where *w, json_t *grid, json_t *set,
+                                const char *field)
 {
     const char *path;
     json_t *v;
@@ -625,15 +639,16 @@ static int read_name(const where *w, study *st, json_t *root)
 
 int study_load(study *st, const char *path, char *err, size_t err_size)
 {
-    static const char *const keys[] = {"name", "description", "variants", "knobs", "load",
-                                       "metric", "parts", NULL};
+    static const char *const keys[] = {"name", "description", "variants", "knobs",
+                                       "load", "metric",      "parts",    NULL};
     *st = (study){.path = xstrdup(path)};
     where w = {.file = path, .err = err, .size = err_size};
     json_error_t jerr;
     errno = 0;
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
     if (!root && jerr.line < 1)
-        return errbuf_fail(err, err_size, "%s: %s", path, errno ? strerror(errno) : jerr.text);
+        return errbuf_fail(err, err_size, "%s: %s", path,
+                           errno ? strerror(errno) : jerr.text);
     if (!root)
         return errbuf_fail(err, err_size, "%s: %s (line %d)", path, jerr.text, jerr.line);
     char dirbuf[2 * TEXT_MAX];
@@ -645,8 +660,7 @@ int study_load(study *st, const char *path, char *err, size_t err_size)
     else if (!check_keys(&w, root, "study", keys) && !read_name(&w, st, root) &&
              !read_variants(&w, st, root, dir) && !read_knobs(&w, st, root) &&
              !read_load(&w, st, root) && !check_alone_commands(&w, st) &&
-             !read_metric(&w, st, root) &&
-             !read_parts(&w, st, root))
+             !read_metric(&w, st, root) && !read_parts(&w, st, root))
         rc = 0;
     json_decref(root);
     return rc;
@@ -670,8 +684,9 @@ int study_load_default(study *st, const char *path, char *err, size_t err_size)
     if ((have_data && default_in(data, file, sizeof file)) ||
         (have_source && default_in(source, file, sizeof file)))
         return study_load(st, file, err, err_size);
-    return errbuf_fail(err, err_size, "no study given (--study FILE) and no %s in mortar's "
-                                      "data directory (%s) or source tree (%s)",
+    return errbuf_fail(err, err_size,
+                       "no study given (--study FILE) and no %s in mortar's "
+                       "data directory (%s) or source tree (%s)",
                        STUDY_DEFAULT_FILE, have_data ? data : "none",
                        have_source ? source : "none");
 }
@@ -774,13 +789,16 @@ int study_pick_variant(const study *st, char *const sets[], size_t nsets,
     char names[1024];
     variant_names(st, names, sizeof names);
     if (!value)
-        return errbuf_fail(err, err_size, "%s: a study runs one of its variants: --set "
-                                          "%s=VARIANT (one of %s)", st->path, st->axis, names);
+        return errbuf_fail(err, err_size,
+                           "%s: a study runs one of its variants: --set "
+                           "%s=VARIANT (one of %s)",
+                           st->path, st->axis, names);
     const study_variant *v = study_variant_named(st, value);
     if (!v)
-        return errbuf_fail(err, err_size, "%s: --set %s=%s: not a variant of the study "
-                                          "(its variants: %s)", st->path, st->axis, value,
-                           names);
+        return errbuf_fail(err, err_size,
+                           "%s: --set %s=%s: not a variant of the study "
+                           "(its variants: %s)",
+                           st->path, st->axis, value, names);
     *spec_path = v->spec_path;
     return 0;
 }

@@ -27,18 +27,18 @@ typedef struct study_alone {
 
 /* One value of the variant axis. */
 typedef struct study_variant {
-    char *name;      /* the axis' value, as runs are recorded ("a") */
-    char *label;     /* how reports name it ("A"; default: the name) */
-    char *phrase;    /* how sentences name it ("register copy"; default: the label) */
-    char *spec_path; /* its experiment spec, relative to the cwd */
+    char *name;        /* the axis' value, as runs are recorded ("a") */
+    char *label;       /* how reports name it ("A"; default: the name) */
+    char *phrase;      /* how sentences name it ("register copy"; default: the label) */
+    char *spec_path;   /* its experiment spec, relative to the cwd */
     study_alone alone; /* command NULL: the variant has no alone benchmark */
 } study_variant;
 
 /* A spec variable and the values the study gives it. */
 typedef struct study_knob {
-    char *name;   /* the spec variable ("pcie.latency") */
-    char *label;  /* how reports name it ("L"; default: the name) */
-    char *unit;   /* how reports show its values ("us"; "" when none) */
+    char *name;    /* the spec variable ("pcie.latency") */
+    char *label;   /* how reports name it ("L"; default: the name) */
+    char *unit;    /* how reports show its values ("us"; "" when none) */
     char **values; /* as `--set` text ("0.5us", "0.25") */
     size_t nvalues;
 } study_knob;
@@ -52,8 +52,8 @@ typedef struct study_metric_part {
 /* The metric and the per-request line that reports it (docs/studies.md,
  * "The per-request contract"). */
 typedef struct study_metric {
-    char *name;     /* "latency" */
-    char *unit;     /* of the value field: "ns" */
+    char *name; /* "latency" */
+    char *unit; /* of the value field: "ns" */
     bool lower_is_better;
     char *id_field;       /* "req" */
     char *value_field;    /* "latency_ns" */

@@ -139,8 +139,8 @@ static void test_set_design_rtl_b_picks_its_spec_and_keeps_the_rest(void **state
     char *sets[] = {"pcie.latency=0.5us", "design=rtl-b", "requests=5"};
     const char *spec_path = NULL;
     size_t nkept = 0;
-    assert_int_equal(study_resolve_spec(&st, matmul("study.json"), sets, 3, &spec_path, kept,
-                                        &nkept, err, sizeof err),
+    assert_int_equal(study_resolve_spec(&st, matmul("study.json"), sets, 3, &spec_path,
+                                        kept, &nkept, err, sizeof err),
                      1);
     assert_string_equal(spec_path, matmul("design-rtl-b.json"));
     assert_int_equal(nkept, 2);
@@ -163,8 +163,8 @@ static void test_variant_resolves_to_the_same_spec_as_its_file(void **state)
         char *sets[] = {set, "speed=0.5"};
         const char *spec_path;
         size_t nkept;
-        assert_int_equal(study_resolve_spec(&st, matmul("study.json"), sets, 2, &spec_path,
-                                            kept, &nkept, err, sizeof err),
+        assert_int_equal(study_resolve_spec(&st, matmul("study.json"), sets, 2,
+                                            &spec_path, kept, &nkept, err, sizeof err),
                          1);
         json_t *via_study = spec_load(spec_path, kept, nkept, err, sizeof err);
         char *direct_sets[] = {"speed=0.5"};
@@ -276,8 +276,8 @@ static void study_fails(const char *from, const char *to, const char *expected)
     if (rc == 0)
         fail_msg("'%s' -> '%s' was accepted (expected '%s')", from, to, expected);
     if (!strstr(err, expected) || strncmp(err, path, strlen(path)))
-        fail_msg("'%s' -> '%s': error '%s' does not name the file and '%s'", from, to, err,
-                 expected);
+        fail_msg("'%s' -> '%s': error '%s' does not name the file and '%s'", from, to,
+                 err, expected);
 }
 
 static void test_a_missing_study_file_is_named(void **state)
@@ -304,7 +304,8 @@ static void test_the_small_study_loads(void **state)
 static void test_study_mistakes_are_named_with_their_field(void **state)
 {
     (void)state;
-    study_fails("\"name\": \"s\"", "\"name\": \"s\", \"nmae\": 1", "study: unknown key 'nmae'");
+    study_fails("\"name\": \"s\"", "\"name\": \"s\", \"nmae\": 1",
+                "study: unknown key 'nmae'");
     study_fails("\"name\": \"s\"", "\"name\": \"../s\"", "name: ");
     study_fails("\"axis\": \"design\", ", "", "variants.axis: missing");
     study_fails("\"compare\": [\"a\", \"b\"]", "\"compare\": [\"a\", \"c\"]",
@@ -316,7 +317,8 @@ static void test_study_mistakes_are_named_with_their_field(void **state)
     study_fails("\"baselines\": [\"sw\"]", "\"baselines\": [\"a\"]",
                 "variants.baselines: 'a' is compared");
     study_fails("\"spec\": \"/", "\"spec\": \"/nonexistent/", "variants.values.a.spec: ");
-    study_fails("\"label\": \"A\"", "\"label\": 3", "variants.values.a.label: expected a string");
+    study_fails("\"label\": \"A\"", "\"label\": 3",
+                "variants.values.a.label: expected a string");
     study_fails("\"label\": \"A\"", "\"label\": \"A\", \"phrase\": \"\"",
                 "variants.values.a.phrase: expected 1 to");
     study_fails("\"result\": \"alone_us\"", "\"result\": \"Alone-us\"",
@@ -325,20 +327,23 @@ static void test_study_mistakes_are_named_with_their_field(void **state)
                 "variants.values.a.alone.command: '$sped' is not a knob");
     study_fails("run-a $speed", "run-a ${speed",
                 "variants.values.a.alone.command: '${speed' is not a knob");
-    study_fails("\"knobs\": {\"speed\"", "\"knobs\": {\"design\": {\"values\": [1]}, \"speed\"",
+    study_fails("\"knobs\": {\"speed\"",
+                "\"knobs\": {\"design\": {\"values\": [1]}, \"speed\"",
                 "knobs: 'design' is the variant axis");
     study_fails("\"values\": [0.5, 1]}}", "\"values\": [0.5, 0.5]}}",
                 "knobs.speed.values[1]: '0.5' is given twice");
     study_fails("\"knob\": \"inflight\"", "\"knob\": \"speed\"",
                 "load.knob: 'speed' is a knob already");
     study_fails("\"unit\": \"ns\"", "\"unit\": \"us\"", "metric.unit: 'us'");
-    study_fails("\"better\": \"lower\"", "\"better\": \"less\"", "metric.better: expected");
+    study_fails("\"better\": \"lower\"", "\"better\": \"less\"",
+                "metric.better: expected");
     study_fails("\"value\": \"latency_ns\"", "\"value\": \"latency ns\"",
                 "metric.report.value: 'latency ns'");
     study_fails("\"service\": \"service_ns\"", "\"service\": 3",
                 "metric.report.parts.service: expected a string");
-    study_fails("\"grid\": {\"speed\": [0.5, 1]}", "\"grid\": {\"speed\": [0.5, 2]}",
-                "parts[0].grid.speed[1]: '2' is not one of the values knob speed declares");
+    study_fails(
+        "\"grid\": {\"speed\": [0.5, 1]}", "\"grid\": {\"speed\": [0.5, 2]}",
+        "parts[0].grid.speed[1]: '2' is not one of the values knob speed declares");
     study_fails("\"grid\": {\"speed\": [0.5, 1]}", "\"grid\": {\"mtu\": [1500]}",
                 "parts[0].grid.mtu: not a knob of the study");
     study_fails("\"set\": {\"inflight\": 1}", "\"set\": {\"design\": \"a\"}",
@@ -349,7 +354,8 @@ static void test_study_mistakes_are_named_with_their_field(void **state)
                 "parts[0].variants: expected at least one variant");
     study_fails("\"parts\": [", "\"parts\": [7, ",
                 "parts[0]: expected an object with \"variants\"");
-    study_fails("\"name\": \"s\"", "\"name\": \"s\", \"name\": \"t\"", "duplicate object key");
+    study_fails("\"name\": \"s\"", "\"name\": \"s\", \"name\": \"t\"",
+                "duplicate object key");
 }
 
 /* ---- setup ------------------------------------------------------------------ */
