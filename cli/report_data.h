@@ -26,9 +26,9 @@
  * how many the timeline holds, "file":
  * "traces/<run id>.js"}. Traces are taken for the runs the verdict's cells
  * point at, or without a verdict for the newest finished run of each grid
- * point of the two variants the study `st` compares. When `timelines` is not NULL, *timelines receives a new
- * object {"<run id>": timeline (report_data_trace)} holding every run whose
- * summary names a file; the caller owns it. `cache`, when not NULL, is an
+ * point of the two variants the study `st` compares. When `timelines` is not NULL,
+ * *timelines receives a new object {"<run id>": timeline (report_data_trace)} holding
+ * every run whose summary names a file; the caller owns it. `cache`, when not NULL, is an
  * object the caller keeps across calls (mortar serve): the summaries of
  * finished runs are taken from it, or made and put there, since a finished
  * run's trace does not change; it is not used when `timelines` is asked for.

@@ -44,7 +44,7 @@
 
 typedef struct serve_ctx {
     const char *db_path;
-    study study; /* names the variants the page compares */
+    study study;       /* names the variants the page compares */
     json_t *summaries; /* finished runs' trace summaries, kept between loads of / */
 } serve_ctx;
 
@@ -149,9 +149,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     double t0 = now_ms();
     char err[2048];
     size_t len;
-    char *page =
-        report_page_build(ctx->db_path, &ctx->study, NULL, ctx->summaries, &len, err,
-                          sizeof err);
+    char *page = report_page_build(ctx->db_path, &ctx->study, NULL, ctx->summaries, &len,
+                                   err, sizeof err);
     if (!page)
         return respond_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, err);
     fprintf(stderr, "mortar serve: GET %s, page built in %.0f ms\n", url, now_ms() - t0);

@@ -501,8 +501,8 @@ static json_t *load_if_sweep_file(const char *path)
 }
 
 /* A study's parts: each variant's spec crossed with the part's grid. */
-static int read_study_parts(const study *st, sweep_plan *plan, part **parts, size_t *nparts,
-                            char *err, size_t size)
+static int read_study_parts(const study *st, sweep_plan *plan, part **parts,
+                            size_t *nparts, char *err, size_t size)
 {
     plan->name = xstrdup(st->name);
     *parts = xcalloc(st->nparts, sizeof **parts);
@@ -530,8 +530,9 @@ static int check_args_leave_axis(const study *st, char *const grids[], size_t ng
     for (size_t i = 0; i < ngrids + nsets; i++) {
         const char *arg = i < ngrids ? grids[i] : sets[i - ngrids];
         if (!strcmp(path_of(arg, path, sizeof path), st->axis))
-            return errbuf_fail(err, size, "%s: %s %s: the study's parts choose its variants "
-                                          "(%s); run one with mortar run %s --set %s=VARIANT",
+            return errbuf_fail(err, size,
+                               "%s: %s %s: the study's parts choose its variants "
+                               "(%s); run one with mortar run %s --set %s=VARIANT",
                                st->path, i < ngrids ? "--grid" : "--set", arg, st->axis,
                                st->path, st->axis);
     }
@@ -539,8 +540,8 @@ static int check_args_leave_axis(const study *st, char *const grids[], size_t ng
 }
 
 static int build_study_parts(sweep_plan *plan, const char *path, char *const grids[],
-                             size_t ngrids, char *const sets[], size_t nsets, part **parts,
-                             size_t *nparts, char *err, size_t size)
+                             size_t ngrids, char *const sets[], size_t nsets,
+                             part **parts, size_t *nparts, char *err, size_t size)
 {
     study st;
     int rc = study_load(&st, path, err, size);
@@ -559,8 +560,8 @@ static int build_parts(sweep_plan *plan, const char *path, char *const grids[],
     if (access(path, R_OK) != 0)
         return errbuf_fail(err, size, "%s: %s", path, strerror(errno));
     if (study_is_study_file(path))
-        return build_study_parts(plan, path, grids, ngrids, sets, nsets, parts, nparts, err,
-                                 size);
+        return build_study_parts(plan, path, grids, ngrids, sets, nsets, parts, nparts,
+                                 err, size);
     json_t *root = load_if_sweep_file(path);
     if (root) {
         int rc = read_sweep_file(root, path, plan, parts, nparts, err, size);

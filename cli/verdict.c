@@ -416,10 +416,11 @@ static json_t *cell_json(const verdict_ctx *c, size_t li, size_t si)
         return NULL;
     const char *winner = cell_winner(c, lat, speed);
     json_t *cell = json_pack("{s:f, s:f, s:o, s:o, s:o}", "pcie_latency_us", lat, "speed",
-                             speed, vname(c, 0), design_cell(c, a, c->alone_a[si]), vname(c, 1),
-                             design_cell(c, b, c->alone_b[si]), "winner",
+                             speed, vname(c, 0), design_cell(c, a, c->alone_a[si]),
+                             vname(c, 1), design_cell(c, b, c->alone_b[si]), "winner",
                              winner ? json_string(winner) : json_null());
-    set_margin(cell, grid_run(c, vname(c, 0), lat, speed), grid_run(c, vname(c, 1), lat, speed));
+    set_margin(cell, grid_run(c, vname(c, 0), lat, speed),
+               grid_run(c, vname(c, 1), lat, speed));
     return cell;
 }
 
@@ -605,8 +606,8 @@ static json_t *alone_json(const verdict_ctx *c)
         json_array_append_new(
             arr, json_pack("{s:f, s:o, s:o, s:o}", "speed", c->speeds.v[si],
                            key_of(a_key, vname(c, 0), "_us"), num(c->alone_a[si]),
-                           key_of(b_key, vname(c, 1), "_us"), num(c->alone_b[si]), "winner",
-                           w ? json_string(w) : json_null()));
+                           key_of(b_key, vname(c, 1), "_us"), num(c->alone_b[si]),
+                           "winner", w ? json_string(w) : json_null()));
     }
     return arr;
 }
@@ -838,8 +839,8 @@ static void summarize_wins(const verdict_ctx *c, json_t *summary, json_t *cells)
     if (!total)
         return;
     sbuf b = {.n = 0};
-    sb_add(&b, "%s wins %zu and %s %zu of the %zu cells where both ran", upper(c, vname(c, 0)),
-           wins[0], upper(c, vname(c, 1)), wins[1], total);
+    sb_add(&b, "%s wins %zu and %s %zu of the %zu cells where both ran",
+           upper(c, vname(c, 0)), wins[0], upper(c, vname(c, 1)), wins[1], total);
     if (wins[0] + wins[1] < total)
         sb_add(&b, " (%zu tied)", total - wins[0] - wins[1]);
     add_best(c, &b, vname(c, 0), best[0]);
@@ -1013,7 +1014,8 @@ static json_t *summary_json(const verdict_ctx *c, json_t *v)
     json_t *summary = json_array();
     summarize_wins(c, summary, json_object_get(v, "cells"));
     summarize_crossovers(summary, json_object_get(v, "crossovers"));
-    summarize_alone(c, summary, json_object_get(v, "alone"), json_object_get(v, "ranking"));
+    summarize_alone(c, summary, json_object_get(v, "alone"),
+                    json_object_get(v, "ranking"));
     summarize_movement(c, summary, json_object_get(v, "movement"));
     summarize_baselines(c, summary, json_object_get(v, "baselines"));
     summarize_load(c, summary, json_object_get(v, "load"));
@@ -1053,7 +1055,8 @@ static void ctx_free(verdict_ctx *c)
 static json_t *compute(db_conn *db, const study *st, bool splits, char *err,
                        size_t err_size)
 {
-    verdict_ctx c = {.db = db, .st = st, .splits = splits, .err = err, .err_size = err_size};
+    verdict_ctx c = {
+        .db = db, .st = st, .splits = splits, .err = err, .err_size = err_size};
     json_t *v = NULL;
     if (!load_runs(&c) && !load_request_medians(&c) && !build_axes(&c) &&
         !measure_alone(&c)) {

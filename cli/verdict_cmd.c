@@ -58,7 +58,8 @@ static const char *vname(const study *st, int i)
 }
 
 /* "<label><suffix>" ("A svc") into buf. */
-static const char *head(char *buf, size_t size, const study *st, int i, const char *suffix)
+static const char *head(char *buf, size_t size, const study *st, int i,
+                        const char *suffix)
 {
     snprintf(buf, size, "%s%s", upper(st, vname(st, i)), suffix);
     return buf;
@@ -113,7 +114,8 @@ static void print_map(const study *st, json_t *v)
         printf("%8.2f", json_number_value(lat));
         json_array_foreach(speeds, si, speed) {
             char entry[32];
-            map_entry(st, find_cell(cells, json_number_value(lat), json_number_value(speed)),
+            map_entry(st,
+                      find_cell(cells, json_number_value(lat), json_number_value(speed)),
                       entry, sizeof entry);
             printf(" %11s", entry);
         }
@@ -136,8 +138,8 @@ static void print_cells(const study *st, json_t *cells)
     printf("%6s %6s %9s %9s %9s %9s %9s %9s %6s %9s %7s\n", "speed", "L(us)",
            head(h[0], 80, st, 0, ""), head(h[1], 80, st, 0, " svc"),
            head(h[2], 80, st, 0, " comp"), head(h[3], 80, st, 1, ""),
-           head(h[4], 80, st, 1, " svc"), head(h[5], 80, st, 1, " comp"), "winner", "margin",
-           "%");
+           head(h[4], 80, st, 1, " svc"), head(h[5], 80, st, 1, " comp"), "winner",
+           "margin", "%");
     json_array_foreach(cells, i, c) {
         printf("%6g %6.2f %9s %9s %9s %9s %9s %9s %6s %9s %7s\n", jnum(c, "speed"),
                jnum(c, "pcie_latency_us"),
@@ -191,7 +193,8 @@ static void print_alone(const study *st, json_t *alone, json_t *ranking)
         const char *lat;
         printf("%6g %10s %10s %7s ", jnum(a, "speed"),
                fmt(b[0], 32, vnum(a, vname(st, 0), "_us"), 2),
-               fmt(b[1], 32, vnum(a, vname(st, 1), "_us"), 2), upper(st, jstr(a, "winner")));
+               fmt(b[1], 32, vnum(a, vname(st, 1), "_us"), 2),
+               upper(st, jstr(a, "winner")));
         json_object_foreach(json_object_get(r, "system_winners"), lat, w)
             printf(" %s:%s", lat, upper(st, json_string_value(w)));
         printf("%s\n", json_is_true(json_object_get(r, "flips")) ? "  (flips)" : "");
@@ -277,12 +280,11 @@ static void print_splits(const study *st, json_t *splits)
             continue;
         }
         printf("%8s %6.2f %6g %4lld %5lld %9s %9s %9s %9s %9s %9s\n",
-               upper(st, jstr(s, "design")),
-               jnum(s, "pcie_latency_us"), jnum(s, "speed"), (long long)jnum(s, "in_flight"),
-               (long long)jnum(s, "request"), fmt(b[0], 32, jnum(s, "latency_us"), 1),
-               fmt(b[1], 32, part_us(s, 0), 1), fmt(b[2], 32, part_us(s, 1), 1),
-               fmt(b[3], 32, part_us(s, 2), 1), fmt(b[4], 32, part_us(s, 3), 1),
-               fmt(b[5], 32, part_us(s, 4), 1));
+               upper(st, jstr(s, "design")), jnum(s, "pcie_latency_us"), jnum(s, "speed"),
+               (long long)jnum(s, "in_flight"), (long long)jnum(s, "request"),
+               fmt(b[0], 32, jnum(s, "latency_us"), 1), fmt(b[1], 32, part_us(s, 0), 1),
+               fmt(b[2], 32, part_us(s, 1), 1), fmt(b[3], 32, part_us(s, 2), 1),
+               fmt(b[4], 32, part_us(s, 3), 1), fmt(b[5], 32, part_us(s, 4), 1));
     }
 }
 

@@ -209,7 +209,8 @@ static void test_study_sweep_leaves_the_variant_axis_to_its_parts(void **state)
 {
     (void)state;
     char *sets[] = {"design=b"};
-    load_fails(matmul("study.json"), NULL, 0, sets, 1, "--set design=b: the study's parts");
+    load_fails(matmul("study.json"), NULL, 0, sets, 1,
+               "--set design=b: the study's parts");
     char *grids[] = {"design=a,b"};
     load_fails(matmul("study.json"), grids, 1, NULL, 0, "--grid design=a,b");
     char *requests[] = {"requests=5"};

@@ -500,15 +500,16 @@ static void load_edited_study(study *st, const char *const *edits, size_t n)
     fclose(f);
     text[len] = '\0';
     char spec_dir[1024];
-    snprintf(spec_dir, sizeof spec_dir, "\"spec\": \"%.*s/", (int)(strrchr(path, '/') - path),
-             path);
+    snprintf(spec_dir, sizeof spec_dir, "\"spec\": \"%.*s/",
+             (int)(strrchr(path, '/') - path), path);
     const char *all[32] = {"\"spec\": \"", spec_dir};
     size_t nall = 2;
     for (size_t i = 0; i < n && nall < 32; i++)
         all[nall++] = edits[i];
     for (size_t i = 0; i + 1 < nall; i += 2) {
         out[0] = '\0';
-        for (char *from = text, *at; (at = strstr(from, all[i])); from = at + strlen(all[i])) {
+        for (char *from = text, *at; (at = strstr(from, all[i]));
+             from = at + strlen(all[i])) {
             strncat(out, from, (size_t)(at - from));
             strcat(out, all[i + 1]);
             if (!strstr(at + strlen(all[i]), all[i]))
@@ -534,8 +535,10 @@ static void load_edited_study(study *st, const char *const *edits, size_t n)
 static void test_labels_and_baselines_come_from_the_study(void **state)
 {
     fixture *f = *state;
-    const char *const edits[] = {"\"label\": \"A\"", "\"label\": \"Alpha\"",
-                                 "\"label\": \"B\"", "\"label\": \"Beta\"",
+    const char *const edits[] = {"\"label\": \"A\"",
+                                 "\"label\": \"Alpha\"",
+                                 "\"label\": \"B\"",
+                                 "\"label\": \"Beta\"",
                                  "\"baselines\": [\"software\", \"regcopy\"]",
                                  "\"baselines\": [\"software\"]"};
     study st;
@@ -547,8 +550,10 @@ static void test_labels_and_baselines_come_from_the_study(void **state)
     size_t i;
     bool wins = false, cross = false;
     json_array_foreach(summary, i, s) {
-        wins |= strstr(json_string_value(s), "Alpha wins 4 and Beta 2 of the 6 cells") != NULL;
-        cross |= !strcmp(json_string_value(s), "At 1x, Alpha wins below 0.83 us and Beta above.");
+        wins |= strstr(json_string_value(s), "Alpha wins 4 and Beta 2 of the 6 cells") !=
+                NULL;
+        cross |= !strcmp(json_string_value(s),
+                         "At 1x, Alpha wins below 0.83 us and Beta above.");
         assert_null(strstr(json_string_value(s), "register copy"));
     }
     assert_true(wins);
@@ -740,7 +745,8 @@ static void test_a_traced_run_gets_its_median_requests_split(void **state)
         assert_int_equal(json_integer_value(json_object_get(json_array_get(parts, p), "ps")),
                          want_us[p] * 1000000);
     json_decref(v);
-    v = verdict_compute(t.db, &case_study, err, sizeof err); /* without splits: none joined */
+    v = verdict_compute(t.db, &case_study, err,
+                        sizeof err); /* without splits: none joined */
     assert_non_null(v);
     assert_null(json_object_get(v, "splits"));
     json_decref(v);

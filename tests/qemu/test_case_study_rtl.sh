@@ -3,7 +3,8 @@
 # (`mortar run experiments/matmul/study.json --set design=rtl-b`, which runs
 # experiments/matmul/design-rtl-b.json: the rtl component running matmul_b,
 # driven by the server's unchanged design B driver): a short traced run (3
-# requests, 1 warm-up) is recorded as design rtl-b with every product verified, and its trace holds the
+# requests, 1 warm-up) is recorded as design rtl-b with every product
+# verified, and its trace holds the
 # RTL's own events (descriptor fetch, DMA, compute per step, completion)
 # on the run's clock, each step 16,387 cycles of 2,500 ps.
 source "$(dirname "$0")/harness.sh"
