@@ -5,7 +5,10 @@
  * request medians, alone times from the real device model, baselines, load
  * runs; failed runs ignored and the newest run of a cell used; the null
  * cases, an empty database and a broken one; a warning for every loss
- * counter of a run the verdict uses, and none for runs it does not use.
+ * counter of a run the verdict uses, and none for runs it does not use;
+ * the labels and baselines taken from the study file, and the verdict's
+ * text and JSON and `results --json` of the grid byte for byte those of
+ * the code before the study file (tests/golden/).
  *
  * The grid at 1x: A's median is 1000 + 800 L us and B's 1500 + 200 L, so
  * they cross at L = 5/6 us, which interpolation between the measured points
@@ -566,6 +569,95 @@ static void test_labels_and_baselines_come_from_the_study(void **state)
     study_free(&st);
 }
 
+/* ---- the same verdict as before the study file ---- */
+
+/* A file's whole text (the caller frees it), or NULL. */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    static const size_t max = 1 << 20;
+    char *text = calloc(1, max + 1);
+    size_t n = text ? fread(text, 1, max, f) : 0;
+    fclose(f);
+    if (text)
+        text[n] = '\0';
+    return text;
+}
+
+/* tests/golden/<name>: what the mortar of commit f3902ee (before the study
+ * file; the names in code) printed for the fixture's database. */
+static const char *golden(const char *name)
+{
+    static char path[2][1024];
+    static int next;
+    const char *src = getenv("MORTAR_SOURCE");
+    char *p = path[next++ % 2];
+    snprintf(p, sizeof path[0], "%s/tests/golden/%s", src ? src : ".", name);
+    return p;
+}
+
+/* Runs `mortar ARGS --db <the fixture's database>` into a new file; its text. */
+static char *mortar_output(const fixture *f, const char *args)
+{
+    const char *bin = getenv("MORTAR_BIN");
+    char out[] = "/tmp/mortar-test-verdict-out-XXXXXX", cmd[2048];
+    int fd = mkstemp(out);
+    assert_true(fd >= 0);
+    close(fd);
+    snprintf(cmd, sizeof cmd, "'%s/mortar' %s --db '%s' > '%s'", bin ? bin : "build/bin",
+             args, f->t.path, out);
+    assert_int_equal(system(cmd), 0);
+    char *text = slurp(out);
+    unlink(out);
+    assert_non_null(text);
+    return text;
+}
+
+/* The verdict's text and JSON and `results --json` (but for each run's
+ * started_at, the wall clock) are byte for byte what they were when the
+ * variants' names were in the code. */
+static void test_verdict_and_results_are_as_before_the_study_file(void **state)
+{
+    fixture *f = *state;
+    char *text = mortar_output(f, "verdict"), *want = slurp(golden("verdict-grid.txt"));
+    assert_non_null(want);
+    assert_string_equal(text, want);
+    free(text);
+    free(want);
+
+    char err[512];
+    json_t *v = verdict_compute_with_splits(f->t.db, &case_study, err, sizeof err);
+    assert_non_null(v);
+    char *json = json_dumps(v, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+    want = slurp(golden("verdict-grid.json"));
+    assert_non_null(json);
+    assert_non_null(want);
+    assert_true(strlen(want) == strlen(json) + 1 && want[strlen(json)] == '\n');
+    assert_memory_equal(json, want, strlen(json));
+    free(json);
+    free(want);
+    json_decref(v);
+
+    text = mortar_output(f, "results --json");
+    json_t *got = json_loads(text, 0, NULL),
+           *before = json_load_file(golden("results-grid.json"), 0, NULL);
+    assert_non_null(got);
+    assert_non_null(before);
+    json_t *runs[2] = {json_object_get(got, "runs"), json_object_get(before, "runs")}, *r;
+    for (int k = 0; k < 2; k++) {
+        size_t i;
+        json_array_foreach(runs[k], i, r)
+            json_object_del(r, "started_at");
+    }
+    assert_true(json_array_size(runs[0]) > 0);
+    assert_true(json_equal(got, before));
+    json_decref(got);
+    json_decref(before);
+    free(text);
+}
+
 /* ---- separate databases ---- */
 
 static void test_a_tie_between_the_signs_is_the_crossing(void **state)
@@ -786,6 +878,7 @@ int main(void)
         cmocka_unit_test(test_load_lists_speed_1_runs_by_design_latency_in_flight),
         cmocka_unit_test(test_summary_states_the_conclusions_with_numbers),
         cmocka_unit_test(test_labels_and_baselines_come_from_the_study),
+        cmocka_unit_test(test_verdict_and_results_are_as_before_the_study_file),
     };
     const struct CMUnitTest alone_dbs[] = {
         cmocka_unit_test(test_a_tie_between_the_signs_is_the_crossing),
