@@ -219,7 +219,8 @@ static int variant_index(const study *st, const char *name, size_t *out)
     return -1;
 }
 
-/* An array of distinct variant names into indexes (room for nvariants). */
+/* An array of distinct variant names into indexes (room for nvariants: a
+ * name given twice is refused before it is stored). */
 static int read_variant_list(const where *w, const study *st, json_t *arr,
                              const char *field, size_t *idx, size_t *n)
 {
@@ -232,11 +233,13 @@ static int read_variant_list(const where *w, const study *st, json_t *arr,
         snprintf(f, sizeof f, "%s[%zu]", field, i);
         if (!json_is_string(v))
             return fail(w, f, "expected a variant name");
-        if (variant_index(st, json_string_value(v), &idx[i]))
+        size_t index;
+        if (variant_index(st, json_string_value(v), &index))
             return fail(w, f, "'%s' is not one of variants.values", json_string_value(v));
         for (size_t k = 0; k < i; k++)
-            if (idx[k] == idx[i])
+            if (idx[k] == index)
                 return fail(w, f, "'%s' is named twice", json_string_value(v));
+        idx[i] = index; /* distinct, so i < nvariants: idx has room */
     }
     *n = json_array_size(arr);
     return 0;

@@ -350,6 +350,9 @@ static void test_study_mistakes_are_named_with_their_field(void **state)
                 "parts[0].set.design: the variants of a part are its \"variants\"");
     study_fails("\"set\": {\"inflight\": 1}", "\"set\": {\"speed\": 1}",
                 "parts[0].set: 'speed' is both in the grid and fixed");
+    study_fails("\"variants\": [\"a\", \"b\"], \"grid\"",
+                "\"variants\": [\"a\", \"b\", \"sw\", \"b\", \"a\"], \"grid\"",
+                "parts[0].variants[3]: 'b' is named twice");
     study_fails("\"variants\": [\"a\", \"b\"], \"grid\"", "\"variants\": [], \"grid\"",
                 "parts[0].variants: expected at least one variant");
     study_fails("\"parts\": [", "\"parts\": [7, ",
