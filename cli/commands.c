@@ -37,6 +37,7 @@ const cli_flag cli_flags[] = {
     {CLI_KEY_FORMAT, "format", "perfetto|otlp|timeline|split"},
     {CLI_KEY_REQUEST, "request", "N"},
     {CLI_KEY_PORT, "port", "N"},
+    {CLI_KEY_STUDY, "study", "FILE"},
     {CLI_KEY_DESIGN, "design", "a|b|regcopy|rtl-b"},
     {CLI_KEY_SPEED, "speed", "S"},
     {CLI_KEY_N, "n", "N"},
@@ -61,6 +62,9 @@ const char cli_program_details[] =
 #define DB_READ_HELP  "the results database to read (default mortar.db; it must exist)"
 #define DB_WRITE_HELP "the results database (default mortar.db; created if missing)"
 
+/* What --study means to the commands that read results. */
+#define STUDY_HELP "the study that names the variants compared and the baselines (default: the case study's, docs/studies.md)"
+
 const cli_command mortar_cmd_alone = {
     "alone",
     "",
@@ -76,10 +80,12 @@ const cli_command mortar_cmd_alone = {
 
 const cli_command mortar_cmd_run = {
     "run",
-    "SPEC",
+    "SPEC|STUDY",
     "run one experiment and record it in the results database",
     "Validates the spec, starts the simulators and the QEMU hosts, watches them and\n"
-    "records the run: status, versions, per-request results, stats, losses.\n",
+    "records the run: status, versions, per-request results, stats, losses.\n"
+    "A study file runs the spec of the variant --set AXIS=VARIANT names\n"
+    "(mortar run experiments/matmul/study.json --set design=rtl-b; docs/studies.md).\n",
     {{CLI_KEY_SET,
       "set a variable of the spec, or the value at a JSON path (repeatable)"},
      {CLI_KEY_DB, DB_WRITE_HELP},
@@ -117,10 +123,10 @@ const cli_command mortar_cmd_import = {
 
 const cli_command mortar_cmd_sweep = {
     "sweep",
-    "SPEC|SWEEPFILE",
+    "SPEC|SWEEPFILE|STUDY",
     "run a grid of experiments, several at a time, resumably",
     "The points are the cross product of the grids (a SWEEPFILE, JSON with \"parts\",\n"
-    "names its own); a spec without --grid is not a sweep. Points that have an ok run\n"
+    "or a STUDY, docs/studies.md, names its own); a spec without --grid is not a sweep. Points that have an ok run\n"
     "in the database are skipped. Exits 130 when interrupted.\n",
     {{CLI_KEY_GRID, "a parameter's values (repeatable; the first varies slowest)"},
      {CLI_KEY_SET, "fix a value for every point (repeatable)"},
@@ -139,7 +145,8 @@ const cli_command mortar_cmd_verdict = {
     "",
     "which design wins where, computed from the runs",
     NULL,
-    {{CLI_KEY_DB, DB_READ_HELP}, {CLI_KEY_JSON, "print JSON instead of text"}},
+    {{CLI_KEY_DB, DB_READ_HELP}, {CLI_KEY_JSON, "print JSON instead of text"},
+     {CLI_KEY_STUDY, STUDY_HELP}},
     mortar_verdict_main,
 };
 
@@ -174,7 +181,8 @@ const cli_command mortar_cmd_report = {
     "write the explorer page",
     "Writes DIR/index.html and the traced requests it loads on demand in DIR/traces/,\n"
     "and prints the page's path.\n",
-    {{CLI_KEY_DB, DB_READ_HELP}, {CLI_KEY_OUT, "where the page goes (default report)"}},
+    {{CLI_KEY_DB, DB_READ_HELP}, {CLI_KEY_OUT, "where the page goes (default report)"},
+     {CLI_KEY_STUDY, STUDY_HELP}},
     mortar_report_main,
 };
 
@@ -184,15 +192,16 @@ const cli_command mortar_cmd_serve = {
     "serve the explorer on 127.0.0.1",
     "The page is rebuilt from the database on every load; Ctrl-C stops.\n",
     {{CLI_KEY_DB, DB_READ_HELP},
-     {CLI_KEY_PORT, "the port, 0 to 65535 (default 8080; 0: any free)"}},
+     {CLI_KEY_PORT, "the port, 0 to 65535 (default 8080; 0: any free)"},
+     {CLI_KEY_STUDY, STUDY_HELP}},
     mortar_serve_main,
 };
 
 const cli_command mortar_cmd_spec = {
     "spec",
-    "SPEC",
+    "SPEC|STUDY",
     "check a spec and print it resolved",
-    NULL,
+    "A study file checks the spec of the variant --set AXIS=VARIANT names.\n",
     {{CLI_KEY_SET,
       "set a variable of the spec, or the value at a JSON path (repeatable)"}},
     mortar_spec_main,

@@ -16,6 +16,7 @@
 #include "dirs.h"
 #include "report_cmd.h"
 #include "report_data.h"
+#include "study.h"
 #include "report_page.h"
 #include "usage.h"
 
@@ -165,7 +166,7 @@ static void print_summary(const char *page_path, const char *out_dir,
 
 int mortar_report_main(int argc, char **argv)
 {
-    const char *db_path = "mortar.db", *out_dir = "report";
+    const char *db_path = "mortar.db", *out_dir = "report", *study_path = NULL;
     cli_parser p;
     cli_parser_init(&p, &mortar_cmd_report, argc, argv);
     for (int key; (key = cli_next(&p)) != CLI_DONE;) {
@@ -173,6 +174,8 @@ int mortar_report_main(int argc, char **argv)
             db_path = p.value;
         else if (key == CLI_KEY_OUT)
             out_dir = p.value;
+        else if (key == CLI_KEY_STUDY)
+            study_path = p.value;
         else
             return cli_stop_status(key);
     }
@@ -181,8 +184,12 @@ int mortar_report_main(int argc, char **argv)
     char err[2048];
     json_t *timelines;
     report_files done = {0};
-    char *page =
-        report_page_build(db_path, &timelines, NULL, &done.page_bytes, err, sizeof err);
+    study st;
+    char *page = NULL;
+    if (!study_load_default(&st, study_path, err, sizeof err))
+        page = report_page_build(db_path, &st, &timelines, NULL, &done.page_bytes, err,
+                                 sizeof err);
+    study_free(&st);
     if (!page) {
         fprintf(stderr, "mortar report: %s\n", err);
         return 1;

@@ -29,9 +29,11 @@ static json_t *find_run(json_t *runs, json_int_t id)
     return NULL;
 }
 
-static int is_design_ab(const char *design)
+/* Whether `design` is one of the two variants the study compares. */
+static int is_compared(const study *st, const char *design)
 {
-    return design && (design[0] == 'a' || design[0] == 'b') && design[1] == '\0';
+    return design && (!strcmp(design, st->variants[st->compared[0]].name) ||
+                      !strcmp(design, st->variants[st->compared[1]].name));
 }
 
 json_t *report_data_trace(json_t *runs, json_int_t id, char *err, size_t err_size)
@@ -143,12 +145,14 @@ static void add_trace(trace_sink *sink, json_t *runs, json_int_t id)
 }
 
 /* The verdict's cells name the runs the page shows. */
-static void add_verdict_traces(trace_sink *sink, json_t *runs, json_t *verdict)
+static void add_verdict_traces(trace_sink *sink, const study *st, json_t *runs,
+                               json_t *verdict)
 {
     size_t i;
     json_t *cell;
     json_array_foreach(json_object_get(verdict, "cells"), i, cell) {
-        const char *designs[] = {"a", "b"};
+        const char *designs[] = {st->variants[st->compared[0]].name,
+                                 st->variants[st->compared[1]].name};
         for (int d = 0; d < 2; d++) {
             json_t *id = json_object_get(json_object_get(cell, designs[d]), "run_id");
             if (json_is_integer(id))
@@ -157,9 +161,10 @@ static void add_verdict_traces(trace_sink *sink, json_t *runs, json_t *verdict)
     }
 }
 
-/* Without a verdict the page shows, per design A/B grid point (one request
- * in flight), the newest finished run; so do the traces. */
-static void add_grid_traces(trace_sink *sink, json_t *runs)
+/* Without a verdict the page shows, per grid point of the two compared
+ * variants (one request in flight), the newest finished run; so do the
+ * traces. */
+static void add_grid_traces(trace_sink *sink, const study *st, json_t *runs)
 {
     json_t *newest = json_object(); /* "design|L|speed" -> id */
     size_t i;
@@ -167,7 +172,7 @@ static void add_grid_traces(trace_sink *sink, json_t *runs)
     json_array_foreach(runs, i, r) {
         const char *design = json_string_value(json_object_get(r, "design"));
         const char *status = json_string_value(json_object_get(r, "status"));
-        if (!is_design_ab(design) || !status || strcmp(status, "ok") ||
+        if (!is_compared(st, design) || !status || strcmp(status, "ok") ||
             json_integer_value(json_object_get(r, "in_flight")) != 1)
             continue;
         char key[96];
@@ -184,7 +189,8 @@ static void add_grid_traces(trace_sink *sink, json_t *runs)
     json_decref(newest);
 }
 
-json_t *report_data(db_conn *db, const char *db_path, json_t **timelines, json_t *cache)
+json_t *report_data(db_conn *db, const study *st, const char *db_path, json_t **timelines,
+                    json_t *cache)
 {
     json_t *data = json_object();
     char now[32];
@@ -201,7 +207,7 @@ json_t *report_data(db_conn *db, const char *db_path, json_t **timelines, json_t
     json_object_set(data, "runs", runs ? runs : json_array());
 
     char err[1024] = "";
-    json_t *verdict = verdict_compute(db, err, sizeof err);
+    json_t *verdict = verdict_compute(db, st, err, sizeof err);
     json_object_set_new(data, "verdict", verdict ? verdict : json_null());
     json_object_set_new(data, "verdict_error",
                         verdict ? json_null() : json_string(err[0] ? err : "no verdict"));
@@ -210,9 +216,9 @@ json_t *report_data(db_conn *db, const char *db_path, json_t **timelines, json_t
                        .timelines = timelines ? json_object() : NULL,
                        .cache = cache};
     if (verdict)
-        add_verdict_traces(&sink, runs, verdict);
+        add_verdict_traces(&sink, st, runs, verdict);
     else
-        add_grid_traces(&sink, runs);
+        add_grid_traces(&sink, st, runs);
     json_object_set_new(data, "traces", sink.traces);
     if (timelines)
         *timelines = sink.timelines;

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "db.h"
+#include "study.h"
 
 /* The folder, beside the page, of the traced requests' scripts. */
 #define REPORT_DATA_TRACES_DIR "traces"
@@ -24,15 +25,16 @@
  * "end_ps", "latency_ps", "split" or "split_error" (trace_timeline), "events":
  * how many the timeline holds, "file":
  * "traces/<run id>.js"}. Traces are taken for the runs the verdict's cells
- * point at, or without a verdict for the newest finished run of each design
- * A/B grid point. When `timelines` is not NULL, *timelines receives a new
- * object {"<run id>": timeline (report_data_trace)} holding every run whose
- * summary names a file; the caller owns it. `cache`, when not NULL, is an
+ * point at, or without a verdict for the newest finished run of each grid
+ * point of the two variants the study `st` compares. When `timelines` is not NULL,
+ * *timelines receives a new object {"<run id>": timeline (report_data_trace)} holding
+ * every run whose summary names a file; the caller owns it. `cache`, when not NULL, is an
  * object the caller keeps across calls (mortar serve): the summaries of
  * finished runs are taken from it, or made and put there, since a finished
  * run's trace does not change; it is not used when `timelines` is asked for.
  * Never NULL; the caller owns the result. */
-json_t *report_data(db_conn *db, const char *db_path, json_t **timelines, json_t *cache);
+json_t *report_data(db_conn *db, const study *st, const char *db_path, json_t **timelines,
+                    json_t *cache);
 
 /* The traced median request of run `id`, one of `runs` (db_runs_json's
  * array), as trace_timeline() gives it; NULL with `err` set when the run is

@@ -127,8 +127,8 @@ int report_page_check(const char *db_path, char *err, size_t err_size)
     return 0;
 }
 
-char *report_page_build(const char *db_path, json_t **timelines, json_t *cache,
-                        size_t *len, char *err, size_t err_size)
+char *report_page_build(const char *db_path, const study *st, json_t **timelines,
+                        json_t *cache, size_t *len, char *err, size_t err_size)
 {
     if (timelines)
         *timelines = NULL;
@@ -144,7 +144,7 @@ char *report_page_build(const char *db_path, json_t **timelines, json_t *cache,
         return NULL;
     }
     char *shown = realpath(db_path, NULL);
-    json_t *data = report_data(db, shown ? shown : db_path, timelines, cache);
+    json_t *data = report_data(db, st, shown ? shown : db_path, timelines, cache);
     free(shown);
     db_close(db);
     char *json = json_dumps(data, JSON_COMPACT);

@@ -12,6 +12,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "study.h"
+
 /* The template's file name, and the text in it that the data replaces
  * (exactly once, inside <script type="application/json" id="mortar-data">). */
 #define REPORT_PAGE_TEMPLATE "explorer.html"
@@ -42,9 +44,10 @@ int report_page_check(const char *db_path, char *err, size_t err_size);
  * ({"<run id>": timeline}, owned by the caller; NULL when the page is
  * NULL), to be written with report_page_trace_script. `cache` (may be NULL)
  * keeps the traces' summaries across calls (report_data). The database is
- * opened and closed inside; a missing one is never created. */
-char *report_page_build(const char *db_path, json_t **timelines, json_t *cache,
-                        size_t *len, char *err, size_t err_size);
+ * opened and closed inside; a missing one is never created. The study `st`
+ * names the variants the verdict compares (report_data). */
+char *report_page_build(const char *db_path, const study *st, json_t **timelines,
+                        json_t *cache, size_t *len, char *err, size_t err_size);
 
 /* The script that hands run `id`'s timeline to the page:
  * `mortarTrace(<id>, <timeline as JSON>);` and a newline, every '<' in the

@@ -40,6 +40,7 @@
 #include "run.h"
 #include "run_record.h"
 #include "spec.h"
+#include "study.h"
 #include "usage.h"
 
 #define MAX_REQUESTS 100000
@@ -134,7 +135,7 @@ static int parse_args(int argc, char **argv, run_opts *o)
             return cli_stop_status(key);
     }
     if (argc - p.first_operand != 1)
-        return cli_usage_error(cmd, "one SPEC, please");
+        return cli_usage_error(cmd, "one SPEC or STUDY, please");
     o->spec_path = argv[p.first_operand];
     return CLI_PARSED;
 }
@@ -785,6 +786,31 @@ static bool record(db_conn *db, const run_record *rec, const run_opts *o, const 
     return false;
 }
 
+/* The spec `mortar run` was given, or a study's variant (study.h: `--set
+ * AXIS=VALUE` picks its spec), resolved and validated; NULL after saying
+ * why. */
+static json_t *load_spec_or_variant(run_opts *o, char *err, size_t err_size)
+{
+    study st;
+    const char *spec_path;
+    char *kept[64];
+    size_t nkept;
+    json_t *spec = NULL;
+    if (study_resolve_spec(&st, o->spec_path, o->sets, o->nsets, &spec_path, kept, &nkept,
+                           err, err_size) < 0) {
+        fprintf(stderr, "mortar: %s\n", err);
+    } else {
+        spec = spec_load(spec_path, kept, nkept, err, err_size);
+        if (!spec || spec_validate(spec, err, err_size)) {
+            fprintf(stderr, "mortar: %s: %s\n", spec_path, err);
+            json_decref(spec);
+            spec = NULL;
+        }
+    }
+    study_free(&st);
+    return spec;
+}
+
 int mortar_run_main(int argc, char **argv)
 {
     run_opts o;
@@ -792,12 +818,9 @@ int mortar_run_main(int argc, char **argv)
     if (status != CLI_PARSED)
         return status;
     char err[2048];
-    json_t *spec = spec_load(o.spec_path, o.sets, o.nsets, err, sizeof err);
-    if (!spec || spec_validate(spec, err, sizeof err)) {
-        fprintf(stderr, "mortar: %s: %s\n", o.spec_path, err);
-        json_decref(spec);
+    json_t *spec = load_spec_or_variant(&o, err, sizeof err);
+    if (!spec)
         return 1;
-    }
     json_t *warnings = spec_rate_warnings(spec);
     size_t wi;
     json_t *w;

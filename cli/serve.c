@@ -34,6 +34,7 @@
 
 #include "report_cmd.h"
 #include "report_data.h"
+#include "study.h"
 #include "report_page.h"
 #include "usage.h"
 
@@ -43,6 +44,7 @@
 
 typedef struct serve_ctx {
     const char *db_path;
+    study study;       /* names the variants the page compares */
     json_t *summaries; /* finished runs' trace summaries, kept between loads of / */
 } serve_ctx;
 
@@ -147,8 +149,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     double t0 = now_ms();
     char err[2048];
     size_t len;
-    char *page =
-        report_page_build(ctx->db_path, NULL, ctx->summaries, &len, err, sizeof err);
+    char *page = report_page_build(ctx->db_path, &ctx->study, NULL, ctx->summaries, &len,
+                                   err, sizeof err);
     if (!page)
         return respond_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, err);
     fprintf(stderr, "mortar serve: GET %s, page built in %.0f ms\n", url, now_ms() - t0);
@@ -219,6 +221,7 @@ static unsigned connection_limit(void)
 int mortar_serve_main(int argc, char **argv)
 {
     serve_ctx ctx = {.db_path = "mortar.db"};
+    const char *study_path = NULL;
     unsigned port = 8080;
     cli_parser p;
     cli_parser_init(&p, &mortar_cmd_serve, argc, argv);
@@ -229,7 +232,9 @@ int mortar_serve_main(int argc, char **argv)
             if (parse_port(p.value, &port))
                 return cli_usage_error(&mortar_cmd_serve, "--port wants 0 to 65535, not '%s'",
                                        p.value);
-        } else
+        } else if (key == CLI_KEY_STUDY)
+            study_path = p.value;
+        else
             return cli_stop_status(key);
     }
     if (p.first_operand < argc)
@@ -237,8 +242,10 @@ int mortar_serve_main(int argc, char **argv)
 
     /* Fail now, not on the first load, when the page cannot be built. */
     char err[2048];
-    if (report_page_check(ctx.db_path, err, sizeof err)) {
+    if (study_load_default(&ctx.study, study_path, err, sizeof err) ||
+        report_page_check(ctx.db_path, err, sizeof err)) {
         fprintf(stderr, "mortar serve: %s\n", err);
+        study_free(&ctx.study);
         return 1;
     }
 
@@ -246,6 +253,7 @@ int mortar_serve_main(int argc, char **argv)
     int fd = listen_local(port, &bound, err, sizeof err);
     if (fd < 0) {
         fprintf(stderr, "mortar serve: %s\n", err);
+        study_free(&ctx.study);
         return 1;
     }
 
@@ -269,6 +277,7 @@ int mortar_serve_main(int argc, char **argv)
                 bound);
         close(fd);
         json_decref(ctx.summaries);
+        study_free(&ctx.study);
         return 1;
     }
     printf("serving the explorer for %s at http://127.0.0.1:%u/ (Ctrl-C stops)\n",
@@ -279,6 +288,7 @@ int mortar_serve_main(int argc, char **argv)
     sigwait(&stop, &sig);
     MHD_stop_daemon(d); /* closes the listening socket too */
     json_decref(ctx.summaries);
+    study_free(&ctx.study);
     fprintf(stderr, "mortar serve: stopped (%s)\n", sig == SIGINT ? "Ctrl-C" : "SIGTERM");
     return 0;
 }

@@ -1,12 +1,14 @@
 /*
  * spec_cmd.c - `mortar spec SPEC [--set key=value]...`: load, resolve and
- * check an experiment spec without running it; prints the resolved spec,
+ * check an experiment spec (or a study's variant: `mortar spec STUDY --set
+ * design=rtl-b`) without running it; prints the resolved spec,
  * and on stderr a warning for every link faster than what it attaches.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "spec.h"
+#include "study.h"
 #include "spec_cmd.h"
 #include "usage.h"
 
@@ -25,15 +27,27 @@ int mortar_spec_main(int argc, char **argv)
         sets[nsets++] = (char *)p.value;
     }
     if (argc - p.first_operand != 1)
-        return cli_usage_error(&mortar_cmd_spec, "one SPEC, please");
+        return cli_usage_error(&mortar_cmd_spec, "one SPEC or STUDY, please");
     path = argv[p.first_operand];
-    char err[1024];
-    json_t *spec = spec_load(path, sets, nsets, err, sizeof err);
-    if (!spec || spec_validate(spec, err, sizeof err)) {
-        fprintf(stderr, "mortar: %s: %s\n", path, err);
-        json_decref(spec);
+    char err[1024], *kept[64];
+    size_t nkept;
+    study st;
+    const char *spec_path;
+    json_t *spec = NULL;
+    if (study_resolve_spec(&st, path, sets, nsets, &spec_path, kept, &nkept, err,
+                           sizeof err) < 0) {
+        fprintf(stderr, "mortar: %s\n", err);
+        study_free(&st);
         return 1;
     }
+    spec = spec_load(spec_path, kept, nkept, err, sizeof err);
+    if (!spec || spec_validate(spec, err, sizeof err)) {
+        fprintf(stderr, "mortar: %s: %s\n", spec_path, err);
+        json_decref(spec);
+        study_free(&st);
+        return 1;
+    }
+    study_free(&st);
     json_t *warnings = spec_rate_warnings(spec);
     size_t i;
     json_t *w;

@@ -148,7 +148,7 @@ static int parse_args(int argc, char **argv, sweep_opts *o)
             return rc;
     }
     if (argc - p.first_operand != 1)
-        return cli_usage_error(cmd, "one SPEC or SWEEPFILE, please");
+        return cli_usage_error(cmd, "one SPEC, SWEEPFILE or STUDY, please");
     o->path = argv[p.first_operand];
     /* a spec without a grid is one run: that is `mortar run` */
     if (o->ngrids == 0 && access(o->path, R_OK) == 0 && !sweep_plan_is_sweep_file(o->path))

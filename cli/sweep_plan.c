@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "spec.h"
+#include "study.h"
 
 #define MAX_PATH_TEXT 512
 
@@ -499,11 +500,68 @@ static json_t *load_if_sweep_file(const char *path)
     return NULL;
 }
 
-static int build_parts(sweep_plan *plan, const char *path, part **parts, size_t *nparts,
-                       char *err, size_t size)
+/* A study's parts: each variant's spec crossed with the part's grid. */
+static int read_study_parts(const study *st, sweep_plan *plan, part **parts,
+                            size_t *nparts, char *err, size_t size)
+{
+    plan->name = xstrdup(st->name);
+    *parts = xcalloc(st->nparts, sizeof **parts);
+    for (size_t i = 0; i < st->nparts; i++) {
+        const study_part *sp = &st->parts[i];
+        part *p = &(*parts)[i];
+        char where[2 * MAX_PATH_TEXT + 32];
+        snprintf(where, sizeof where, "%s: parts[%zu]", st->path, i);
+        (*nparts)++;
+        for (size_t v = 0; v < sp->nvariants; v++)
+            strvec_push(&p->specs, study_variant_named(st, sp->variants[v])->spec_path);
+        if (part_read_sets(p, sp->set, where, err, size) ||
+            part_read_grid(p, sp->grid, where, err, size))
+            return -1;
+    }
+    return 0;
+}
+
+/* The variant axis is the study's parts' business: `--set design=b` on a
+ * study's sweep would run design B's variable on every variant's spec. */
+static int check_args_leave_axis(const study *st, char *const grids[], size_t ngrids,
+                                 char *const sets[], size_t nsets, char *err, size_t size)
+{
+    char path[MAX_PATH_TEXT];
+    for (size_t i = 0; i < ngrids + nsets; i++) {
+        const char *arg = i < ngrids ? grids[i] : sets[i - ngrids];
+        if (!strcmp(path_of(arg, path, sizeof path), st->axis))
+            return errbuf_fail(err, size,
+                               "%s: %s %s: the study's parts choose its variants "
+                               "(%s); run one with mortar run %s --set %s=VARIANT",
+                               st->path, i < ngrids ? "--grid" : "--set", arg, st->axis,
+                               st->path, st->axis);
+    }
+    return 0;
+}
+
+static int build_study_parts(sweep_plan *plan, const char *path, char *const grids[],
+                             size_t ngrids, char *const sets[], size_t nsets,
+                             part **parts, size_t *nparts, char *err, size_t size)
+{
+    study st;
+    int rc = study_load(&st, path, err, size);
+    if (!rc)
+        rc = check_args_leave_axis(&st, grids, ngrids, sets, nsets, err, size);
+    if (!rc)
+        rc = read_study_parts(&st, plan, parts, nparts, err, size);
+    study_free(&st);
+    return rc;
+}
+
+static int build_parts(sweep_plan *plan, const char *path, char *const grids[],
+                       size_t ngrids, char *const sets[], size_t nsets, part **parts,
+                       size_t *nparts, char *err, size_t size)
 {
     if (access(path, R_OK) != 0)
         return errbuf_fail(err, size, "%s: %s", path, strerror(errno));
+    if (study_is_study_file(path))
+        return build_study_parts(plan, path, grids, ngrids, sets, nsets, parts, nparts,
+                                 err, size);
     json_t *root = load_if_sweep_file(path);
     if (root) {
         int rc = read_sweep_file(root, path, plan, parts, nparts, err, size);
@@ -539,7 +597,8 @@ int sweep_plan_load(sweep_plan *plan, const char *path, char *const grids[],
     *plan = (sweep_plan){0};
     part *parts = NULL;
     size_t nparts = 0;
-    int rc = build_parts(plan, path, &parts, &nparts, err, err_size);
+    int rc = build_parts(plan, path, grids, ngrids, sets, nsets, &parts, &nparts, err,
+                         err_size);
     set_default_name(plan, path);
     for (size_t i = 0; !rc && i < nparts; i++) {
         char where[2 * MAX_PATH_TEXT];

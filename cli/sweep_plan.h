@@ -11,6 +11,9 @@
  *    "parts": [{"specs": ["design-a.json", "design-b.json"],
  *               "grid": {"pcie.latency": ["0.5us", "1us"], "speed": [0.5, 1]},
  *               "set": {"requests": 60}}]}
+ * or as a study file (told apart by its "variants" key, study.h), whose
+ * parts name variants instead of specs; the variant axis may not be given
+ * with --grid or --set then.
  * Spec paths in a sweep file are relative to the file. A part's points are
  * its specs (outermost) crossed with its grid's axes in the order written,
  * the first axis varying slowest; the sweep's points are the parts' points
@@ -49,7 +52,7 @@ typedef struct sweep_plan {
     size_t nduplicates; /* points merged into an earlier identical one */
 } sweep_plan;
 
-/* Builds the plan of `path`, a sweep file or a spec. The command line's
+/* Builds the plan of `path`, a sweep file, a study or a spec. The command line's
  * `grids` ("path=v1,v2,...") are added to every part's grid and its `sets`
  * ("path=value") to every part's fixed overrides. Every point is resolved
  * and validated; the first problem is returned as -1 with a message in
@@ -63,7 +66,8 @@ int sweep_plan_load(sweep_plan *plan, const char *path, char *const grids[],
 
 void sweep_plan_free(sweep_plan *plan);
 
-/* Whether `path` is a sweep file (a JSON object with "parts"), not a spec. */
+/* Whether `path` is a sweep file or a study (a JSON object with "parts"),
+ * not a spec. */
 bool sweep_plan_is_sweep_file(const char *path);
 
 /* Sets each point's done_run_id to the first run with status "ok" and the

@@ -69,6 +69,7 @@ typedef enum cli_key {
     CLI_KEY_CSV,
     CLI_KEY_REQUESTS,
     CLI_KEY_COLD_BOOT,
+    CLI_KEY_STUDY,
 } cli_key;
 
 /* A flag: its long name (without "--") and the name of its value (NULL

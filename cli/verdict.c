@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "alone.h"
+#include "study.h"
 #include "db_query.h"
 #include "time_split.h"
 #include "trace_export.h"
@@ -53,6 +54,7 @@ typedef struct dlist {
 
 typedef struct verdict_ctx {
     db_conn *db;
+    const study *st; /* the variants compared, their labels, the baselines */
     vrun *runs; /* the newest ok run of each cell, in id order */
     size_t nruns, cap;
     dlist lats, speeds;        /* the grid: in-flight-1 runs of A and B */
@@ -70,9 +72,36 @@ static bool same_value(double x, double y)
     return fabs(x - y) <= 1e-9 * scale;
 }
 
-static bool is_ab(const char *design)
+/* The name of the first (0) or second (1) variant the study compares. */
+static const char *vname(const verdict_ctx *c, int i)
 {
-    return !strcmp(design, "a") || !strcmp(design, "b");
+    return c->st->variants[c->st->compared[i]].name;
+}
+
+/* Whether `design` is one of the two compared variants. */
+static bool is_ab(const verdict_ctx *c, const char *design)
+{
+    return !strcmp(design, vname(c, 0)) || !strcmp(design, vname(c, 1));
+}
+
+/* Whether `design` is one of the study's baselines. */
+static bool is_baseline(const verdict_ctx *c, const char *design)
+{
+    for (size_t i = 0; i < c->st->nbaselines; i++)
+        if (!strcmp(design, c->st->variants[c->st->baselines[i]].name))
+            return true;
+    return false;
+}
+
+/* Room for a key made of a variant's name and a suffix ("a_median_us"). */
+#define TEXT_KEY_MAX 160
+
+/* "<name><suffix>" into buf (TEXT_KEY_MAX bytes): the key of a variant's
+ * figure ("a_us", "software_median_us"). */
+static const char *key_of(char *buf, const char *name, const char *suffix)
+{
+    snprintf(buf, TEXT_KEY_MAX, "%s%s", name, suffix);
+    return buf;
 }
 
 /* A JSON number, or null for NAN (jansson refuses NAN). */
@@ -94,14 +123,23 @@ static const char *jstr(const json_t *obj, const char *key)
 }
 
 /* The design with the lower median; "tie" when they are equal. */
-static const char *winner_of(double a_us, double b_us)
+static const char *winner_of(const verdict_ctx *c, double a_us, double b_us)
 {
-    return a_us < b_us ? "a" : b_us < a_us ? "b" : "tie";
+    return a_us < b_us ? vname(c, 0) : b_us < a_us ? vname(c, 1) : "tie";
 }
 
-static const char *upper(const char *design)
+/* How the text names a design: its variant's label, else its name. */
+static const char *upper(const verdict_ctx *c, const char *design)
 {
-    return !strcmp(design, "a") ? "A" : !strcmp(design, "b") ? "B" : design;
+    const study_variant *v = study_variant_named(c->st, design);
+    return v ? v->label : design;
+}
+
+/* How a sentence names a variant: its phrase (study.h). */
+static const char *phrase(const verdict_ctx *c, const char *design)
+{
+    const study_variant *v = study_variant_named(c->st, design);
+    return v ? v->phrase : design;
 }
 
 /* "<what>: <the database's message>". */
@@ -285,7 +323,7 @@ static int build_axes(verdict_ctx *c)
     }
     for (size_t i = 0; i < c->nruns; i++) {
         const vrun *r = &c->runs[i];
-        if (r->in_flight == 1 && is_ab(r->design)) {
+        if (r->in_flight == 1 && is_ab(c, r->design)) {
             add_distinct(&c->lats, r->latency_us);
             add_distinct(&c->speeds, r->speed);
         }
@@ -321,8 +359,8 @@ static int alone_for(verdict_ctx *c, const char *design, double speed, double *o
 static int measure_alone(verdict_ctx *c)
 {
     for (size_t si = 0; si < c->speeds.n; si++)
-        if (alone_for(c, "a", c->speeds.v[si], &c->alone_a[si]) ||
-            alone_for(c, "b", c->speeds.v[si], &c->alone_b[si]))
+        if (alone_for(c, vname(c, 0), c->speeds.v[si], &c->alone_a[si]) ||
+            alone_for(c, vname(c, 1), c->speeds.v[si], &c->alone_b[si]))
             return -1;
     return 0;
 }
@@ -351,9 +389,9 @@ static json_t *design_cell(const verdict_ctx *c, const vrun *r, double alone_us)
 /* The winner of an in-flight-1 cell, or NULL unless both designs ran there. */
 static const char *cell_winner(const verdict_ctx *c, double latency_us, double speed)
 {
-    const vrun *a = grid_run(c, "a", latency_us, speed);
-    const vrun *b = grid_run(c, "b", latency_us, speed);
-    return a && b ? winner_of(a->median_us, b->median_us) : NULL;
+    const vrun *a = grid_run(c, vname(c, 0), latency_us, speed);
+    const vrun *b = grid_run(c, vname(c, 1), latency_us, speed);
+    return a && b ? winner_of(c, a->median_us, b->median_us) : NULL;
 }
 
 static void set_margin(json_t *cell, const vrun *a, const vrun *b)
@@ -372,15 +410,17 @@ static void set_margin(json_t *cell, const vrun *a, const vrun *b)
 static json_t *cell_json(const verdict_ctx *c, size_t li, size_t si)
 {
     double lat = c->lats.v[li], speed = c->speeds.v[si];
-    const vrun *a = find_run(c, "a", lat, speed, 1), *b = find_run(c, "b", lat, speed, 1);
+    const vrun *a = find_run(c, vname(c, 0), lat, speed, 1);
+    const vrun *b = find_run(c, vname(c, 1), lat, speed, 1);
     if (!a && !b)
         return NULL;
     const char *winner = cell_winner(c, lat, speed);
     json_t *cell = json_pack("{s:f, s:f, s:o, s:o, s:o}", "pcie_latency_us", lat, "speed",
-                             speed, "a", design_cell(c, a, c->alone_a[si]), "b",
-                             design_cell(c, b, c->alone_b[si]), "winner",
+                             speed, vname(c, 0), design_cell(c, a, c->alone_a[si]),
+                             vname(c, 1), design_cell(c, b, c->alone_b[si]), "winner",
                              winner ? json_string(winner) : json_null());
-    set_margin(cell, grid_run(c, "a", lat, speed), grid_run(c, "b", lat, speed));
+    set_margin(cell, grid_run(c, vname(c, 0), lat, speed),
+               grid_run(c, vname(c, 1), lat, speed));
     return cell;
 }
 
@@ -416,7 +456,8 @@ static size_t diff_points(const verdict_ctx *c, double speed, diff_point *p)
     size_t n = 0;
     for (size_t li = 0; li < c->lats.n; li++) {
         double lat = c->lats.v[li];
-        const vrun *a = grid_run(c, "a", lat, speed), *b = grid_run(c, "b", lat, speed);
+        const vrun *a = grid_run(c, vname(c, 0), lat, speed);
+        const vrun *b = grid_run(c, vname(c, 1), lat, speed);
         if (a && b)
             p[n++] = (diff_point){lat, a->median_us - b->median_us};
     }
@@ -424,9 +465,9 @@ static size_t diff_points(const verdict_ctx *c, double speed, diff_point *p)
 }
 
 /* Who wins where the difference has this (nonzero) sign: A when A is lower. */
-static const char *side(double diff_us)
+static const char *side(const verdict_ctx *c, double diff_us)
 {
-    return diff_us < 0 ? "a" : "b";
+    return diff_us < 0 ? vname(c, 0) : vname(c, 1);
 }
 
 static json_t *crossover(double speed, double at_us, const char *below, const char *above,
@@ -437,37 +478,38 @@ static json_t *crossover(double speed, double at_us, const char *below, const ch
                      "above", above ? json_string(above) : json_null(), "text", text);
 }
 
-static json_t *crossing_json(double speed, double at_us, const char *below,
-                             const char *above)
+static json_t *crossing_json(const verdict_ctx *c, double speed, double at_us,
+                             const char *below, const char *above)
 {
     char text[256];
     snprintf(text, sizeof text, "At %gx, %s wins below %.2f us and %s above.", speed,
-             upper(below), at_us, upper(above));
+             upper(c, below), at_us, upper(c, above));
     return crossover(speed, at_us, below, above, text);
 }
 
 /* No sign change: one design wins (or ties) everywhere, or nothing to compare. */
-static json_t *no_crossing_json(double speed, const diff_point *p, size_t n, int last)
+static json_t *no_crossing_json(const verdict_ctx *c, double speed, const diff_point *p,
+                                size_t n, int last)
 {
     char text[256];
     if (n == 0) {
-        snprintf(text, sizeof text, "At %gx, no latency has runs of both A and B.",
-                 speed);
+        snprintf(text, sizeof text, "At %gx, no latency has runs of both %s and %s.",
+                 speed, upper(c, vname(c, 0)), upper(c, vname(c, 1)));
         return crossover(speed, NAN, NULL, NULL, text);
     }
     if (last < 0) {
-        snprintf(text, sizeof text, "At %gx, A and B tie at every latency measured.",
-                 speed);
+        snprintf(text, sizeof text, "At %gx, %s and %s tie at every latency measured.",
+                 speed, upper(c, vname(c, 0)), upper(c, vname(c, 1)));
         return crossover(speed, NAN, NULL, NULL, text);
     }
     bool ties = false;
     for (size_t i = 0; i < n; i++)
         ties |= p[i].diff_us == 0;
-    const char *w = side(p[last].diff_us);
+    const char *w = side(c, p[last].diff_us);
     snprintf(
         text, sizeof text,
         "At %gx, %s wins%s at every latency from %.2f to %.2f us: no crossing in range.",
-        speed, upper(w), ties ? " or ties" : "", p[0].latency_us, p[n - 1].latency_us);
+        speed, upper(c, w), ties ? " or ties" : "", p[0].latency_us, p[n - 1].latency_us);
     return crossover(speed, NAN, w, w, text);
 }
 
@@ -494,12 +536,12 @@ static json_t *crossover_json(const verdict_ctx *c, double speed)
                             ? p0->latency_us + p0->diff_us / (p0->diff_us - p1->diff_us) *
                                                    (p1->latency_us - p0->latency_us)
                             : p[last + 1].latency_us;
-            out = crossing_json(speed, at, side(p0->diff_us), side(p1->diff_us));
+            out = crossing_json(c, speed, at, side(c, p0->diff_us), side(c, p1->diff_us));
         }
         last = (int)j;
     }
     if (!out)
-        out = no_crossing_json(speed, p, n, last);
+        out = no_crossing_json(c, speed, p, n, last);
     free(p);
     return out;
 }
@@ -539,7 +581,7 @@ static json_t *movement_entry(const verdict_ctx *c, const char *design, double s
 static json_t *movement_json(const verdict_ctx *c)
 {
     json_t *arr = json_array();
-    const char *designs[] = {"a", "b"};
+    const char *designs[] = {vname(c, 0), vname(c, 1)};
     for (size_t si = 0; si < c->speeds.n; si++)
         for (int d = 0; d < 2; d++) {
             json_t *m = movement_entry(c, designs[d], c->speeds.v[si]);
@@ -552,7 +594,7 @@ static json_t *movement_json(const verdict_ctx *c)
 static const char *alone_winner(const verdict_ctx *c, size_t si)
 {
     double a = c->alone_a[si], b = c->alone_b[si];
-    return isnan(a) || isnan(b) ? NULL : winner_of(a, b);
+    return isnan(a) || isnan(b) ? NULL : winner_of(c, a, b);
 }
 
 static json_t *alone_json(const verdict_ctx *c)
@@ -560,10 +602,12 @@ static json_t *alone_json(const verdict_ctx *c)
     json_t *arr = json_array();
     for (size_t si = 0; si < c->speeds.n; si++) {
         const char *w = alone_winner(c, si);
-        json_array_append_new(arr, json_pack("{s:f, s:o, s:o, s:o}", "speed",
-                                             c->speeds.v[si], "a_us", num(c->alone_a[si]),
-                                             "b_us", num(c->alone_b[si]), "winner",
-                                             w ? json_string(w) : json_null()));
+        char a_key[TEXT_KEY_MAX], b_key[TEXT_KEY_MAX];
+        json_array_append_new(
+            arr, json_pack("{s:f, s:o, s:o, s:o}", "speed", c->speeds.v[si],
+                           key_of(a_key, vname(c, 0), "_us"), num(c->alone_a[si]),
+                           key_of(b_key, vname(c, 1), "_us"), num(c->alone_b[si]),
+                           "winner", w ? json_string(w) : json_null()));
     }
     return arr;
 }
@@ -605,17 +649,28 @@ static double median_or_nan(const vrun *r)
     return r ? r->median_us : NAN;
 }
 
+/* The variants of the baselines table: the baselines, then the two
+ * compared; at most 2 + the study's variants. */
+static size_t baseline_designs(const verdict_ctx *c, const char **designs)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->st->nbaselines; i++)
+        designs[n++] = c->st->variants[c->st->baselines[i]].name;
+    designs[n++] = vname(c, 0);
+    designs[n++] = vname(c, 1);
+    return n;
+}
+
 static json_t *baselines_json(const verdict_ctx *c)
 {
-    static const char *const designs[] = {"software", "regcopy", "a", "b"};
-    static const char *const keys[] = {"software_median_us", "regcopy_median_us",
-                                       "a_median_us", "b_median_us"};
+    const char **designs = calloc(c->st->nvariants + 2, sizeof *designs);
+    size_t nd = designs ? baseline_designs(c, designs) : 0;
     dlist lats = {.v = calloc(c->nruns ? c->nruns : 1, sizeof(double))};
     json_t *arr = json_array();
     for (size_t i = 0; lats.v && i < c->nruns; i++) {
         const vrun *r = &c->runs[i];
         bool known = false;
-        for (int d = 0; d < 4; d++)
+        for (size_t d = 0; d < nd; d++)
             known |= !strcmp(r->design, designs[d]);
         if (known && r->in_flight == 1 && same_value(r->speed, 1))
             add_distinct(&lats, r->latency_us);
@@ -623,13 +678,16 @@ static json_t *baselines_json(const verdict_ctx *c)
     sort_list(&lats);
     for (size_t li = 0; li < lats.n; li++) {
         json_t *row = json_pack("{s:f}", "pcie_latency_us", lats.v[li]);
-        for (int d = 0; d < 4; d++)
+        for (size_t d = 0; d < nd; d++) {
+            char key[TEXT_KEY_MAX];
             json_object_set_new(
-                row, keys[d],
+                row, key_of(key, designs[d], "_median_us"),
                 num(median_or_nan(find_run(c, designs[d], lats.v[li], 1, 1))));
+        }
         json_array_append_new(arr, row);
     }
     free(lats.v);
+    free(designs);
     return arr;
 }
 
@@ -650,7 +708,7 @@ static json_t *load_json(const verdict_ctx *c)
     json_t *arr = json_array();
     size_t n = 0;
     for (size_t i = 0; rows && i < c->nruns; i++)
-        if (is_ab(c->runs[i].design) && same_value(c->runs[i].speed, 1))
+        if (is_ab(c, c->runs[i].design) && same_value(c->runs[i].speed, 1))
             rows[n++] = &c->runs[i];
     if (n)
         qsort(rows, n, sizeof *rows, compare_load);
@@ -671,22 +729,21 @@ static json_t *load_json(const verdict_ctx *c)
 
 /* True when a section above uses `r`: a grid cell (A or B, one in flight),
  * a baseline (speed 1, one in flight) or a load row (A or B at speed 1). */
-static bool run_is_used(const vrun *r)
+static bool run_is_used(const verdict_ctx *c, const vrun *r)
 {
-    bool baseline_design = is_ab(r->design) || !strcmp(r->design, "software") ||
-                           !strcmp(r->design, "regcopy");
+    bool baseline_design = is_ab(c, r->design) || is_baseline(c, r->design);
     bool speed1 = same_value(r->speed, 1);
-    return (is_ab(r->design) && (r->in_flight == 1 || speed1)) ||
+    return (is_ab(c, r->design) && (r->in_flight == 1 || speed1)) ||
            (baseline_design && r->in_flight == 1 && speed1);
 }
 
-static json_t *loss_warning(const vrun *r, json_t *loss)
+static json_t *loss_warning(const verdict_ctx *c, const vrun *r, json_t *loss)
 {
     const char *source = jstr(loss, "source"), *counter = jstr(loss, "counter");
     json_int_t count = json_integer_value(json_object_get(loss, "count"));
     char text[512];
     snprintf(text, sizeof text, "run %lld (%s, L %g us, %gx, %lld in flight): %s.%s %lld",
-             (long long)r->id, upper(r->design), r->latency_us, r->speed,
+             (long long)r->id, upper(c, r->design), r->latency_us, r->speed,
              (long long)r->in_flight, source ? source : "?", counter ? counter : "?",
              (long long)count);
     return json_pack("{s:I, s:s, s:f, s:f, s:I, s:s, s:s, s:I, s:s}", "run_id",
@@ -700,12 +757,12 @@ static json_t *warnings_json(const verdict_ctx *c)
 {
     json_t *arr = json_array();
     for (size_t i = 0; i < c->nruns; i++) {
-        if (!run_is_used(&c->runs[i]))
+        if (!run_is_used(c, &c->runs[i]))
             continue;
         json_t *losses = db_run_losses(c->db, c->runs[i].id), *l;
         size_t k;
         json_array_foreach(losses, k, l)
-            json_array_append_new(arr, loss_warning(&c->runs[i], l));
+            json_array_append_new(arr, loss_warning(c, &c->runs[i], l));
         json_decref(losses);
     }
     return arr;
@@ -754,16 +811,16 @@ static void add_sentence(json_t *summary, const sbuf *b)
 }
 
 /* ", A's largest margin is 300.0 us (12.0%) at 2.50 us and 1x" */
-static void add_best(sbuf *b, const char *design, json_t *cell)
+static void add_best(const verdict_ctx *c, sbuf *b, const char *design, json_t *cell)
 {
     if (cell)
         sb_add(b, ", %s's largest margin is %.1f us (%.1f%%) at %.2f us and %gx",
-               upper(design), jnum(cell, "margin_us"), jnum(cell, "margin_pct"),
+               upper(c, design), jnum(cell, "margin_us"), jnum(cell, "margin_pct"),
                jnum(cell, "pcie_latency_us"), jnum(cell, "speed"));
 }
 
 /* "A wins 12 and B 8 of the 20 cells where both ran, A's largest margin is..." */
-static void summarize_wins(json_t *summary, json_t *cells)
+static void summarize_wins(const verdict_ctx *c, json_t *summary, json_t *cells)
 {
     size_t total = 0, wins[2] = {0, 0}, i;
     json_t *best[2] = {NULL, NULL}, *cell;
@@ -774,7 +831,7 @@ static void summarize_wins(json_t *summary, json_t *cells)
         total++;
         if (!strcmp(w, "tie"))
             continue;
-        int d = !strcmp(w, "b");
+        int d = !strcmp(w, vname(c, 1));
         wins[d]++;
         if (!best[d] || jnum(cell, "margin_us") > jnum(best[d], "margin_us"))
             best[d] = cell;
@@ -782,12 +839,12 @@ static void summarize_wins(json_t *summary, json_t *cells)
     if (!total)
         return;
     sbuf b = {.n = 0};
-    sb_add(&b, "A wins %zu and B %zu of the %zu cells where both ran", wins[0], wins[1],
-           total);
+    sb_add(&b, "%s wins %zu and %s %zu of the %zu cells where both ran",
+           upper(c, vname(c, 0)), wins[0], upper(c, vname(c, 1)), wins[1], total);
     if (wins[0] + wins[1] < total)
         sb_add(&b, " (%zu tied)", total - wins[0] - wins[1]);
-    add_best(&b, "a", best[0]);
-    add_best(&b, "b", best[1]);
+    add_best(c, &b, vname(c, 0), best[0]);
+    add_best(c, &b, vname(c, 1), best[1]);
     sb_add(&b, ".");
     add_sentence(summary, &b);
 }
@@ -802,7 +859,8 @@ static void summarize_crossovers(json_t *summary, json_t *crossovers)
 
 /* "Alone, A is faster at every speed (A 1920.00 us, B 2560.00 us at 1x); in
  * the system the ranking flips at 0.5x, 1x." */
-static void summarize_alone(json_t *summary, json_t *alone, json_t *ranking)
+static void summarize_alone(const verdict_ctx *c, json_t *summary, json_t *alone,
+                            json_t *ranking)
 {
     size_t i;
     json_t *row, *ref = NULL; /* the row shown: speed 1 when there is one */
@@ -821,11 +879,13 @@ static void summarize_alone(json_t *summary, json_t *alone, json_t *ranking)
         return;
     sbuf b = {.n = 0};
     if (same && strcmp(w, "tie"))
-        sb_add(&b, "Alone, %s is faster at every speed", upper(w));
+        sb_add(&b, "Alone, %s is faster at every speed", upper(c, w));
     else
         sb_add(&b, "Alone, neither design is faster at every speed");
-    sb_add(&b, " (A %.2f us, B %.2f us at %gx)", jnum(ref, "a_us"), jnum(ref, "b_us"),
-           jnum(ref, "speed"));
+    char a_key[TEXT_KEY_MAX], b_key[TEXT_KEY_MAX];
+    sb_add(&b, " (%s %.2f us, %s %.2f us at %gx)", upper(c, vname(c, 0)),
+           jnum(ref, key_of(a_key, vname(c, 0), "_us")), upper(c, vname(c, 1)),
+           jnum(ref, key_of(b_key, vname(c, 1), "_us")), jnum(ref, "speed"));
     json_array_foreach(ranking, i, row) {
         if (json_is_true(json_object_get(row, "flips"))) {
             sb_add(&b, "%s%gx", flips ? ", " : "; in the system the ranking flips at ",
@@ -838,14 +898,14 @@ static void summarize_alone(json_t *summary, json_t *alone, json_t *ranking)
 }
 
 /* "A's median moves by +1152.0 us (+45.9%)", or "B's by ..." after the first. */
-static void add_move(sbuf *b, json_t *m, bool first)
+static void add_move(const verdict_ctx *c, sbuf *b, json_t *m, bool first)
 {
-    sb_add(b, "%s's%s by %+.1f us (%+.1f%%)", upper(jstr(m, "design")),
+    sb_add(b, "%s's%s by %+.1f us (%+.1f%%)", upper(c, jstr(m, "design")),
            first ? " median moves" : "", jnum(m, "delta_us"), jnum(m, "delta_pct"));
 }
 
 /* One sentence per speed: "At 1x, from 0.50 to 2.50 us A's median moves by ...". */
-static void summarize_movement(json_t *summary, json_t *movement)
+static void summarize_movement(const verdict_ctx *c, json_t *summary, json_t *movement)
 {
     size_t n = json_array_size(movement);
     for (size_t i = 0; i < n; i++) {
@@ -854,10 +914,10 @@ static void summarize_movement(json_t *summary, json_t *movement)
         sbuf b = {.n = 0};
         sb_add(&b, "At %gx, from %.2f to %.2f us ", jnum(m, "speed"),
                jnum(m, "from_latency_us"), jnum(m, "to_latency_us"));
-        add_move(&b, m, true);
+        add_move(c, &b, m, true);
         if (pair) {
             sb_add(&b, " and ");
-            add_move(&b, next, false);
+            add_move(c, &b, next, false);
             if (jnum(next, "from_latency_us") != jnum(m, "from_latency_us") ||
                 jnum(next, "to_latency_us") != jnum(m, "to_latency_us"))
                 sb_add(&b, " (from %.2f to %.2f us)", jnum(next, "from_latency_us"),
@@ -890,7 +950,7 @@ static void add_range(sbuf *b, json_t *baselines, const char *key, const char *l
         sb_add(b, ", %s %.1f to %.1f us", label, lo, hi);
 }
 
-static void summarize_baselines(json_t *summary, json_t *baselines)
+static void summarize_baselines(const verdict_ctx *c, json_t *summary, json_t *baselines)
 {
     size_t n = json_array_size(baselines);
     if (!n)
@@ -900,17 +960,21 @@ static void summarize_baselines(json_t *summary, json_t *baselines)
            jnum(json_array_get(baselines, 0), "pcie_latency_us"),
            jnum(json_array_get(baselines, n - 1), "pcie_latency_us"));
     size_t head = b.n;
-    add_range(&b, baselines, "software_median_us", "software");
-    add_range(&b, baselines, "regcopy_median_us", "register copy");
-    add_range(&b, baselines, "a_median_us", "A");
-    add_range(&b, baselines, "b_median_us", "B");
+    const char **designs = calloc(c->st->nvariants + 2, sizeof *designs);
+    size_t nd = designs ? baseline_designs(c, designs) : 0;
+    for (size_t d = 0; d < nd; d++) {
+        char key[TEXT_KEY_MAX];
+        add_range(&b, baselines, key_of(key, designs[d], "_median_us"),
+                  phrase(c, designs[d]));
+    }
+    free(designs);
     b.s[head] = ':'; /* the first ", " becomes ": " */
     sb_add(&b, ".");
     add_sentence(summary, &b);
 }
 
 /* Per design and latency with several in-flight values: the first and last. */
-static void summarize_load(json_t *summary, json_t *load)
+static void summarize_load(const verdict_ctx *c, json_t *summary, json_t *load)
 {
     size_t n = json_array_size(load);
     for (size_t i = 0; i < n;) {
@@ -928,7 +992,7 @@ static void summarize_load(json_t *summary, json_t *load)
             sb_add(&b,
                    "At %.2f us and 1x, %s goes from %.1f to %.1f requests/s and from a "
                    "median of %.1f to %.1f us as requests in flight go from %lld to %lld",
-                   jnum(first, "pcie_latency_us"), upper(jstr(first, "design")),
+                   jnum(first, "pcie_latency_us"), upper(c, jstr(first, "design")),
                    jnum(first, "throughput_rps"), jnum(last, "throughput_rps"),
                    jnum(first, "median_us"), jnum(last, "median_us"),
                    (long long)jnum(first, "in_flight"),
@@ -945,15 +1009,16 @@ static void summarize_load(json_t *summary, json_t *load)
     }
 }
 
-static json_t *summary_json(json_t *v)
+static json_t *summary_json(const verdict_ctx *c, json_t *v)
 {
     json_t *summary = json_array();
-    summarize_wins(summary, json_object_get(v, "cells"));
+    summarize_wins(c, summary, json_object_get(v, "cells"));
     summarize_crossovers(summary, json_object_get(v, "crossovers"));
-    summarize_alone(summary, json_object_get(v, "alone"), json_object_get(v, "ranking"));
-    summarize_movement(summary, json_object_get(v, "movement"));
-    summarize_baselines(summary, json_object_get(v, "baselines"));
-    summarize_load(summary, json_object_get(v, "load"));
+    summarize_alone(c, summary, json_object_get(v, "alone"),
+                    json_object_get(v, "ranking"));
+    summarize_movement(c, summary, json_object_get(v, "movement"));
+    summarize_baselines(c, summary, json_object_get(v, "baselines"));
+    summarize_load(c, summary, json_object_get(v, "load"));
     return summary;
 }
 
@@ -970,7 +1035,7 @@ static json_t *build_verdict(const verdict_ctx *c)
     if (v && c->splits)
         json_object_set_new(v, "splits", splits_json(c));
     if (v) {
-        json_object_set_new(v, "summary", summary_json(v));
+        json_object_set_new(v, "summary", summary_json(c, v));
         json_object_set_new(v, "warnings", warnings_json(c));
     }
     return v;
@@ -987,9 +1052,11 @@ static void ctx_free(verdict_ctx *c)
     free(c->alone_b);
 }
 
-static json_t *compute(db_conn *db, bool splits, char *err, size_t err_size)
+static json_t *compute(db_conn *db, const study *st, bool splits, char *err,
+                       size_t err_size)
 {
-    verdict_ctx c = {.db = db, .splits = splits, .err = err, .err_size = err_size};
+    verdict_ctx c = {
+        .db = db, .st = st, .splits = splits, .err = err, .err_size = err_size};
     json_t *v = NULL;
     if (!load_runs(&c) && !load_request_medians(&c) && !build_axes(&c) &&
         !measure_alone(&c)) {
@@ -1003,14 +1070,15 @@ static json_t *compute(db_conn *db, bool splits, char *err, size_t err_size)
     return v;
 }
 
-json_t *verdict_compute(db_conn *db, char *err, size_t err_size)
+json_t *verdict_compute(db_conn *db, const study *st, char *err, size_t err_size)
 {
-    return compute(db, false, err, err_size);
+    return compute(db, st, false, err, err_size);
 }
 
-json_t *verdict_compute_with_splits(db_conn *db, char *err, size_t err_size)
+json_t *verdict_compute_with_splits(db_conn *db, const study *st, char *err,
+                                    size_t err_size)
 {
-    return compute(db, true, err, err_size);
+    return compute(db, st, true, err, err_size);
 }
 
 int64_t verdict_finished_runs(db_conn *db, char *err, size_t err_size)

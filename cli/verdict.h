@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "db.h"
+#include "study.h"
 
 /*
  * The verdict over the finished (status "ok") runs in `db`, the newest run
@@ -21,14 +22,15 @@
  * when the alone benchmark fails. The caller owns the result. With no
  * finished runs every section is empty.
  */
-json_t *verdict_compute(db_conn *db, char *err, size_t err_size);
+json_t *verdict_compute(db_conn *db, const study *st, char *err, size_t err_size);
 
 /* The same, plus where the median request's time goes in every run it uses
  * that has trace files: "split" in each design's cell (null: not traced) and
  * the "splits" list (time_split.h). This joins each traced run's trace,
  * reading all of it, so `mortar verdict` asks for it and the explorer's page,
  * which has the traced requests anyway, does not. */
-json_t *verdict_compute_with_splits(db_conn *db, char *err, size_t err_size);
+json_t *verdict_compute_with_splits(db_conn *db, const study *st, char *err,
+                                    size_t err_size);
 
 /* How many runs in `db` finished ("ok"); -1 with `err` set on a database
  * error. */

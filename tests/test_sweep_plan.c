@@ -1,6 +1,8 @@
 /*
  * test_sweep_plan.c - the points of `mortar sweep`: grids crossed in order,
  * the case study's sweep file (62 points after merging the duplicates),
+ * its study file giving the very same points, the variant axis left to a
+ * study's parts,
  * spec paths relative to the sweep file, every kind of bad input rejected
  * before anything starts with the path and value named, and resuming:
  * only runs with status "ok" and the same resolved spec count as done.
@@ -180,6 +182,41 @@ static void test_case_study_sweep_file_has_the_grid_baselines_and_load(void **st
             fail_msg("point %zu: spec %s is not readable", i, plan.points[i].spec_path);
     assert_string_equal(plan.points[0].label, "design-a pcie.latency=0.5us speed=0.25");
     assert_string_equal(plan.points[61].label, "design-b pcie.latency=2.5us inflight=8");
+    sweep_plan_free(&plan);
+}
+
+/* The study's parts are sweep.json's: the same points, in the same order,
+ * with the same labels and resolved specs. */
+static void test_case_study_study_has_the_sweep_files_points(void **state)
+{
+    (void)state;
+    sweep_plan sweep, study;
+    load_ok(&sweep, matmul("sweep.json"), NULL, 0, NULL, 0);
+    load_ok(&study, matmul("study.json"), NULL, 0, NULL, 0);
+    assert_string_equal(study.name, "matmul");
+    assert_int_equal(study.npoints, sweep.npoints);
+    assert_int_equal(study.nduplicates, sweep.nduplicates);
+    for (size_t i = 0; i < sweep.npoints; i++) {
+        assert_string_equal(study.points[i].spec_path, sweep.points[i].spec_path);
+        assert_string_equal(study.points[i].label, sweep.points[i].label);
+        assert_string_equal(study.points[i].canonical, sweep.points[i].canonical);
+    }
+    sweep_plan_free(&sweep);
+    sweep_plan_free(&study);
+}
+
+static void test_study_sweep_leaves_the_variant_axis_to_its_parts(void **state)
+{
+    (void)state;
+    char *sets[] = {"design=b"};
+    load_fails(matmul("study.json"), NULL, 0, sets, 1,
+               "--set design=b: the study's parts");
+    char *grids[] = {"design=a,b"};
+    load_fails(matmul("study.json"), grids, 1, NULL, 0, "--grid design=a,b");
+    char *requests[] = {"requests=5"};
+    sweep_plan plan;
+    load_ok(&plan, matmul("study.json"), NULL, 0, requests, 1);
+    assert_non_null(strstr(plan.points[0].canonical, "--requests 5"));
     sweep_plan_free(&plan);
 }
 
@@ -406,6 +443,8 @@ int main(void)
         cmocka_unit_test(test_point_is_identified_like_mortar_run_records_it),
         cmocka_unit_test(test_identical_points_are_merged),
         cmocka_unit_test(test_case_study_sweep_file_has_the_grid_baselines_and_load),
+        cmocka_unit_test(test_case_study_study_has_the_sweep_files_points),
+        cmocka_unit_test(test_study_sweep_leaves_the_variant_axis_to_its_parts),
         cmocka_unit_test(test_sweep_file_specs_are_relative_to_the_file),
         cmocka_unit_test(test_command_line_grids_extend_every_part),
         cmocka_unit_test(test_sweep_file_mistakes_are_named),

@@ -5,7 +5,10 @@
  * request medians, alone times from the real device model, baselines, load
  * runs; failed runs ignored and the newest run of a cell used; the null
  * cases, an empty database and a broken one; a warning for every loss
- * counter of a run the verdict uses, and none for runs it does not use.
+ * counter of a run the verdict uses, and none for runs it does not use;
+ * the labels and baselines taken from the study file, and the verdict's
+ * text and JSON and `results --json` of the grid byte for byte those of
+ * the code before the study file (tests/golden/).
  *
  * The grid at 1x: A's median is 1000 + 800 L us and B's 1500 + 200 L, so
  * they cross at L = 5/6 us, which interpolation between the measured points
@@ -27,7 +30,12 @@
 
 #include "db.h"
 #include "mortar/trace.h"
+#include "study.h"
 #include "verdict.h"
+
+/* The case study's study file: the variants compared (a, b) and the
+ * baselines (software, regcopy), as verdict_compute takes them. */
+static study case_study;
 
 /* ---- building the database ---- */
 
@@ -214,7 +222,7 @@ static int setup(void **state)
     open_db(&f->t);
     fill_grid(f->t.db, &f->newest_b);
     char err[512] = "";
-    f->v = verdict_compute(f->t.db, err, sizeof err);
+    f->v = verdict_compute(f->t.db, &case_study, err, sizeof err);
     if (!f->v)
         fprintf(stderr, "verdict_compute: %s\n", err);
     *state = f;
@@ -482,6 +490,174 @@ static void test_summary_states_the_conclusions_with_numbers(void **state)
                             "for 0% of requests, then 25%."));
 }
 
+/* The case study's study file with `n` text replacements (from, to, ...),
+ * its specs made absolute, loaded into `st`. */
+static void load_edited_study(study *st, const char *const *edits, size_t n)
+{
+    char path[1024], err[1024], dir[] = "/tmp/mortar-test-verdict-XXXXXX";
+    snprintf(path, sizeof path, "%s", case_study.path);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    static char text[65536], out[65536];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    char spec_dir[1024];
+    snprintf(spec_dir, sizeof spec_dir, "\"spec\": \"%.*s/",
+             (int)(strrchr(path, '/') - path), path);
+    const char *all[32] = {"\"spec\": \"", spec_dir};
+    size_t nall = 2;
+    for (size_t i = 0; i < n && nall < 32; i++)
+        all[nall++] = edits[i];
+    for (size_t i = 0; i + 1 < nall; i += 2) {
+        out[0] = '\0';
+        for (char *from = text, *at; (at = strstr(from, all[i]));
+             from = at + strlen(all[i])) {
+            strncat(out, from, (size_t)(at - from));
+            strcat(out, all[i + 1]);
+            if (!strstr(at + strlen(all[i]), all[i]))
+                strcat(out, at + strlen(all[i]));
+        }
+        assert_true(out[0]); /* the text to replace was there */
+        strcpy(text, out);
+    }
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/study.json", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    if (study_load(st, path, err, sizeof err))
+        fail_msg("%s", err);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* The variants' labels, phrases and the baselines are the study's: the same
+ * runs read with other labels and one baseline say so. */
+static void test_labels_and_baselines_come_from_the_study(void **state)
+{
+    fixture *f = *state;
+    const char *const edits[] = {"\"label\": \"A\"",
+                                 "\"label\": \"Alpha\"",
+                                 "\"label\": \"B\"",
+                                 "\"label\": \"Beta\"",
+                                 "\"baselines\": [\"software\", \"regcopy\"]",
+                                 "\"baselines\": [\"software\"]"};
+    study st;
+    load_edited_study(&st, edits, 6);
+    char err[512];
+    json_t *v = verdict_compute(f->t.db, &st, err, sizeof err);
+    assert_non_null(v);
+    json_t *summary = json_object_get(v, "summary"), *s;
+    size_t i;
+    bool wins = false, cross = false;
+    json_array_foreach(summary, i, s) {
+        wins |= strstr(json_string_value(s), "Alpha wins 4 and Beta 2 of the 6 cells") !=
+                NULL;
+        cross |= !strcmp(json_string_value(s),
+                         "At 1x, Alpha wins below 0.83 us and Beta above.");
+        assert_null(strstr(json_string_value(s), "register copy"));
+    }
+    assert_true(wins);
+    assert_true(cross);
+    json_t *row = json_array_get(json_object_get(v, "baselines"), 0);
+    assert_non_null(json_object_get(row, "software_median_us"));
+    assert_null(json_object_get(row, "regcopy_median_us"));
+    assert_non_null(json_object_get(row, "a_median_us"));
+    json_decref(v);
+    study_free(&st);
+}
+
+/* ---- the same verdict as before the study file ---- */
+
+/* A file's whole text (the caller frees it), or NULL. */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    static const size_t max = 1 << 20;
+    char *text = calloc(1, max + 1);
+    size_t n = text ? fread(text, 1, max, f) : 0;
+    fclose(f);
+    if (text)
+        text[n] = '\0';
+    return text;
+}
+
+/* tests/golden/<name>: what the mortar of commit f3902ee (before the study
+ * file; the names in code) printed for the fixture's database. */
+static const char *golden(const char *name)
+{
+    static char path[2][1024];
+    static int next;
+    const char *src = getenv("MORTAR_SOURCE");
+    char *p = path[next++ % 2];
+    snprintf(p, sizeof path[0], "%s/tests/golden/%s", src ? src : ".", name);
+    return p;
+}
+
+/* Runs `mortar ARGS --db <the fixture's database>` into a new file; its text. */
+static char *mortar_output(const fixture *f, const char *args)
+{
+    const char *bin = getenv("MORTAR_BIN");
+    char out[] = "/tmp/mortar-test-verdict-out-XXXXXX", cmd[2048];
+    int fd = mkstemp(out);
+    assert_true(fd >= 0);
+    close(fd);
+    snprintf(cmd, sizeof cmd, "'%s/mortar' %s --db '%s' > '%s'", bin ? bin : "build/bin",
+             args, f->t.path, out);
+    assert_int_equal(system(cmd), 0);
+    char *text = slurp(out);
+    unlink(out);
+    assert_non_null(text);
+    return text;
+}
+
+/* The verdict's text and JSON and `results --json` (but for each run's
+ * started_at, the wall clock) are byte for byte what they were when the
+ * variants' names were in the code. */
+static void test_verdict_and_results_are_as_before_the_study_file(void **state)
+{
+    fixture *f = *state;
+    char *text = mortar_output(f, "verdict"), *want = slurp(golden("verdict-grid.txt"));
+    assert_non_null(want);
+    assert_string_equal(text, want);
+    free(text);
+    free(want);
+
+    char err[512];
+    json_t *v = verdict_compute_with_splits(f->t.db, &case_study, err, sizeof err);
+    assert_non_null(v);
+    char *json = json_dumps(v, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+    want = slurp(golden("verdict-grid.json"));
+    assert_non_null(json);
+    assert_non_null(want);
+    assert_true(strlen(want) == strlen(json) + 1 && want[strlen(json)] == '\n');
+    assert_memory_equal(json, want, strlen(json));
+    free(json);
+    free(want);
+    json_decref(v);
+
+    text = mortar_output(f, "results --json");
+    json_t *got = json_loads(text, 0, NULL),
+           *before = json_load_file(golden("results-grid.json"), 0, NULL);
+    assert_non_null(got);
+    assert_non_null(before);
+    json_t *runs[2] = {json_object_get(got, "runs"), json_object_get(before, "runs")}, *r;
+    for (int k = 0; k < 2; k++) {
+        size_t i;
+        json_array_foreach(runs[k], i, r)
+            json_object_del(r, "started_at");
+    }
+    assert_true(json_array_size(runs[0]) > 0);
+    assert_true(json_equal(got, before));
+    json_decref(got);
+    json_decref(before);
+    free(text);
+}
+
 /* ---- separate databases ---- */
 
 static void test_a_tie_between_the_signs_is_the_crossing(void **state)
@@ -495,7 +671,7 @@ static void test_a_tie_between_the_signs_is_the_crossing(void **state)
         add(t.db, "b", "ok", i + 1.0, 0.5, b[i]);
     }
     char err[512];
-    json_t *v = verdict_compute(t.db, err, sizeof err);
+    json_t *v = verdict_compute(t.db, &case_study, err, sizeof err);
     assert_non_null(v);
     json_t *x = json_array_get(json_object_get(v, "crossovers"), 0);
     assert_near(num(x, "latency_us"), 2.0, 0);
@@ -535,7 +711,7 @@ static void test_every_loss_of_a_used_run_is_a_warning(void **state)
                                               .median_us = 900, .in_flight = 2}),
                lossy);
     char err[256];
-    json_t *v = verdict_compute(t.db, err, sizeof err);
+    json_t *v = verdict_compute(t.db, &case_study, err, sizeof err);
     assert_non_null(v);
     json_t *w = json_object_get(v, "warnings");
     assert_int_equal(json_array_size(w), 2);
@@ -561,7 +737,7 @@ static void test_runs_without_losses_give_no_warning(void **state)
     add_losses(t.db, add(t.db, "a", "ok", 0.5, 1, 1400), "[]");
     add(t.db, "b", "ok", 0.5, 1, 1600); /* recorded before losses were */
     char err[256];
-    json_t *v = verdict_compute(t.db, err, sizeof err);
+    json_t *v = verdict_compute(t.db, &case_study, err, sizeof err);
     assert_non_null(v);
     assert_true(json_is_array(json_object_get(v, "warnings")));
     assert_int_equal(json_array_size(json_object_get(v, "warnings")), 0);
@@ -576,7 +752,7 @@ static void test_an_empty_database_has_no_finished_runs(void **state)
     add(t.db, "a", "failed", 1.0, 1, 1000);
     char err[256];
     assert_int_equal(verdict_finished_runs(t.db, err, sizeof err), 0);
-    json_t *v = verdict_compute(t.db, err, sizeof err);
+    json_t *v = verdict_compute(t.db, &case_study, err, sizeof err);
     assert_non_null(v);
     assert_int_equal(json_array_size(json_object_get(v, "cells")), 0);
     assert_int_equal(json_array_size(json_object_get(v, "crossovers")), 0);
@@ -591,7 +767,7 @@ static void test_a_database_error_is_reported(void **state)
     open_db(&t);
     assert_int_equal(sqlite3_exec(t.db, "DROP TABLE runs", NULL, NULL, NULL), SQLITE_OK);
     char err[256] = "";
-    assert_null(verdict_compute(t.db, err, sizeof err));
+    assert_null(verdict_compute(t.db, &case_study, err, sizeof err));
     assert_non_null(strstr(err, "reading the runs"));
     assert_int_equal(verdict_finished_runs(t.db, err, sizeof err), -1);
     assert_non_null(strstr(err, "no such table"));
@@ -642,7 +818,7 @@ static void test_a_traced_run_gets_its_median_requests_split(void **state)
                                               .speed = 1, .median_us = 100, .run_dir = dir});
     add(t.db, "regcopy", "ok", 1, 1, 90); /* not traced */
     char err[256];
-    json_t *v = verdict_compute_with_splits(t.db, err, sizeof err);
+    json_t *v = verdict_compute_with_splits(t.db, &case_study, err, sizeof err);
     if (!v)
         fail_msg("verdict: %s", err);
     json_t *splits = json_object_get(v, "splits");
@@ -661,7 +837,8 @@ static void test_a_traced_run_gets_its_median_requests_split(void **state)
         assert_int_equal(json_integer_value(json_object_get(json_array_get(parts, p), "ps")),
                          want_us[p] * 1000000);
     json_decref(v);
-    v = verdict_compute(t.db, err, sizeof err); /* without splits: none joined */
+    v = verdict_compute(t.db, &case_study, err,
+                        sizeof err); /* without splits: none joined */
     assert_non_null(v);
     assert_null(json_object_get(v, "splits"));
     json_decref(v);
@@ -671,8 +848,21 @@ static void test_a_traced_run_gets_its_median_requests_split(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Loads the case study's study file into case_study. */
+static void load_case_study(void)
+{
+    const char *src = getenv("MORTAR_SOURCE");
+    char path[1024], err[1024];
+    snprintf(path, sizeof path, "%s/experiments/matmul/study.json", src ? src : ".");
+    if (study_load(&case_study, path, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        exit(1);
+    }
+}
+
 int main(void)
 {
+    load_case_study();
     const struct CMUnitTest grid[] = {
         cmocka_unit_test(test_axes_are_the_sorted_grid_values),
         cmocka_unit_test(test_each_cell_has_its_winner_and_margin),
@@ -687,6 +877,8 @@ int main(void)
         cmocka_unit_test(test_baselines_list_every_latency_with_nulls),
         cmocka_unit_test(test_load_lists_speed_1_runs_by_design_latency_in_flight),
         cmocka_unit_test(test_summary_states_the_conclusions_with_numbers),
+        cmocka_unit_test(test_labels_and_baselines_come_from_the_study),
+        cmocka_unit_test(test_verdict_and_results_are_as_before_the_study_file),
     };
     const struct CMUnitTest alone_dbs[] = {
         cmocka_unit_test(test_a_tie_between_the_signs_is_the_crossing),
@@ -697,5 +889,7 @@ int main(void)
         cmocka_unit_test(test_a_traced_run_gets_its_median_requests_split),
     };
     int failed = cmocka_run_group_tests_name("grid", grid, setup, teardown);
-    return failed + cmocka_run_group_tests_name("separate", alone_dbs, NULL, NULL);
+    failed += cmocka_run_group_tests_name("separate", alone_dbs, NULL, NULL);
+    study_free(&case_study);
+    return failed;
 }

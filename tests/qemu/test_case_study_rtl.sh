@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The case study with design B in RTL (experiments/matmul/design-rtl-b.json:
-# the rtl component running matmul_b, driven by the server's unchanged
-# design B driver): a short traced run (3 requests, 1 warm-up) is recorded
-# as design rtl-b with every product verified, and its trace holds the
+# The case study with design B in RTL, picked by name from the study file
+# (`mortar run experiments/matmul/study.json --set design=rtl-b`, which runs
+# experiments/matmul/design-rtl-b.json: the rtl component running matmul_b,
+# driven by the server's unchanged design B driver): a short traced run (3
+# requests, 1 warm-up) is recorded as design rtl-b with every product
+# verified, and its trace holds the
 # RTL's own events (descriptor fetch, DMA, compute per step, completion)
 # on the run's clock, each step 16,387 cycles of 2,500 ps.
 source "$(dirname "$0")/harness.sh"
@@ -12,13 +14,13 @@ MORTAR=$QH_BIN/mortar
 DB=$QH_DIR/results.db
 export MORTAR_BIN=$QH_BIN
 
-"$MORTAR" run "$QH_SOURCE/experiments/matmul/design-rtl-b.json" --db "$DB" \
+"$MORTAR" run "$QH_SOURCE/experiments/matmul/study.json" --set design=rtl-b --db "$DB" \
     --out "$QH_DIR/runs" --set requests=3 --set warmup=1 --trace \
     >"$QH_DIR/rtl.out" 2>"$QH_DIR/rtl.err" ||
     qh_fail "the rtl-b run failed: $(tail -n 5 "$QH_DIR/rtl.err")"
 ID=$(sqlite3 "$DB" "select max(id) from runs")
-[ "$(sqlite3 "$DB" "select design || ' ' || status from runs where id=$ID")" = "rtl-b ok" ] ||
-    qh_fail "the run is not recorded as an ok rtl-b run"
+[ "$(sqlite3 "$DB" "select name || ' ' || design || ' ' || status from runs where id=$ID")" = \
+  "matmul-rtl-b rtl-b ok" ] || qh_fail "the run is not recorded as an ok rtl-b run of design-rtl-b.json"
 [ "$(sqlite3 "$DB" "select count(*) from requests where run_id=$ID and verified=1")" = 3 ] ||
     qh_fail "not every one of the 3 products was verified"
 

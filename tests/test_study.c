@@ -1,0 +1,395 @@
+/*
+ * test_study.c - the study file: the case study's study.json read whole
+ * (variants and their specs, the compared pair and the baselines, the
+ * knobs, the load axis, the metric's per-request contract, the alone
+ * benchmarks, the parts); `--set design=rtl-b` picking the variant's spec
+ * and nothing else; every kind of mistake named with the file and field.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "spec.h"
+#include "study.h"
+
+static char tmp_dir[] = "/tmp/mortar-test-study-XXXXXX";
+
+static const char *matmul(const char *name)
+{
+    static char buf[4][1024];
+    static int next;
+    const char *src = getenv("MORTAR_SOURCE");
+    char *b = buf[next++ % 4];
+    snprintf(b, sizeof buf[0], "%s/experiments/matmul/%s", src ? src : ".", name);
+    return b;
+}
+
+static const char *tmp_file(const char *name)
+{
+    static char buf[4][1024];
+    static int next;
+    char *b = buf[next++ % 4];
+    snprintf(b, sizeof buf[0], "%s/%s", tmp_dir, name);
+    return b;
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void load_ok(study *st, const char *path)
+{
+    char err[2048] = "";
+    if (study_load(st, path, err, sizeof err))
+        fail_msg("%s: %s", path, err);
+}
+
+/* ---- the case study's study file -------------------------------------------- */
+
+static void test_case_study_declares_variants_compared_and_baselines(void **state)
+{
+    (void)state;
+    study st;
+    load_ok(&st, matmul("study.json"));
+    assert_string_equal(st.name, "matmul");
+    assert_string_equal(st.axis, "design");
+    const char *names[] = {"a", "b", "regcopy", "software", "rtl-b"};
+    const char *specs[] = {"design-a.json", "design-b.json", "design-regcopy.json",
+                           "software.json", "design-rtl-b.json"};
+    assert_int_equal(st.nvariants, 5);
+    for (size_t i = 0; i < 5; i++) {
+        assert_string_equal(st.variants[i].name, names[i]);
+        assert_string_equal(st.variants[i].spec_path, matmul(specs[i]));
+    }
+    assert_string_equal(st.variants[st.compared[0]].name, "a");
+    assert_string_equal(st.variants[st.compared[1]].name, "b");
+    assert_string_equal(st.variants[st.compared[0]].label, "A");
+    assert_string_equal(study_variant_named(&st, "regcopy")->label, "regcopy");
+    assert_string_equal(study_variant_named(&st, "regcopy")->phrase, "register copy");
+    assert_string_equal(study_variant_named(&st, "a")->phrase, "A");
+    assert_int_equal(st.nbaselines, 2);
+    assert_string_equal(st.variants[st.baselines[0]].name, "software");
+    assert_string_equal(st.variants[st.baselines[1]].name, "regcopy");
+    study_free(&st);
+}
+
+static void test_case_study_declares_knobs_load_and_metric(void **state)
+{
+    (void)state;
+    study st;
+    load_ok(&st, matmul("study.json"));
+    assert_int_equal(st.nknobs, 2);
+    assert_string_equal(st.knobs[0].name, "pcie.latency");
+    assert_string_equal(st.knobs[0].label, "L");
+    assert_int_equal(st.knobs[0].nvalues, 5);
+    assert_string_equal(st.knobs[0].values[0], "0.5us");
+    assert_string_equal(st.knobs[1].name, "speed");
+    assert_string_equal(st.knobs[1].values[0], "0.25");
+    assert_string_equal(st.load.name, "inflight");
+    assert_int_equal(st.load.nvalues, 4);
+    assert_ptr_equal(study_knob_named(&st, "inflight"), &st.load);
+    assert_null(study_knob_named(&st, "design"));
+    const study_metric *m = &st.metric;
+    assert_true(m->lower_is_better);
+    assert_string_equal(m->id_field, "req");
+    assert_string_equal(m->value_field, "latency_ns");
+    assert_string_equal(m->start_field, "start_ns");
+    assert_string_equal(m->verified_field, "verified");
+    assert_int_equal(m->nparts, 2);
+    assert_string_equal(m->parts[1].name, "compute");
+    assert_string_equal(m->parts[1].field, "device_compute_ns");
+    study_free(&st);
+}
+
+static void test_case_study_alone_benchmarks_are_per_variant(void **state)
+{
+    (void)state;
+    study st;
+    load_ok(&st, matmul("study.json"));
+    assert_string_equal(study_variant_named(&st, "a")->alone.command,
+                        "mortar alone --design a --speed $speed");
+    assert_string_equal(study_variant_named(&st, "b")->alone.result, "alone_us");
+    assert_string_equal(study_variant_named(&st, "rtl-b")->alone.command,
+                        "mortar alone --design rtl-b --speed 1");
+    assert_null(study_variant_named(&st, "software")->alone.command);
+    assert_int_equal(st.nparts, 3);
+    assert_int_equal(st.parts[1].nvariants, 2);
+    assert_string_equal(st.parts[1].variants[0], "software");
+    study_free(&st);
+}
+
+/* ---- picking a variant ------------------------------------------------------ */
+
+static void test_set_design_rtl_b_picks_its_spec_and_keeps_the_rest(void **state)
+{
+    (void)state;
+    study st;
+    char err[1024] = "", *kept[3];
+    char *sets[] = {"pcie.latency=0.5us", "design=rtl-b", "requests=5"};
+    const char *spec_path = NULL;
+    size_t nkept = 0;
+    assert_int_equal(study_resolve_spec(&st, matmul("study.json"), sets, 3, &spec_path,
+                                        kept, &nkept, err, sizeof err),
+                     1);
+    assert_string_equal(spec_path, matmul("design-rtl-b.json"));
+    assert_int_equal(nkept, 2);
+    assert_string_equal(kept[0], "pcie.latency=0.5us");
+    assert_string_equal(kept[1], "requests=5");
+    study_free(&st);
+}
+
+/* The variant's run is exactly the run of its spec with the other sets. */
+static void test_variant_resolves_to_the_same_spec_as_its_file(void **state)
+{
+    (void)state;
+    const char *variants[] = {"a", "b", "regcopy", "software", "rtl-b"};
+    const char *specs[] = {"design-a.json", "design-b.json", "design-regcopy.json",
+                           "software.json", "design-rtl-b.json"};
+    for (size_t i = 0; i < 5; i++) {
+        study st;
+        char err[1024] = "", set[64], *kept[2];
+        snprintf(set, sizeof set, "design=%s", variants[i]);
+        char *sets[] = {set, "speed=0.5"};
+        const char *spec_path;
+        size_t nkept;
+        assert_int_equal(study_resolve_spec(&st, matmul("study.json"), sets, 2,
+                                            &spec_path, kept, &nkept, err, sizeof err),
+                         1);
+        json_t *via_study = spec_load(spec_path, kept, nkept, err, sizeof err);
+        char *direct_sets[] = {"speed=0.5"};
+        json_t *direct = spec_load(matmul(specs[i]), direct_sets, 1, err, sizeof err);
+        assert_non_null(via_study);
+        assert_non_null(direct);
+        assert_true(json_equal(via_study, direct));
+        json_decref(via_study);
+        json_decref(direct);
+        study_free(&st);
+    }
+}
+
+static void test_a_spec_is_not_a_study_and_passes_through(void **state)
+{
+    (void)state;
+    study st;
+    char err[256], *kept[1], *sets[] = {"design=b"};
+    const char *spec_path;
+    size_t nkept;
+    assert_int_equal(study_resolve_spec(&st, matmul("design-a.json"), sets, 1, &spec_path,
+                                        kept, &nkept, err, sizeof err),
+                     0);
+    assert_string_equal(spec_path, matmul("design-a.json"));
+    assert_int_equal(nkept, 1);
+    assert_ptr_equal(kept[0], sets[0]);
+    assert_false(study_is_study_file(matmul("sweep.json")));
+    assert_true(study_is_study_file(matmul("study.json")));
+    study_free(&st);
+}
+
+static void pick_fails(char *const sets[], size_t nsets, const char *expected)
+{
+    study st;
+    char err[1024] = "", *kept[4];
+    const char *spec_path;
+    size_t nkept;
+    int rc = study_resolve_spec(&st, matmul("study.json"), sets, nsets, &spec_path, kept,
+                                &nkept, err, sizeof err);
+    study_free(&st);
+    if (rc >= 0)
+        fail_msg("accepted (expected an error with '%s')", expected);
+    if (!strstr(err, expected) || !strstr(err, "study.json"))
+        fail_msg("error '%s' does not contain '%s' and the file", err, expected);
+}
+
+static void test_a_study_run_without_or_with_a_wrong_variant_is_refused(void **state)
+{
+    (void)state;
+    char *none[] = {"speed=1"};
+    pick_fails(none, 1, "--set design=VARIANT (one of a, b, regcopy, software, rtl-b)");
+    char *unknown[] = {"design=c"};
+    pick_fails(unknown, 1, "--set design=c: not a variant of the study");
+    char *twice[] = {"design=a", "design=b"};
+    pick_fails(twice, 2, "--set design= is given twice");
+    char *prefix[] = {"designs=a"}; /* another variable, not the axis */
+    pick_fails(prefix, 1, "--set design=VARIANT");
+}
+
+/* ---- mistakes --------------------------------------------------------------- */
+
+/* A valid study file with one piece replaced: `from` by `to`. */
+static const char *good_study =
+    "{\"name\": \"s\",\n"
+    " \"variants\": {\"axis\": \"design\", \"compare\": [\"a\", \"b\"],"
+    " \"baselines\": [\"sw\"],\n"
+    "   \"values\": {\"a\": {\"spec\": \"SPEC_A\", \"label\": \"A\","
+    " \"alone\": {\"command\": \"run-a $speed\", \"result\": \"alone_us\"}},\n"
+    "              \"b\": {\"spec\": \"SPEC_B\"}, \"sw\": {\"spec\": \"SPEC_B\"}}},\n"
+    " \"knobs\": {\"speed\": {\"values\": [0.5, 1]}},\n"
+    " \"load\": {\"knob\": \"inflight\", \"values\": [1, 2]},\n"
+    " \"metric\": {\"name\": \"latency\", \"unit\": \"ns\", \"better\": \"lower\",\n"
+    "   \"report\": {\"id\": \"req\", \"value\": \"latency_ns\", \"start\": \"start_ns\","
+    " \"verified\": \"verified\", \"parts\": {\"service\": \"service_ns\"}}},\n"
+    " \"parts\": [{\"variants\": [\"a\", \"b\"], \"grid\": {\"speed\": [0.5, 1]},"
+    " \"set\": {\"inflight\": 1}}]}\n";
+
+static void replace(char *out, size_t size, const char *text, const char *from,
+                    const char *to)
+{
+    const char *at = strstr(text, from);
+    assert_non_null(at);
+    snprintf(out, size, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+}
+
+/* The good study with the specs filled in and one replacement. */
+static const char *write_study(const char *from, const char *to)
+{
+    char a[8192], b[8192], c[8192];
+    replace(a, sizeof a, good_study, "SPEC_A", matmul("design-a.json"));
+    replace(b, sizeof b, a, "SPEC_B", matmul("design-b.json"));
+    replace(c, sizeof c, b, "SPEC_B", matmul("software.json"));
+    if (from)
+        replace(a, sizeof a, c, from, to);
+    else
+        snprintf(a, sizeof a, "%s", c);
+    const char *path = tmp_file("study.json");
+    write_file(path, a);
+    return path;
+}
+
+static void study_fails(const char *from, const char *to, const char *expected)
+{
+    study st;
+    char err[2048] = "";
+    const char *path = write_study(from, to);
+    int rc = study_load(&st, path, err, sizeof err);
+    study_free(&st);
+    if (rc == 0)
+        fail_msg("'%s' -> '%s' was accepted (expected '%s')", from, to, expected);
+    if (!strstr(err, expected) || strncmp(err, path, strlen(path)))
+        fail_msg("'%s' -> '%s': error '%s' does not name the file and '%s'", from, to,
+                 err, expected);
+}
+
+static void test_a_missing_study_file_is_named(void **state)
+{
+    (void)state;
+    study st;
+    char err[1024] = "";
+    assert_int_equal(study_load(&st, tmp_file("nonexistent.json"), err, sizeof err), -1);
+    study_free(&st);
+    if (!strstr(err, "nonexistent.json: No such file or directory"))
+        fail_msg("error '%s'", err);
+}
+
+static void test_the_small_study_loads(void **state)
+{
+    (void)state;
+    study st;
+    load_ok(&st, write_study(NULL, NULL));
+    assert_string_equal(st.variants[1].label, "b");
+    assert_string_equal(st.knobs[0].unit, "");
+    study_free(&st);
+}
+
+static void test_study_mistakes_are_named_with_their_field(void **state)
+{
+    (void)state;
+    study_fails("\"name\": \"s\"", "\"name\": \"s\", \"nmae\": 1",
+                "study: unknown key 'nmae'");
+    study_fails("\"name\": \"s\"", "\"name\": \"../s\"", "name: ");
+    study_fails("\"axis\": \"design\", ", "", "variants.axis: missing");
+    study_fails("\"compare\": [\"a\", \"b\"]", "\"compare\": [\"a\", \"c\"]",
+                "variants.compare[1]: 'c' is not one of variants.values");
+    study_fails("\"compare\": [\"a\", \"b\"]", "\"compare\": [\"a\"]",
+                "variants.compare: expected two variant names");
+    study_fails("\"compare\": [\"a\", \"b\"]", "\"compare\": [\"a\", \"a\"]",
+                "variants.compare[1]: 'a' is named twice");
+    study_fails("\"baselines\": [\"sw\"]", "\"baselines\": [\"a\"]",
+                "variants.baselines: 'a' is compared");
+    study_fails("\"spec\": \"/", "\"spec\": \"/nonexistent/", "variants.values.a.spec: ");
+    study_fails("\"label\": \"A\"", "\"label\": 3",
+                "variants.values.a.label: expected a string");
+    study_fails("\"label\": \"A\"", "\"label\": \"A\", \"phrase\": \"\"",
+                "variants.values.a.phrase: expected 1 to");
+    study_fails("\"result\": \"alone_us\"", "\"result\": \"Alone-us\"",
+                "variants.values.a.alone.result: 'Alone-us'");
+    study_fails("run-a $speed", "run-a $sped",
+                "variants.values.a.alone.command: '$sped' is not a knob");
+    study_fails("run-a $speed", "run-a ${speed",
+                "variants.values.a.alone.command: '${speed' is not a knob");
+    study_fails("\"knobs\": {\"speed\"",
+                "\"knobs\": {\"design\": {\"values\": [1]}, \"speed\"",
+                "knobs: 'design' is the variant axis");
+    study_fails("\"values\": [0.5, 1]}}", "\"values\": [0.5, 0.5]}}",
+                "knobs.speed.values[1]: '0.5' is given twice");
+    study_fails("\"knob\": \"inflight\"", "\"knob\": \"speed\"",
+                "load.knob: 'speed' is a knob already");
+    study_fails("\"unit\": \"ns\"", "\"unit\": \"us\"", "metric.unit: 'us'");
+    study_fails("\"better\": \"lower\"", "\"better\": \"less\"",
+                "metric.better: expected");
+    study_fails("\"value\": \"latency_ns\"", "\"value\": \"latency ns\"",
+                "metric.report.value: 'latency ns'");
+    study_fails("\"service\": \"service_ns\"", "\"service\": 3",
+                "metric.report.parts.service: expected a string");
+    study_fails(
+        "\"grid\": {\"speed\": [0.5, 1]}", "\"grid\": {\"speed\": [0.5, 2]}",
+        "parts[0].grid.speed[1]: '2' is not one of the values knob speed declares");
+    study_fails("\"grid\": {\"speed\": [0.5, 1]}", "\"grid\": {\"mtu\": [1500]}",
+                "parts[0].grid.mtu: not a knob of the study");
+    study_fails("\"set\": {\"inflight\": 1}", "\"set\": {\"design\": \"a\"}",
+                "parts[0].set.design: the variants of a part are its \"variants\"");
+    study_fails("\"set\": {\"inflight\": 1}", "\"set\": {\"speed\": 1}",
+                "parts[0].set: 'speed' is both in the grid and fixed");
+    study_fails("\"variants\": [\"a\", \"b\"], \"grid\"",
+                "\"variants\": [\"a\", \"b\", \"sw\", \"b\", \"a\"], \"grid\"",
+                "parts[0].variants[3]: 'b' is named twice");
+    study_fails("\"variants\": [\"a\", \"b\"], \"grid\"", "\"variants\": [], \"grid\"",
+                "parts[0].variants: expected at least one variant");
+    study_fails("\"parts\": [", "\"parts\": [7, ",
+                "parts[0]: expected an object with \"variants\"");
+    study_fails("\"name\": \"s\"", "\"name\": \"s\", \"name\": \"t\"",
+                "duplicate object key");
+}
+
+/* ---- setup ------------------------------------------------------------------ */
+
+static int setup(void **state)
+{
+    (void)state;
+    return mkdtemp(tmp_dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_case_study_declares_variants_compared_and_baselines),
+        cmocka_unit_test(test_case_study_declares_knobs_load_and_metric),
+        cmocka_unit_test(test_case_study_alone_benchmarks_are_per_variant),
+        cmocka_unit_test(test_set_design_rtl_b_picks_its_spec_and_keeps_the_rest),
+        cmocka_unit_test(test_variant_resolves_to_the_same_spec_as_its_file),
+        cmocka_unit_test(test_a_spec_is_not_a_study_and_passes_through),
+        cmocka_unit_test(test_a_study_run_without_or_with_a_wrong_variant_is_refused),
+        cmocka_unit_test(test_a_missing_study_file_is_named),
+        cmocka_unit_test(test_the_small_study_loads),
+        cmocka_unit_test(test_study_mistakes_are_named_with_their_field),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
