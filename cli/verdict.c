@@ -341,11 +341,13 @@ static bool design_has_speed(const verdict_ctx *c, const char *design, double sp
     return false;
 }
 
-/* The alone time of `design` at `speed` when the grid has that pair, else NAN. */
+/* The alone time of `design` at `speed` when the grid has that pair and
+ * the study gives the variant an alone benchmark, else NAN. */
 static int alone_for(verdict_ctx *c, const char *design, double speed, double *out)
 {
     *out = NAN;
-    if (!design_has_speed(c, design, speed))
+    const study_variant *v = study_variant_named(c->st, design);
+    if (!design_has_speed(c, design, speed) || !v || !v->alone.command)
         return 0;
     char why[256];
     if (alone_measure(design, speed, out, why, sizeof why)) {

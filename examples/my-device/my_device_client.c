@@ -15,8 +15,9 @@
  *
  *   my-device-client [--bytes N] [--requests N] [--seed N]
  *
- * Prints one line per request, "req=K latency_ns=T verified=0|1" (START
- * written to the interrupt seen, in the guest's clock: simulated time),
+ * Prints one line per request, "req=K latency_ns=T verified=0|1
+ * start_ns=S" (START written to the interrupt seen, in the guest's clock:
+ * simulated time; S from the first request's start: docs/studies.md),
  * then a summary. Each request is marked (request_start, request_end) in
  * the host's trace, so `mortar trace` finds it in a traced run. Exit status 0 when every checksum was right, 1 when one
  * was wrong or the device failed, 2 for a bad command line.
@@ -105,7 +106,8 @@ static void open_device(client *c)
 
 /* One request; its latency in *latency_ns. True when the device's checksum,
  * in RESULT and in memory, is the one computed here. */
-static bool checksum_once(client *c, uint64_t req, uint64_t bytes, uint64_t *latency_ns)
+static bool checksum_once(client *c, uint64_t req, uint64_t bytes, uint64_t *start_ns,
+                          uint64_t *latency_ns)
 {
     uint8_t *buf = mortar_guest_dma_virt(c->mem);
     for (uint64_t i = 0; i < bytes; i++)
@@ -118,7 +120,7 @@ static bool checksum_once(client *c, uint64_t req, uint64_t bytes, uint64_t *lat
     mortar_guest_write64(c->regs, MY_DEVICE_REG_DST_ADDR,
                          mortar_guest_dma_phys(c->mem, RESULT_OFFSET));
     mortar_guest_mark(MORTAR_MARK_REQUEST_START, req); /* for `mortar trace` */
-    uint64_t start = mortar_guest_now_ns();
+    uint64_t start = *start_ns = mortar_guest_now_ns();
     mortar_guest_write32(c->regs, MY_DEVICE_REG_CTRL,
                          MY_DEVICE_CTRL_START | MY_DEVICE_CTRL_IRQ_EN);
     if (mortar_guest_irq_wait(c->dev, 0, IRQ_TIMEOUT_NS) != 0)
@@ -142,13 +144,16 @@ int main(int argc, char **argv)
     options o = parse(argc, argv);
     client c = {.rng = o.seed};
     open_device(&c);
-    uint64_t wrong = 0, total_ns = 0;
+    uint64_t wrong = 0, total_ns = 0, first_ns = 0;
     for (uint64_t r = 0; r < o.requests; r++) {
-        uint64_t latency_ns;
-        bool right = checksum_once(&c, r, o.bytes, &latency_ns);
+        uint64_t start_ns, latency_ns;
+        bool right = checksum_once(&c, r, o.bytes, &start_ns, &latency_ns);
+        if (r == 0)
+            first_ns = start_ns;
         wrong += !right;
         total_ns += latency_ns;
-        printf("req=%" PRIu64 " latency_ns=%" PRIu64 " verified=%d\n", r, latency_ns, right);
+        printf("req=%" PRIu64 " latency_ns=%" PRIu64 " verified=%d start_ns=%" PRIu64 "\n", r,
+               latency_ns, right, start_ns - first_ns);
     }
     printf("%" PRIu64 " of %" PRIu64 " checksums over %" PRIu64 " bytes checked, %" PRIu64
            " wrong; mean latency %" PRIu64 " ns\n",
