@@ -62,20 +62,22 @@ module mm_mac #(
   // stage 1: the data of the (row, k) issued one edge earlier
   logic s1_valid;
   logic [LT-1:0] s1_r, s1_k;
-  logic signed [31:0] lanes[TILE];
-  logic [31:0] sums[TILE];
+  logic [32*TILE-1:0] lanes, sums;  // lane j: bits 32*j+31..32*j
   logic signed [7:0] a_k;
   assign a_k = a_data[8*s1_k+:8];
 
-  for (genvar j = 0; j < TILE; j++) begin : g_lane
-    logic signed [15:0] prod;
-    logic signed [31:0] base;
-    assign prod = a_k * $signed(b_data[8*j+:8]);
-    assign base = s1_k != '0 ? lanes[j] : clear_q ? 32'sd0 : $signed(acc_rdata[32*j+:32]);
-    assign sums[j] = base + 32'(prod);
-    assign acc_wdata[32*j+:32] = sums[j];
-    always_ff @(posedge clk) if (s1_valid) lanes[j] <= sums[j];
-  end
+  // The row's running sums, from the accumulator (or zero) at k = 0. The
+  // lanes are packed vectors written by one loop, not per-lane assignments
+  // into a vector: Verilator evaluates the loop as one word per lane, where
+  // 128 part-select assignments became a chain of ever wider concatenations
+  // (docs/models/rtl-matmul.md, "Simulation speed").
+  logic [32*TILE-1:0] base;
+  assign base = s1_k != '0 ? lanes : clear_q ? '0 : acc_rdata;
+  always_comb
+    for (int j = 0; j < TILE; j++)
+      sums[32*j+:32] = base[32*j+:32] + 32'($signed(a_k) * $signed(b_data[8*j+:8]));
+  assign acc_wdata = sums;
+  always_ff @(posedge clk) if (s1_valid) lanes <= sums;
 
   assign acc_we = s1_valid && s1_k == LT'(TILE - 1);
   assign acc_waddr = s1_r;
