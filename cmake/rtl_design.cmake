@@ -55,7 +55,10 @@ set(MORTAR_RTL_SHIM ${PROJECT_SOURCE_DIR}/sims/verilator/rtl_shim.cpp)
 # unrolled into one statement per lane with constant bit positions; left as
 # loops (Verilator unrolls 64 iterations by default), each iteration works
 # out its bit offsets at run time and recopies the loop's wide operands.
-set(MORTAR_VERILATOR_SPEED_FLAGS --unroll-count 1024)
+# -fno-localize: the evaluation's temporaries stay members of the model
+# instead of locals of eval(), which Verilator zeroes at every call (for
+# matmul_b, 3.5 KiB of wide temporaries cleared at every edge).
+set(MORTAR_VERILATOR_SPEED_FLAGS --unroll-count 1024 -fno-localize)
 set(MORTAR_RTL_MODEL_COMPILE_OPTIONS -w -g0 -O2 -fno-sanitize=all)
 
 function(mortar_add_rtl_design name)

@@ -33,12 +33,16 @@ module mm_mac #(
     output logic busy,
     output logic done,   // one-edge pulse: the step's last row is written
 
-    // operand rows (synchronous reads: data one edge after the address)
+    // operand rows (synchronous reads: data one edge after the address,
+    // read only when enabled; the data holds until the next read)
+    output logic                    a_re,
     output logic [  $clog2(TILE)-1:0] a_row,
+    output logic                    b_re,
     output logic [  $clog2(TILE)-1:0] b_row,
     input  logic [      8*TILE-1:0] a_data,
     input  logic [      8*TILE-1:0] b_data,
     // accumulator rows
+    output logic                    acc_re,
     output logic [  $clog2(TILE)-1:0] acc_raddr,
     input  logic [     32*TILE-1:0] acc_rdata,
     output logic                    acc_we,
@@ -55,8 +59,14 @@ module mm_mac #(
   assign issue = running && !stall;
   assign last_issue = r == LT'(TILE - 1) && k == LT'(TILE - 1);
 
+  // A row r is read once, at its first k, and held for the row's TILE
+  // cycles; a B row every cycle; the accumulator row at the first k unless
+  // the step starts from zero.
+  assign a_re = issue && k == '0;
   assign a_row = r;
+  assign b_re = issue;
   assign b_row = k;
+  assign acc_re = issue && k == '0 && !clear_q;
   assign acc_raddr = r;
 
   // stage 1: the data of the (row, k) issued one edge earlier
@@ -71,11 +81,12 @@ module mm_mac #(
   // into a vector: Verilator evaluates the loop as one word per lane, where
   // 128 part-select assignments became a chain of ever wider concatenations
   // (docs/models/rtl-matmul.md, "Simulation speed").
-  logic [32*TILE-1:0] base;
-  assign base = s1_k != '0 ? lanes : clear_q ? '0 : acc_rdata;
+  logic from_lanes;
+  assign from_lanes = s1_k != '0;
   always_comb
     for (int j = 0; j < TILE; j++)
-      sums[32*j+:32] = base[32*j+:32] + 32'($signed(a_k) * $signed(b_data[8*j+:8]));
+      sums[32*j+:32] = (from_lanes ? lanes[32*j+:32] : clear_q ? 32'd0 : acc_rdata[32*j+:32]) +
+                       32'($signed(a_k) * $signed(b_data[8*j+:8]));
   assign acc_wdata = sums;
   always_ff @(posedge clk) if (s1_valid) lanes <= sums;
 

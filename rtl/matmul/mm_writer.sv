@@ -28,6 +28,7 @@ module mm_writer
     // accumulator rows (the read port is the writer's while `reading`)
     output logic                      reading,
     output logic [$clog2(TILE+1)-1:0] rows_read,
+    output logic                      acc_re,
     output logic [  $clog2(TILE)-1:0] acc_raddr,
     input  logic [       32*TILE-1:0] acc_rdata,
 
@@ -96,6 +97,7 @@ module mm_writer
 
   logic read_now;
   assign read_now = reading && !row_valid && !rd_pending;
+  assign acc_re = read_now;
 
   assign rq_addr = addr;
   assign rq_len = chunk_bytes;
