@@ -138,9 +138,15 @@ module matmul_b
   );
 
   // ---- operand buffers: slot 0 A, slot 0 B, slot 1 A, slot 1 B ------------------------
+  logic a_re, b_re;
   logic [LT-1:0] a_row, b_row;
   logic [8*TILE-1:0] opbuf_data[4];
-  logic mac_slot;
+  logic mac_start, mac_slot;
+  // the slot register changes only at a start, so the rows read for the
+  // step in progress always come from its slot (the other slot's buffers
+  // are not read: they are being filled)
+  logic slot_q;
+  always_ff @(posedge clk) if (mac_start) slot_q <= mac_slot;
   for (genvar i = 0; i < 4; i++) begin : g_opbuf
     mm_opbuf #(
         .TILE(TILE)
@@ -149,21 +155,19 @@ module matmul_b
         .wr_valid(bt_valid && !bt_err && bt_dest == 3'(i + 1)),
         .wr_beat(bt_index[BIW-1:0]),
         .wr_data(bt_data),
+        .rd_en((i % 2 == 0 ? a_re : b_re) && slot_q == 1'(i / 2)),
         .rd_row(i % 2 == 0 ? a_row : b_row),
         .rd_data(opbuf_data[i])
     );
   end
 
   // ---- compute array and accumulator -----------------------------------------------
-  logic mac_start, mac_clear, mac_cancel, mac_busy, mac_done;
+  logic mac_clear, mac_cancel, mac_busy, mac_done;
   logic [LR-1:0] rows_free;
+  logic mac_acc_re, wr_acc_re;
   logic [LT-1:0] mac_acc_raddr, acc_waddr, wr_acc_raddr;
   logic [32*TILE-1:0] acc_rdata, acc_wdata;
   logic acc_we;
-  // the slot register changes only at a start, so the rows read for the
-  // step in progress always come from its slot
-  logic slot_q;
-  always_ff @(posedge clk) if (mac_start) slot_q <= mac_slot;
 
   mm_mac #(
       .TILE(TILE)
@@ -171,10 +175,10 @@ module matmul_b
       .clk, .rst_n,
       .start(mac_start), .clear(mac_clear), .cancel(mac_cancel), .rows_free,
       .busy(mac_busy), .done(mac_done),
-      .a_row, .b_row,
+      .a_re, .a_row, .b_re, .b_row,
       .a_data(slot_q ? opbuf_data[2] : opbuf_data[0]),
       .b_data(slot_q ? opbuf_data[3] : opbuf_data[1]),
-      .acc_raddr(mac_acc_raddr), .acc_rdata, .acc_we, .acc_waddr, .acc_wdata
+      .acc_re(mac_acc_re), .acc_raddr(mac_acc_raddr), .acc_rdata, .acc_we, .acc_waddr, .acc_wdata
   );
 
   logic wr_reading;
@@ -182,6 +186,7 @@ module matmul_b
       .TILE(TILE)
   ) u_acc (
       .clk,
+      .re(wr_reading ? wr_acc_re : mac_acc_re),
       .raddr(wr_reading ? wr_acc_raddr : mac_acc_raddr),
       .rdata(acc_rdata),
       .we(acc_we), .waddr(acc_waddr), .wdata(acc_wdata)
@@ -200,7 +205,8 @@ module matmul_b
       .start_tile(wr_start_tile), .tile_addr(wr_tile_addr), .tile_i32(wr_i32),
       .start_rec(wr_start_rec), .rec_addr(wr_rec_addr), .rec_beat(wr_rec_beat),
       .busy(wr_busy), .rec_sent(wr_rec_sent),
-      .reading(wr_reading), .rows_read(wr_rows_read), .acc_raddr(wr_acc_raddr), .acc_rdata,
+      .reading(wr_reading), .rows_read(wr_rows_read), .acc_re(wr_acc_re),
+      .acc_raddr(wr_acc_raddr), .acc_rdata,
       .rq_valid(wr_rq_valid), .rq_ready(wr_rq_ready), .rq_addr(wr_rq_addr),
       .rq_len(wr_rq_len), .rq_tag(wr_rq_tag),
       .dma_wdata_valid, .dma_wdata_ready, .dma_wdata, .dma_wdata_last

@@ -33,12 +33,16 @@ module mm_mac #(
     output logic busy,
     output logic done,   // one-edge pulse: the step's last row is written
 
-    // operand rows (synchronous reads: data one edge after the address)
+    // operand rows (synchronous reads: data one edge after the address,
+    // read only when enabled; the data holds until the next read)
+    output logic                    a_re,
     output logic [  $clog2(TILE)-1:0] a_row,
+    output logic                    b_re,
     output logic [  $clog2(TILE)-1:0] b_row,
     input  logic [      8*TILE-1:0] a_data,
     input  logic [      8*TILE-1:0] b_data,
     // accumulator rows
+    output logic                    acc_re,
     output logic [  $clog2(TILE)-1:0] acc_raddr,
     input  logic [     32*TILE-1:0] acc_rdata,
     output logic                    acc_we,
@@ -55,27 +59,36 @@ module mm_mac #(
   assign issue = running && !stall;
   assign last_issue = r == LT'(TILE - 1) && k == LT'(TILE - 1);
 
+  // A row r is read once, at its first k, and held for the row's TILE
+  // cycles; a B row every cycle; the accumulator row at the first k unless
+  // the step starts from zero.
+  assign a_re = issue && k == '0;
   assign a_row = r;
+  assign b_re = issue;
   assign b_row = k;
+  assign acc_re = issue && k == '0 && !clear_q;
   assign acc_raddr = r;
 
   // stage 1: the data of the (row, k) issued one edge earlier
   logic s1_valid;
   logic [LT-1:0] s1_r, s1_k;
-  logic signed [31:0] lanes[TILE];
-  logic [31:0] sums[TILE];
+  logic [32*TILE-1:0] lanes, sums;  // lane j: bits 32*j+31..32*j
   logic signed [7:0] a_k;
   assign a_k = a_data[8*s1_k+:8];
 
-  for (genvar j = 0; j < TILE; j++) begin : g_lane
-    logic signed [15:0] prod;
-    logic signed [31:0] base;
-    assign prod = a_k * $signed(b_data[8*j+:8]);
-    assign base = s1_k != '0 ? lanes[j] : clear_q ? 32'sd0 : $signed(acc_rdata[32*j+:32]);
-    assign sums[j] = base + 32'(prod);
-    assign acc_wdata[32*j+:32] = sums[j];
-    always_ff @(posedge clk) if (s1_valid) lanes[j] <= sums[j];
-  end
+  // The row's running sums, from the accumulator (or zero) at k = 0. The
+  // lanes are packed vectors written by one loop, not per-lane assignments
+  // into a vector: Verilator evaluates the loop as one word per lane, where
+  // 128 part-select assignments became a chain of ever wider concatenations
+  // (docs/models/rtl-matmul.md, "Simulation speed").
+  logic from_lanes;
+  assign from_lanes = s1_k != '0;
+  always_comb
+    for (int j = 0; j < TILE; j++)
+      sums[32*j+:32] = (from_lanes ? lanes[32*j+:32] : clear_q ? 32'd0 : acc_rdata[32*j+:32]) +
+                       32'($signed(a_k) * $signed(b_data[8*j+:8]));
+  assign acc_wdata = sums;
+  always_ff @(posedge clk) if (s1_valid) lanes <= sums;
 
   assign acc_we = s1_valid && s1_k == LT'(TILE - 1);
   assign acc_waddr = s1_r;

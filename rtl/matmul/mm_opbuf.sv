@@ -20,8 +20,9 @@ module mm_opbuf #(
     input logic [BIW-1:0] wr_beat,  // beat index within the tile
     input logic [  511:0] wr_data,
 
+    input  logic                    rd_en,
     input  logic [$clog2(TILE)-1:0] rd_row,
-    output logic [      8*TILE-1:0] rd_data  // row rd_row of the previous edge
+    output logic [      8*TILE-1:0] rd_data  // row rd_row of the last edge with rd_en
 );
   localparam int WORD_BYTES = TILE >= 64 ? TILE : 64;
   localparam int WORDS = TILE * TILE / WORD_BYTES;
@@ -35,8 +36,10 @@ module mm_opbuf #(
     logic [$clog2(TILE)-1:0] pick_q;
     always_ff @(posedge clk) begin
       if (wr_valid) word <= wr_data;
-      word_q <= word;
-      pick_q <= rd_row;
+      if (rd_en) begin
+        word_q <= word;
+        pick_q <= rd_row;
+      end
     end
     assign rd_data = word_q[8*TILE*pick_q+:8*TILE];
     logic unused;
@@ -66,14 +69,16 @@ module mm_opbuf #(
     end
 
     if (ROWS_PER_WORD == 1) begin : g_row_word
-      always_ff @(posedge clk) word_q <= mem[rd_row];
+      always_ff @(posedge clk) if (rd_en) word_q <= mem[rd_row];
       assign rd_data = word_q;
     end else begin : g_pick_row
       localparam int LR = $clog2(ROWS_PER_WORD);
       logic [LR-1:0] pick_q;
       always_ff @(posedge clk) begin
-        word_q <= mem[rd_row[$bits(rd_row)-1:LR]];
-        pick_q <= rd_row[LR-1:0];
+        if (rd_en) begin
+          word_q <= mem[rd_row[$bits(rd_row)-1:LR]];
+          pick_q <= rd_row[LR-1:0];
+        end
       end
       assign rd_data = word_q[8*TILE*pick_q+:8*TILE];
     end

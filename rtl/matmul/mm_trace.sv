@@ -29,7 +29,9 @@ module mm_trace #(
   localparam int EW = 8 + 64 + 64;  // one event: kind, request, argument
 
   logic [NSRC-1:0] has0, has1;  // queue places taken (has1 implies has0)
-  logic [EW*NSRC-1:0] q0, q1;   // q0 the oldest
+  logic [EW-1:0] q0[NSRC], q1[NSRC];  // q0 the oldest (arrays, not one
+                                       // vector: a simulator updates only
+                                       // the places that change)
   logic [NSRC-1:0] pick;        // one-hot: the source whose oldest goes out
 
   always_comb begin
@@ -42,8 +44,10 @@ module mm_trace #(
     if (!rst_n) begin
       has0 <= '0;
       has1 <= '0;
-      q0 <= '0;
-      q1 <= '0;
+      for (int i = 0; i < NSRC; i++) begin
+        q0[i] <= '0;
+        q1[i] <= '0;
+      end
       trace_valid <= 1'b0;
       trace_kind <= 8'd0;
       trace_req <= 64'd0;
@@ -51,19 +55,19 @@ module mm_trace #(
     end else begin
       trace_valid <= has0 != '0;
       for (int i = 0; i < NSRC; i++) begin
-        if (pick[i]) {trace_kind, trace_req, trace_arg} <= q0[EW*i+:EW];
+        if (pick[i]) {trace_kind, trace_req, trace_arg} <= q0[i];
         // pop the oldest, then push the new one behind what is left
         if (pick[i]) begin
-          q0[EW*i+:EW] <= q1[EW*i+:EW];
+          q0[i] <= q1[i];
           has0[i] <= has1[i];
           has1[i] <= 1'b0;
         end
         if (ev_fire[i]) begin
           if (!TWO_DEEP[i] || (pick[i] ? !has1[i] : !has0[i])) begin
-            q0[EW*i+:EW] <= {ev_kind[8*i+:8], ev_req[64*i+:64], ev_arg[64*i+:64]};
+            q0[i] <= {ev_kind[8*i+:8], ev_req[64*i+:64], ev_arg[64*i+:64]};
             has0[i] <= 1'b1;
           end else begin
-            q1[EW*i+:EW] <= {ev_kind[8*i+:8], ev_req[64*i+:64], ev_arg[64*i+:64]};
+            q1[i] <= {ev_kind[8*i+:8], ev_req[64*i+:64], ev_arg[64*i+:64]};
             has1[i] <= 1'b1;
           end
         end

@@ -28,6 +28,7 @@ module mm_writer
     // accumulator rows (the read port is the writer's while `reading`)
     output logic                      reading,
     output logic [$clog2(TILE+1)-1:0] rows_read,
+    output logic                      acc_re,
     output logic [  $clog2(TILE)-1:0] acc_raddr,
     input  logic [       32*TILE-1:0] acc_rdata,
 
@@ -96,6 +97,7 @@ module mm_writer
 
   logic read_now;
   assign read_now = reading && !row_valid && !rd_pending;
+  assign acc_re = read_now;
 
   assign rq_addr = addr;
   assign rq_len = chunk_bytes;
@@ -112,11 +114,20 @@ module mm_writer
     else requantize = q[7:0];
   endfunction
 
-  logic [32*TILE-1:0] formatted;
-  always_comb begin
-    formatted = '0;
-    if (i32) formatted = acc_rdata;
-    else for (int j = 0; j < TILE; j++) formatted[8*j+:8] = requantize(acc_rdata[32*j+:32]);
+  // a row as it is sent: the raw accumulators (int32) or each requantized
+  // into the row's first TILE bytes (int8)
+  function automatic logic [32*TILE-1:0] format_row(input logic as_i32,
+                                                      input logic [32*TILE-1:0] acc);
+    format_row = '0;
+    if (as_i32) format_row = acc;
+    else for (int j = 0; j < TILE; j++) format_row[8*j+:8] = requantize(acc[32*j+:32]);
+  endfunction
+
+  // The row register has a block of its own: formatting is only worked out
+  // for the edge that takes a row.
+  always_ff @(posedge clk) begin
+    if (!rst_n) row <= '0;
+    else if (rd_pending) row <= format_row(i32, acc_rdata);
   end
 
   always_ff @(posedge clk) begin
@@ -131,7 +142,6 @@ module mm_writer
       rows_rd <= '0;
       rd_pending <= 1'b0;
       row_valid <= 1'b0;
-      row <= '0;
       si <= 8'd0;
       pi <= 8'd0;
       beat <= 512'd0;
@@ -179,7 +189,6 @@ module mm_writer
       // rows in from the accumulator, pieces into the beat
       rd_pending <= read_now;
       if (rd_pending) begin
-        row <= formatted;
         row_valid <= 1'b1;
         si <= 8'd0;
         rows_rd <= rows_rd + 1'b1;
