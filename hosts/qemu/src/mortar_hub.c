@@ -43,6 +43,10 @@ typedef struct mortar_hub_state {
     bool guest_ready;
     bool handling;  /* inside run_until: handlers send at `clock` */
     bool no_promises; /* MORTAR_PROMISES=0: plain null messages only */
+    /* the link's last due null message found its ring full: it stays due
+     * and is tried again at every service and wait, but it is no vCPU
+     * deadline (next_deadline_ns) */
+    bool sync_refused[MAX_ENDPOINTS];
     uint64_t clock;
     const char *rendezvous; /* directory shared by the run's hosts, or NULL */
     unsigned hosts;         /* how many hosts meet there */
@@ -89,6 +93,7 @@ void mortar_hub_send(mortar_endpoint *ep, uint8_t type, const void *payload, uin
     for (;;) {
         int rc = mortar_link_send(ep->link, now, type, payload, size, 0, NULL);
         if (rc == 0) {
+            hub.sync_refused[ep->hub_index] = false; /* the next one is due later */
             return;
         }
         if (rc != MORTAR_EAGAIN) {
@@ -185,6 +190,7 @@ static void send_due_syncs(uint64_t now)
         if (mortar_link_sync_due(l) <= now) {
             int rc = idle ? mortar_link_send_promise(l, now, idle_next_send_ps(now, i))
                           : mortar_link_send_sync(l, now);
+            hub.sync_refused[i] = rc == MORTAR_EAGAIN;
             /* A ring that stays full may mean a dead peer; a peer that
              * promised never to send again is never waited on. */
             if ((rc != 0 && rc != MORTAR_EAGAIN) ||
@@ -286,8 +292,14 @@ static uint64_t vcpu_bound_ps(mortar_link *l, uint64_t now_ps)
 }
 
 /* Next time (ns) the hub must look: a message to handle, a horizon the
- * guest may not pass, or a null message due. Before synchronization: its
- * start, or in a functional run (no start) a look every 100 us. */
+ * guest may not pass, or a null message due. A null message the full ring
+ * refused is none: its time is past, and stopping there would move the
+ * guest one nanosecond per service while the peer does not read (a stopped
+ * peer made its host crawl until the stall watch noticed). It is tried again
+ * at the next service, and at every turn of a wait (run_until), which the
+ * link's horizon brings soon enough: the peer has our messages to read
+ * meanwhile. Before synchronization: its start, or in a functional run (no
+ * start) a look every 100 us. */
 static uint64_t next_deadline_ns(uint64_t now_ps)
 {
     uint64_t now_ns = now_ps / 1000, next = UINT64_MAX;
@@ -310,7 +322,9 @@ static uint64_t next_deadline_ns(uint64_t now_ps)
             cand = vcpu_bound_ps(l, now_ps) / 1000; /* strict: wait there */
         }
         next = MIN(next, MAX(cand, now_ns + 1));
-        next = MIN(next, MAX(ceil_ns(mortar_link_sync_due(l)), now_ns + 1));
+        if (!hub.sync_refused[i]) {
+            next = MIN(next, MAX(ceil_ns(mortar_link_sync_due(l)), now_ns + 1));
+        }
     }
     return next;
 }
