@@ -5,10 +5,12 @@
  * Messages from all links are handled in (stamp, link index) order. A link
  * whose next message has not arrived holds time at its horizon; the hub
  * waits on it (sending its own due null messages first, so the peer can move
- * too). The rule's arithmetic (earliest input, due null messages, promises)
- * is lib/sync_rule.c, shared with mortar-sim's event loop. An MMIO read stalls the vCPU: the hub runs the same service with a
+ * too). An MMIO read stalls the vCPU: the hub runs the same service with a
  * moving clock until the completion is handled, then moves the virtual clock
- * to the completion's stamp.
+ * to the completion's stamp. The rule's arithmetic (earliest input, due null
+ * messages, promises) is lib/sync_rule.c, shared with mortar-sim's event
+ * loop; what is the host's own is here: its next virtual timer as its
+ * promise while idle, and how far the vCPU may run (next_deadline_ns).
  */
 #include "qemu/osdep.h"
 #include "qemu/error-report.h"
