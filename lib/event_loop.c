@@ -2,11 +2,13 @@
  * event_loop.c - running components under the conservative rule.
  *
  * One iteration: move what arrived on external links into the heap; if the
- * earliest event is before the safe time (the smallest horizon over the
+ * earliest event is before the safe time (the smallest input bound over the
  * synchronized input links) handle it; otherwise advance the clock as far as
  * is safe, send the null messages that are due, and wait for the peer whose
- * horizon holds us back. At start every synchronized link gets a null message
- * at time 0, so two idle peers never wait for each other.
+ * bound holds us back. At start every synchronized link gets a null message
+ * at time 0, so two idle peers never wait for each other. The rule's
+ * arithmetic (safe time, due null messages, promises) is sync_rule.c, shared
+ * with QEMU's hub.
  *
  * Profile (lib/profile.c reads it): one clock read before and after each
  * wait, charged to the link that held the safe time back (or to "any
@@ -68,62 +70,20 @@ int loop_poll_inputs(mortar_loop *loop)
     return MORTAR_OK;
 }
 
-/* The earliest time at which an input may still bring a message, and the
- * link responsible (NULL when no synchronized input remains). */
-static uint64_t safe_time(mortar_loop *loop, ext_link **holder)
-{
-    uint64_t safe = MORTAR_TIME_MAX;
-    *holder = NULL;
-    for (uint32_t i = 0; i < loop->nexts; i++) {
-        mortar_link *l = loop->exts[i].link;
-        if (!loop->exts[i].synchronized)
-            continue;
-        uint64_t h = mortar_link_in_bound(l);
-        if (h < safe) {
-            safe = h;
-            *holder = &loop->exts[i];
-        }
-    }
-    return safe;
-}
-
-/* A null message on link x at now, with the loop's promise unless
- * promises are off (loop_promise.c). `scanned`: the components' next events
- * are known already. */
-static int send_sync(mortar_loop *loop, ext_link *x, bool *scanned)
-{
-    if (loop->promises_off)
-        return mortar_link_send_sync(x->link, loop->now);
-    if (!*scanned) {
-        loop_promise_scan(loop);
-        *scanned = true;
-    }
-    return mortar_link_send_promise(x->link, loop->now, loop_promise_next_send(loop, x));
-}
-
 /* Sends a null message on every synchronized link quiet for a sync
- * interval, and remembers when the next one can be due. */
+ * interval (sync_rule.c), with the loop's promise unless promises are off
+ * (loop_promise.c), and remembers when the next one can be due. A refused
+ * one stays due: it is tried again at every step. */
 static int send_due_syncs(mortar_loop *loop)
 {
-    uint64_t next_due = MORTAR_TIME_MAX;
-    bool scanned = false;
-    for (uint32_t i = 0; i < loop->nexts; i++) {
-        mortar_link *l = loop->exts[i].link;
-        if (!loop->exts[i].synchronized)
-            continue;
-        if (mortar_link_sync_due(l) <= loop->now) {
-            int rc = send_sync(loop, &loop->exts[i], &scanned);
-            /* A full ring carries the promise, unless the peer died: one
-             * that promised never to send again is never waited on. */
-            if (rc == MORTAR_EAGAIN)
-                rc = mortar_link_check_peer(l);
-            if (rc != 0)
-                return loop_set_error(loop, rc, "%s", mortar_link_errmsg(l));
-        }
-        if (mortar_link_sync_due(l) < next_due)
-            next_due = mortar_link_sync_due(l);
-    }
-    loop->next_sync_due = next_due;
+    loop_promiser promiser;
+    loop_promiser_init(&promiser, loop);
+    sync_due due;
+    int rc = sync_rule_send_due(loop->sync, loop->nexts, loop->now,
+                                loop->promises_off ? NULL : &promiser.rule, &due);
+    if (rc != 0)
+        return loop_set_error(loop, rc, "%s", mortar_link_errmsg(loop->sync[due.failed].link));
+    loop->next_sync_due = due.next_due;
     return MORTAR_OK;
 }
 
@@ -266,9 +226,7 @@ int mortar_loop_start(mortar_loop *loop)
     loop->started = true;
     if (!loop->profile_off)
         loop->wall_start_ns = loop_wall_ns();
-    for (uint32_t i = 0; i < loop->nexts; i++)
-        if (loop->exts[i].synchronized)
-            mortar_link_send_sync(loop->exts[i].link, loop->now);
+    sync_rule_start(loop->sync, loop->nexts, loop->now);
     start_components(loop);
     return MORTAR_OK;
 }
@@ -279,8 +237,8 @@ int mortar_loop_step(mortar_loop *loop, uint64_t until_ps)
     while (rc == 0 && !loop->stop && !loop->fatal) {
         if ((rc = loop_poll_inputs(loop)) != 0)
             break;
-        ext_link *holder;
-        uint64_t safe = safe_time(loop, &holder);
+        int held_by;
+        uint64_t safe = sync_rule_safe_time(loop->sync, loop->nexts, &held_by);
         uint64_t next = loop->heap.count ? loop->heap.items[0].time : MORTAR_TIME_MAX;
         if (next < safe && next < until_ps) {
             event ev;
@@ -304,7 +262,7 @@ int mortar_loop_step(mortar_loop *loop, uint64_t until_ps)
             return 0; /* nothing left to do */
         if (next < safe)
             continue;
-        rc = wait_for_input(loop, holder);
+        rc = wait_for_input(loop, held_by < 0 ? NULL : &loop->exts[held_by]);
     }
     if (loop->fatal && rc == 0)
         rc = loop->fatal;

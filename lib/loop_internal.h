@@ -12,6 +12,7 @@
 #include "mortar/runtime.h"
 #include "mortar/trace.h"
 #include "link_timing.h"
+#include "sync_rule.h"
 
 #define MAX_PORTS 64
 
@@ -114,12 +115,12 @@ struct mortar_component {
     uint64_t events; /* events handled (profile) */
 };
 
-/* An external link bound to a port, for polling and syncs. */
+/* An external link bound to a port, for polling and waiting; its place
+ * under the synchronization rule is loop->sync[] at the same index. */
 typedef struct ext_link {
     mortar_link *link;
     mortar_component *comp;
     unsigned port;
-    bool synchronized; /* the link's sync mode is ON (fixed at setup) */
     uint64_t wait_ns, waits; /* wall time blocked while this link held us back */
 } ext_link;
 
@@ -127,6 +128,7 @@ struct mortar_loop {
     mortar_component **comps;
     uint32_t ncomps;
     ext_link *exts;
+    sync_link *sync; /* the same links under the rule (sync_rule.h), by index */
     uint32_t nexts;
     event_heap heap;
     uint64_t now;
@@ -161,10 +163,18 @@ uint64_t loop_wall_ns(void);
 int loop_poll_inputs(mortar_loop *loop);
 
 /* Lookahead promises (loop_promise.c): the in-process latency table, built
- * at start; each component's earliest event; the earliest time anything in
- * this loop could send on external link x (at least now). */
+ * at start; each component's earliest event; what the loop tells the rule
+ * (sync_rule.h) of its own future: its components' next events and the
+ * latencies from one external link to another. `scanned` is cleared before
+ * each round of null messages; the events are scanned once, when the first
+ * promise is made. */
 int loop_promise_setup(mortar_loop *loop);
 void loop_promise_scan(mortar_loop *loop);
-uint64_t loop_promise_next_send(const mortar_loop *loop, const ext_link *x);
+typedef struct loop_promiser {
+    sync_promiser rule;
+    mortar_loop *loop;
+    bool scanned;
+} loop_promiser;
+void loop_promiser_init(loop_promiser *p, mortar_loop *loop);
 
 #endif

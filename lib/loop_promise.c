@@ -10,7 +10,9 @@
  *     from i's component to j (what arrives there can only cause it later);
  *   - for an unsynchronized input: now (its messages happen on arrival).
  * Input on the link itself is left out: the peer knows what it sends, and
- * the promise says so (mortar/link.h, mortar_link_send_promise).
+ * the promise says so (mortar/link.h, mortar_link_send_promise). The rule
+ * that combines these is sync_rule_next_send (sync_rule.c); this file gives
+ * it the loop's side: the components' next events and the latencies.
  */
 #include "loop_internal.h"
 
@@ -72,28 +74,38 @@ void loop_promise_scan(mortar_loop *loop)
     }
 }
 
-/* The earliest time a component could send on external link x, after
- * loop_promise_scan. */
-uint64_t loop_promise_next_send(const mortar_loop *loop, const ext_link *x)
+/* The earliest time a pending event of this loop could make a component
+ * send on external link j: each component's next event plus the least
+ * in-process latency from it to j's component. */
+static uint64_t own_next(void *ctx, unsigned j)
 {
-    uint32_t n = loop->ncomps, to = x->comp->index;
+    loop_promiser *p = ctx;
+    mortar_loop *loop = p->loop;
+    if (!p->scanned) {
+        loop_promise_scan(loop);
+        p->scanned = true;
+    }
+    uint32_t n = loop->ncomps, to = loop->exts[j].comp->index;
     uint64_t next = MORTAR_TIME_MAX;
     for (uint32_t c = 0; c < n; c++) {
         uint64_t t = add_sat(loop->earliest[c], loop->reach[c * n + to]);
         if (t < next)
             next = t;
     }
-    for (uint32_t i = 0; i < loop->nexts; i++) {
-        const ext_link *in = &loop->exts[i];
-        if (in == x)
-            continue;
-        uint64_t d = loop->reach[in->comp->index * n + to];
-        if (d == MORTAR_TIME_MAX)
-            continue;
-        uint64_t bound = in->synchronized ? mortar_link_in_bound(in->link) : loop->now;
-        uint64_t t = add_sat(bound, d);
-        if (t < next)
-            next = t;
-    }
-    return next < loop->now ? loop->now : next;
+    return next;
+}
+
+/* The least in-process latency from external link i's component to j's. */
+static uint64_t latency(void *ctx, unsigned i, unsigned j)
+{
+    const mortar_loop *loop = ((loop_promiser *)ctx)->loop;
+    uint32_t n = loop->ncomps;
+    return loop->reach[loop->exts[i].comp->index * n + loop->exts[j].comp->index];
+}
+
+void loop_promiser_init(loop_promiser *p, mortar_loop *loop)
+{
+    p->rule = (sync_promiser){.own_next = own_next, .latency = latency, .peek = false, .ctx = p};
+    p->loop = loop;
+    p->scanned = false;
 }

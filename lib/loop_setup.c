@@ -38,6 +38,7 @@ void mortar_loop_destroy(mortar_loop *loop)
         destroy_component(loop->comps[i]);
     free(loop->comps);
     free(loop->exts);
+    free(loop->sync);
     for (uint16_t k = 0; k < loop->nkinds; k++)
         free(loop->kinds[k]);
     free(loop->kinds);
@@ -136,9 +137,13 @@ int mortar_loop_bind(mortar_loop *loop, mortar_component *c, unsigned port, mort
     if (!exts)
         return MORTAR_ENOMEM;
     loop->exts = exts;
-    loop->exts[loop->nexts++] = (ext_link){.link = link, .comp = c, .port = port,
-                                           .synchronized = mortar_link_sync_mode(link) ==
-                                                           MORTAR_SYNC_ON};
+    sync_link *sync = realloc(loop->sync, (loop->nexts + 1) * sizeof *sync);
+    if (!sync)
+        return MORTAR_ENOMEM;
+    loop->sync = sync;
+    loop->sync[loop->nexts] = (sync_link){
+        .link = link, .synchronized = mortar_link_sync_mode(link) == MORTAR_SYNC_ON};
+    loop->exts[loop->nexts++] = (ext_link){.link = link, .comp = c, .port = port};
     c->ports[port].binding = PORT_EXTERNAL;
     c->ports[port].link = link;
     return MORTAR_OK;

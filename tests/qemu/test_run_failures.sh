@@ -93,7 +93,10 @@ wait "$RUN_PID" 2>/dev/null
 pkill -KILL -f "$QH_DIR/runs/0*$killed_id-" || true
 sleep 0.5
 # 4. A stalled component: its clock stops (SIGSTOP), so every clock stops.
-EXTRA_ARGS=(--stall-timeout 15)
+#    The host runs on until its guest next needs the device (it does not
+#    crawl: a null message the full ring refuses is no deadline), then
+#    waits; 5 s without any clock moving is the stall.
+EXTRA_ARGS=(--stall-timeout 5)
 start_long_run stall
 sim=$(pgrep -f "mortar-sim $QH_DIR/runs/.*/sim0.json" | head -n 1)
 [ -n "$sim" ] || qh_fail "no mortar-sim process found for the stall"

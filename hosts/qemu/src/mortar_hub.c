@@ -7,7 +7,10 @@
  * waits on it (sending its own due null messages first, so the peer can move
  * too). An MMIO read stalls the vCPU: the hub runs the same service with a
  * moving clock until the completion is handled, then moves the virtual clock
- * to the completion's stamp.
+ * to the completion's stamp. The rule's arithmetic (earliest input, due null
+ * messages, promises) is lib/sync_rule.c, shared with mortar-sim's event
+ * loop; what is the host's own is here: its next virtual timer as its
+ * promise while idle, and how far the vCPU may run (next_deadline_ns).
  */
 #include "qemu/osdep.h"
 #include "qemu/error-report.h"
@@ -27,6 +30,7 @@
 #include "mortar/error.h"
 #include "mortar/pcie.h"
 #include "mortar/progress.h"
+#include "lib/sync_rule.h"
 
 #define MAX_ENDPOINTS 16
 #define WAIT_SLICE_MS 100
@@ -36,6 +40,9 @@ typedef void (*sync_start_fn)(void *opaque);
 
 typedef struct mortar_hub_state {
     mortar_endpoint *eps[MAX_ENDPOINTS];
+    /* the same links under the rule, by index; a link whose due null
+     * message the full ring refused is marked there (sync_rule.h) */
+    sync_link sync[MAX_ENDPOINTS];
     int n;
     uint64_t start_ps;
     bool synced;
@@ -89,6 +96,7 @@ void mortar_hub_send(mortar_endpoint *ep, uint8_t type, const void *payload, uin
     for (;;) {
         int rc = mortar_link_send(ep->link, now, type, payload, size, 0, NULL);
         if (rc == 0) {
+            hub.sync[ep->hub_index].refused = false; /* the next one is due later */
             return;
         }
         if (rc != MORTAR_EAGAIN) {
@@ -120,78 +128,46 @@ static void dispatch(mortar_endpoint *ep, const mortar_msg *m)
     ep->handle(ep->opaque, m);
 }
 
-/* The earliest thing each link can still bring: its next message's stamp,
- * or, without one, its input bound (the horizon, or the peer's lookahead
- * promise: mortar/link.h). Returns the link with the smallest
- * (time, index), and whether that is a message. */
-static mortar_endpoint *earliest(uint64_t *time, bool *is_msg, mortar_msg *msg)
+/* The earliest thing each link can still bring: its next message, or
+ * without one its input bound (the horizon, or the peer's lookahead
+ * promise: mortar/link.h); the smallest (time, index) (sync_rule.c). */
+static mortar_endpoint *earliest(sync_input *in)
 {
-    mortar_endpoint *best = NULL;
-    *time = MORTAR_TIME_MAX;
-    *is_msg = false;
-    for (int i = 0; i < hub.n; i++) {
-        mortar_endpoint *ep = hub.eps[i];
-        mortar_msg m;
-        int r = mortar_link_peek(ep->link, &m);
-        if (r < 0) {
-            die(ep);
-        }
-        uint64_t t = r == 1 ? m.timestamp_ps : mortar_link_in_bound(ep->link);
-        if (t < *time) {
-            *time = t;
-            *is_msg = r == 1;
-            if (r == 1) {
-                *msg = m;
-            }
-            best = ep;
-        }
+    if (sync_rule_earliest(hub.sync, (unsigned)hub.n, in) != 0) {
+        die(hub.eps[in->index]);
     }
-    return best;
+    return in->index < 0 ? NULL : hub.eps[in->index];
 }
 
 /*
  * While every vCPU is halted, this host does nothing before its next virtual
- * timer or the next message of a link: it can promise that much on link j
- * (mortar/link.h, mortar_link_send_promise). What link j itself brings is
- * left out; the peer accounts for its own messages. A running vCPU may
- * touch a device at any moment: no promise then.
+ * timer or the next message of a link: it can promise that much on each
+ * link (sync_rule_next_send; mortar/link.h, mortar_link_send_promise). A
+ * running vCPU may touch a device at any moment: no promise then.
  */
-static uint64_t idle_next_send_ps(uint64_t now, int j)
+static uint64_t idle_own_next(void *ctx, unsigned j)
 {
     int64_t timer = qemu_clock_deadline_ns_all(QEMU_CLOCK_VIRTUAL, QEMU_TIMER_ATTR_ALL);
-    uint64_t next = MORTAR_TIME_MAX;
-    if (timer >= 0) {
-        next = ((uint64_t)qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + (uint64_t)timer) * 1000;
+    if (timer < 0) {
+        return MORTAR_TIME_MAX;
     }
-    for (int i = 0; i < hub.n; i++) {
-        if (i == j) {
-            continue;
-        }
-        mortar_msg m;
-        int r = mortar_link_peek(hub.eps[i]->link, &m);
-        uint64_t t = r == 1 ? m.timestamp_ps
-                     : r == 0 ? mortar_link_in_bound(hub.eps[i]->link)
-                              : now; /* the error surfaces where messages are read */
-        next = MIN(next, t);
-    }
-    return MAX(next, now);
+    return ((uint64_t)qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + (uint64_t)timer) * 1000;
 }
 
+/* Messages wait on the rings until handled: a link brings its waiting
+ * message's stamp. */
+static const sync_promiser idle_promiser = {.own_next = idle_own_next, .peek = true};
+
+/* Sends the due null messages (sync_rule.c); one the full ring refuses
+ * stays due and is tried again at every service and wait. A ring that
+ * stays full may mean a dead peer. */
 static void send_due_syncs(uint64_t now)
 {
     bool idle = !hub.no_promises && all_cpu_threads_idle();
-    for (int i = 0; i < hub.n; i++) {
-        mortar_link *l = hub.eps[i]->link;
-        if (mortar_link_sync_due(l) <= now) {
-            int rc = idle ? mortar_link_send_promise(l, now, idle_next_send_ps(now, i))
-                          : mortar_link_send_sync(l, now);
-            /* A ring that stays full may mean a dead peer; a peer that
-             * promised never to send again is never waited on. */
-            if ((rc != 0 && rc != MORTAR_EAGAIN) ||
-                (rc == MORTAR_EAGAIN && mortar_link_check_peer(l) != 0)) {
-                die(hub.eps[i]);
-            }
-        }
+    sync_due due;
+    if (sync_rule_send_due(hub.sync, (unsigned)hub.n, now, idle ? &idle_promiser : NULL,
+                           &due) != 0) {
+        die(hub.eps[due.failed]);
     }
 }
 
@@ -221,20 +197,18 @@ static void wait_on(mortar_endpoint *ep)
 static void run_until(uint64_t *clock, uint64_t *limit, mortar_endpoint *stall)
 {
     for (;;) {
-        uint64_t t;
-        bool is_msg;
-        mortar_msg m;
-        mortar_endpoint *ep = earliest(&t, &is_msg, &m);
-        if (!ep || t > *limit) {
+        sync_input in;
+        mortar_endpoint *ep = earliest(&in);
+        if (!ep || in.time > *limit) {
             return;
         }
-        if (t > *clock) {
-            *clock = t;
+        if (in.time > *clock) {
+            *clock = in.time;
         }
-        if (is_msg) {
+        if (in.is_msg) {
             hub.handling = true;
             hub.clock = *clock;
-            dispatch(ep, &m);
+            dispatch(ep, &in.msg);
             hub.handling = false;
             mortar_link_pop(ep->link);
             if (stall && stall->wait_done && *limit == MORTAR_TIME_MAX) {
@@ -286,8 +260,14 @@ static uint64_t vcpu_bound_ps(mortar_link *l, uint64_t now_ps)
 }
 
 /* Next time (ns) the hub must look: a message to handle, a horizon the
- * guest may not pass, or a null message due. Before synchronization: its
- * start, or in a functional run (no start) a look every 100 us. */
+ * guest may not pass, or a null message due. A null message the full ring
+ * refused is none: its time is past, and stopping there would move the
+ * guest one nanosecond per service while the peer does not read (a stopped
+ * peer made its host crawl until the stall watch noticed). It is tried again
+ * at the next service, and at every turn of a wait (run_until), which the
+ * link's horizon brings soon enough: the peer has our messages to read
+ * meanwhile. Before synchronization: its start, or in a functional run (no
+ * start) a look every 100 us. */
 static uint64_t next_deadline_ns(uint64_t now_ps)
 {
     uint64_t now_ns = now_ps / 1000, next = UINT64_MAX;
@@ -310,7 +290,10 @@ static uint64_t next_deadline_ns(uint64_t now_ps)
             cand = vcpu_bound_ps(l, now_ps) / 1000; /* strict: wait there */
         }
         next = MIN(next, MAX(cand, now_ns + 1));
-        next = MIN(next, MAX(ceil_ns(mortar_link_sync_due(l)), now_ns + 1));
+        uint64_t due = sync_rule_sync_deadline(&hub.sync[i]);
+        if (due != MORTAR_TIME_MAX) {
+            next = MIN(next, MAX(ceil_ns(due), now_ns + 1));
+        }
     }
     return next;
 }
@@ -335,8 +318,8 @@ static void start_synchronization(uint64_t now)
 {
     hub.synced = true;
     mortar_hub_profile_start();
+    sync_rule_start(hub.sync, (unsigned)hub.n, now);
     for (int i = 0; i < hub.n; i++) {
-        mortar_link_send_sync(hub.eps[i]->link, now);
         if (hub.eps[i]->on_sync_start) {
             hub.eps[i]->on_sync_start(hub.eps[i]->opaque);
         }
@@ -488,6 +471,8 @@ void mortar_hub_add(mortar_endpoint *ep, uint64_t start_ps)
     }
     hub.start_ps = start_ps;
     ep->hub_index = (unsigned)hub.n;
+    /* every link follows the rule once the host is synchronized */
+    hub.sync[hub.n] = (sync_link){.link = ep->link, .synchronized = true};
     hub.eps[hub.n++] = ep;
     if (!hub.hooked) {
         hub.hooked = true;
