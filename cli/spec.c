@@ -135,6 +135,26 @@ static json_t *load_with_bases(const char *path, int depth, char *err, size_t si
 
 /* ---- --set ------------------------------------------------------------------ */
 
+int spec_value_text(json_t *v, char *buf, size_t size)
+{
+    if (json_is_string(v) && json_string_length(v) > 0 && json_string_length(v) < size) {
+        snprintf(buf, size, "%s", json_string_value(v));
+    } else if (json_is_integer(v)) {
+        snprintf(buf, size, "%lld", (long long)json_integer_value(v));
+    } else if (json_is_real(v)) {
+        for (int digits = 15; digits <= 17; digits++) {
+            snprintf(buf, size, "%.*g", digits, json_real_value(v));
+            if (strtod(buf, NULL) == json_real_value(v))
+                break;
+        }
+    } else if (json_is_boolean(v)) {
+        snprintf(buf, size, "%s", json_is_true(v) ? "true" : "false");
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
 #define MAX_SET_PATH 512
 
 /* "2.5us" stays a string; "3", "0.5", "true" become JSON scalars. */

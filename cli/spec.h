@@ -58,6 +58,11 @@ int spec_port_ref(const char *ref, char *comp, size_t size, unsigned *port);
  * host, a component, a link or "measure" (spec_check.c keeps the lists). */
 bool spec_key_allowed(json_t *spec, json_t *obj, const char *key);
 
+/* The text `--set` takes for a JSON value of a sweep or study file:
+ * strings as they are (not empty, fitting `size`), numbers in their
+ * shortest exact form, booleans as true/false. -1 for anything else. */
+int spec_value_text(json_t *v, char *buf, size_t size);
+
 /* Whether `--set path=...` would change something `spec` (loaded, not yet
  * overridden) has: a variable, a place that exists (array indexes are
  * numbers), a key the spec may have there (spec_key_allowed), or a new key

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "errbuf.h"
+#include "spec.h"
 #include "mortar/name.h"
 #include "paths.h"
 
@@ -114,28 +115,6 @@ static int want_field_name(const where *w, json_t *parent, const char *key,
                         *out);
     if (!islower((unsigned char)(*out)[0]))
         return fail(w, field, "'%s': expected to start with a letter", *out);
-    return 0;
-}
-
-/* The text `--set` is given for a value: strings as they are, numbers in
- * their shortest exact form, booleans as true/false (as a sweep file's). */
-static int value_text(json_t *v, char *buf, size_t size)
-{
-    if (json_is_string(v) && json_string_length(v) > 0 && json_string_length(v) < size) {
-        snprintf(buf, size, "%s", json_string_value(v));
-    } else if (json_is_integer(v)) {
-        snprintf(buf, size, "%lld", (long long)json_integer_value(v));
-    } else if (json_is_real(v)) {
-        for (int digits = 15; digits <= 17; digits++) {
-            snprintf(buf, size, "%.*g", digits, json_real_value(v));
-            if (strtod(buf, NULL) == json_real_value(v))
-                break;
-        }
-    } else if (json_is_boolean(v)) {
-        snprintf(buf, size, "%s", json_is_true(v) ? "true" : "false");
-    } else {
-        return -1;
-    }
     return 0;
 }
 
@@ -313,7 +292,7 @@ static int read_knob_values(const where *w, json_t *values, const char *field,
     json_array_foreach(values, i, v) {
         char text[TEXT_MAX], f[TEXT_MAX + 32];
         snprintf(f, sizeof f, "%s[%zu]", field, i);
-        if (value_text(v, text, sizeof text))
+        if (spec_value_text(v, text, sizeof text))
             return fail(w, f, "expected a string, number or boolean");
         for (size_t n = 0; n < k->nvalues; n++)
             if (!strcmp(k->values[n], text))
@@ -497,7 +476,7 @@ static int check_knob_value(const where *w, const study *st, const char *path, j
                             const char *field)
 {
     char text[TEXT_MAX];
-    if (value_text(v, text, sizeof text))
+    if (spec_value_text(v, text, sizeof text))
         return fail(w, field, "expected a string, number or boolean");
     const study_knob *k = study_knob_named(st, path);
     if (k && !knob_has(k, text))

@@ -93,28 +93,6 @@ static void part_free(part *p)
     strvec_free(&p->sets);
 }
 
-/* The text `--set` is given for a sweep file's value: strings as they are,
- * numbers in their shortest exact form, booleans as true/false. */
-static int value_text(json_t *v, char *buf, size_t size)
-{
-    if (json_is_string(v)) {
-        snprintf(buf, size, "%s", json_string_value(v));
-    } else if (json_is_integer(v)) {
-        snprintf(buf, size, "%lld", (long long)json_integer_value(v));
-    } else if (json_is_real(v)) {
-        for (int digits = 15; digits <= 17; digits++) {
-            snprintf(buf, size, "%.*g", digits, json_real_value(v));
-            if (strtod(buf, NULL) == json_real_value(v))
-                break;
-        }
-    } else if (json_is_boolean(v)) {
-        snprintf(buf, size, "%s", json_is_true(v) ? "true" : "false");
-    } else {
-        return -1;
-    }
-    return 0;
-}
-
 /* The path of "path=value" (or of an axis) into buf. */
 static const char *path_of(const char *assignment, char *buf, size_t size)
 {
@@ -270,7 +248,7 @@ static int part_read_grid(part *p, json_t *grid, const char *where, char *err,
         json_t *v;
         json_array_foreach(values, i, v) {
             char text[MAX_PATH_TEXT];
-            if (value_text(v, text, sizeof text))
+            if (spec_value_text(v, text, sizeof text))
                 return errbuf_fail(err, size,
                             "%s.grid.%s[%zu]: expected a string, number or boolean",
                             where, path, i);
@@ -292,7 +270,7 @@ static int part_read_sets(part *p, json_t *sets, const char *where, char *err,
     json_t *v;
     json_object_foreach(sets, path, v) {
         char text[MAX_PATH_TEXT], assignment[2 * MAX_PATH_TEXT + 2];
-        if (value_text(v, text, sizeof text))
+        if (spec_value_text(v, text, sizeof text))
             return errbuf_fail(err, size, "%s.set.%s: expected a string, number or boolean",
                         where, path);
         snprintf(assignment, sizeof assignment, "%s=%s", path, text);
