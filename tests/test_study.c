@@ -18,34 +18,13 @@
 
 #include "spec.h"
 #include "study.h"
+#include "scratch_files.h"
 
 static char tmp_dir[] = "/tmp/mortar-test-study-XXXXXX";
 
-static const char *matmul(const char *name)
-{
-    static char buf[4][1024];
-    static int next;
-    const char *src = getenv("MORTAR_SOURCE");
-    char *b = buf[next++ % 4];
-    snprintf(b, sizeof buf[0], "%s/experiments/matmul/%s", src ? src : ".", name);
-    return b;
-}
-
 static const char *tmp_file(const char *name)
 {
-    static char buf[4][1024];
-    static int next;
-    char *b = buf[next++ % 4];
-    snprintf(b, sizeof buf[0], "%s/%s", tmp_dir, name);
-    return b;
-}
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
+    return scratch_file(tmp_dir, name);
 }
 
 static void load_ok(study *st, const char *path)

@@ -22,34 +22,13 @@
 #include "db.h"
 #include "spec.h"
 #include "sweep_plan.h"
+#include "scratch_files.h"
 
 static char tmp_dir[] = "/tmp/mortar-test-sweep-XXXXXX";
 
-static const char *matmul(const char *name)
-{
-    static char buf[4][1024];
-    static int next;
-    const char *src = getenv("MORTAR_SOURCE");
-    char *b = buf[next++ % 4];
-    snprintf(b, sizeof buf[0], "%s/experiments/matmul/%s", src ? src : ".", name);
-    return b;
-}
-
 static const char *tmp_file(const char *name)
 {
-    static char buf[4][1024];
-    static int next;
-    char *b = buf[next++ % 4];
-    snprintf(b, sizeof buf[0], "%s/%s", tmp_dir, name);
-    return b;
-}
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
+    return scratch_file(tmp_dir, name);
 }
 
 /* Loads a plan that must load; fails the test with the error otherwise. */
