@@ -218,8 +218,12 @@ static mortar_loop *loop_with_testgen(const char *name, const char *params_json)
 }
 
 /* Runs two single-component loops in two processes joined by one
- * synchronized link; returns simulated us per wall second (parent's view). */
-static double run_sync_pair(const char *params_json, uint64_t sim_ps, mortar_wait_policy wait)
+ * synchronized link; returns simulated us per wall second (parent's view).
+ * `promises` off: plain null messages every sync interval, the rule the
+ * anchor runs (two idle peers with promises promise never to send, and the
+ * run ends at once). */
+static double run_sync_pair(const char *params_json, uint64_t sim_ps, mortar_wait_policy wait,
+                            bool promises)
 {
     char path[128];
     sock_path(path, sizeof path, "sync");
@@ -231,6 +235,7 @@ static double run_sync_pair(const char *params_json, uint64_t sim_ps, mortar_wai
     if (child == 0) {
         mortar_link *c = connect_or_die(path, &p);
         mortar_loop *loop = loop_with_testgen("b", params_json);
+        mortar_loop_set_promises(loop, promises);
         mortar_loop_bind(loop, mortar_loop_find(loop, "b"), 0, c);
         int rc = mortar_loop_run(loop, sim_ps);
         mortar_loop_destroy(loop);
@@ -238,6 +243,7 @@ static double run_sync_pair(const char *params_json, uint64_t sim_ps, mortar_wai
     }
     accept_or_die(l);
     mortar_loop *loop = loop_with_testgen("a", params_json);
+    mortar_loop_set_promises(loop, promises);
     mortar_loop_bind(loop, mortar_loop_find(loop, "a"), 0, l);
     double t0 = wall_s();
     int rc = mortar_loop_run(loop, sim_ps);
@@ -302,6 +308,13 @@ static const char *const figure_keys[N_FIGURES] = {
     "inproc_echo_sim_us_per_wall_s",
 };
 
+/* Short names for --only, in figure order. */
+static const char *const figure_names[N_FIGURES] = {
+    "pingpong", "stream", "stream_16b", "sync_idle", "oversub", "oversub_spin",
+    "oversub_yield", "oversub_block", "sync_sparse", "inproc_sparse", "sync_echo",
+    "inproc_echo",
+};
+
 /* The figures the anchor measures the same way, under the same keys, and
  * the name of their ratio line. The round trip is a time: its ratio is
  * anchor / mortar, so that above 1 always means mortar is faster. */
@@ -316,6 +329,9 @@ static const struct {
 };
 #define N_ANCHORED (sizeof anchored / sizeof anchored[0])
 
+/* The figures --only names (all without it). */
+static bool wanted[N_FIGURES];
+
 static void run_figures(double f[N_FIGURES])
 {
     const char *idle = "{\"messages\":0}";
@@ -325,28 +341,42 @@ static void run_figures(double f[N_FIGURES])
     const char *echo = "{\"messages\":100000000,\"max_gap\":\"1us\"}";
     uint64_t idle_sim = quick ? MORTAR_MS(200) : MORTAR_MS(1000);
 
-    f[F_PINGPONG] = bench_pingpong();
-    f[F_STREAM] = bench_stream(0);
-    f[F_STREAM_16B] = bench_stream(16);
-    f[F_SYNC_IDLE] = run_sync_pair(idle, idle_sim, MORTAR_WAIT_BLOCK);
+    if (wanted[F_PINGPONG])
+        f[F_PINGPONG] = bench_pingpong();
+    if (wanted[F_STREAM])
+        f[F_STREAM] = bench_stream(0);
+    if (wanted[F_STREAM_16B])
+        f[F_STREAM_16B] = bench_stream(16);
+    if (wanted[F_SYNC_IDLE])
+        f[F_SYNC_IDLE] = run_sync_pair(idle, idle_sim, MORTAR_WAIT_BLOCK, false);
 
-    pid_t hog = start_cpu_hog();
-    for (int w = 0; w < 3; w++)
-        f[F_OVERSUB_SPIN + w] = run_sync_pair(idle, idle_sim / 4, (mortar_wait_policy)w);
-    kill(hog, SIGKILL);
-    waitpid(hog, NULL, 0);
-    f[F_OVERSUB] = f[F_OVERSUB_BLOCK];
+    if (wanted[F_OVERSUB] || wanted[F_OVERSUB_SPIN] || wanted[F_OVERSUB_YIELD] ||
+        wanted[F_OVERSUB_BLOCK]) {
+        pid_t hog = start_cpu_hog();
+        for (int w = 0; w < 3; w++)
+            if (wanted[F_OVERSUB_SPIN + w] || (w == MORTAR_WAIT_BLOCK && wanted[F_OVERSUB]))
+                f[F_OVERSUB_SPIN + w] =
+                    run_sync_pair(idle, idle_sim / 4, (mortar_wait_policy)w, false);
+        kill(hog, SIGKILL);
+        waitpid(hog, NULL, 0);
+        f[F_OVERSUB] = f[F_OVERSUB_BLOCK];
+    }
 
-    f[F_SYNC_SPARSE] = run_sync_pair(sparse, idle_sim / 4, MORTAR_WAIT_BLOCK);
-    f[F_INPROC_SPARSE] = run_inproc_pair(sparse, idle_sim);
-    f[F_SYNC_ECHO] = run_sync_pair(echo, idle_sim / 10, MORTAR_WAIT_BLOCK);
-    f[F_INPROC_ECHO] = run_inproc_pair(echo, idle_sim / 4);
+    if (wanted[F_SYNC_SPARSE])
+        f[F_SYNC_SPARSE] = run_sync_pair(sparse, idle_sim / 4, MORTAR_WAIT_BLOCK, true);
+    if (wanted[F_INPROC_SPARSE])
+        f[F_INPROC_SPARSE] = run_inproc_pair(sparse, idle_sim);
+    if (wanted[F_SYNC_ECHO])
+        f[F_SYNC_ECHO] = run_sync_pair(echo, idle_sim / 10, MORTAR_WAIT_BLOCK, true);
+    if (wanted[F_INPROC_ECHO])
+        f[F_INPROC_ECHO] = run_inproc_pair(echo, idle_sim / 4);
 }
 
 static void print_figures(const char *prefix, const double f[N_FIGURES])
 {
     for (int i = 0; i < N_FIGURES; i++)
-        printf("%s%s=%.0f\n", prefix, figure_keys[i], f[i]);
+        if (wanted[i])
+            printf("%s%s=%.0f\n", prefix, figure_keys[i], f[i]);
     fflush(stdout);
 }
 
@@ -476,12 +506,36 @@ static const char usage_text[] =
     "      --quick       shorter runs (less precise)\n"
     "      --rounds N    rounds of mortar's figures (default 1; with the anchor 2,\n"
     "                    alternating mortar, anchor, mortar, anchor, ...)\n"
+    "      --only LIST   only these figures, by short name, comma-separated:\n"
+    "                    pingpong, stream, stream_16b, sync_idle, oversub,\n"
+    "                    oversub_spin, oversub_yield, oversub_block, sync_sparse,\n"
+    "                    inproc_sparse, sync_echo, inproc_echo\n"
     "      --anchor FILE the anchor's run.sh (default: looked up)\n"
     "      --no-anchor   mortar's figures only\n"
     "  -h, --help        show this help and exit\n"
     "      --version     print the version and exit\n";
 
-enum { OPT_QUICK = 256, OPT_VERSION, OPT_ROUNDS, OPT_ANCHOR, OPT_NO_ANCHOR };
+enum { OPT_QUICK = 256, OPT_VERSION, OPT_ROUNDS, OPT_ANCHOR, OPT_NO_ANCHOR, OPT_ONLY };
+
+/* Marks the figures of a comma-separated list of short names; false on an
+ * unknown name. */
+static bool parse_only(const char *list)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", list);
+    char *save = NULL;
+    for (char *name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+        int i = 0;
+        while (i < N_FIGURES && strcmp(name, figure_names[i]) != 0)
+            i++;
+        if (i == N_FIGURES) {
+            fprintf(stderr, "bench-link: --only: no figure named '%s'\n", name);
+            return false;
+        }
+        wanted[i] = true;
+    }
+    return true;
+}
 
 /* Returns -1 to run the benchmark, or the exit status. */
 static int parse_args(int argc, char **argv)
@@ -489,11 +543,13 @@ static int parse_args(int argc, char **argv)
     static const struct option options[] = {{"quick", no_argument, NULL, OPT_QUICK},
                                             {"rounds", required_argument, NULL, OPT_ROUNDS},
                                             {"anchor", required_argument, NULL, OPT_ANCHOR},
+                                            {"only", required_argument, NULL, OPT_ONLY},
                                             {"no-anchor", no_argument, NULL, OPT_NO_ANCHOR},
                                             {"help", no_argument, NULL, 'h'},
                                             {"version", no_argument, NULL, OPT_VERSION},
                                             {NULL, 0, NULL, 0}};
     rounds = 0;
+    bool only = false;
     for (int c; (c = getopt_long(argc, argv, "h", options, NULL)) != -1;) {
         if (c == OPT_QUICK)
             quick = 1;
@@ -509,6 +565,11 @@ static int parse_args(int argc, char **argv)
             anchor_arg = optarg;
         else if (c == OPT_NO_ANCHOR)
             no_anchor = true;
+        else if (c == OPT_ONLY) {
+            if (!parse_only(optarg))
+                return 2;
+            only = true;
+        }
         else if (c == 'h') {
             fputs(usage_text, stdout);
             return 0;
@@ -522,6 +583,8 @@ static int parse_args(int argc, char **argv)
         fprintf(stderr, "bench-link: unexpected '%s'\n", argv[optind]);
         return 2;
     }
+    for (int i = 0; !only && i < N_FIGURES; i++)
+        wanted[i] = true;
     if (anchor_arg && !is_file(anchor_arg)) {
         fprintf(stderr, "bench-link: no anchor script %s\n", anchor_arg);
         return 2;
@@ -548,7 +611,10 @@ int main(int argc, char **argv)
         snprintf(anchor, sizeof anchor, "%s", anchor_arg);
     else if (!no_anchor && !find_anchor(anchor, sizeof anchor))
         anchor[0] = '\0';
-    if (no_anchor)
+    bool anchored_wanted = false;
+    for (size_t k = 0; k < N_ANCHORED; k++)
+        anchored_wanted |= wanted[anchored[k].fig];
+    if (no_anchor || !anchored_wanted)
         anchor[0] = '\0';
     if (rounds == 0)
         rounds = anchor[0] ? 2 : 1;
@@ -582,9 +648,12 @@ int main(int argc, char **argv)
         med[i] = median(col, rounds);
     }
     print_figures("", med);
-    print_ratio("ratio_inproc_echo_vs_cross", med[F_INPROC_ECHO], med[F_SYNC_ECHO]);
+    if (wanted[F_INPROC_ECHO] && wanted[F_SYNC_ECHO])
+        print_ratio("ratio_inproc_echo_vs_cross", med[F_INPROC_ECHO], med[F_SYNC_ECHO]);
     for (size_t k = 0; anchor_rounds > 0 && k < N_ANCHORED; k++) {
         enum figure fig = anchored[k].fig;
+        if (!wanted[fig])
+            continue;
         for (int r = 0; r < anchor_rounds; r++)
             col[r] = theirs[r][fig];
         double their = median(col, anchor_rounds);
