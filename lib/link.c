@@ -85,6 +85,18 @@ void link_map_rings(mortar_link *link, bool is_listener)
     link->rx_dir = is_listener ? &h->dir[1] : &h->dir[0];
 }
 
+void link_announce_sleeping(mortar_link *link)
+{
+    atomic_store_explicit(&link->rx_dir->never_sleeps,
+                          link->wait_policy != MORTAR_WAIT_BLOCK, memory_order_relaxed);
+}
+
+void link_learn_peer_sleeping(mortar_link *link)
+{
+    link->peer_never_sleeps =
+        atomic_load_explicit(&link->tx_dir->never_sleeps, memory_order_relaxed) == 1;
+}
+
 /* ---- getters ----------------------------------------------------------- */
 
 const char *mortar_link_name(const mortar_link *l) { return l->name; }
@@ -134,15 +146,23 @@ static mortar_slot_header *free_tx_slot(mortar_link *link)
     return h;
 }
 
+/* A consumer that never sleeps needs no fence and no wake: the release
+ * store alone lets our stores stream out (the fence waited for each slot's
+ * cache line in turn, which bounded a stream to one line transfer per
+ * message). */
 static void publish(mortar_link *link, mortar_slot_header *h, uint8_t type, uint32_t size,
                     uint64_t stamp)
 {
     h->payload_size = size;
     h->sequence = link->tx_seq++;
     h->timestamp_ps = stamp;
+    link->tx_pos = (link->tx_pos + 1 == link->slot_count) ? 0 : link->tx_pos + 1;
+    if (link->peer_never_sleeps) {
+        slot_set_own_type(h, (uint8_t)(MORTAR_SLOT_FULL | type));
+        return;
+    }
     atomic_exchange_explicit((_Atomic uint8_t *)&h->own_type, (uint8_t)(MORTAR_SLOT_FULL | type),
                              memory_order_seq_cst);
-    link->tx_pos = (link->tx_pos + 1 == link->slot_count) ? 0 : link->tx_pos + 1;
     wake_peer(link);
 }
 

@@ -15,11 +15,14 @@
 
 /* One per direction, a cache line each, in the shared header page. The
  * consumer of the direction sets `waiting` before it sleeps on `futex_seq`;
- * the producer bumps `futex_seq` and wakes it. */
+ * the producer bumps `futex_seq` and wakes it. A consumer that never sleeps
+ * (wait policy SPIN or YIELD) says so once, during setup, in `never_sleeps`;
+ * its producer then skips the fence and the wake check. */
 typedef struct shm_direction {
     _Atomic uint32_t futex_seq;
     _Atomic uint32_t waiting;
-    uint8_t pad[56];
+    _Atomic uint32_t never_sleeps;
+    uint8_t pad[52];
 } shm_direction;
 
 typedef struct shm_header {
@@ -52,6 +55,7 @@ struct mortar_link {
     shm_direction *tx_dir, *rx_dir;
     uint32_t tx_pos, rx_pos, tx_seq;
     bool reserved_slot; /* a reserve() is pending commit */
+    bool peer_never_sleeps; /* read from tx_dir once the handshake is done */
 
     /* timing */
     link_timing timing;
@@ -91,6 +95,14 @@ static inline void link_promise_sent(mortar_link *link, uint64_t stamp)
 
 /* Points the ring and direction pointers into `shm` for the given side. */
 void link_map_rings(mortar_link *link, bool is_listener);
+
+/* Says, in our receive direction, whether we ever sleep on its futex (set
+ * before the peer can read it: during setup). */
+void link_announce_sleeping(mortar_link *link);
+
+/* Reads the peer's announcement for our transmit direction (after the
+ * handshake, which orders it after the peer's write). */
+void link_learn_peer_sleeping(mortar_link *link);
 
 static inline mortar_slot_header *link_slot(uint8_t *ring, uint32_t slot_size, uint32_t pos)
 {

@@ -259,6 +259,7 @@ static int create_region(mortar_link *link)
     }
     init_header(link);
     link_map_rings(link, true);
+    link_announce_sleeping(link);
     return MORTAR_OK;
 }
 
@@ -348,6 +349,8 @@ int mortar_link_accept(mortar_link *link)
         rc = check_intro(link, &in, false);
     if (rc == 0)
         rc = read_peer_upper_intro(link, in.upper_intro_size, deadline);
+    if (rc == 0)
+        link_learn_peer_sleeping(link); /* written before the peer's intro */
     return rc;
 }
 
@@ -433,6 +436,8 @@ static int map_listener_region(mortar_link *link, const mortar_link_intro *in)
         h->slot_count != in->slot_count)
         return link_set_error(link, MORTAR_EPROTO, "shared region header does not match the intro");
     link_map_rings(link, false);
+    link_announce_sleeping(link); /* before our intro tells the listener we are here */
+    link_learn_peer_sleeping(link); /* written before the listener sent the region */
     return MORTAR_OK;
 }
 
@@ -509,7 +514,10 @@ int mortar_link_pair(mortar_link **a, mortar_link **b, const mortar_link_params 
         ends[i]->pair_refs = refs;
         init_header(ends[i]);
         link_map_rings(ends[i], i == 0);
+        link_announce_sleeping(ends[i]);
     }
+    for (int i = 0; i < 2; i++)
+        link_learn_peer_sleeping(ends[i]);
     *a = la;
     *b = lb;
     return MORTAR_OK;

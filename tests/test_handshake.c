@@ -1,7 +1,8 @@
 /*
  * test_handshake.c - setting up a link over a UNIX socket: a good handshake
  * exchanges the upper intros; every kind of mismatch or broken peer ends in
- * a clear error naming the link, and nothing hangs.
+ * a clear error naming the link, and nothing hangs. The connector tells its
+ * producer, in the region, whether it may sleep.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -305,6 +306,81 @@ static void test_handshake_times_out_without_listener(void **state)
     assert_non_null(strstr(err, "nobody listens"));
 }
 
+/* A fake listener with a proper region: after the connector's intro it
+ * reads the connector's `never_sleeps` flag for direction 0 (offset 72,
+ * docs/protocol.md). */
+typedef struct flag_listener {
+    uint32_t flag;
+    int ok;
+} flag_listener;
+
+static void *run_flag_listener(void *arg)
+{
+    flag_listener *f = arg;
+    mortar_link_intro in;
+    good_intro(&in);
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    strcpy(sa.sun_path, sock_path);
+    unlink(sock_path);
+    bind(s, (struct sockaddr *)&sa, sizeof sa);
+    listen(s, 1);
+    int c = accept(s, NULL, NULL);
+    int fd = memfd_create("fake", 0);
+    ftruncate(fd, (off_t)in.shm_size);
+    uint32_t *region = mmap(NULL, in.shm_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    region[0] = MORTAR_LINK_MAGIC;
+    region[1] = MORTAR_LINK_VERSION;
+    region[2] = in.slot_size;
+    region[3] = in.slot_count;
+    struct iovec iov = {.iov_base = &in, .iov_len = sizeof in};
+    char control[CMSG_SPACE(sizeof(int))] = {0};
+    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+                        .msg_controllen = sizeof control};
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(cm), &fd, sizeof fd);
+    sendmsg(c, &mh, MSG_NOSIGNAL);
+    mortar_link_intro answer;
+    f->ok = recv(c, &answer, sizeof answer, MSG_WAITALL) == (ssize_t)sizeof answer;
+    f->flag = region[72 / 4];
+    munmap(region, in.shm_size);
+    close(c);
+    close(fd);
+    close(s);
+    unlink(sock_path);
+    return NULL;
+}
+
+/* Returns the flag a connector with wait policy `w` leaves for its producer. */
+static uint32_t connector_flag(mortar_wait_policy w)
+{
+    flag_listener f = {.flag = 99};
+    pthread_t t;
+    pthread_create(&t, NULL, run_flag_listener, &f);
+    usleep(20000);
+    mortar_link_params cp;
+    params(&cp, "flag", MORTAR_PROTO_TEST);
+    cp.wait_policy = w;
+    mortar_link *conn = NULL;
+    char err[512];
+    assert_int_equal(mortar_link_connect(&conn, sock_path, &cp, err, sizeof err), 0);
+    pthread_join(t, NULL);
+    mortar_link_close(conn);
+    assert_true(f.ok);
+    return f.flag;
+}
+
+static void test_handshake_announces_whether_the_consumer_may_sleep(void **state)
+{
+    (void)state;
+    assert_int_equal(connector_flag(MORTAR_WAIT_SPIN), 1);
+    assert_int_equal(connector_flag(MORTAR_WAIT_YIELD), 1);
+    assert_int_equal(connector_flag(MORTAR_WAIT_BLOCK), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -318,6 +394,7 @@ int main(void)
         cmocka_unit_test(test_handshake_reports_peer_closing_before_intro),
         cmocka_unit_test(test_handshake_reports_connector_closing_mid_handshake),
         cmocka_unit_test(test_handshake_times_out_without_listener),
+        cmocka_unit_test(test_handshake_announces_whether_the_consumer_may_sleep),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
