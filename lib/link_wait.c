@@ -80,11 +80,12 @@ static void block_on_futex(mortar_link *link, uint64_t max_ns)
  * exchange a null message every ~100 ns, and each pause would add to it. */
 static bool quick_poll(const mortar_link *link)
 {
+    const mortar_slot_header *h = link_slot(link->rx_ring, link->slot_size, link->rx_pos);
     for (unsigned i = 0; i < 128; i++)
-        if (mortar_link_has_input(link))
+        if (slot_own_type(h) & MORTAR_SLOT_FULL)
             return true;
     for (unsigned i = 0; i < 256; i++) {
-        if (mortar_link_has_input(link))
+        if (slot_own_type(h) & MORTAR_SLOT_FULL)
             return true;
         cpu_relax();
     }
