@@ -87,14 +87,24 @@ void link_map_rings(mortar_link *link, bool is_listener)
 
 void link_announce_sleeping(mortar_link *link)
 {
-    atomic_store_explicit(&link->rx_dir->never_sleeps,
-                          link->wait_policy != MORTAR_WAIT_BLOCK, memory_order_relaxed);
+    uint32_t flags = 0;
+    if (link->wait_policy != MORTAR_WAIT_BLOCK)
+        flags = LINK_CONSUMER_NEVER_SLEEPS;
+    else if (link_barrier_available())
+        flags = LINK_CONSUMER_BARRIER;
+    link->sleep_barrier = flags == LINK_CONSUMER_BARRIER;
+    atomic_store_explicit(&link->rx_dir->consumer_flags, flags, memory_order_relaxed);
 }
 
 void link_learn_peer_sleeping(mortar_link *link)
 {
-    link->peer_never_sleeps =
-        atomic_load_explicit(&link->tx_dir->never_sleeps, memory_order_relaxed) == 1;
+    uint32_t flags = atomic_load_explicit(&link->tx_dir->consumer_flags, memory_order_relaxed);
+    if (flags & LINK_CONSUMER_NEVER_SLEEPS)
+        link->publish = PUBLISH_RELEASE;
+    else if ((flags & LINK_CONSUMER_BARRIER) && link_barrier_register())
+        link->publish = PUBLISH_CHECK;
+    else
+        link->publish = PUBLISH_FENCE;
 }
 
 /* ---- getters ----------------------------------------------------------- */
@@ -125,17 +135,12 @@ void mortar_link_get_counters(const mortar_link *l, mortar_link_counters *out)
 
 /* ---- sending ----------------------------------------------------------- */
 
-/* Wakes the consumer if it sleeps on this direction. The slot was published
- * with a sequentially consistent exchange and `waiting` is read the same
- * way, as the consumer does in the other order (link_wait.c): either we see
- * `waiting`, or it sees our slot. */
+/* Bumps the futex word and wakes the consumer sleeping on it. */
 static void wake_peer(mortar_link *link)
 {
-    if (atomic_load_explicit(&link->tx_dir->waiting, memory_order_seq_cst)) {
-        atomic_fetch_add_explicit(&link->tx_dir->futex_seq, 1, memory_order_release);
-        syscall(SYS_futex, &link->tx_dir->futex_seq, FUTEX_WAKE, 1, NULL, NULL, 0);
-        link->counters.wakes_sent++;
-    }
+    atomic_fetch_add_explicit(&link->tx_dir->futex_seq, 1, memory_order_release);
+    syscall(SYS_futex, &link->tx_dir->futex_seq, FUTEX_WAKE, 1, NULL, NULL, 0);
+    link->counters.wakes_sent++;
 }
 
 static mortar_slot_header *free_tx_slot(mortar_link *link)
@@ -146,10 +151,12 @@ static mortar_slot_header *free_tx_slot(mortar_link *link)
     return h;
 }
 
-/* A consumer that never sleeps needs no fence and no wake: the release
- * store alone lets our stores stream out (the fence waited for each slot's
- * cache line in turn, which bounded a stream to one line transfer per
- * message). */
+/* Stores the slot's ownership byte last, then wakes a sleeping consumer.
+ * The wake needs, on our side, the store before the read of `waiting`
+ * (link_wait.c does the reverse): a fence per message, unless the consumer
+ * never sleeps (no read at all) or runs the barrier for us before it sleeps
+ * (link_barrier.c: a plain read). The fence makes each message wait for its
+ * slot's cache line; without it the stores of a stream overlap. */
 static void publish(mortar_link *link, mortar_slot_header *h, uint8_t type, uint32_t size,
                     uint64_t stamp)
 {
@@ -157,13 +164,24 @@ static void publish(mortar_link *link, mortar_slot_header *h, uint8_t type, uint
     h->sequence = link->tx_seq++;
     h->timestamp_ps = stamp;
     link->tx_pos = (link->tx_pos + 1 == link->slot_count) ? 0 : link->tx_pos + 1;
-    if (link->peer_never_sleeps) {
-        slot_set_own_type(h, (uint8_t)(MORTAR_SLOT_FULL | type));
+    uint8_t own_type = (uint8_t)(MORTAR_SLOT_FULL | type);
+    switch (link->publish) {
+    case PUBLISH_RELEASE:
+        slot_set_own_type(h, own_type);
+        return;
+    case PUBLISH_CHECK:
+        slot_set_own_type(h, own_type);
+        atomic_signal_fence(memory_order_seq_cst); /* the compiler keeps the order */
+        if (atomic_load_explicit(&link->tx_dir->waiting, memory_order_relaxed))
+            wake_peer(link);
+        return;
+    case PUBLISH_FENCE:
+        atomic_exchange_explicit((_Atomic uint8_t *)&h->own_type, own_type,
+                                 memory_order_seq_cst);
+        if (atomic_load_explicit(&link->tx_dir->waiting, memory_order_seq_cst))
+            wake_peer(link);
         return;
     }
-    atomic_exchange_explicit((_Atomic uint8_t *)&h->own_type, (uint8_t)(MORTAR_SLOT_FULL | type),
-                             memory_order_seq_cst);
-    wake_peer(link);
 }
 
 void *mortar_link_reserve(mortar_link *link, uint32_t size)

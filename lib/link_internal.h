@@ -15,15 +15,28 @@
 
 /* One per direction, a cache line each, in the shared header page. The
  * consumer of the direction sets `waiting` before it sleeps on `futex_seq`;
- * the producer bumps `futex_seq` and wakes it. A consumer that never sleeps
- * (wait policy SPIN or YIELD) says so once, during setup, in `never_sleeps`;
- * its producer then skips the fence and the wake check. */
+ * the producer bumps `futex_seq` and wakes it. During setup the consumer
+ * says in `consumer_flags` how its producer may publish without a fence
+ * (LINK_CONSUMER_*; docs/protocol.md §2). */
 typedef struct shm_direction {
     _Atomic uint32_t futex_seq;
     _Atomic uint32_t waiting;
-    _Atomic uint32_t never_sleeps;
+    _Atomic uint32_t consumer_flags;
     uint8_t pad[52];
 } shm_direction;
+
+/* consumer_flags: it never sleeps on the futex (wait policy spin or yield) */
+#define LINK_CONSUMER_NEVER_SLEEPS 1u
+/* consumer_flags: before it sleeps it runs membarrier(GLOBAL_EXPEDITED)
+ * between its store of `waiting` and its last look at the slot */
+#define LINK_CONSUMER_BARRIER 2u
+
+/* How this side publishes a slot, from its consumer's flags. */
+typedef enum {
+    PUBLISH_FENCE = 0,   /* seq_cst exchange, seq_cst read of `waiting` */
+    PUBLISH_CHECK = 1,   /* release store, plain read of `waiting` (barrier) */
+    PUBLISH_RELEASE = 2, /* release store alone: the consumer never sleeps */
+} publish_mode;
 
 typedef struct shm_header {
     uint32_t magic; /* MORTAR_LINK_MAGIC */
@@ -55,7 +68,8 @@ struct mortar_link {
     shm_direction *tx_dir, *rx_dir;
     uint32_t tx_pos, rx_pos, tx_seq;
     bool reserved_slot; /* a reserve() is pending commit */
-    bool peer_never_sleeps; /* read from tx_dir once the handshake is done */
+    publish_mode publish; /* from the peer's consumer_flags after the handshake */
+    bool sleep_barrier;   /* we announced LINK_CONSUMER_BARRIER */
 
     /* timing */
     link_timing timing;
@@ -96,13 +110,23 @@ static inline void link_promise_sent(mortar_link *link, uint64_t stamp)
 /* Points the ring and direction pointers into `shm` for the given side. */
 void link_map_rings(mortar_link *link, bool is_listener);
 
-/* Says, in our receive direction, whether we ever sleep on its futex (set
+/* Says, in our receive direction, how our producer may publish (set
  * before the peer can read it: during setup). */
 void link_announce_sleeping(mortar_link *link);
 
 /* Reads the peer's announcement for our transmit direction (after the
- * handshake, which orders it after the peer's write). */
+ * handshake, which orders it after the peer's write) and picks the
+ * publish mode. */
 void link_learn_peer_sleeping(mortar_link *link);
+
+/* link_barrier.c: registers this process for the consumers' barrier (once
+ * per process); false when the system cannot. */
+bool link_barrier_register(void);
+/* link_barrier.c: whether this process can issue the barrier. */
+bool link_barrier_available(void);
+/* link_barrier.c: a full barrier on every running thread of every
+ * registered process; false when the call failed. */
+bool link_barrier_issue(void);
 
 static inline mortar_slot_header *link_slot(uint8_t *ring, uint32_t slot_size, uint32_t pos)
 {

@@ -58,11 +58,18 @@ int mortar_link_check_peer(mortar_link *link)
     return MORTAR_OK;
 }
 
-/* Sleeps on the futex until the producer bumps it or `max_ns` passes. */
+/* Sleeps on the futex until the producer bumps it or `max_ns` passes.
+ * With the barrier announced, our producer does not fence: the barrier
+ * after our store of `waiting` stands in for its fence (link_barrier.c). A
+ * failed barrier (never seen) shortens the sleep to a millisecond: a wake
+ * may be missed, not the message. */
+#define FAILED_BARRIER_SLEEP_NS 1000000ull
 static void block_on_futex(mortar_link *link, uint64_t max_ns)
 {
     uint32_t seq = atomic_load_explicit(&link->rx_dir->futex_seq, memory_order_acquire);
     atomic_store_explicit(&link->rx_dir->waiting, 1, memory_order_seq_cst);
+    if (link->sleep_barrier && !link_barrier_issue() && max_ns > FAILED_BARRIER_SLEEP_NS)
+        max_ns = FAILED_BARRIER_SLEEP_NS;
     const mortar_slot_header *h = link_slot(link->rx_ring, link->slot_size, link->rx_pos);
     if (!(atomic_load_explicit((const _Atomic uint8_t *)&h->own_type, memory_order_seq_cst) &
           MORTAR_SLOT_FULL)) {
