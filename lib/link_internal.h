@@ -67,7 +67,7 @@ struct mortar_link {
     uint8_t *tx_ring, *rx_ring;
     shm_direction *tx_dir, *rx_dir;
     uint32_t tx_pos, rx_pos, tx_seq;
-    bool reserved_slot; /* a reserve() is pending commit */
+    mortar_slot_header *reserved; /* the slot of a reserve() pending commit */
     publish_mode publish; /* from the peer's consumer_flags after the handshake */
     bool sleep_barrier;   /* we announced LINK_CONSUMER_BARRIER */
 
