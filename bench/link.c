@@ -20,7 +20,7 @@
  * and `ratio_<figure>` lines compare the medians (above 1: mortar is faster).
  * bench/README.md describes every figure.
  *
- * Usage: bench-link [--quick] [--rounds N] [--anchor RUN_SH | --no-anchor]
+ * Usage: bench-link [--quick] [--rounds N] [--only LIST] [--anchor RUN_SH | --no-anchor]
  * (usage_text below). Not a test: the figures depend on the machine.
  */
 #include <errno.h>
