@@ -17,12 +17,14 @@
  * consumer of the direction sets `waiting` before it sleeps on `futex_seq`;
  * the producer bumps `futex_seq` and wakes it. During setup the consumer
  * says in `consumer_flags` how its producer may publish without a fence
- * (LINK_CONSUMER_*; docs/protocol.md §2). */
+ * (LINK_CONSUMER_*; docs/protocol.md §2), and before it waits, on which CPU
+ * (link_wait.c). */
 typedef struct shm_direction {
     _Atomic uint32_t futex_seq;
     _Atomic uint32_t waiting;
     _Atomic uint32_t consumer_flags;
-    uint8_t pad[52];
+    _Atomic uint32_t consumer_cpu; /* the CPU it last waited on, plus one; 0 unknown */
+    uint8_t pad[48];
 } shm_direction;
 
 /* consumer_flags: it never sleeps on the futex (wait policy spin or yield) */

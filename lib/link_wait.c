@@ -99,13 +99,31 @@ static bool quick_poll(const mortar_link *link)
     return false;
 }
 
+/* Says on which CPU we wait (in the direction we consume, only when it
+ * changed: the line also holds `waiting`, which our producer reads per
+ * message) and whether the peer last waited on the same one. Then the
+ * peer is not running now (we are), and spinning only keeps it from the
+ * CPU: such a wait yields at once. Stale when a side moved since; it only
+ * decides how we wait. */
+static bool peer_shares_our_cpu(mortar_link *link)
+{
+    int cpu = sched_getcpu();
+    if (cpu < 0)
+        return false;
+    uint32_t mine = (uint32_t)cpu + 1;
+    if (atomic_load_explicit(&link->rx_dir->consumer_cpu, memory_order_relaxed) != mine)
+        atomic_store_explicit(&link->rx_dir->consumer_cpu, mine, memory_order_relaxed);
+    return atomic_load_explicit(&link->tx_dir->consumer_cpu, memory_order_relaxed) == mine;
+}
+
 int mortar_link_wait(mortar_link *link, uint32_t timeout_ms)
 {
-    if (quick_poll(link) || link->peer_terminated)
+    bool shared_cpu = link->wait_policy != MORTAR_WAIT_SPIN && peer_shares_our_cpu(link);
+    if ((shared_cpu ? mortar_link_has_input(link) : quick_poll(link)) || link->peer_terminated)
         return MORTAR_OK;
     uint64_t start = wall_ns();
     uint64_t deadline = start + (uint64_t)timeout_ms * 1000000ull;
-    uint64_t spin_until = start + link->spin_ns;
+    uint64_t spin_until = shared_cpu ? start : start + link->spin_ns;
     uint64_t yield_until = spin_until + YIELD_NS;
     uint64_t next_peer_check = start + PEER_CHECK_NS;
     for (unsigned i = 0;; i++) {
