@@ -2,11 +2,13 @@
  * link_wait.c - waiting for a peer without burning a core forever.
  *
  * Every policy first spins for `spin_ns` (the peer is usually a few hundred
- * nanoseconds away). Then SPIN keeps spinning, YIELD calls sched_yield()
- * between polls, and BLOCK yields for a short while and then sleeps on the
- * direction's futex word, which the producer bumps and wakes after
- * publishing a slot (see wake_peer() in link.c). Sleeps are sliced so that a dead peer (its socket hung up) is
- * noticed within tens of milliseconds.
+ * nanoseconds away), except that YIELD and BLOCK skip it when the peer last
+ * waited on our CPU (it cannot be running then). Then SPIN keeps spinning,
+ * YIELD calls sched_yield() between polls, and BLOCK yields for a short
+ * while and then sleeps on the direction's futex word, which the producer
+ * bumps and wakes after publishing a slot (see wake_peer() in link.c).
+ * Sleeps are sliced so that a dead peer (its socket hung up) is noticed
+ * within tens of milliseconds.
  */
 #include "link_internal.h"
 

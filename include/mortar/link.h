@@ -86,7 +86,9 @@ typedef enum {
     MORTAR_SYNC_ON = 1,  /* conservative synchronization */
 } mortar_sync_mode;
 
-/* How a side waits for its peer. Every policy spins first for `spin_ns`. */
+/* How a side waits for its peer. Every policy spins first for `spin_ns`
+ * (YIELD and BLOCK not when the peer last waited on this side's CPU: it
+ * cannot be running then). */
 typedef enum {
     MORTAR_WAIT_SPIN = 0,  /* spin only (one core per simulator) */
     MORTAR_WAIT_YIELD = 1, /* then sched_yield() between polls */
