@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "mortar/time.h"
+
 static double column_or_nan(sqlite3_stmt *st, int i)
 {
     return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
@@ -25,6 +27,13 @@ static int fail(sqlite3 *db, char *err, size_t size)
 
 /* ---- mortar verdict ---- */
 
+/* A time variable's text ("0.5us") in us; 0 when it is none. */
+static double time_text_us(const unsigned char *text)
+{
+    uint64_t ps;
+    return text && mortar_time_parse((const char *)text, &ps) == 0 ? (double)ps / 1e6 : 0;
+}
+
 static void read_ok_run(sqlite3_stmt *st, db_ok_run *r)
 {
     const char *design = (const char *)sqlite3_column_text(st, 1);
@@ -33,7 +42,7 @@ static void read_ok_run(sqlite3_stmt *st, db_ok_run *r)
     snprintf(r->design, sizeof r->design, "%s", design ? design : "");
     const char *dir = (const char *)sqlite3_column_text(st, 11);
     snprintf(r->run_dir, sizeof r->run_dir, "%s", dir ? dir : "");
-    r->latency_us = sqlite3_column_double(st, 2);
+    r->latency_us = time_text_us(sqlite3_column_text(st, 2));
     r->speed = sqlite3_column_double(st, 3);
     double *vals[] = {&r->median_us, &r->p99_us, &r->mean_us,
                       &r->min_us,    &r->max_us, &r->throughput_rps};
@@ -46,8 +55,14 @@ int db_each_ok_run(sqlite3 *db, int (*each)(void *ctx, const db_ok_run *run), vo
 {
     sqlite3_stmt *st;
     const char *sql =
-        "SELECT id, design, pcie_latency_us, speed, in_flight, median_us,"
-        " p99_us, mean_us, min_us, max_us, throughput_rps, run_dir FROM runs"
+        "WITH v AS (SELECT run_id, name, value,"
+        " CASE WHEN typeof(value) IN ('integer', 'real') THEN value END AS num"
+        " FROM run_vars)"
+        " SELECT id, (SELECT value FROM v WHERE run_id = id AND name = 'design'),"
+        " (SELECT value FROM v WHERE run_id = id AND name = 'pcie.latency'),"
+        " COALESCE((SELECT num FROM v WHERE run_id = id AND name = 'speed'), 1),"
+        " COALESCE((SELECT num FROM v WHERE run_id = id AND name = 'inflight'), 1),"
+        " median_us, p99_us, mean_us, min_us, max_us, throughput_rps, run_dir FROM runs"
         " WHERE status = 'ok' ORDER BY id";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return fail(db, err, size);

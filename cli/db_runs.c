@@ -66,9 +66,8 @@ static int end_savepoint(sqlite3 *db, const char *name, int rc);
 static int64_t insert_run(sqlite3 *db, const db_run_info *in)
 {
     sqlite3_stmt *st;
-    const char *sql = "INSERT INTO runs(name, status, design, pcie_latency_us, speed,"
-                      " in_flight, started_at, run_dir, spec, pid, pid_start)"
-                      " VALUES(?,?,?,?,?,?,?,?,?,?,?)";
+    const char *sql = "INSERT INTO runs(name, status, started_at, run_dir, spec, pid,"
+                      " pid_start) VALUES(?,?,?,?,?,?,?)";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return -1;
     char now[32];
@@ -77,15 +76,11 @@ static int64_t insert_run(sqlite3 *db, const db_run_info *in)
     char *spec = json_dumps(in->spec, JSON_COMPACT | JSON_SORT_KEYS);
     sqlite3_bind_text(st, 1, in->name, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 2, "running", -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, in->design, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_double(st, 4, in->pcie_latency_us);
-    sqlite3_bind_double(st, 5, in->speed);
-    sqlite3_bind_int64(st, 6, in->in_flight);
-    sqlite3_bind_text(st, 7, now, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 8, in->run_dir, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 9, spec, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 10, in->pid);
-    sqlite3_bind_int64(st, 11, (sqlite3_int64)in->pid_start);
+    sqlite3_bind_text(st, 3, now, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 4, in->run_dir, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 5, spec, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 6, in->pid);
+    sqlite3_bind_int64(st, 7, (sqlite3_int64)in->pid_start);
     free(spec);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
@@ -370,28 +365,27 @@ json_t *db_runs_json(sqlite3 *db)
 {
     json_t *runs = json_array();
     sqlite3_stmt *st;
-    const char *sql = "SELECT id, name, status, error, design, pcie_latency_us, speed, in_flight,"
-                      " wall_s, run_dir, started_at, versions, requests, verified, median_us,"
-                      " p99_us, mean_us, min_us, max_us, throughput_rps, lost FROM runs"
-                      " ORDER BY id";
+    const char *sql = "SELECT id, name, status, error, wall_s, run_dir, started_at, versions,"
+                      " requests, verified, median_us, p99_us, mean_us, min_us, max_us,"
+                      " throughput_rps, lost FROM runs ORDER BY id";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return runs;
     while (sqlite3_step(st) == SQLITE_ROW) {
         json_t *r = json_object();
-        const char *keys[] = {"id", "name", "status", "error", "design", "pcie_latency_us",
-                              "speed", "in_flight", "wall_s", "run_dir", "started_at"};
-        for (int i = 0; i < 11; i++)
+        const char *keys[] = {"id", "name", "status", "error", "wall_s", "run_dir",
+                              "started_at"};
+        for (int i = 0; i < 7; i++)
             json_object_set_new(r, keys[i], column_json(st, i));
-        json_t *versions = json_loads((const char *)sqlite3_column_text(st, 11) ?: "null",
+        json_t *versions = json_loads((const char *)sqlite3_column_text(st, 7) ?: "null",
                                       JSON_DECODE_ANY, NULL);
         json_object_set_new(r, "versions", versions ? versions : json_null());
         json_t *sum = json_object();
         const char *skeys[] = {"requests", "verified", "median_us", "p99_us", "mean_us",
                                "min_us", "max_us", "throughput_rps"};
         for (int i = 0; i < 8; i++)
-            json_object_set_new(sum, skeys[i], column_json(st, 12 + i));
+            json_object_set_new(sum, skeys[i], column_json(st, 8 + i));
         json_object_set_new(r, "summary", sum);
-        json_object_set_new(r, "lost", column_json(st, 20));
+        json_object_set_new(r, "lost", column_json(st, 16));
         json_object_set_new(r, "losses", db_run_losses(db, sqlite3_column_int64(st, 0)));
         json_object_set_new(r, "vars", db_run_vars(db, sqlite3_column_int64(st, 0)));
         json_array_append_new(runs, r);

@@ -15,6 +15,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "db.h"
@@ -140,10 +141,6 @@ typedef struct csv_column {
 static const csv_column run_columns[] = {{"id", false},
                                          {"name", false},
                                          {"status", false},
-                                         {"design", false},
-                                         {"pcie_latency_us", false},
-                                         {"speed", false},
-                                         {"in_flight", false},
                                          {"requests", true},
                                          {"verified", true},
                                          {"median_us", true},
@@ -178,13 +175,52 @@ static int finish(FILE *f)
     return fflush(f) != 0 || ferror(f) ? -1 : 0;
 }
 
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The names of the variables of every run, sorted, each once: the CSV's
+ * "vars.<name>" columns. A new array of *n pointers into `doc`. */
+static const char **var_names(const json_t *doc, size_t *n)
+{
+    size_t cap = 0, i;
+    json_t *r, *v;
+    const char *name;
+    json_array_foreach(json_object_get(doc, "runs"), i, r)
+        cap += json_object_size(json_object_get(r, "vars"));
+    const char **names = malloc((cap ? cap : 1) * sizeof *names);
+    *n = 0;
+    if (!names)
+        return NULL;
+    json_array_foreach(json_object_get(doc, "runs"), i, r) {
+        json_object_foreach(json_object_get(r, "vars"), name, v)
+            names[(*n)++] = name;
+    }
+    qsort(names, *n, sizeof *names, compare_names);
+    size_t kept = 0;
+    for (size_t k = 0; k < *n; k++)
+        if (!kept || strcmp(names[kept - 1], names[k]))
+            names[kept++] = names[k];
+    *n = kept;
+    return names;
+}
+
 int results_write_runs_csv(FILE *f, const json_t *doc)
 {
-    const char *names[N_RUN_COLUMNS];
+    size_t nvars, i;
+    const char **vars = var_names(doc, &nvars);
+    if (!vars)
+        return -1;
     for (size_t c = 0; c < N_RUN_COLUMNS; c++)
-        names[c] = run_columns[c].name;
-    put_header(f, names, N_RUN_COLUMNS);
-    size_t i;
+        fprintf(f, "%s%s", c ? "," : "", run_columns[c].name);
+    for (size_t k = 0; k < nvars; k++) {
+        char head[512];
+        snprintf(head, sizeof head, "vars.%s", vars[k]);
+        fputc(',', f);
+        put_text(f, head);
+    }
+    fputc('\n', f);
     json_t *r;
     json_array_foreach(json_object_get(doc, "runs"), i, r) {
         json_t *summary = json_object_get(r, "summary");
@@ -194,8 +230,13 @@ int results_write_runs_csv(FILE *f, const json_t *doc)
             put_cell(f, json_object_get(run_columns[c].in_summary ? summary : r,
                                         run_columns[c].name));
         }
+        for (size_t k = 0; k < nvars; k++) {
+            fputc(',', f);
+            put_cell(f, json_object_get(json_object_get(r, "vars"), vars[k]));
+        }
         fputc('\n', f);
     }
+    free(vars);
     return finish(f);
 }
 

@@ -16,8 +16,10 @@
 #include "db.h"
 
 /* The version of the JSON document's layout ("schema_version"): raised
- * whenever a key is removed or changes meaning (adding one does not). */
-#define RESULTS_SCHEMA_VERSION 1
+ * whenever a key is removed or changes meaning (adding one does not).
+ * 2: a run's variables are only in its "vars" (version 1 had four of them
+ * as keys of their own too). */
+#define RESULTS_SCHEMA_VERSION 2
 
 /* Real numbers are rounded to this many decimals (a nanosecond of the _us
  * columns, a millisecond of wall_s) and printed without trailing zeros, so
@@ -42,8 +44,9 @@ json_t *results_json(db_conn *db, bool with_requests);
 int results_write_json(FILE *f, const json_t *doc);
 
 /* Writes the runs of a results_json document as CSV (RFC 4180 quoting,
- * "\n" line ends): a header line, then one line per run. 0, or -1 when
- * writing failed. */
+ * "\n" line ends): a header line, then one line per run; after the fixed
+ * columns, one "vars.<name>" column per variable any run has, sorted by
+ * name (empty where a run has none). 0, or -1 when writing failed. */
 int results_write_runs_csv(FILE *f, const json_t *doc);
 
 /* Writes the requests of a results_json document made `with_requests` as

@@ -25,7 +25,6 @@
 #include <sys/stat.h>
 
 #include "mortar/progress.h"
-#include "mortar/time.h"
 #include "db.h"
 #include "dirs.h"
 #include "errbuf.h"
@@ -733,20 +732,6 @@ static json_t *collect_profile(const char *run_dir, int64_t id)
 
 /* ---- the run -------------------------------------------------------------------- */
 
-static double var_us(json_t *spec, const char *name)
-{
-    char buf[64];
-    const char *t = spec_var_text(spec, name, buf, sizeof buf);
-    uint64_t ps;
-    return t && mortar_time_parse(t, &ps) == 0 ? (double)ps / 1e6 : 0;
-}
-
-static double var_num(json_t *spec, const char *name, double def)
-{
-    json_t *v = json_object_get(json_object_get(spec, "vars"), name);
-    return json_is_number(v) ? json_number_value(v) : def;
-}
-
 /* <out>/<id>-<name> (or the first free variant, dirs_make_fresh), made
  * absolute (the processes run elsewhere). The name follows the name rule
  * (spec_validate), so the directory is inside <out>. */
@@ -834,14 +819,10 @@ int mortar_run_main(int argc, char **argv)
         json_decref(spec);
         return 1;
     }
-    char design[64] = "", name[128];
-    spec_var_text(spec, "design", design, sizeof design);
+    char name[128];
     snprintf(name, sizeof name, "%s", json_string_value(json_object_get(spec, "name")) ?: "run");
-    db_run_info info = {.name = name, .design = design, .spec = spec, .run_dir = "",
-                        .pcie_latency_us = var_us(spec, "pcie.latency"),
-                        .speed = var_num(spec, "speed", 1),
-                        .in_flight = (int64_t)var_num(spec, "inflight", 1),
-                        .pid = getpid(), .pid_start = owner_start_time(getpid()),
+    db_run_info info = {.name = name, .spec = spec, .run_dir = "", .pid = getpid(),
+                        .pid_start = owner_start_time(getpid()),
                         .started_unix_s = (int64_t)time(NULL)};
     install_signals();
     owner_reap_and_say(db, "[mortar]");
@@ -895,7 +876,7 @@ int mortar_run_main(int argc, char **argv)
     size_t n = collect_requests(&p, measure ? measure : "", reqs);
     db_summary sum = summarize(reqs, n);
     if (!rc && measure && (n == 0 || sum.verified != sum.requests)) {
-        snprintf(err, sizeof err, "%lld of %lld products verified",
+        snprintf(err, sizeof err, "%lld of %lld requests verified",
                  (long long)sum.verified, (long long)sum.requests);
         rc = -1;
     }

@@ -46,8 +46,7 @@ static void setup_fixture(fixture *f)
     assert_int_equal(db_open(&f->db, f->db_path, err, sizeof err), 0);
     assert_int_equal(db_open(&f->other, f->db_path, err, sizeof err), 0);
     json_t *spec = json_object();
-    db_run_info info = {.name = "t", .design = "b", .run_dir = f->dir, .speed = 1,
-                        .in_flight = 1, .spec = spec};
+    db_run_info info = {.name = "t", .run_dir = f->dir, .spec = spec};
     f->id = db_begin_run(f->db, &info);
     json_decref(spec);
     assert_true(f->id > 0);

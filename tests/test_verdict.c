@@ -78,13 +78,14 @@ typedef struct run_args {
 
 static int64_t add_run(sqlite3 *db, run_args a)
 {
-    json_t *spec = json_object();
+    char latency[32];
+    snprintf(latency, sizeof latency, "%gus", a.latency_us);
+    int64_t in_flight = a.in_flight ? a.in_flight : 1;
+    json_t *spec = json_pack("{s:{s:s, s:s, s:f, s:I}}", "vars", "design", a.design,
+                             "pcie.latency", latency, "speed", a.speed, "inflight",
+                             (json_int_t)in_flight);
     db_run_info info = {.name = "t",
-                        .design = a.design,
                         .run_dir = a.run_dir ? a.run_dir : "/tmp/mortar-verdict-no-trace",
-                        .pcie_latency_us = a.latency_us,
-                        .speed = a.speed,
-                        .in_flight = a.in_flight ? a.in_flight : 1,
                         .spec = spec};
     int64_t id = db_begin_run(db, &info);
     json_decref(spec);
@@ -102,7 +103,7 @@ static int64_t add_run(sqlite3 *db, run_args a)
                     .mean_us = a.median_us,
                     .min_us = a.median_us * 0.9,
                     .max_us = a.median_us * 1.2,
-                    .throughput_rps = 1e6 / a.median_us * (double)info.in_flight};
+                    .throughput_rps = 1e6 / a.median_us * (double)in_flight};
     json_t *stats = a.stats ? json_loads(a.stats, 0, NULL) : NULL;
     assert_true(!a.stats || stats);
     assert_int_equal(db_finish_run(db, id, a.status ? a.status : "ok", NULL, 1.0, NULL,

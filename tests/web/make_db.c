@@ -258,13 +258,14 @@ static int64_t record(sqlite3 *db, const char *out_dir, const expected *e,
 {
     char name[64], dir[4096];
     snprintf(name, sizeof name, "synthetic-%s", e->design);
+    char latency[32];
+    snprintf(latency, sizeof latency, "%gus", e->latency_us);
     db_run_info info = {.name = name,
-                        .design = e->design,
                         .run_dir = "",
-                        .pcie_latency_us = e->latency_us,
-                        .speed = e->speed,
-                        .in_flight = e->in_flight,
-                        .spec = json_pack("{s:s}", "name", name)};
+                        .spec = json_pack("{s:s, s:{s:s, s:s, s:f, s:I}}", "name", name,
+                                          "vars", "design", e->design, "pcie.latency",
+                                          latency, "speed", e->speed, "inflight",
+                                          (json_int_t)e->in_flight)};
     int64_t id = db_begin_run(db, &info);
     json_decref(info.spec);
     if (id < 0)
