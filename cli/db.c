@@ -16,7 +16,8 @@
 
 /* The tables as the first releases made them, before the database had a
  * version, but for the run variables that had columns of their own in
- * runs (migration 5 drops them); migration 1 creates them, or completes a
+ * runs (migration 5 drops them) and the two request figures that had
+ * columns of their own in requests (migration 6 moves them); migration 1 creates them, or completes a
  * database made then. */
 static const char *const first_tables =
     "CREATE TABLE IF NOT EXISTS runs ("
@@ -26,7 +27,7 @@ static const char *const first_tables =
     " mean_us REAL, min_us REAL, max_us REAL);"
     "CREATE TABLE IF NOT EXISTS requests ("
     " run_id INTEGER REFERENCES runs(id), idx INTEGER, latency_ns INTEGER,"
-    " verified INTEGER, service_ns INTEGER, compute_ns INTEGER);"
+    " verified INTEGER);"
     "CREATE TABLE IF NOT EXISTS stats ("
     " run_id INTEGER REFERENCES runs(id), component TEXT, key TEXT, value REAL);"
     "CREATE TABLE IF NOT EXISTS losses ("
@@ -197,11 +198,43 @@ static int migrate_5(sqlite3 *db, char *err, size_t size)
                       err, size);
 }
 
+/* 6: a request's figures other than its id, latency, start and verified
+ * flag, one row each in request_fields under the key its line reported
+ * them with (docs/studies.md, "The per-request contract"); the two that
+ * had columns of their own in requests move there, under the keys they
+ * were read from (compute_ns was the line's device_compute_ns), the
+ * unknown ones (NULL, or -1 for "not measured") left out. */
+static int migrate_6(sqlite3 *db, char *err, size_t size)
+{
+    static const char *const moved[][2] = {{"service_ns", "service_ns"},
+                                           {"compute_ns", "device_compute_ns"}};
+    if (exec(db,
+             "CREATE TABLE IF NOT EXISTS request_fields ("
+             " run_id INTEGER REFERENCES runs(id), idx INTEGER, field TEXT, value INTEGER);"
+             "CREATE UNIQUE INDEX IF NOT EXISTS request_fields_key"
+             " ON request_fields(run_id, idx, field);",
+             err, size))
+        return -1;
+    for (size_t i = 0; i < sizeof moved / sizeof *moved; i++) {
+        if (!has_column(db, "requests", moved[i][0]))
+            continue;
+        char sql[512];
+        snprintf(sql, sizeof sql,
+                 "INSERT OR IGNORE INTO request_fields(run_id, idx, field, value)"
+                 " SELECT run_id, idx, '%s', %s FROM requests WHERE %s >= 0;"
+                 "ALTER TABLE requests DROP COLUMN %s;",
+                 moved[i][1], moved[i][0], moved[i][0], moved[i][0]);
+        if (exec(db, sql, err, size))
+            return -1;
+    }
+    return 0;
+}
+
 typedef int (*migration)(sqlite3 *db, char *err, size_t size);
 
 /* migrations[i] brings a database from version i to i + 1. */
 static const migration migrations[DB_VERSION] = {migrate_1, migrate_2, migrate_3,
-                                                  migrate_4, migrate_5};
+                                                  migrate_4, migrate_5, migrate_6};
 
 /* What a file holds: ours (at some version), nothing yet, or something
  * else. */

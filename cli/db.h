@@ -20,7 +20,7 @@
 /* The schema's version (PRAGMA user_version) and the mark of a mortar
  * database (PRAGMA application_id, "MORT"). A database made before the
  * version existed has neither and is recognized by its runs table. */
-#define DB_VERSION 5
+#define DB_VERSION 6
 #define DB_APPLICATION_ID 0x4d4f5254
 #define DB_BUSY_TIMEOUT_MS 10000
 
@@ -66,10 +66,14 @@ typedef struct db_run_info {
 /* Inserts a run with status "running"; returns its id, or -1. */
 int64_t db_begin_run(db_conn *db, const db_run_info *info);
 
+/* A measured request (docs/studies.md, "The per-request contract"). */
 typedef struct db_request {
-    int64_t idx, latency_ns, service_ns, compute_ns;
+    int64_t idx, latency_ns;
     int64_t start_ns; /* on the client's clock, from the first measured request */
     int verified;
+    /* every other numeric field of its lines, {"service_ns": 2190000, ...}
+     * (integers; table request_fields); NULL: none. The caller's. */
+    json_t *fields;
 } db_request;
 
 typedef struct db_summary {
@@ -135,9 +139,9 @@ int db_check_run_unrecorded(db_conn *db, int64_t id, char *err, size_t size);
 json_t *db_runs_json(db_conn *db);
 
 /* The measured requests of run `id` by index, as a new array of {"idx",
- * "start_ns", "latency_ns", "service_ns", "compute_ns" (integers, null
- * where the run did not measure it), "verified" (a boolean)}; empty when
- * none or on an error. */
+ * "start_ns", "latency_ns" (integers, null where the run did not measure
+ * it), "verified" (a boolean), "fields" (an object: each other numeric
+ * field of the request, {} when none)}; empty when none or on an error. */
 json_t *db_run_requests(db_conn *db, int64_t id);
 
 /* ---- alone runs (db_alone.c) ---- */

@@ -96,31 +96,39 @@ static int run_number(sqlite3 *db, const char *sql, int64_t run_id, double *out,
     return rc;
 }
 
-static bool is_request_column(const char *column)
-{
-    static const char *const columns[] = {"latency_ns", "service_ns", "compute_ns",
-                                          "start_ns"};
-    for (size_t i = 0; i < sizeof columns / sizeof *columns; i++)
-        if (!strcmp(column, columns[i]))
-            return true;
-    return false;
-}
+/* The median (the middle value, or the mean of the two middle ones) of
+ * the known (>= 0) values `known_sql` selects as v, ?1 the run and ?2 the
+ * field, in us. */
+#define MEDIAN_OF_KNOWN_US(known_sql)                                                   \
+    "WITH known AS (" known_sql ") SELECT AVG(v) / 1000.0 FROM (SELECT v FROM known"   \
+    " ORDER BY v LIMIT 2 - (SELECT COUNT(*) FROM known) % 2"                          \
+    " OFFSET ((SELECT COUNT(*) FROM known) - 1) / 2)"
 
-int db_request_median_us(sqlite3 *db, int64_t run_id, const char *column, double *out,
+int db_request_median_us(sqlite3 *db, int64_t run_id, const char *field, double *out,
                          char *err, size_t size)
 {
-    if (!is_request_column(column)) {
-        snprintf(err, size, "no request column %s", column);
-        return -1;
-    }
-    char sql[512];
-    snprintf(sql, sizeof sql,
-             "WITH known AS (SELECT %s AS v FROM requests WHERE run_id = ?1 AND %s >= 0)"
-             " SELECT AVG(v) / 1000.0 FROM (SELECT v FROM known ORDER BY v"
-             " LIMIT 2 - (SELECT COUNT(*) FROM known) %% 2"
-             " OFFSET ((SELECT COUNT(*) FROM known) - 1) / 2)",
-             column, column);
-    return run_number(db, sql, run_id, out, err, size);
+    /* a request's own columns, and every other field in request_fields */
+    const char *sql =
+        !strcmp(field, "latency_ns")
+            ? MEDIAN_OF_KNOWN_US("SELECT latency_ns AS v FROM requests WHERE run_id = ?1"
+                                 " AND latency_ns >= 0")
+        : !strcmp(field, "start_ns")
+            ? MEDIAN_OF_KNOWN_US("SELECT start_ns AS v FROM requests WHERE run_id = ?1"
+                                 " AND start_ns >= 0")
+            : MEDIAN_OF_KNOWN_US("SELECT value AS v FROM request_fields WHERE run_id = ?1"
+                                 " AND field = ?2 AND value >= 0");
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return fail(db, err, size);
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_text(st, 2, field, -1, SQLITE_TRANSIENT); /* none for the columns */
+    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
+    if (rc)
+        fail(db, err, size);
+    else
+        *out = column_or_nan(st, 0);
+    sqlite3_finalize(st);
+    return rc;
 }
 
 int db_queued_on_finish_share(sqlite3 *db, int64_t run_id, double *out, char *err,

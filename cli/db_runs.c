@@ -121,27 +121,55 @@ static int end_savepoint(sqlite3 *db, const char *name, int rc)
     return -1;
 }
 
+/* The request's other fields, one row each (migrate_6); integers only. */
+static int insert_fields(sqlite3_stmt *st, int64_t id, const db_request *r)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(r->fields, key, v) {
+        if (!json_is_integer(v))
+            continue;
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_int64(st, 2, r->idx);
+        sqlite3_bind_text(st, 3, key, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(st, 4, json_integer_value(v));
+        int rc = sqlite3_step(st);
+        sqlite3_reset(st);
+        if (rc != SQLITE_DONE)
+            return -1;
+    }
+    return 0;
+}
+
 static int insert_requests(sqlite3 *db, int64_t id, const db_request *r, size_t n)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "INSERT INTO requests VALUES(?,?,?,?,?,?,?)", -1, &st, NULL))
+    sqlite3_stmt *st, *fst;
+    if (sqlite3_prepare_v2(db,
+                           "INSERT INTO requests(run_id, idx, latency_ns, verified, start_ns)"
+                           " VALUES(?,?,?,?,?)",
+                           -1, &st, NULL))
         return -1;
-    for (size_t i = 0; i < n; i++) {
+    if (sqlite3_prepare_v2(db,
+                           "INSERT INTO request_fields(run_id, idx, field, value)"
+                           " VALUES(?,?,?,?)",
+                           -1, &fst, NULL)) {
+        sqlite3_finalize(st);
+        return -1;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
         sqlite3_bind_int64(st, 1, id);
         sqlite3_bind_int64(st, 2, r[i].idx);
         sqlite3_bind_int64(st, 3, r[i].latency_ns);
         sqlite3_bind_int(st, 4, r[i].verified);
-        sqlite3_bind_int64(st, 5, r[i].service_ns);
-        sqlite3_bind_int64(st, 6, r[i].compute_ns);
-        sqlite3_bind_int64(st, 7, r[i].start_ns);
-        if (sqlite3_step(st) != SQLITE_DONE) {
-            sqlite3_finalize(st);
-            return -1;
-        }
+        sqlite3_bind_int64(st, 5, r[i].start_ns);
+        if (sqlite3_step(st) != SQLITE_DONE || insert_fields(fst, id, &r[i]))
+            rc = -1;
         sqlite3_reset(st);
     }
     sqlite3_finalize(st);
-    return 0;
+    sqlite3_finalize(fst);
+    return rc;
 }
 
 /* stats: {"component": {"key": number, ...}, ...} */
@@ -403,27 +431,49 @@ static json_t *measured_json(sqlite3_stmt *st, int i)
     return json_integer(sqlite3_column_int64(st, i));
 }
 
+/* The fields of request `idx` of run `id` (statement `st`, bound anew). */
+static json_t *request_fields(sqlite3_stmt *st, int64_t id, int64_t idx)
+{
+    json_t *out = json_object();
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int64(st, 2, idx);
+    while (sqlite3_step(st) == SQLITE_ROW)
+        json_object_set_new(out, (const char *)sqlite3_column_text(st, 0) ?: "",
+                            json_integer(sqlite3_column_int64(st, 1)));
+    return out;
+}
+
 json_t *db_run_requests(sqlite3 *db, int64_t id)
 {
     json_t *out = json_array();
-    sqlite3_stmt *st;
-    const char *sql = "SELECT idx, start_ns, latency_ns, service_ns, compute_ns, verified"
-                      " FROM requests WHERE run_id = ? ORDER BY idx";
+    sqlite3_stmt *st, *fst;
+    const char *sql = "SELECT idx, start_ns, latency_ns, verified FROM requests"
+                      " WHERE run_id = ? ORDER BY idx";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return out;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT field, value FROM request_fields WHERE run_id = ?"
+                           " AND idx = ? ORDER BY field",
+                           -1, &fst, NULL) != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return out;
+    }
     sqlite3_bind_int64(st, 1, id);
     while (sqlite3_step(st) == SQLITE_ROW) {
-        json_t *r = json_pack("{s:I}", "idx", (json_int_t)sqlite3_column_int64(st, 0));
-        const char *keys[] = {"start_ns", "latency_ns", "service_ns", "compute_ns"};
-        for (int i = 0; i < 4; i++)
-            json_object_set_new(r, keys[i], measured_json(st, 1 + i));
+        int64_t idx = sqlite3_column_int64(st, 0);
+        json_t *r = json_pack("{s:I}", "idx", (json_int_t)idx);
+        json_object_set_new(r, "start_ns", measured_json(st, 1));
+        json_object_set_new(r, "latency_ns", measured_json(st, 2));
         json_object_set_new(r, "verified",
-                            sqlite3_column_type(st, 5) == SQLITE_NULL
+                            sqlite3_column_type(st, 3) == SQLITE_NULL
                                 ? json_null()
-                                : json_boolean(sqlite3_column_int(st, 5) != 0));
+                                : json_boolean(sqlite3_column_int(st, 3) != 0));
+        json_object_set_new(r, "fields", request_fields(fst, id, idx));
         json_array_append_new(out, r);
     }
     sqlite3_finalize(st);
+    sqlite3_finalize(fst);
     return out;
 }
 

@@ -281,7 +281,7 @@ static int load_request_medians(verdict_ctx *c)
     for (size_t i = 0; i < c->nruns; i++) {
         vrun *r = &c->runs[i];
         if (request_median_us(c, r->id, "service_ns", &r->service_us) ||
-            request_median_us(c, r->id, "compute_ns", &r->compute_us) ||
+            request_median_us(c, r->id, "device_compute_ns", &r->compute_us) ||
             next_queued_share(c, r->id, &r->next_queued))
             return -1;
     }

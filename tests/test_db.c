@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 #include <sqlite3.h>
 
 #include "db.h"
+#include "db_query.h"
 
 typedef struct tmp {
     char dir[64], db[96];
@@ -110,6 +112,8 @@ static void test_a_database_made_before_the_version_is_upgraded_in_place(void **
     tmp t;
     make_tmp(&t);
     raw_exec(t.db, old_schema);
+    /* a request whose service and compute were not measured */
+    raw_exec(t.db, "INSERT INTO requests VALUES(1, 2, 14000, 1, -1, NULL)");
     sqlite3 *db;
     char err[512];
     if (db_open(&db, t.db, err, sizeof err))
@@ -132,7 +136,25 @@ static void test_a_database_made_before_the_version_is_upgraded_in_place(void **
     assert_string_equal(json_string_value(json_object_get(r, "name")), "old");
     assert_true(json_is_null(json_object_get(r, "lost")));
     json_decref(all);
-    assert_int_equal(raw_int(db, "SELECT COUNT(*) FROM requests WHERE run_id=1"), 2);
+    assert_int_equal(raw_int(db, "SELECT COUNT(*) FROM requests WHERE run_id=1"), 3);
+    /* service_ns and compute_ns are request fields now, under the keys the
+     * lines reported them with; the unknown ones are absent */
+    assert_false(has_column(db, "requests", "service_ns"));
+    assert_false(has_column(db, "requests", "compute_ns"));
+    json_t *reqs = db_run_requests(db, 1);
+    json_t *want = json_loads("{\"service_ns\": 5000, \"device_compute_ns\": 4000}", 0, NULL);
+    assert_true(json_equal(json_object_get(json_array_get(reqs, 0), "fields"), want));
+    assert_int_equal(json_object_size(json_object_get(json_array_get(reqs, 2), "fields")), 0);
+    json_decref(want);
+    json_decref(reqs);
+    double median = 0;
+    assert_int_equal(db_request_median_us(db, 1, "device_compute_ns", &median, err, sizeof err),
+                     0);
+    assert_true(median == 4.0);
+    assert_int_equal(db_request_median_us(db, 1, "latency_ns", &median, err, sizeof err), 0);
+    assert_true(median == 13.0);
+    assert_int_equal(db_request_median_us(db, 1, "no_such_ns", &median, err, sizeof err), 0);
+    assert_true(isnan(median));
     /* one row per request of a run */
     assert_int_not_equal(
         sqlite3_exec(db, "INSERT INTO requests(run_id, idx) VALUES(1, 1)", NULL, NULL, NULL),

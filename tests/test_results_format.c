@@ -27,7 +27,8 @@
     "id,name,status,requests,verified,median_us,p99_us,mean_us,min_us,max_us,"         \
     "throughput_rps,wall_s,lost,started_at,run_dir,error,vars.design,vars.inflight," \
     "vars.pcie.latency,vars.speed"
-#define REQUEST_COLUMNS "run_id,idx,start_ns,latency_ns,service_ns,compute_ns,verified"
+#define REQUEST_COLUMNS \
+    "run_id,idx,start_ns,latency_ns,verified,fields.device_compute_ns,fields.service_ns"
 
 /* ---- a database with three runs ------------------------------------------------- */
 
@@ -57,24 +58,13 @@ static void make_db(fixture *fx)
     db_run_info c = {.name = "still-running", .run_dir = "/tmp/r3", .spec = spec_c};
     int64_t ids[3] = {db_begin_run(db, &a), db_begin_run(db, &b), db_begin_run(db, &c)};
     assert_true(ids[0] == 1 && ids[1] == 2 && ids[2] == 3);
-    db_request reqs[3] = {{.idx = 0,
-                           .latency_ns = 2431800,
-                           .service_ns = 2000000,
-                           .compute_ns = 1920000,
-                           .start_ns = 0,
-                           .verified = 1},
-                          {.idx = 1,
-                           .latency_ns = 2431900,
-                           .service_ns = -1,
-                           .compute_ns = -1,
-                           .start_ns = 2500000,
-                           .verified = 1},
-                          {.idx = 2,
-                           .latency_ns = 2431701,
-                           .service_ns = 2000100,
-                           .compute_ns = 1920000,
-                           .start_ns = 5000000,
-                           .verified = 0}};
+    /* request 1's fields unknown */
+    json_t *f0 = json_pack("{s:i, s:i}", "service_ns", 2000000, "device_compute_ns", 1920000);
+    json_t *f2 = json_pack("{s:i, s:i}", "service_ns", 2000100, "device_compute_ns", 1920000);
+    db_request reqs[3] = {
+        {.idx = 0, .latency_ns = 2431800, .start_ns = 0, .verified = 1, .fields = f0},
+        {.idx = 1, .latency_ns = 2431900, .start_ns = 2500000, .verified = 1},
+        {.idx = 2, .latency_ns = 2431701, .start_ns = 5000000, .verified = 0, .fields = f2}};
     db_summary sum = {.requests = 3,
                       .verified = 2,
                       .median_us = 2431800 / 1000.0, /* 2431.7999999999997 */
@@ -91,6 +81,8 @@ static void make_db(fixture *fx)
                                    1.1, versions, NULL, NULL, 0, &(db_summary){0}),
                      0);
     json_decref(versions);
+    json_decref(f0);
+    json_decref(f2);
     json_decref(spec_a);
     json_decref(spec_b);
     json_decref(spec_c);
@@ -305,7 +297,8 @@ static void test_csv_with_requests_has_a_row_per_request(void **state)
     assert_string_equal(cell(&t, 1, "run_id"), "1");
     assert_string_equal(cell(&t, 2, "idx"), "1");
     assert_string_equal(cell(&t, 2, "latency_ns"), "2431900");
-    assert_string_equal(cell(&t, 2, "service_ns"), ""); /* not measured */
+    assert_string_equal(cell(&t, 2, "fields.service_ns"), ""); /* not measured */
+    assert_string_equal(cell(&t, 3, "fields.device_compute_ns"), "1920000");
     assert_string_equal(cell(&t, 3, "verified"), "0");
     assert_string_equal(cell(&t, 3, "start_ns"), "5000000");
     free_csv(&t);
@@ -353,7 +346,10 @@ static void test_json_has_its_schema_version_and_requests_on_request(void **stat
     json_t *second = json_array_get(reqs, 1);
     assert_int_equal(json_integer_value(json_object_get(second, "idx")), 1);
     assert_int_equal(json_integer_value(json_object_get(second, "latency_ns")), 2431900);
-    assert_true(json_is_null(json_object_get(second, "service_ns")));
+    assert_int_equal(json_object_size(json_object_get(second, "fields")), 0);
+    assert_int_equal(json_integer_value(json_object_get(
+                         json_object_get(json_array_get(reqs, 2), "fields"), "service_ns")),
+                     2000100);
     assert_true(json_is_true(json_object_get(second, "verified")));
     assert_true(json_is_false(json_object_get(json_array_get(reqs, 2), "verified")));
     assert_int_equal(
