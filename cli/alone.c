@@ -1,101 +1,134 @@
 /*
- * alone.c - `mortar alone`: the component benchmark of the matmul
- * accelerator. It parses the options, runs matmul_alone_run() (the design's
- * driver against the device on a zero-latency bench, sims/matmul/bench.h)
- * and prints the result as key=value lines, `alone_us` last: the device's
- * compute time for one request, 1920.00 (A, register copy) and 2560.00 (B)
- * at speed 1, scaling with 1/speed; rtl-b (design B in RTL, speed 1 only)
- * reports what its cycles give, 2621.92.
+ * alone.c - `mortar alone [STUDY] --set AXIS=VARIANT [--set KNOB=VALUE ...]`:
+ * runs a study variant's alone benchmark once (its command, with the knob
+ * values put in; alone.h), passes its output through, and records the run
+ * in the results database, where the verdict finds it (alone_time()).
  */
 #include "alone.h"
 
-#include <errno.h>
-#include <stdbool.h>
-#include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#include "mortar/error.h"
-#include "sims/matmul/bench.h"
+#include "db.h"
+#include "study.h"
 #include "usage.h"
 
+#define ALONE_MAX_SETS 64
+
 typedef struct alone_opts {
-    const char *design;
-    double speed;
-    uint32_t n;
-    uint64_t seed;
-    matmul_result result;
+    const char *study_path; /* NULL: the default study */
+    const char *db_path;
+    const char *sets[ALONE_MAX_SETS];
+    size_t nsets;
 } alone_opts;
 
-static bool parse_double(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    *out = strtod(s, &end);
-    return errno == 0 && end != s && *end == '\0';
-}
-
-static bool parse_u64(const char *s, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    *out = v;
-    return errno == 0 && end != s && *end == '\0' && s[0] != '-';
-}
-
-/* Returns CLI_PARSED, or the exit status after --help, --version or a usage
- * error. */
 static int parse_args(int argc, char **argv, alone_opts *o)
 {
-    *o = (alone_opts){.speed = 1.0,
-                      .n = ALONE_DEFAULT_N,
-                      .seed = ALONE_DEFAULT_SEED,
-                      .result = ALONE_DEFAULT_RESULT};
     const cli_command *cmd = &mortar_cmd_alone;
-    bool have_speed = false;
+    *o = (alone_opts){.db_path = "mortar.db"};
     cli_parser p;
     cli_parser_init(&p, cmd, argc, argv);
     for (int key; (key = cli_next(&p)) != CLI_DONE;) {
-        const char *val = p.value;
-        uint64_t u;
-        if (key == CLI_KEY_DESIGN)
-            o->design = val;
-        else if (key == CLI_KEY_SPEED) {
-            if (!parse_double(val, &o->speed) || !(o->speed > 0))
-                return cli_usage_error(cmd, "--speed %s: expected a number > 0", val);
-            have_speed = true;
-        } else if (key == CLI_KEY_N) {
-            if (!parse_u64(val, &u) || u == 0 || u > 4096 || u % 128 != 0)
-                return cli_usage_error(cmd, "--n %s: expected a multiple of 128 up to 4096",
-                                       val);
-            o->n = (uint32_t)u;
-        } else if (key == CLI_KEY_SEED) {
-            if (!parse_u64(val, &u))
-                return cli_usage_error(cmd, "--seed %s: expected a whole number", val);
-            o->seed = u;
-        } else if (key == CLI_KEY_RESULT) {
-            if (!matmul_result_parse(val, &o->result))
-                return cli_usage_error(cmd, "--result %s: expected int8 or int32", val);
-        } else
+        if (key == CLI_KEY_SET) {
+            if (o->nsets == ALONE_MAX_SETS)
+                return cli_usage_error(cmd, "too many --set options");
+            if (!strchr(p.value, '=') || p.value[0] == '=')
+                return cli_usage_error(cmd, "--set %s: expected KEY=VALUE", p.value);
+            o->sets[o->nsets++] = p.value;
+        } else if (key == CLI_KEY_DB)
+            o->db_path = p.value;
+        else
             return cli_stop_status(key);
     }
     if (p.first_operand < argc)
-        return cli_usage_error(cmd, "unexpected '%s'", argv[p.first_operand]);
-    if (!o->design || (strcmp(o->design, "a") && strcmp(o->design, "b") &&
-                       strcmp(o->design, "regcopy") && strcmp(o->design, MATMUL_ALONE_RTL_B)))
-        return cli_usage_error(cmd, "--design must be a, b, regcopy or rtl-b");
-    if (!have_speed)
-        return cli_usage_error(cmd, "--speed is required");
+        o->study_path = argv[p.first_operand];
+    if (p.first_operand + 1 < argc)
+        return cli_usage_error(cmd, "unexpected '%s'", argv[p.first_operand + 1]);
     return CLI_PARSED;
 }
 
-/* Picoseconds as microseconds with two decimals, rounded, without floats. */
-static void print_us(const char *key, uint64_t ps)
+/* The variant the --set AXIS=... names and the knob values of the others
+ * (into `at`); the exit status of a usage error, or CLI_PARSED. */
+static int pick(const alone_opts *o, const study *st, const study_variant **v, json_t *at)
 {
-    uint64_t hundredths = (ps + 5000) / 10000;
-    printf("%s=%" PRIu64 ".%02" PRIu64 "\n", key, hundredths / 100, hundredths % 100);
+    const cli_command *cmd = &mortar_cmd_alone;
+    *v = NULL;
+    for (size_t i = 0; i < o->nsets; i++) {
+        const char *eq = strchr(o->sets[i], '=');
+        char key[256];
+        snprintf(key, sizeof key, "%.*s", (int)(eq - o->sets[i]), o->sets[i]);
+        if (!strcmp(key, st->axis)) {
+            if (*v)
+                return cli_usage_error(cmd, "--set %s= is given twice", st->axis);
+            if (!(*v = study_variant_named(st, eq + 1)))
+                return cli_usage_error(cmd, "--set %s: not a variant of %s", o->sets[i],
+                                       st->path);
+        } else if (!study_knob_named(st, key))
+            return cli_usage_error(cmd, "--set %s: %s is not a knob of %s", o->sets[i],
+                                   key, st->path);
+        else
+            json_object_set_new(at, key, json_string(eq + 1));
+    }
+    if (!*v)
+        return cli_usage_error(cmd, "--set %s=VARIANT is required (the variants of %s)",
+                               st->axis, st->path);
+    return CLI_PARSED;
+}
+
+/* Records the run; 0, or -1 after saying why. */
+static int record(const char *db_path, const study_variant *v, const char *command,
+                  const alone_outcome *out, int64_t started)
+{
+    db_conn *db;
+    char err[1024];
+    if (db_open(&db, db_path, err, sizeof err)) {
+        fprintf(stderr, "mortar alone: %s\n", err);
+        return -1;
+    }
+    db_alone_run run = {.variant = v->name,
+                        .command = command,
+                        .status = out->ok ? "ok" : "failed",
+                        .error = out->ok ? NULL : out->error,
+                        .output = out->output,
+                        .result_us = out->result,
+                        .wall_s = out->wall_s,
+                        .started_unix_s = started};
+    int64_t id = db_record_alone_run(db, &run);
+    if (id < 0)
+        fprintf(stderr, "mortar alone: cannot record the run in %s: %s\n", db_path,
+                db_errmsg(db));
+    else
+        fprintf(stderr, "[mortar] alone run %lld recorded in %s\n", (long long)id,
+                db_path);
+    db_close(db);
+    return id < 0 ? -1 : 0;
+}
+
+/* Runs the command, passes its output through and records it. */
+static int run_alone(const alone_opts *o, const study *st, const study_variant *v,
+                     json_t *at)
+{
+    char command[4096], err[1024];
+    if (alone_command(v, at, command, sizeof command, err, sizeof err)) {
+        fprintf(stderr, "mortar alone: %s: %s\n", st->path, err);
+        return CLI_EXIT_FAILURE;
+    }
+    alone_outcome out;
+    int64_t started = (int64_t)time(NULL);
+    if (alone_run_command(command, v->alone.result, &out, err, sizeof err)) {
+        fprintf(stderr, "mortar alone: %s\n", err);
+        return CLI_EXIT_FAILURE;
+    }
+    fputs(out.output, stdout);
+    fputs(out.errors, stderr);
+    fflush(stdout);
+    if (!out.ok)
+        fprintf(stderr, "mortar alone: %s failed: %s\n", command, out.error);
+    int rc = record(o->db_path, v, command, &out, started);
+    int ok = out.ok;
+    alone_outcome_free(&out);
+    return ok && !rc ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
 }
 
 int mortar_alone_main(int argc, char **argv)
@@ -104,25 +137,23 @@ int mortar_alone_main(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc != CLI_PARSED)
         return rc;
-    matmul_alone_result r;
-    char err[512];
-    rc = matmul_alone_run(o.design, o.speed, o.n, o.seed, o.result, &r, err, sizeof err);
-    if (rc) {
+    study st;
+    char err[2048];
+    if (study_load_default(&st, o.study_path, err, sizeof err)) {
         fprintf(stderr, "mortar alone: %s\n", err);
-        return 1;
+        study_free(&st);
+        return CLI_EXIT_FAILURE;
     }
-    printf("design=%s\nspeed=%g\nn=%" PRIu32 "\nseed=%" PRIu64
-           "\nresult=%s\nsteps=%" PRIu32 "\n",
-           o.design, o.speed, o.n, o.seed, matmul_result_name(o.result), r.steps);
-    printf("step_ps=%" PRIu64 "\n", r.step_ps);
-    print_us("span_us", r.span_ps);
-    print_us("service_us", r.service_ps);
-    printf("product=%s\n", r.product_ok ? "ok" : "WRONG");
-    if (!r.product_ok) {
-        fprintf(stderr,
-                "mortar alone: the product differs from the reference multiply\n");
-        return 1;
-    }
-    print_us("alone_us", r.compute_ps);
-    return 0;
+    json_t *at = json_object();
+    const study_variant *v;
+    rc = pick(&o, &st, &v, at);
+    if (rc == CLI_PARSED && !v->alone.command) {
+        fprintf(stderr, "mortar alone: %s: variant %s has no alone benchmark\n", st.path,
+                v->name);
+        rc = CLI_EXIT_FAILURE;
+    } else if (rc == CLI_PARSED)
+        rc = run_alone(&o, &st, v, at);
+    json_decref(at);
+    study_free(&st);
+    return rc;
 }

@@ -1,41 +1,67 @@
 /*
- * alone.h - `mortar alone`: the matmul component benchmark, and
- * alone_measure(), the same benchmark as a function for the verdict.
+ * alone.h - alone times as runs of their own: a study variant's alone
+ * benchmark (docs/studies.md, "Alone benchmarks") is a command, run as a
+ * child process; its key=value output gives the alone time, and each run
+ * is recorded in the results database (table alone_runs, db.h). The
+ * verdict reads an alone time through alone_time(), which measures it only
+ * when the database has none; `mortar alone` runs one on request.
+ *
+ * A command is words separated by spaces (no shell, no quoting); `$knob`
+ * and `${knob}` in a word take the knob's value as `--set` text. Its first
+ * word is the program: a bare name is found by paths_program() (MORTAR_BIN,
+ * next to mortar, PATH). The library part is alone_run.c, the command
+ * alone.c.
  */
 #ifndef MORTAR_CLI_ALONE_H
 #define MORTAR_CLI_ALONE_H
 
+#include <jansson.h>
 #include <stddef.h>
 
-/* The case study's request: n x n operands from this seed (mortar alone's
- * defaults, and what alone_measure() runs). */
-#define ALONE_DEFAULT_N      512
-#define ALONE_DEFAULT_SEED   1
-#define ALONE_DEFAULT_RESULT MATMUL_RESULT_I8 /* sims/matmul/result.h */
+#include "study.h"
 
-/*
- * Runs the component benchmark for `design` ("a", "b", "regcopy") at `speed`
- * with the case study's request and stores the device's compute time for
- * it in *alone_us. Deterministic and quick: one request through the model
- * and the reference multiply, once per process for each design and speed
- * (later calls return the first result). Returns 0, or a negative MORTAR_E
- * code with the reason in `err` (the run failed, or the product differs
- * from the reference multiply). In the library (alone_bench.c).
- */
-int alone_measure(const char *design, double speed, double *alone_us, char *err,
+/* The alone time of variant `v` of study `s` at the knob values
+ * `at` (JSON object: knob name -> value as --set text; the knobs the
+ * command does not name are ignored), in us: the alone run recorded
+ * in the database at `db_path` for that command, or measured now by
+ * running the command, and recorded. 0 with *us; 1 when the variant
+ * has no alone benchmark; -1 with the reason in err. */
+int alone_time(const char *db_path, const study *s, const study_variant *v, json_t *at,
+               double *us, char *err, size_t size);
+
+/* Variant `v`'s alone command with the knob values of `at` (as alone_time
+ * takes them) in place of its references, words joined by one space:
+ * what an alone run is recorded under. 0, or -1 with `err` naming the
+ * knob without a value (or the command that does not fit `size`). */
+int alone_command(const study_variant *v, json_t *at, char *out, size_t size, char *err,
                   size_t err_size);
 
+/* What one run of an alone command gave. */
+typedef struct alone_outcome {
+    int ok;          /* 1: it exited 0 and printed the result key with a number */
+    double result;   /* the result key's value (us), when ok */
+    char *output;    /* its standard output (new string; "" when none) */
+    char *errors;    /* its standard error (new string; "" when none) */
+    double wall_s;   /* how long it ran */
+    char error[512]; /* why it is not ok */
+} alone_outcome;
+
+/* Runs the expanded `command` (from alone_command) as a child process and
+ * reads `result_key` from its key=value lines (the last one wins). 0 with
+ * *out filled (out->ok says whether it gave a result; free its strings
+ * with alone_outcome_free), -1 with `err` when it could not be started. */
+int alone_run_command(const char *command, const char *result_key, alone_outcome *out,
+                      char *err, size_t err_size);
+
+void alone_outcome_free(alone_outcome *out);
+
 /*
- * mortar alone --design a|b|regcopy|rtl-b --speed S [--n 512] [--seed N]
- *              [--result int8|int32]
+ * mortar alone [STUDY] --set AXIS=VARIANT [--set KNOB=VALUE ...] [--db FILE]
  *
- * Runs one request through the matmul device alone (host stub, 1 ps link,
- * no bandwidth limit; rtl-b: design B in RTL on the rtl component, speed 1
- * only, n up to 512), the driver asking for the product in --result's
- * format (default int8), checks the product against the reference multiply
- * (requantized for int8) and prints key=value lines, alone_us=<device
- * compute time, 2 decimals> last. Returns 0, 1 when the product is wrong or
- * the run failed, 2 on a usage error.
+ * Runs the variant's alone command at those knob values (STUDY: the
+ * default study without one), prints its output and records the run in
+ * the results database. Returns 0, 1 when the command failed or gave no
+ * result or the run could not be recorded, 2 on a usage error.
  */
 int mortar_alone_main(int argc, char **argv);
 

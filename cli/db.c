@@ -11,20 +11,23 @@
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 
 /* The tables as the first releases made them, before the database had a
- * version; migration 1 creates them, or completes a database made then. */
+ * version, but for the run variables that had columns of their own in
+ * runs (migration 5 drops them) and the two request figures that had
+ * columns of their own in requests (migration 6 moves them); migration 1 creates them, or completes a
+ * database made then. */
 static const char *const first_tables =
     "CREATE TABLE IF NOT EXISTS runs ("
-    " id INTEGER PRIMARY KEY, name TEXT, status TEXT, error TEXT,"
-    " design TEXT, pcie_latency_us REAL, speed REAL, in_flight INTEGER,"
-    " started_at TEXT, wall_s REAL, run_dir TEXT, spec TEXT, versions TEXT,"
+    " id INTEGER PRIMARY KEY, name TEXT, status TEXT, error TEXT, started_at TEXT,"
+    " wall_s REAL, run_dir TEXT, spec TEXT, versions TEXT,"
     " requests INTEGER, verified INTEGER, median_us REAL, p99_us REAL,"
     " mean_us REAL, min_us REAL, max_us REAL);"
     "CREATE TABLE IF NOT EXISTS requests ("
     " run_id INTEGER REFERENCES runs(id), idx INTEGER, latency_ns INTEGER,"
-    " verified INTEGER, service_ns INTEGER, compute_ns INTEGER);"
+    " verified INTEGER);"
     "CREATE TABLE IF NOT EXISTS stats ("
     " run_id INTEGER REFERENCES runs(id), component TEXT, key TEXT, value REAL);"
     "CREATE TABLE IF NOT EXISTS losses ("
@@ -136,11 +139,102 @@ static int migrate_4(sqlite3 *db, char *err, size_t size)
                 err, size);
 }
 
+/* The columns of runs since schema 5. */
+static const char *const runs_columns[] = {
+    "id",     "name",   "status",   "error",    "started_at",     "wall_s", "run_dir",
+    "spec",   "versions", "requests", "verified", "median_us",    "p99_us", "mean_us",
+    "min_us", "max_us", "throughput_rps", "lost", "pid",          "pid_start", "private_dir"};
+
+static bool is_runs_column(const char *name)
+{
+    for (size_t i = 0; i < sizeof runs_columns / sizeof *runs_columns; i++)
+        if (!strcmp(runs_columns[i], name))
+            return true;
+    return false;
+}
+
+/* The columns of runs that are not runs_columns (at most `max`, new
+ * strings), in the table's order. */
+static size_t other_runs_columns(sqlite3 *db, char **out, size_t max)
+{
+    sqlite3_stmt *st;
+    size_t n = 0;
+    if (sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info('runs')", -1, &st, NULL))
+        return 0;
+    while (n < max && sqlite3_step(st) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        if (name && !is_runs_column(name))
+            out[n++] = sqlite3_mprintf("%s", name);
+    }
+    sqlite3_finalize(st);
+    return n;
+}
+
+/* 5: the run variables leave runs: before run_vars (version 4) some had a
+ * column of their own there, which mortar filled from the run's spec, so
+ * run_vars holds each of them (migration 4 took them from the same stored
+ * spec). Every column of runs but runs_columns is dropped; the study, not
+ * the schema, says which variables matter. And the alone runs: a study
+ * variant's alone benchmark, run as a command (db_record_alone_run). */
+static int migrate_5(sqlite3 *db, char *err, size_t size)
+{
+    char *drop[16];
+    size_t n = other_runs_columns(db, drop, sizeof drop / sizeof *drop);
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        char *sql = sqlite3_mprintf("ALTER TABLE runs DROP COLUMN \"%w\"", drop[i]);
+        if (!rc)
+            rc = sql ? exec(db, sql, err, size) : -1;
+        sqlite3_free(sql);
+        sqlite3_free(drop[i]);
+    }
+    return rc || exec(db,
+                      "CREATE TABLE IF NOT EXISTS alone_runs ("
+                      " id INTEGER PRIMARY KEY, variant TEXT, command TEXT, status TEXT,"
+                      " error TEXT, result_us REAL, output TEXT, started_at TEXT,"
+                      " wall_s REAL);"
+                      "CREATE INDEX IF NOT EXISTS alone_runs_key ON"
+                      " alone_runs(variant, command);",
+                      err, size);
+}
+
+/* 6: a request's figures other than its id, latency, start and verified
+ * flag, one row each in request_fields under the key its line reported
+ * them with (docs/studies.md, "The per-request contract"); the two that
+ * had columns of their own in requests move there, under the keys they
+ * were read from (compute_ns was the line's device_compute_ns), the
+ * unknown ones (NULL, or -1 for "not measured") left out. */
+static int migrate_6(sqlite3 *db, char *err, size_t size)
+{
+    static const char *const moved[][2] = {{"service_ns", "service_ns"},
+                                           {"compute_ns", "device_compute_ns"}};
+    if (exec(db,
+             "CREATE TABLE IF NOT EXISTS request_fields ("
+             " run_id INTEGER REFERENCES runs(id), idx INTEGER, field TEXT, value INTEGER);"
+             "CREATE UNIQUE INDEX IF NOT EXISTS request_fields_key"
+             " ON request_fields(run_id, idx, field);",
+             err, size))
+        return -1;
+    for (size_t i = 0; i < sizeof moved / sizeof *moved; i++) {
+        if (!has_column(db, "requests", moved[i][0]))
+            continue;
+        char sql[512];
+        snprintf(sql, sizeof sql,
+                 "INSERT OR IGNORE INTO request_fields(run_id, idx, field, value)"
+                 " SELECT run_id, idx, '%s', %s FROM requests WHERE %s >= 0;"
+                 "ALTER TABLE requests DROP COLUMN %s;",
+                 moved[i][1], moved[i][0], moved[i][0], moved[i][0]);
+        if (exec(db, sql, err, size))
+            return -1;
+    }
+    return 0;
+}
+
 typedef int (*migration)(sqlite3 *db, char *err, size_t size);
 
 /* migrations[i] brings a database from version i to i + 1. */
 static const migration migrations[DB_VERSION] = {migrate_1, migrate_2, migrate_3,
-                                                  migrate_4};
+                                                  migrate_4, migrate_5, migrate_6};
 
 /* What a file holds: ours (at some version), nothing yet, or something
  * else. */

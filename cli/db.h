@@ -6,7 +6,7 @@
  *
  * The database module owns all of mortar's SQL: db.c opens, identifies and
  * upgrades a database and runs transactions, db_runs.c writes runs and reads
- * them back, db_query.c (db_query.h) answers what the verdict, sweep, trace
+ * them back, db_alone.c the alone runs of study variants, db_query.c (db_query.h) answers what the verdict, sweep, trace
  * and profile commands ask. No other file includes sqlite3.h or holds SQL
  * (tests/test_cli.c checks it); the rest of mortar holds a db_conn.
  */
@@ -20,7 +20,7 @@
 /* The schema's version (PRAGMA user_version) and the mark of a mortar
  * database (PRAGMA application_id, "MORT"). A database made before the
  * version existed has neither and is recognized by its runs table. */
-#define DB_VERSION 4
+#define DB_VERSION 6
 #define DB_APPLICATION_ID 0x4d4f5254
 #define DB_BUSY_TIMEOUT_MS 10000
 
@@ -53,10 +53,10 @@ int db_begin_write(db_conn *db, char *err, size_t size);
 int db_commit(db_conn *db);
 void db_rollback(db_conn *db);
 
+/* A new run. Its variables (the resolved spec's "vars") go to table
+ * run_vars, one row each (db_run_vars reads them back). */
 typedef struct db_run_info {
-    const char *name, *design, *run_dir;
-    double pcie_latency_us, speed;
-    int64_t in_flight;
+    const char *name, *run_dir;
     json_t *spec; /* the resolved spec */
     int64_t pid;  /* the process that runs it, and its start time (owner.h) */
     uint64_t pid_start;
@@ -66,10 +66,14 @@ typedef struct db_run_info {
 /* Inserts a run with status "running"; returns its id, or -1. */
 int64_t db_begin_run(db_conn *db, const db_run_info *info);
 
+/* A measured request (docs/studies.md, "The per-request contract"). */
 typedef struct db_request {
-    int64_t idx, latency_ns, service_ns, compute_ns;
+    int64_t idx, latency_ns;
     int64_t start_ns; /* on the client's clock, from the first measured request */
     int verified;
+    /* every other numeric field of its lines, {"service_ns": 2190000, ...}
+     * (integers; table request_fields); NULL: none. The caller's. */
+    json_t *fields;
 } db_request;
 
 typedef struct db_summary {
@@ -129,13 +133,44 @@ json_t *db_run_vars(db_conn *db, int64_t id);
  * (what importing a run's record needs); -1 with the reason in `err`. */
 int db_check_run_unrecorded(db_conn *db, int64_t id, char *err, size_t size);
 
-/* Every run as the JSON of `mortar results --json`. */
+/* Every run as the JSON of `mortar results --json`: {"runs": [{"id",
+ * "name", "status", "error", "wall_s", "run_dir", "started_at", "versions",
+ * "summary", "lost", "losses", "vars"}]}. */
 json_t *db_runs_json(db_conn *db);
 
 /* The measured requests of run `id` by index, as a new array of {"idx",
- * "start_ns", "latency_ns", "service_ns", "compute_ns" (integers, null
- * where the run did not measure it), "verified" (a boolean)}; empty when
- * none or on an error. */
+ * "start_ns", "latency_ns" (integers, null where the run did not measure
+ * it), "verified" (a boolean), "fields" (an object: each other numeric
+ * field of the request, {} when none)}; empty when none or on an error. */
 json_t *db_run_requests(db_conn *db, int64_t id);
+
+/* ---- alone runs (db_alone.c) ---- */
+
+/* One run of a study variant's alone benchmark (docs/studies.md): its
+ * command as run (the $knob references replaced), how it ended ("ok" or
+ * "failed"), the error text when it failed (NULL otherwise), the result
+ * in us (ok runs), its standard output, and its wall time. */
+typedef struct db_alone_run {
+    const char *variant, *command, *status, *error, *output;
+    double result_us, wall_s;
+    int64_t started_unix_s; /* 0: now */
+} db_alone_run;
+
+/* Records an alone run; its id, or -1 (see db_errmsg). */
+int64_t db_record_alone_run(db_conn *db, const db_alone_run *run);
+
+/* The result of the newest "ok" alone run of `variant` with `command`:
+ * 1 with *us, 0 when there is none, -1 with the database's message in
+ * `err`. */
+int db_alone_result(db_conn *db, const char *variant, const char *command, double *us,
+                    char *err, size_t size);
+
+/* Every alone run, oldest first, as a new array of {"id", "variant",
+ * "command", "status", "error", "result_us", "started_at", "wall_s"}
+ * (empty on an error). */
+json_t *db_alone_runs_json(db_conn *db);
+
+/* The file of the open database `db` ("" for an in-memory one). */
+const char *db_file_name(db_conn *db);
 
 #endif

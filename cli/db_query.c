@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "mortar/time.h"
+
 static double column_or_nan(sqlite3_stmt *st, int i)
 {
     return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
@@ -25,6 +27,13 @@ static int fail(sqlite3 *db, char *err, size_t size)
 
 /* ---- mortar verdict ---- */
 
+/* A time variable's text ("0.5us") in us; 0 when it is none. */
+static double time_text_us(const unsigned char *text)
+{
+    uint64_t ps;
+    return text && mortar_time_parse((const char *)text, &ps) == 0 ? (double)ps / 1e6 : 0;
+}
+
 static void read_ok_run(sqlite3_stmt *st, db_ok_run *r)
 {
     const char *design = (const char *)sqlite3_column_text(st, 1);
@@ -33,7 +42,7 @@ static void read_ok_run(sqlite3_stmt *st, db_ok_run *r)
     snprintf(r->design, sizeof r->design, "%s", design ? design : "");
     const char *dir = (const char *)sqlite3_column_text(st, 11);
     snprintf(r->run_dir, sizeof r->run_dir, "%s", dir ? dir : "");
-    r->latency_us = sqlite3_column_double(st, 2);
+    r->latency_us = time_text_us(sqlite3_column_text(st, 2));
     r->speed = sqlite3_column_double(st, 3);
     double *vals[] = {&r->median_us, &r->p99_us, &r->mean_us,
                       &r->min_us,    &r->max_us, &r->throughput_rps};
@@ -46,8 +55,14 @@ int db_each_ok_run(sqlite3 *db, int (*each)(void *ctx, const db_ok_run *run), vo
 {
     sqlite3_stmt *st;
     const char *sql =
-        "SELECT id, design, pcie_latency_us, speed, in_flight, median_us,"
-        " p99_us, mean_us, min_us, max_us, throughput_rps, run_dir FROM runs"
+        "WITH v AS (SELECT run_id, name, value,"
+        " CASE WHEN typeof(value) IN ('integer', 'real') THEN value END AS num"
+        " FROM run_vars)"
+        " SELECT id, (SELECT value FROM v WHERE run_id = id AND name = 'design'),"
+        " (SELECT value FROM v WHERE run_id = id AND name = 'pcie.latency'),"
+        " COALESCE((SELECT num FROM v WHERE run_id = id AND name = 'speed'), 1),"
+        " COALESCE((SELECT num FROM v WHERE run_id = id AND name = 'inflight'), 1),"
+        " median_us, p99_us, mean_us, min_us, max_us, throughput_rps, run_dir FROM runs"
         " WHERE status = 'ok' ORDER BY id";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return fail(db, err, size);
@@ -81,31 +96,39 @@ static int run_number(sqlite3 *db, const char *sql, int64_t run_id, double *out,
     return rc;
 }
 
-static bool is_request_column(const char *column)
-{
-    static const char *const columns[] = {"latency_ns", "service_ns", "compute_ns",
-                                          "start_ns"};
-    for (size_t i = 0; i < sizeof columns / sizeof *columns; i++)
-        if (!strcmp(column, columns[i]))
-            return true;
-    return false;
-}
+/* The median (the middle value, or the mean of the two middle ones) of
+ * the known (>= 0) values `known_sql` selects as v, ?1 the run and ?2 the
+ * field, in us. */
+#define MEDIAN_OF_KNOWN_US(known_sql)                                                   \
+    "WITH known AS (" known_sql ") SELECT AVG(v) / 1000.0 FROM (SELECT v FROM known"   \
+    " ORDER BY v LIMIT 2 - (SELECT COUNT(*) FROM known) % 2"                          \
+    " OFFSET ((SELECT COUNT(*) FROM known) - 1) / 2)"
 
-int db_request_median_us(sqlite3 *db, int64_t run_id, const char *column, double *out,
+int db_request_median_us(sqlite3 *db, int64_t run_id, const char *field, double *out,
                          char *err, size_t size)
 {
-    if (!is_request_column(column)) {
-        snprintf(err, size, "no request column %s", column);
-        return -1;
-    }
-    char sql[512];
-    snprintf(sql, sizeof sql,
-             "WITH known AS (SELECT %s AS v FROM requests WHERE run_id = ?1 AND %s >= 0)"
-             " SELECT AVG(v) / 1000.0 FROM (SELECT v FROM known ORDER BY v"
-             " LIMIT 2 - (SELECT COUNT(*) FROM known) %% 2"
-             " OFFSET ((SELECT COUNT(*) FROM known) - 1) / 2)",
-             column, column);
-    return run_number(db, sql, run_id, out, err, size);
+    /* a request's own columns, and every other field in request_fields */
+    const char *sql =
+        !strcmp(field, "latency_ns")
+            ? MEDIAN_OF_KNOWN_US("SELECT latency_ns AS v FROM requests WHERE run_id = ?1"
+                                 " AND latency_ns >= 0")
+        : !strcmp(field, "start_ns")
+            ? MEDIAN_OF_KNOWN_US("SELECT start_ns AS v FROM requests WHERE run_id = ?1"
+                                 " AND start_ns >= 0")
+            : MEDIAN_OF_KNOWN_US("SELECT value AS v FROM request_fields WHERE run_id = ?1"
+                                 " AND field = ?2 AND value >= 0");
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return fail(db, err, size);
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_text(st, 2, field, -1, SQLITE_TRANSIENT); /* none for the columns */
+    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
+    if (rc)
+        fail(db, err, size);
+    else
+        *out = column_or_nan(st, 0);
+    sqlite3_finalize(st);
+    return rc;
 }
 
 int db_queued_on_finish_share(sqlite3 *db, int64_t run_id, double *out, char *err,

@@ -66,9 +66,8 @@ static int end_savepoint(sqlite3 *db, const char *name, int rc);
 static int64_t insert_run(sqlite3 *db, const db_run_info *in)
 {
     sqlite3_stmt *st;
-    const char *sql = "INSERT INTO runs(name, status, design, pcie_latency_us, speed,"
-                      " in_flight, started_at, run_dir, spec, pid, pid_start)"
-                      " VALUES(?,?,?,?,?,?,?,?,?,?,?)";
+    const char *sql = "INSERT INTO runs(name, status, started_at, run_dir, spec, pid,"
+                      " pid_start) VALUES(?,?,?,?,?,?,?)";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return -1;
     char now[32];
@@ -77,15 +76,11 @@ static int64_t insert_run(sqlite3 *db, const db_run_info *in)
     char *spec = json_dumps(in->spec, JSON_COMPACT | JSON_SORT_KEYS);
     sqlite3_bind_text(st, 1, in->name, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 2, "running", -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, in->design, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_double(st, 4, in->pcie_latency_us);
-    sqlite3_bind_double(st, 5, in->speed);
-    sqlite3_bind_int64(st, 6, in->in_flight);
-    sqlite3_bind_text(st, 7, now, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 8, in->run_dir, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 9, spec, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 10, in->pid);
-    sqlite3_bind_int64(st, 11, (sqlite3_int64)in->pid_start);
+    sqlite3_bind_text(st, 3, now, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 4, in->run_dir, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 5, spec, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 6, in->pid);
+    sqlite3_bind_int64(st, 7, (sqlite3_int64)in->pid_start);
     free(spec);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
@@ -126,27 +121,55 @@ static int end_savepoint(sqlite3 *db, const char *name, int rc)
     return -1;
 }
 
+/* The request's other fields, one row each (migrate_6); integers only. */
+static int insert_fields(sqlite3_stmt *st, int64_t id, const db_request *r)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(r->fields, key, v) {
+        if (!json_is_integer(v))
+            continue;
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_int64(st, 2, r->idx);
+        sqlite3_bind_text(st, 3, key, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(st, 4, json_integer_value(v));
+        int rc = sqlite3_step(st);
+        sqlite3_reset(st);
+        if (rc != SQLITE_DONE)
+            return -1;
+    }
+    return 0;
+}
+
 static int insert_requests(sqlite3 *db, int64_t id, const db_request *r, size_t n)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "INSERT INTO requests VALUES(?,?,?,?,?,?,?)", -1, &st, NULL))
+    sqlite3_stmt *st, *fst;
+    if (sqlite3_prepare_v2(db,
+                           "INSERT INTO requests(run_id, idx, latency_ns, verified, start_ns)"
+                           " VALUES(?,?,?,?,?)",
+                           -1, &st, NULL))
         return -1;
-    for (size_t i = 0; i < n; i++) {
+    if (sqlite3_prepare_v2(db,
+                           "INSERT INTO request_fields(run_id, idx, field, value)"
+                           " VALUES(?,?,?,?)",
+                           -1, &fst, NULL)) {
+        sqlite3_finalize(st);
+        return -1;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
         sqlite3_bind_int64(st, 1, id);
         sqlite3_bind_int64(st, 2, r[i].idx);
         sqlite3_bind_int64(st, 3, r[i].latency_ns);
         sqlite3_bind_int(st, 4, r[i].verified);
-        sqlite3_bind_int64(st, 5, r[i].service_ns);
-        sqlite3_bind_int64(st, 6, r[i].compute_ns);
-        sqlite3_bind_int64(st, 7, r[i].start_ns);
-        if (sqlite3_step(st) != SQLITE_DONE) {
-            sqlite3_finalize(st);
-            return -1;
-        }
+        sqlite3_bind_int64(st, 5, r[i].start_ns);
+        if (sqlite3_step(st) != SQLITE_DONE || insert_fields(fst, id, &r[i]))
+            rc = -1;
         sqlite3_reset(st);
     }
     sqlite3_finalize(st);
-    return 0;
+    sqlite3_finalize(fst);
+    return rc;
 }
 
 /* stats: {"component": {"key": number, ...}, ...} */
@@ -370,28 +393,27 @@ json_t *db_runs_json(sqlite3 *db)
 {
     json_t *runs = json_array();
     sqlite3_stmt *st;
-    const char *sql = "SELECT id, name, status, error, design, pcie_latency_us, speed, in_flight,"
-                      " wall_s, run_dir, started_at, versions, requests, verified, median_us,"
-                      " p99_us, mean_us, min_us, max_us, throughput_rps, lost FROM runs"
-                      " ORDER BY id";
+    const char *sql = "SELECT id, name, status, error, wall_s, run_dir, started_at, versions,"
+                      " requests, verified, median_us, p99_us, mean_us, min_us, max_us,"
+                      " throughput_rps, lost FROM runs ORDER BY id";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return runs;
     while (sqlite3_step(st) == SQLITE_ROW) {
         json_t *r = json_object();
-        const char *keys[] = {"id", "name", "status", "error", "design", "pcie_latency_us",
-                              "speed", "in_flight", "wall_s", "run_dir", "started_at"};
-        for (int i = 0; i < 11; i++)
+        const char *keys[] = {"id", "name", "status", "error", "wall_s", "run_dir",
+                              "started_at"};
+        for (int i = 0; i < 7; i++)
             json_object_set_new(r, keys[i], column_json(st, i));
-        json_t *versions = json_loads((const char *)sqlite3_column_text(st, 11) ?: "null",
+        json_t *versions = json_loads((const char *)sqlite3_column_text(st, 7) ?: "null",
                                       JSON_DECODE_ANY, NULL);
         json_object_set_new(r, "versions", versions ? versions : json_null());
         json_t *sum = json_object();
         const char *skeys[] = {"requests", "verified", "median_us", "p99_us", "mean_us",
                                "min_us", "max_us", "throughput_rps"};
         for (int i = 0; i < 8; i++)
-            json_object_set_new(sum, skeys[i], column_json(st, 12 + i));
+            json_object_set_new(sum, skeys[i], column_json(st, 8 + i));
         json_object_set_new(r, "summary", sum);
-        json_object_set_new(r, "lost", column_json(st, 20));
+        json_object_set_new(r, "lost", column_json(st, 16));
         json_object_set_new(r, "losses", db_run_losses(db, sqlite3_column_int64(st, 0)));
         json_object_set_new(r, "vars", db_run_vars(db, sqlite3_column_int64(st, 0)));
         json_array_append_new(runs, r);
@@ -409,27 +431,49 @@ static json_t *measured_json(sqlite3_stmt *st, int i)
     return json_integer(sqlite3_column_int64(st, i));
 }
 
+/* The fields of request `idx` of run `id` (statement `st`, bound anew). */
+static json_t *request_fields(sqlite3_stmt *st, int64_t id, int64_t idx)
+{
+    json_t *out = json_object();
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int64(st, 2, idx);
+    while (sqlite3_step(st) == SQLITE_ROW)
+        json_object_set_new(out, (const char *)sqlite3_column_text(st, 0) ?: "",
+                            json_integer(sqlite3_column_int64(st, 1)));
+    return out;
+}
+
 json_t *db_run_requests(sqlite3 *db, int64_t id)
 {
     json_t *out = json_array();
-    sqlite3_stmt *st;
-    const char *sql = "SELECT idx, start_ns, latency_ns, service_ns, compute_ns, verified"
-                      " FROM requests WHERE run_id = ? ORDER BY idx";
+    sqlite3_stmt *st, *fst;
+    const char *sql = "SELECT idx, start_ns, latency_ns, verified FROM requests"
+                      " WHERE run_id = ? ORDER BY idx";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return out;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT field, value FROM request_fields WHERE run_id = ?"
+                           " AND idx = ? ORDER BY field",
+                           -1, &fst, NULL) != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return out;
+    }
     sqlite3_bind_int64(st, 1, id);
     while (sqlite3_step(st) == SQLITE_ROW) {
-        json_t *r = json_pack("{s:I}", "idx", (json_int_t)sqlite3_column_int64(st, 0));
-        const char *keys[] = {"start_ns", "latency_ns", "service_ns", "compute_ns"};
-        for (int i = 0; i < 4; i++)
-            json_object_set_new(r, keys[i], measured_json(st, 1 + i));
+        int64_t idx = sqlite3_column_int64(st, 0);
+        json_t *r = json_pack("{s:I}", "idx", (json_int_t)idx);
+        json_object_set_new(r, "start_ns", measured_json(st, 1));
+        json_object_set_new(r, "latency_ns", measured_json(st, 2));
         json_object_set_new(r, "verified",
-                            sqlite3_column_type(st, 5) == SQLITE_NULL
+                            sqlite3_column_type(st, 3) == SQLITE_NULL
                                 ? json_null()
-                                : json_boolean(sqlite3_column_int(st, 5) != 0));
+                                : json_boolean(sqlite3_column_int(st, 3) != 0));
+        json_object_set_new(r, "fields", request_fields(fst, id, idx));
         json_array_append_new(out, r);
     }
     sqlite3_finalize(st);
+    sqlite3_finalize(fst);
     return out;
 }
 

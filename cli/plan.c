@@ -238,8 +238,8 @@ static void link_device(json_t *l, char *device, size_t size)
 /*
  * What QEMU learns of a device: the intro its model sends on `port` (IDs,
  * class, BARs, interrupts), as hex, from the model built here with the
- * spec's parameters. Parameters that do not change the intro (a speed, a
- * MAC address) thus leave the snapshot alone. NULL when the model cannot
+ * spec's parameters. Parameters that do not change the intro (a compute
+ * rate, a MAC address) thus leave the snapshot alone. NULL when the model cannot
  * be built here (the caller keys on its parameters instead).
  */
 static json_t *device_identity(const char *kind, json_t *params, unsigned port)

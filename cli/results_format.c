@@ -15,6 +15,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "db.h"
@@ -140,10 +141,6 @@ typedef struct csv_column {
 static const csv_column run_columns[] = {{"id", false},
                                          {"name", false},
                                          {"status", false},
-                                         {"design", false},
-                                         {"pcie_latency_us", false},
-                                         {"speed", false},
-                                         {"in_flight", false},
                                          {"requests", true},
                                          {"verified", true},
                                          {"median_us", true},
@@ -159,34 +156,80 @@ static const csv_column run_columns[] = {{"id", false},
                                          {"error", false}};
 #define N_RUN_COLUMNS (sizeof run_columns / sizeof run_columns[0])
 
-static const char *const request_columns[] = {
-    "run_id", "idx", "start_ns", "latency_ns", "service_ns", "compute_ns", "verified"};
+static const char *const request_columns[] = {"run_id", "idx", "start_ns", "latency_ns",
+                                              "verified"};
 #define N_REQUEST_COLUMNS (sizeof request_columns / sizeof request_columns[0])
-
-static void put_header(FILE *f, const char *const *names, size_t n)
-{
-    for (size_t c = 0; c < n; c++) {
-        if (c)
-            fputc(',', f);
-        fputs(names[c], f);
-    }
-    fputc('\n', f);
-}
 
 static int finish(FILE *f)
 {
     return fflush(f) != 0 || ferror(f) ? -1 : 0;
 }
 
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The keys of the `member` objects of every item of `items` (an array),
+ * sorted, each once: the CSV's "vars.<name>" and "fields.<name>" columns.
+ * A new array of *n pointers into the items. */
+static const char **member_keys(json_t *items, const char *member, size_t *n)
+{
+    size_t cap = 0, i;
+    json_t *item, *v;
+    const char *key;
+    json_array_foreach(items, i, item)
+        cap += json_object_size(json_object_get(item, member));
+    const char **keys = malloc((cap ? cap : 1) * sizeof *keys);
+    *n = 0;
+    if (!keys)
+        return NULL;
+    json_array_foreach(items, i, item) {
+        json_object_foreach(json_object_get(item, member), key, v)
+            keys[(*n)++] = key;
+    }
+    qsort(keys, *n, sizeof *keys, compare_names);
+    size_t kept = 0;
+    for (size_t k = 0; k < *n; k++)
+        if (!kept || strcmp(keys[kept - 1], keys[k]))
+            keys[kept++] = keys[k];
+    *n = kept;
+    return keys;
+}
+
+/* The header cells "<member>.<key>" of member_keys. */
+static void put_member_heads(FILE *f, const char *member, const char **keys, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        char head[512];
+        snprintf(head, sizeof head, "%s.%s", member, keys[k]);
+        fputc(',', f);
+        put_text(f, head);
+    }
+}
+
+/* The cells of `item`'s `member` object under member_keys. */
+static void put_member_cells(FILE *f, json_t *item, const char *member, const char **keys,
+                             size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        fputc(',', f);
+        put_cell(f, json_object_get(json_object_get(item, member), keys[k]));
+    }
+}
+
 int results_write_runs_csv(FILE *f, const json_t *doc)
 {
-    const char *names[N_RUN_COLUMNS];
+    json_t *runs = json_object_get(doc, "runs"), *r;
+    size_t nvars, i;
+    const char **vars = member_keys(runs, "vars", &nvars);
+    if (!vars)
+        return -1;
     for (size_t c = 0; c < N_RUN_COLUMNS; c++)
-        names[c] = run_columns[c].name;
-    put_header(f, names, N_RUN_COLUMNS);
-    size_t i;
-    json_t *r;
-    json_array_foreach(json_object_get(doc, "runs"), i, r) {
+        fprintf(f, "%s%s", c ? "," : "", run_columns[c].name);
+    put_member_heads(f, "vars", vars, nvars);
+    fputc('\n', f);
+    json_array_foreach(runs, i, r) {
         json_t *summary = json_object_get(r, "summary");
         for (size_t c = 0; c < N_RUN_COLUMNS; c++) {
             if (c)
@@ -194,16 +237,29 @@ int results_write_runs_csv(FILE *f, const json_t *doc)
             put_cell(f, json_object_get(run_columns[c].in_summary ? summary : r,
                                         run_columns[c].name));
         }
+        put_member_cells(f, r, "vars", vars, nvars);
         fputc('\n', f);
     }
+    free(vars);
     return finish(f);
 }
 
 int results_write_requests_csv(FILE *f, const json_t *doc)
 {
-    put_header(f, request_columns, N_REQUEST_COLUMNS);
-    size_t i, k;
-    json_t *r, *q;
+    /* every request of every run, for the field columns */
+    json_t *all = json_array(), *r, *q;
+    size_t i, k, nfields;
+    json_array_foreach(json_object_get(doc, "runs"), i, r)
+        json_array_extend(all, json_object_get(r, "requests"));
+    const char **fields = member_keys(all, "fields", &nfields);
+    if (!fields) {
+        json_decref(all);
+        return -1;
+    }
+    for (size_t c = 0; c < N_REQUEST_COLUMNS; c++)
+        fprintf(f, "%s%s", c ? "," : "", request_columns[c]);
+    put_member_heads(f, "fields", fields, nfields);
+    fputc('\n', f);
     json_array_foreach(json_object_get(doc, "runs"), i, r) {
         json_t *id = json_object_get(r, "id");
         json_array_foreach(json_object_get(r, "requests"), k, q) {
@@ -212,8 +268,11 @@ int results_write_requests_csv(FILE *f, const json_t *doc)
                 fputc(',', f);
                 put_cell(f, json_object_get(q, request_columns[c]));
             }
+            put_member_cells(f, q, "fields", fields, nfields);
             fputc('\n', f);
         }
     }
+    free(fields);
+    json_decref(all);
     return finish(f);
 }

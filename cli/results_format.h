@@ -16,8 +16,12 @@
 #include "db.h"
 
 /* The version of the JSON document's layout ("schema_version"): raised
- * whenever a key is removed or changes meaning (adding one does not). */
-#define RESULTS_SCHEMA_VERSION 1
+ * whenever a key is removed or changes meaning (adding one does not).
+ * 2: a run's variables are only in its "vars" (version 1 had four of them
+ * as keys of their own too), and a request's figures other than its
+ * start, latency and verified flag are in its "fields" under the keys its
+ * lines reported them with (version 1 had "service_ns" and "compute_ns"). */
+#define RESULTS_SCHEMA_VERSION 2
 
 /* Real numbers are rounded to this many decimals (a nanosecond of the _us
  * columns, a millisecond of wall_s) and printed without trailing zeros, so
@@ -32,7 +36,7 @@ int results_format_real(double x, char *out, size_t size);
 /* The runs of `db` as the JSON document of `mortar results --json`:
  * {"schema_version", "runs": [...]} with each run as db_runs_json gives it
  * and, with `with_requests`, its measured requests as "requests": [{"idx",
- * "start_ns", "latency_ns", "service_ns", "compute_ns", "verified"}].
+ * "start_ns", "latency_ns", "verified", "fields"}] (db_run_requests).
  * Every real is already rounded (results_format_real). A new reference;
  * NULL when out of memory. */
 json_t *results_json(db_conn *db, bool with_requests);
@@ -42,12 +46,15 @@ json_t *results_json(db_conn *db, bool with_requests);
 int results_write_json(FILE *f, const json_t *doc);
 
 /* Writes the runs of a results_json document as CSV (RFC 4180 quoting,
- * "\n" line ends): a header line, then one line per run. 0, or -1 when
- * writing failed. */
+ * "\n" line ends): a header line, then one line per run; after the fixed
+ * columns, one "vars.<name>" column per variable any run has, sorted by
+ * name (empty where a run has none). 0, or -1 when writing failed. */
 int results_write_runs_csv(FILE *f, const json_t *doc);
 
 /* Writes the requests of a results_json document made `with_requests` as
- * CSV: a header line, then one line per request of every run. 0, or -1. */
+ * CSV: a header line, then one line per request of every run; after the
+ * fixed columns, one "fields.<name>" column per field any request has,
+ * sorted by name (empty where a request has none). 0, or -1. */
 int results_write_requests_csv(FILE *f, const json_t *doc);
 
 #endif

@@ -25,7 +25,6 @@
 #include <sys/stat.h>
 
 #include "mortar/progress.h"
-#include "mortar/time.h"
 #include "db.h"
 #include "dirs.h"
 #include "errbuf.h"
@@ -36,6 +35,7 @@
 #include "plan.h"
 #include "snapshot_cache.h"
 #include "procs.h"
+#include "request_line.h"
 #include "profile_data.h"
 #include "run.h"
 #include "run_record.h"
@@ -569,16 +569,6 @@ static int build_snapshots(json_t *spec, const plan *run_plan, plan_tools pt,
 
 /* ---- results ------------------------------------------------------------------ */
 
-static int64_t field(const char *line, const char *key)
-{
-    char pat[64];
-    snprintf(pat, sizeof pat, "%s=", key);
-    const char *p = strstr(line, pat);
-    while (p && p != line && p[-1] != ' ')
-        p = strstr(p + 1, pat);
-    return p ? strtoll(p + strlen(pat), NULL, 10) : -1;
-}
-
 static db_request *find_req(db_request *reqs, size_t n, int64_t idx)
 {
     for (size_t i = 0; i < n; i++)
@@ -587,8 +577,9 @@ static db_request *find_req(db_request *reqs, size_t n, int64_t idx)
     return NULL;
 }
 
-/* Reads "req=<i> latency_ns=<n> verified=<0|1>" lines of the measuring host
- * and "req=<i> service_ns=... device_compute_ns=..." of the others. */
+/* Reads "req=<i> latency_ns=<n> verified=<0|1> [start_ns=<n>] ..." lines
+ * of the measuring host and "req=<i> <key>=<n> ..." lines of the others:
+ * every other numeric field of a request's lines is one of its fields. */
 static size_t collect_requests(const plan *p, const char *measure, db_request *reqs)
 {
     size_t n = 0;
@@ -600,21 +591,20 @@ static size_t collect_requests(const plan *p, const char *measure, db_request *r
                 continue;
             FILE *f = fopen(p->hosts[i].console, "r");
             while (f && fgets(line, sizeof line, f)) {
-                if (strncmp(line, "req=", 4))
+                if (!request_line_is(line))
                     continue;
-                int64_t idx = field(line, "req");
-                if (pass == 0 && field(line, "latency_ns") >= 0 && n < MAX_REQUESTS) {
-                    reqs[n++] = (db_request){.idx = idx, .latency_ns = field(line, "latency_ns"),
-                                             .verified = field(line, "verified") == 1,
-                                             .service_ns = -1, .compute_ns = -1,
-                                             .start_ns = field(line, "start_ns")};
-                } else if (pass == 1) {
-                    db_request *r = find_req(reqs, n, idx);
-                    if (r && field(line, "service_ns") >= 0)
-                        r->service_ns = field(line, "service_ns");
-                    if (r && field(line, "device_compute_ns") >= 0)
-                        r->compute_ns = field(line, "device_compute_ns");
-                }
+                int64_t idx = request_line_int(line, "req");
+                db_request *r = NULL;
+                if (pass == 0 && request_line_int(line, "latency_ns") >= 0 && n < MAX_REQUESTS) {
+                    r = &reqs[n++];
+                    *r = (db_request){.idx = idx, .latency_ns = request_line_int(line, "latency_ns"),
+                                      .verified = request_line_int(line, "verified") == 1,
+                                      .start_ns = request_line_int(line, "start_ns"),
+                                      .fields = json_object()};
+                } else if (pass == 1)
+                    r = find_req(reqs, n, idx);
+                if (r)
+                    request_line_fields(r->fields, line);
             }
             if (f)
                 fclose(f);
@@ -733,20 +723,6 @@ static json_t *collect_profile(const char *run_dir, int64_t id)
 
 /* ---- the run -------------------------------------------------------------------- */
 
-static double var_us(json_t *spec, const char *name)
-{
-    char buf[64];
-    const char *t = spec_var_text(spec, name, buf, sizeof buf);
-    uint64_t ps;
-    return t && mortar_time_parse(t, &ps) == 0 ? (double)ps / 1e6 : 0;
-}
-
-static double var_num(json_t *spec, const char *name, double def)
-{
-    json_t *v = json_object_get(json_object_get(spec, "vars"), name);
-    return json_is_number(v) ? json_number_value(v) : def;
-}
-
 /* <out>/<id>-<name> (or the first free variant, dirs_make_fresh), made
  * absolute (the processes run elsewhere). The name follows the name rule
  * (spec_validate), so the directory is inside <out>. */
@@ -834,14 +810,10 @@ int mortar_run_main(int argc, char **argv)
         json_decref(spec);
         return 1;
     }
-    char design[64] = "", name[128];
-    spec_var_text(spec, "design", design, sizeof design);
+    char name[128];
     snprintf(name, sizeof name, "%s", json_string_value(json_object_get(spec, "name")) ?: "run");
-    db_run_info info = {.name = name, .design = design, .spec = spec, .run_dir = "",
-                        .pcie_latency_us = var_us(spec, "pcie.latency"),
-                        .speed = var_num(spec, "speed", 1),
-                        .in_flight = (int64_t)var_num(spec, "inflight", 1),
-                        .pid = getpid(), .pid_start = owner_start_time(getpid()),
+    db_run_info info = {.name = name, .spec = spec, .run_dir = "", .pid = getpid(),
+                        .pid_start = owner_start_time(getpid()),
                         .started_unix_s = (int64_t)time(NULL)};
     install_signals();
     owner_reap_and_say(db, "[mortar]");
@@ -895,7 +867,7 @@ int mortar_run_main(int argc, char **argv)
     size_t n = collect_requests(&p, measure ? measure : "", reqs);
     db_summary sum = summarize(reqs, n);
     if (!rc && measure && (n == 0 || sum.verified != sum.requests)) {
-        snprintf(err, sizeof err, "%lld of %lld products verified",
+        snprintf(err, sizeof err, "%lld of %lld requests verified",
                  (long long)sum.verified, (long long)sum.requests);
         rc = -1;
     }
@@ -926,6 +898,8 @@ int mortar_run_main(int argc, char **argv)
                sum.p99_us, wall);
     json_decref(versions);
     json_decref(stats);
+    for (size_t i = 0; i < n; i++)
+        json_decref(reqs[i].fields);
     free(reqs);
     plan_free(&p);
     db_close(db);

@@ -25,11 +25,11 @@ static json_t *requests_json(const db_request *reqs, size_t n)
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++)
         json_array_append_new(
-            a, json_pack("{s:I, s:I, s:I, s:I, s:I, s:b}", "idx", (json_int_t)reqs[i].idx,
-                         "latency_ns", (json_int_t)reqs[i].latency_ns, "service_ns",
-                         (json_int_t)reqs[i].service_ns, "compute_ns",
-                         (json_int_t)reqs[i].compute_ns, "start_ns",
-                         (json_int_t)reqs[i].start_ns, "verified", reqs[i].verified));
+            a, json_pack("{s:I, s:I, s:I, s:b, s:o}", "idx", (json_int_t)reqs[i].idx,
+                         "latency_ns", (json_int_t)reqs[i].latency_ns, "start_ns",
+                         (json_int_t)reqs[i].start_ns, "verified", reqs[i].verified,
+                         "fields", reqs[i].fields ? json_incref(reqs[i].fields)
+                                                  : json_object()));
     return a;
 }
 
@@ -120,11 +120,20 @@ static int parse_requests(json_t *a, db_request **out, size_t *n, char *err, siz
         db_request *r = &(*out)[i];
         json_t *ver = json_object_get(q, "verified");
         if (get_int(q, "idx", &r->idx) || get_int(q, "latency_ns", &r->latency_ns) ||
-            get_int(q, "service_ns", &r->service_ns) ||
-            get_int(q, "compute_ns", &r->compute_ns) || get_int(q, "start_ns", &r->start_ns) ||
-            !json_is_boolean(ver))
+            get_int(q, "start_ns", &r->start_ns) || !json_is_boolean(ver))
             return errbuf_fail(err, size, "request %zu: a field is missing or not a number", i);
         r->verified = json_is_true(ver);
+        /* its other fields: an object of integers (borrowed from `a`) */
+        json_t *fields = json_object_get(q, "fields"), *v;
+        const char *key;
+        if (fields && !json_is_object(fields))
+            return errbuf_fail(err, size, "request %zu: \"fields\" is not an object", i);
+        json_object_foreach(fields, key, v) {
+            if (!json_is_integer(v) || !*key || strlen(key) > 63)
+                return errbuf_fail(err, size, "request %zu: field '%.64s' is not a number", i,
+                                   key);
+        }
+        r->fields = fields;
     }
     return 0;
 }

@@ -19,6 +19,12 @@
 #include "mortar/name.h"
 #include "paths.h"
 
+/* The default study's path, relative to the data directory or the source
+ * tree: the build names it (the top-level CMakeLists.txt). */
+#ifndef MORTAR_DEFAULT_STUDY
+#error "MORTAR_DEFAULT_STUDY is not defined: the build names the default study"
+#endif
+
 #define TEXT_MAX 512
 
 static char *xstrdup(const char *s)
@@ -348,7 +354,7 @@ static int read_knobs(const where *w, study *st, json_t *root)
     return 0;
 }
 
-/* "load": {"knob": "inflight", "label": ..., "values": [1, 2, 4, 8]} */
+/* "load": {"knob": "clients", "label": ..., "values": [1, 2, 4, 8]} */
 static int read_load(const where *w, study *st, json_t *root)
 {
     static const char *const keys[] = {"knob", "label", "values", NULL};
@@ -648,10 +654,10 @@ int study_load(study *st, const char *path, char *err, size_t err_size)
     return rc;
 }
 
-/* STUDY_DEFAULT_FILE under `dir` into path when it can be read. */
+/* MORTAR_DEFAULT_STUDY under `dir` into path when it can be read. */
 static bool default_in(const char *dir, char *path, size_t size)
 {
-    int n = snprintf(path, size, "%s/%s", dir, STUDY_DEFAULT_FILE);
+    int n = snprintf(path, size, "%s/%s", dir, MORTAR_DEFAULT_STUDY);
     return n > 0 && (size_t)n < size && access(path, R_OK) == 0;
 }
 
@@ -669,7 +675,7 @@ int study_load_default(study *st, const char *path, char *err, size_t err_size)
     return errbuf_fail(err, err_size,
                        "no study given (--study FILE) and no %s in mortar's "
                        "data directory (%s) or source tree (%s)",
-                       STUDY_DEFAULT_FILE, have_data ? data : "none",
+                       MORTAR_DEFAULT_STUDY, have_data ? data : "none",
                        have_source ? source : "none");
 }
 

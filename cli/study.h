@@ -89,11 +89,6 @@ typedef struct study {
     size_t nparts;
 } study;
 
-/* The study `verdict`, `report` and `serve` read without --study: the
- * case study's, under mortar's data directory (installed) or the source
- * tree (paths.h). */
-#define STUDY_DEFAULT_FILE "experiments/matmul/study.json"
-
 /* Whether `path` holds a study file (a JSON object with "variants"). */
 bool study_is_study_file(const char *path);
 
@@ -104,8 +99,11 @@ int study_load(study *st, const char *path, char *err, size_t err_size);
 
 void study_free(study *st);
 
-/* study_load of `path`, or when it is NULL of STUDY_DEFAULT_FILE in the
- * data directory, else in the source tree; -1 with `err` saying where it
+/* study_load of `path`, or when it is NULL of the default study (the one
+ * `verdict`, `report`, `serve`, `results` and `alone` read without a study
+ * named: MORTAR_DEFAULT_STUDY, a path the build sets in the top-level
+ * CMakeLists.txt) in the data directory (installed), else in the source
+ * tree (paths.h); -1 with `err` saying where it
  * looked when there is none. `st` is the caller's to free afterwards. */
 int study_load_default(study *st, const char *path, char *err, size_t err_size);
 

@@ -5,11 +5,11 @@
  * found, so that a rerun resumes instead of starting over.
  *
  * A sweep is given either as one spec with grids,
- *   mortar sweep SPEC --grid speed=0.5,1 --grid pcie.latency=1us,2us
+ *   mortar sweep SPEC --grid mtu=1500,9000 --grid pcie.latency=1us,2us
  * or as a sweep file (told apart by its "parts" key):
- *   {"name": "matmul", "description": "...",
+ *   {"name": "my-study", "description": "...",
  *    "parts": [{"specs": ["design-a.json", "design-b.json"],
- *               "grid": {"pcie.latency": ["0.5us", "1us"], "speed": [0.5, 1]},
+ *               "grid": {"pcie.latency": ["0.5us", "1us"], "mtu": [1500, 9000]},
  *               "set": {"requests": 60}}]}
  * or as a study file (told apart by its "variants" key, study.h), whose
  * parts name variants instead of specs; the variant axis may not be given
@@ -40,7 +40,7 @@ typedef struct sweep_point {
     char *spec_path; /* as `mortar run` is given it (relative to the cwd) */
     char **sets;     /* "path=value", nsets of them */
     size_t nsets;
-    char *label;         /* "design-b pcie.latency=0.5us speed=1": spec + grid values */
+    char *label;         /* "design-b pcie.latency=0.5us mtu=9000": spec + grid values */
     char *canonical;     /* the resolved spec as runs.spec holds it */
     int64_t done_run_id; /* > 0: an ok run of this point exists (sweep_plan_match_done) */
 } sweep_point;

@@ -11,7 +11,7 @@
  * flight); when a cell has several runs, the newest (highest id) is used.
  * Latencies and speeds are REALs, so two are the same grid value when they
  * differ by at most 1e-9 relative: 1.5 and 1.4999999999 meet in one cell.
- * The alone times come from the device model itself (alone_measure()).
+ * The alone times are the study's alone runs (alone_time()).
  * Every run the verdict uses that lost frames or retransmitted TCP segments
  * (its recorded losses, see losses.h) gets a warning.
  * With splits, a run recorded with --trace also gets the split of its median
@@ -281,7 +281,7 @@ static int load_request_medians(verdict_ctx *c)
     for (size_t i = 0; i < c->nruns; i++) {
         vrun *r = &c->runs[i];
         if (request_median_us(c, r->id, "service_ns", &r->service_us) ||
-            request_median_us(c, r->id, "compute_ns", &r->compute_us) ||
+            request_median_us(c, r->id, "device_compute_ns", &r->compute_us) ||
             next_queued_share(c, r->id, &r->next_queued))
             return -1;
     }
@@ -349,12 +349,18 @@ static int alone_for(verdict_ctx *c, const char *design, double speed, double *o
     const study_variant *v = study_variant_named(c->st, design);
     if (!design_has_speed(c, design, speed) || !v || !v->alone.command)
         return 0;
-    char why[256];
-    if (alone_measure(design, speed, out, why, sizeof why)) {
+    char why[1024], text[64];
+    snprintf(text, sizeof text, "%g", speed);
+    json_t *at = json_pack("{s:s}", "speed", text);
+    int rc = alone_time(db_file_name(c->db), c->st, v, at, out, why, sizeof why);
+    json_decref(at);
+    if (rc < 0) {
         snprintf(c->err, c->err_size, "alone benchmark of %s at %gx: %s", design, speed,
                  why);
         return -1;
     }
+    if (rc == 1)
+        *out = NAN;
     return 0;
 }
 

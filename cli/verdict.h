@@ -17,8 +17,8 @@
 
 /*
  * The verdict over the finished (status "ok") runs in `db`, the newest run
- * of each cell; it runs the alone benchmark (alone_measure()) once for each
- * design and speed in the grid. NULL with `err` set on a database error or
+ * of each cell; it reads the alone time (alone_time(): recorded in `db`,
+ * or measured and recorded then) of each design and speed in the grid. NULL with `err` set on a database error or
  * when the alone benchmark fails. The caller owns the result. With no
  * finished runs every section is empty.
  */

@@ -22,7 +22,7 @@
 # installed mortar looks for exactly those (cli/host_tools.c). Paths follow
 # GNUInstallDirs (included by the top-level CMakeLists.txt).
 
-install(TARGETS mortar-cli mortar-sim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS mortar-cli mortar-sim mortar-matmul-alone RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # The SDK. Paths in mortar.pc and mortarConfig.cmake are relative to the
 # files themselves, so a moved prefix still works.

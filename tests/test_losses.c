@@ -127,12 +127,7 @@ static void close_db(test_db *t)
 static int64_t add_run(sqlite3 *db)
 {
     json_t *spec = json_object();
-    db_run_info info = {.name = "t",
-                        .design = "b",
-                        .run_dir = "/tmp",
-                        .speed = 1,
-                        .in_flight = 1,
-                        .spec = spec};
+    db_run_info info = {.name = "t", .run_dir = "/tmp", .spec = spec};
     int64_t id = db_begin_run(db, &info);
     json_decref(spec);
     assert_true(id > 0);

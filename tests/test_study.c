@@ -97,10 +97,10 @@ static void test_case_study_alone_benchmarks_are_per_variant(void **state)
     study st;
     load_ok(&st, matmul("study.json"));
     assert_string_equal(study_variant_named(&st, "a")->alone.command,
-                        "mortar alone --design a --speed $speed");
+                        "mortar-matmul-alone --design a --speed $speed");
     assert_string_equal(study_variant_named(&st, "b")->alone.result, "alone_us");
     assert_string_equal(study_variant_named(&st, "rtl-b")->alone.command,
-                        "mortar alone --design rtl-b --speed 1");
+                        "mortar-matmul-alone --design rtl-b --speed 1");
     assert_null(study_variant_named(&st, "software")->alone.command);
     assert_int_equal(st.nparts, 3);
     assert_int_equal(st.parts[1].nvariants, 2);

@@ -78,21 +78,19 @@ typedef struct run_args {
 
 static int64_t add_run(sqlite3 *db, run_args a)
 {
-    json_t *spec = json_object();
+    char latency[32];
+    snprintf(latency, sizeof latency, "%gus", a.latency_us);
+    int64_t in_flight = a.in_flight ? a.in_flight : 1;
+    json_t *spec = json_pack("{s:{s:s, s:s, s:f, s:I}}", "vars", "design", a.design,
+                             "pcie.latency", latency, "speed", a.speed, "inflight",
+                             (json_int_t)in_flight);
     db_run_info info = {.name = "t",
-                        .design = a.design,
                         .run_dir = a.run_dir ? a.run_dir : "/tmp/mortar-verdict-no-trace",
-                        .pcie_latency_us = a.latency_us,
-                        .speed = a.speed,
-                        .in_flight = a.in_flight ? a.in_flight : 1,
                         .spec = spec};
     int64_t id = db_begin_run(db, &info);
     json_decref(spec);
     assert_true(id > 0);
-    db_request one = {.latency_ns = (int64_t)(a.median_us * 1000),
-                      .service_ns = -1,
-                      .compute_ns = -1,
-                      .verified = 1};
+    db_request one = {.latency_ns = (int64_t)(a.median_us * 1000), .verified = 1};
     const db_request *reqs = a.reqs ? a.reqs : &one;
     size_t n = a.reqs ? a.nreqs : 1;
     db_summary s = {.requests = (int64_t)n,
@@ -102,7 +100,7 @@ static int64_t add_run(sqlite3 *db, run_args a)
                     .mean_us = a.median_us,
                     .min_us = a.median_us * 0.9,
                     .max_us = a.median_us * 1.2,
-                    .throughput_rps = 1e6 / a.median_us * (double)info.in_flight};
+                    .throughput_rps = 1e6 / a.median_us * (double)in_flight};
     json_t *stats = a.stats ? json_loads(a.stats, 0, NULL) : NULL;
     assert_true(!a.stats || stats);
     assert_int_equal(db_finish_run(db, id, a.status ? a.status : "ok", NULL, 1.0, NULL,
@@ -135,34 +133,36 @@ static double median_b(double l, double speed)
 
 /* service 1000..3000 ns known for three requests (median 2 us); compute known
  * for two, 5000 and 7000 ns (median 6 us). */
-static const db_request a_requests[] = {
-    {.idx = 0,
-     .latency_ns = 1400000,
-     .service_ns = -1,
-     .compute_ns = 5000,
-     .verified = 1},
-    {.idx = 1,
-     .latency_ns = 1400000,
-     .service_ns = 3000,
-     .compute_ns = 7000,
-     .verified = 1},
-    {.idx = 2,
-     .latency_ns = 1400000,
-     .service_ns = 1000,
-     .compute_ns = -1,
-     .verified = 1},
-    {.idx = 3,
-     .latency_ns = 1400000,
-     .service_ns = 2000,
-     .compute_ns = -1,
-     .verified = 1},
-};
+static const int64_t a_parts_ns[4][2] = {{-1, 5000}, {3000, 7000}, {1000, -1}, {2000, -1}};
+static db_request a_requests[4];
+
+/* a_requests with their fields (service_ns, device_compute_ns; -1:
+ * unknown, so absent); free_a_requests undoes it. */
+static void make_a_requests(void)
+{
+    for (int i = 0; i < 4; i++) {
+        json_t *fields = json_object();
+        if (a_parts_ns[i][0] >= 0)
+            json_object_set_new(fields, "service_ns", json_integer(a_parts_ns[i][0]));
+        if (a_parts_ns[i][1] >= 0)
+            json_object_set_new(fields, "device_compute_ns", json_integer(a_parts_ns[i][1]));
+        a_requests[i] = (db_request){
+            .idx = i, .latency_ns = 1400000, .verified = 1, .fields = fields};
+    }
+}
+
+static void free_a_requests(void)
+{
+    for (int i = 0; i < 4; i++)
+        json_decref(a_requests[i].fields);
+}
 
 static void fill_grid(sqlite3 *db, int64_t *newest_b)
 {
     /* An older run of a cell that a newer one replaces. */
     add(db, "b", "ok", 1.5, 1, 100);
     const double lats[] = {0.5, 1.0, 1.5}, speeds[] = {1, 2};
+    make_a_requests();
     for (int s = 0; s < 2; s++)
         for (int l = 0; l < 3; l++) {
             double L = lats[l], S = speeds[s];
@@ -177,6 +177,7 @@ static void fill_grid(sqlite3 *db, int64_t *newest_b)
             if (L == 1.5 && S == 1)
                 *newest_b = id;
         }
+    free_a_requests();
     /* Runs that did not finish, newer than the finished ones of their cells. */
     add(db, "a", "failed", 1.0, 1, 99999);
     add(db, "a", "running", 1.5, 1, 99999);
