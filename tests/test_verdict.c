@@ -76,9 +76,20 @@ typedef struct run_args {
     const char *run_dir; /* NULL: an empty directory */
 } run_args;
 
+/* A spec whose variables are the run's: they land in run_vars, where the
+ * verdict reads them (the latency as --set text, "0.5us"). */
+static json_t *run_spec(const char *design, double latency_us, double speed,
+                        int64_t in_flight)
+{
+    json_t *vars = json_pack("{s:s, s:o, s:f, s:I}", "design", design, "pcie.latency",
+                             json_sprintf("%gus", latency_us), "speed", speed, "inflight",
+                             (json_int_t)in_flight);
+    return json_pack("{s:o}", "vars", vars);
+}
+
 static int64_t add_run(sqlite3 *db, run_args a)
 {
-    json_t *spec = json_object();
+    json_t *spec = run_spec(a.design, a.latency_us, a.speed, a.in_flight ? a.in_flight : 1);
     db_run_info info = {.name = "t",
                         .design = a.design,
                         .run_dir = a.run_dir ? a.run_dir : "/tmp/mortar-verdict-no-trace",
@@ -289,14 +300,14 @@ static json_t *find(json_t *arr, const char *k1, double v1, const char *k2, doub
 
 static json_t *cell(void **state, double l, double speed)
 {
-    return find(section(state, "cells"), "pcie_latency_us", l, "speed", speed);
+    return find(section(state, "cells"), "x", l, "series", speed);
 }
 
 /* ---- the tests ---- */
 
 static void test_axes_are_the_sorted_grid_values(void **state)
 {
-    json_t *lats = section(state, "latencies_us"), *speeds = section(state, "speeds");
+    json_t *lats = section(state, "x_values"), *speeds = section(state, "series_values");
     const double want[] = {0.5, 1.0, 1.5, 2.0}; /* not 3.0: only a load run has it */
     assert_int_equal(json_array_size(lats), 4);
     for (size_t i = 0; i < 4; i++)
@@ -358,8 +369,8 @@ static void test_request_medians_use_only_known_values(void **state)
 
 static void test_crossover_is_interpolated_between_measured_points(void **state)
 {
-    json_t *x = find(section(state, "crossovers"), "speed", 1, NULL, 0);
-    assert_near(num(x, "latency_us"), 5.0 / 6.0, 1e-6);
+    json_t *x = find(section(state, "crossovers"), "series", 1, NULL, 0);
+    assert_near(num(x, "x"), 5.0 / 6.0, 1e-6);
     assert_string_equal(str(x, "below"), "a");
     assert_string_equal(str(x, "above"), "b");
     assert_string_equal(str(x, "text"), "At 1x, A wins below 0.83 us and B above.");
@@ -367,8 +378,8 @@ static void test_crossover_is_interpolated_between_measured_points(void **state)
 
 static void test_no_crossing_when_one_design_wins_everywhere(void **state)
 {
-    json_t *x = find(section(state, "crossovers"), "speed", 2, NULL, 0);
-    assert_json_null(x, "latency_us");
+    json_t *x = find(section(state, "crossovers"), "series", 2, NULL, 0);
+    assert_json_null(x, "x");
     assert_string_equal(str(x, "below"), "a");
     assert_string_equal(str(x, "above"), "a");
     assert_non_null(strstr(str(x, "text"), "no crossing in range"));
@@ -379,30 +390,30 @@ static void test_movement_spans_each_designs_latency_range(void **state)
     json_t *mv = section(state, "movement");
     assert_int_equal(json_array_size(mv), 4);
     json_t *m = json_array_get(mv, 0); /* A at 1x: 0.5 to 2.0 us */
-    assert_string_equal(str(m, "design"), "a");
-    assert_near(num(m, "from_latency_us"), 0.5, 0);
-    assert_near(num(m, "to_latency_us"), 2.0, 0);
+    assert_string_equal(str(m, "variant"), "a");
+    assert_near(num(m, "from_x"), 0.5, 0);
+    assert_near(num(m, "to_x"), 2.0, 0);
     assert_near(num(m, "delta_us"), 1200, 1e-9);
     assert_near(num(m, "delta_pct"), 100.0 * 1200 / 1400, 1e-9);
     m = json_array_get(mv, 1); /* B at 1x: 0.5 to 1.5 us */
-    assert_string_equal(str(m, "design"), "b");
-    assert_near(num(m, "to_latency_us"), 1.5, 0);
+    assert_string_equal(str(m, "variant"), "b");
+    assert_near(num(m, "to_x"), 1.5, 0);
     assert_near(num(m, "delta_us"), 200, 1e-9);
     m = json_array_get(mv, 2); /* A at 2x */
-    assert_near(num(m, "speed"), 2, 0);
+    assert_near(num(m, "series"), 2, 0);
     assert_near(num(m, "delta_pct"), 100.0 * 100 / 550, 1e-9);
 }
 
 static void test_alone_times_come_from_the_device_model(void **state)
 {
-    json_t *a = find(section(state, "alone"), "speed", 1, NULL, 0);
+    json_t *a = find(section(state, "alone"), "series", 1, NULL, 0);
     char text[32];
     snprintf(text, sizeof text, "%.2f", num(a, "a_us"));
     assert_string_equal(text, "1920.00");
     snprintf(text, sizeof text, "%.2f", num(a, "b_us"));
     assert_string_equal(text, "2560.00");
     assert_string_equal(str(a, "winner"), "a");
-    a = find(section(state, "alone"), "speed", 2, NULL, 0);
+    a = find(section(state, "alone"), "series", 2, NULL, 0);
     assert_near(num(a, "a_us") * 2, 1920, 1e-6);
     json_t *c = json_object_get(cell(state, 1.0, 1), "b");
     assert_near(num(c, "alone_us"), 2560, 1e-6);
@@ -410,7 +421,7 @@ static void test_alone_times_come_from_the_device_model(void **state)
 
 static void test_ranking_flips_where_the_system_winner_differs(void **state)
 {
-    json_t *r = find(section(state, "ranking"), "speed", 1, NULL, 0);
+    json_t *r = find(section(state, "ranking"), "series", 1, NULL, 0);
     assert_string_equal(str(r, "alone_winner"), "a");
     assert_true(json_is_true(json_object_get(r, "flips")));
     json_t *w = json_object_get(r, "system_winners");
@@ -418,7 +429,7 @@ static void test_ranking_flips_where_the_system_winner_differs(void **state)
     assert_string_equal(str(w, "0.5"), "a");
     assert_string_equal(str(w, "1"), "b");
     assert_string_equal(str(w, "1.5"), "b");
-    r = find(section(state, "ranking"), "speed", 2, NULL, 0);
+    r = find(section(state, "ranking"), "series", 2, NULL, 0);
     assert_true(json_is_false(json_object_get(r, "flips")));
 }
 
@@ -426,15 +437,15 @@ static void test_baselines_list_every_latency_with_nulls(void **state)
 {
     json_t *bl = section(state, "baselines");
     assert_int_equal(json_array_size(bl), 4);
-    json_t *r = find(bl, "pcie_latency_us", 0.5, NULL, 0);
+    json_t *r = find(bl, "x", 0.5, NULL, 0);
     assert_near(num(r, "software_median_us"), 90000, 1e-9);
     assert_near(num(r, "regcopy_median_us"), 20000, 1e-9);
     assert_near(num(r, "a_median_us"), 1400, 1e-9);
     assert_near(num(r, "b_median_us"), 1600, 1e-9);
-    r = find(bl, "pcie_latency_us", 1.0, NULL, 0);
+    r = find(bl, "x", 1.0, NULL, 0);
     assert_near(num(r, "software_median_us"), 90100, 1e-9);
     assert_json_null(r, "regcopy_median_us");
-    r = find(bl, "pcie_latency_us", 2.0, NULL, 0);
+    r = find(bl, "x", 2.0, NULL, 0);
     assert_json_null(r, "software_median_us");
     assert_json_null(r, "b_median_us");
 }
@@ -444,21 +455,21 @@ static void test_load_lists_speed_1_runs_by_design_latency_in_flight(void **stat
     json_t *load = section(state, "load");
     assert_int_equal(json_array_size(load), 10); /* A: 4 + 1, B: 3 + 2 */
     json_t *r = json_array_get(load, 1);
-    assert_string_equal(str(r, "design"), "a");
-    assert_int_equal(num(r, "in_flight"), 4);
+    assert_string_equal(str(r, "variant"), "a");
+    assert_int_equal(num(r, "load"), 4);
     assert_near(num(r, "median_us"), 5000, 1e-9);
     assert_near(num(r, "throughput_rps"), 800, 1e-9);
     r = json_array_get(load, 5);
-    assert_string_equal(str(r, "design"), "b");
-    assert_int_equal(num(r, "in_flight"), 1);
-    assert_json_null(r, "next_queued"); /* no device counter */
-    assert_near(num(json_array_get(load, 8), "next_queued"), 0, 0);
+    assert_string_equal(str(r, "variant"), "b");
+    assert_int_equal(num(r, "load"), 1);
+    assert_json_null(r, "share"); /* no device counter */
+    assert_near(num(json_array_get(load, 8), "share"), 0, 0);
     r = json_array_get(load, 9);
-    assert_near(num(r, "pcie_latency_us"), 3.0, 0);
-    assert_int_equal(num(r, "in_flight"), 4);
+    assert_near(num(r, "x"), 3.0, 0);
+    assert_int_equal(num(r, "load"), 4);
     /* The device's own counters: 16 of its 64 requests found the next queued;
      * another component's "requests" does not count. */
-    assert_near(num(r, "next_queued"), 0.25, 1e-12);
+    assert_near(num(r, "share"), 0.25, 1e-12);
     /* The in-flight-4 runs stay out of the grid. */
     assert_near(num(json_object_get(cell(state, 0.5, 1), "a"), "median_us"), 1400, 1e-9);
 }
@@ -674,7 +685,7 @@ static void test_a_tie_between_the_signs_is_the_crossing(void **state)
     json_t *v = verdict_compute(t.db, &case_study, err, sizeof err);
     assert_non_null(v);
     json_t *x = json_array_get(json_object_get(v, "crossovers"), 0);
-    assert_near(num(x, "latency_us"), 2.0, 0);
+    assert_near(num(x, "x"), 2.0, 0);
     assert_string_equal(str(x, "below"), "a");
     assert_string_equal(str(x, "above"), "b");
     json_t *c = json_array_get(json_object_get(v, "cells"), 1);
@@ -825,7 +836,7 @@ static void test_a_traced_run_gets_its_median_requests_split(void **state)
     assert_int_equal(json_array_size(splits), 1);
     json_t *split = json_array_get(splits, 0);
     assert_int_equal(json_integer_value(json_object_get(split, "run_id")), traced);
-    assert_string_equal(json_string_value(json_object_get(split, "design")), "software");
+    assert_string_equal(json_string_value(json_object_get(split, "variant")), "software");
     assert_int_equal(json_integer_value(json_object_get(split, "latency_ps")), 100000000);
     json_t *parts = json_object_get(split, "parts");
     assert_int_equal(json_array_size(parts), 5);

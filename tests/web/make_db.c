@@ -264,7 +264,10 @@ static int64_t record(sqlite3 *db, const char *out_dir, const expected *e,
                         .pcie_latency_us = e->latency_us,
                         .speed = e->speed,
                         .in_flight = e->in_flight,
-                        .spec = json_pack("{s:s}", "name", name)};
+                        .spec = json_pack("{s:s, s:{s:s, s:o, s:f, s:I}}", "name", name,
+                                          "vars", "design", e->design, "pcie.latency",
+                                          json_sprintf("%gus", e->latency_us), "speed",
+                                          e->speed, "inflight", (json_int_t)e->in_flight)};
     int64_t id = db_begin_run(db, &info);
     json_decref(info.spec);
     if (id < 0)
