@@ -176,41 +176,11 @@ static double knob_value(const study_knob *k, json_t *vars)
     return k && !study_knob_number(k, json_object_get(vars, k->name), &x) ? x : NAN;
 }
 
-/* The series knob's reference value: the one the study's parts fix it at,
- * else its first value. */
-static double series_reference(const study *st, const study_knob *k)
-{
-    double x;
-    for (size_t i = 0; k && i < st->nparts; i++)
-        if (!study_knob_number(k, json_object_get(st->parts[i].set, k->name), &x))
-            return x;
-    if (!k || !k->nvalues)
-        return NAN;
-    json_t *first = json_string(k->values[0]);
-    int rc = study_knob_number(k, first, &x);
-    json_decref(first);
-    return rc ? NAN : x;
-}
-
-/* The load axis' lowest value: the unloaded runs'. */
-static double load_reference(const study_knob *k)
-{
-    double lo = NAN;
-    for (size_t i = 0; k && i < k->nvalues; i++) {
-        json_t *v = json_string(k->values[i]);
-        double x;
-        if (!study_knob_number(k, v, &x) && (isnan(lo) || x < lo))
-            lo = x;
-        json_decref(v);
-    }
-    return lo;
-}
-
 static void init_axes(verdict_ctx *c)
 {
     c->ax = verdict_axes_of(c->st);
-    c->series_at = c->ax.series ? series_reference(c->st, c->ax.series) : NAN;
-    c->load_at = load_reference(c->ax.load);
+    c->series_at = c->ax.series_at;
+    c->load_at = c->ax.load_at;
     c->nparts = c->st->metric.nparts < VERDICT_MAX_PARTS ? c->st->metric.nparts
                                                          : VERDICT_MAX_PARTS;
     verdict_unit_suffix(c->ax.x, c->xu, sizeof c->xu);

@@ -13,9 +13,13 @@
 #include "study.h"
 
 /* The study's x knob (NULL when it has no knob), series knob and load
- * axis (NULL when it has none). */
+ * axis (NULL when it has none), and their reference values: the series
+ * knob's is the value the study's parts fix it at (`set`), else its first
+ * value (the baselines and the load table are read there); the load axis'
+ * is its lowest value (the unloaded runs'). NAN without such a knob. */
 typedef struct verdict_axes {
     const study_knob *x, *series, *load;
+    double series_at, load_at;
 } verdict_axes;
 
 verdict_axes verdict_axes_of(const study *st);
