@@ -69,7 +69,7 @@ async function card(design) {
 }
 
 const verdictCell = (L, s) => data.verdict &&
-  data.verdict.cells.find((c) => c.pcie_latency_us === L && c.speed === s);
+  data.verdict.cells.find((c) => c.x === L && c.series === s);
 
 // The cards show what the database holds for (L, s), and the faster design
 // (lower median, as written) is marked the winner.
@@ -107,7 +107,7 @@ async function timelineSettles(p, runId) {
 }
 
 async function sliderIndexes() {
-  return [+(await page.inputValue('#slider-latency')), +(await page.inputValue('#slider-speed'))];
+  return [+(await page.inputValue('#slider-x')), +(await page.inputValue('#slider-series'))];
 }
 
 // ---- the tests
@@ -132,17 +132,17 @@ test("moving the sliders shows that cell's numbers from the database in the card
   assert.deepEqual(await sliderIndexes(), [0, 0]);
   await expectCards(0.5, 1);
 
-  await page.focus('#slider-latency');
+  await page.focus('#slider-x');
   await page.keyboard.press('End');
-  assert.equal(await page.textContent('#latency-value'), '2 µs');
+  assert.equal(await page.textContent('#x-value'), '2 µs');
   await expectCards(2, 1);
 
-  await page.focus('#slider-speed');
+  await page.focus('#slider-series');
   await page.keyboard.press('ArrowRight');
-  assert.equal(await page.textContent('#speed-value'), '2×');
+  assert.equal(await page.textContent('#series-value'), '2×');
   await expectCards(2, 2);
 
-  await page.focus('#slider-latency');
+  await page.focus('#slider-x');
   await page.keyboard.press('ArrowLeft');
   await expectCards(1, 2);
   assert.deepEqual(problems, []);
@@ -151,7 +151,7 @@ test("moving the sliders shows that cell's numbers from the database in the card
 test('clicking a map cell selects it: the sliders and the cards follow', async () => {
   const cells = page.locator('#map .map-cell');
   assert.equal(await cells.count(), fx.manifest.latencies_us.length * fx.manifest.speeds.length);
-  const target = page.locator('#map .map-cell[data-latency="0.5"][data-speed="2"]');
+  const target = page.locator('#map .map-cell[data-x="0.5"][data-series="2"]');
   await target.click();
   assert.deepEqual(await sliderIndexes(), [0, 1]);
   assert.match(await target.getAttribute('class'), /\bselected\b/);
@@ -160,7 +160,7 @@ test('clicking a map cell selects it: the sliders and the cards follow', async (
   if (data.verdict) {
     for (const g of fx.manifest.grid.filter((x) => x.design === 'a')) {
       const b = gridRun(fx.manifest, 'b', g.pcie_latency_us, g.speed);
-      const cell = page.locator(`#map .map-cell[data-latency="${g.pcie_latency_us}"][data-speed="${g.speed}"]`);
+      const cell = page.locator(`#map .map-cell[data-x="${g.pcie_latency_us}"][data-series="${g.speed}"]`);
       assert.equal(await cell.getAttribute('data-winner'), g.median_us < b.median_us ? 'a' : 'b',
         `map at L=${g.pcie_latency_us}, ${g.speed}x`);
     }
@@ -186,7 +186,7 @@ async function cardSplit(design) {
 test("each traced card shows where its median request's time goes, the parts summing to it", async () => {
   const order = ['client_software', 'network', 'server_software', 'host_interface', 'compute'];
   for (const g of fx.manifest.grid) {
-    await page.locator(`#map .map-cell[data-latency="${g.pcie_latency_us}"][data-speed="${g.speed}"]`).click();
+    await page.locator(`#map .map-cell[data-x="${g.pcie_latency_us}"][data-series="${g.speed}"]`).click();
     const where = `design ${g.design} at L=${g.pcie_latency_us} us, ${g.speed}x`;
     const split = await cardSplit(g.design);
     if (!g.traced) {
@@ -206,18 +206,18 @@ test("each traced card shows where its median request's time goes, the parts sum
     const compute = split.parts.find((p) => p.part === 'compute').ps;
     assert.ok(Math.abs(compute - g.compute_us * 1e6) <= 64, `${where}: compute ${compute}`);
   }
-  await page.locator('#map .map-cell[data-latency="0.5"][data-speed="1"]').click();
+  await page.locator('#map .map-cell[data-x="0.5"][data-series="1"]').click();
   assert.deepEqual(problems, []);
 });
 
 test("clicking a card draws that design's traced request as swim lanes in µs", async () => {
-  await page.locator('#map .map-cell[data-latency="1"][data-speed="1"]').click();
+  await page.locator('#map .map-cell[data-x="1"][data-series="1"]').click();
   for (const d of ['b', 'a']) {
     await page.click(`#card-${d}`);
     const want = gridRun(fx.manifest, d, 1, 1);
     const tl = page.locator('#timeline');
     assert.equal(await page.getAttribute(`#card-${d}`, 'data-selected'), 'true');
-    assert.equal(await tl.getAttribute('data-design'), d);
+    assert.equal(await tl.getAttribute('data-variant'), d);
     assert.equal(+(await tl.getAttribute('data-run-id')), want.run_id);
     assert.equal(await timelineSettles(page, want.run_id), 'drawn');
     const trace = writtenTrace(want.run_id);
@@ -246,7 +246,7 @@ test('dragging across the timeline zooms in; Reset zoom shows the whole request'
 
 test('a run without a trace says so instead of a timeline', async () => {
   const untraced = fx.manifest.grid.find((g) => !g.traced);
-  await page.locator(`#map .map-cell[data-latency="${untraced.pcie_latency_us}"][data-speed="${untraced.speed}"]`).click();
+  await page.locator(`#map .map-cell[data-x="${untraced.pcie_latency_us}"][data-series="${untraced.speed}"]`).click();
   await page.click(`#card-${untraced.design}`);
   assert.equal(await timelineSettles(page, untraced.run_id), 'empty');
   assert.match(await page.textContent('#timeline-empty'), /^No trace recorded for this run/);
@@ -322,7 +322,7 @@ test('over `mortar serve` the page loads a trace from /traces/<id>.js when it sh
     assert.deepEqual(asked, [`/traces/${a.run_id}.js`, `/traces/${b.run_id}.js`]);
     assert.deepEqual(errors, []);
 
-    await p.locator('#map .map-cell[data-latency="2"][data-speed="1"]').click();
+    await p.locator('#map .map-cell[data-x="2"][data-series="1"]').click();
     assert.equal(await timelineSettles(p, refused.run_id), 'error');
     assert.match(await p.textContent('#timeline-empty'), /: the server did not send it/);
   } finally {
@@ -334,16 +334,16 @@ test('over `mortar serve` the page loads a trace from /traces/<id>.js when it sh
 
 test('the charts and tables hold the database numbers', async () => {
   // The latency chart follows the selected speed.
-  await page.locator('#map .map-cell[data-latency="1"][data-speed="2"]').click();
+  await page.locator('#map .map-cell[data-x="1"][data-series="2"]').click();
   const series = await page.evaluate(() => window.Chart.getChart('latency-chart').data.datasets
     .map((d) => ({ label: d.label, points: d.data.map((p) => [p.x, p.y]) })));
   for (const [i, d] of [[0, 'a'], [1, 'b']]) {
     assert.deepEqual(series[i].points, fx.manifest.latencies_us.map((L) => [L, gridRun(fx.manifest, d, L, 2).median_us]));
   }
   if (data.verdict) {
-    const cross = data.verdict.crossovers.find((c) => c.speed === 2);
+    const cross = data.verdict.crossovers.find((c) => c.series === 2);
     assert.equal(await page.textContent('#crossover-text'), cross.text);
-    if (cross.latency_us !== null) assert.match(series[2].label, /^crossover at L ≈ [\d.]+ µs$/);
+    if (cross.x !== null) assert.match(series[2].label, /^crossover at L ≈ [\d.]+ µs$/);
   }
   // Baselines: one row per latency; load: one per design, latency and in-flight count.
   assert.equal(await page.locator('#baselines tbody tr').count(), fx.manifest.latencies_us.length);
@@ -376,7 +376,7 @@ test('a database without runs gives a page that says so', async () => {
 });
 
 test('a screenshot of the page is left in Testing/explorer.png', async () => {
-  await page.locator('#map .map-cell[data-latency="1"][data-speed="1"]').click();
+  await page.locator('#map .map-cell[data-x="1"][data-series="1"]').click();
   await page.click('#card-a');
   assert.equal(await timelineSettles(page, gridRun(fx.manifest, 'a', 1, 1).run_id), 'drawn');
   const dir = need('WEB_SCREENSHOT_DIR');
