@@ -485,6 +485,18 @@ static bool summary_has(void **state, const char *text)
     return false;
 }
 
+/* Whether a sentence of verdict `v`'s summary holds `text`. */
+static bool summary_has_in(json_t *v, const char *text)
+{
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(v, "summary"), i, s) {
+        if (strstr(json_string_value(s), text))
+            return true;
+    }
+    return false;
+}
+
 static void test_summary_states_the_conclusions_with_numbers(void **state)
 {
     assert_true(summary_has(state, "At 1x, A wins below 0.83 us and B above."));
@@ -582,6 +594,7 @@ static void test_labels_and_baselines_come_from_the_study(void **state)
 
 /* ---- the same verdict as before the study file ---- */
 
+
 /* A file's whole text (the caller frees it), or NULL. */
 static char *slurp(const char *path)
 {
@@ -595,6 +608,96 @@ static char *slurp(const char *path)
     if (text)
         text[n] = '\0';
     return text;
+}
+
+/* The knobs' labels, phrases and units come from the study: the latency
+ * read in ns ("0.5us" is 500 ns), the series knob named "rate" in GHz. */
+static void test_knob_labels_and_units_come_from_the_study(void **state)
+{
+    fixture *f = *state;
+    const char *const edits[] = {"\"label\": \"L\", \"unit\": \"us\", \"phrase\": \"latency\"",
+                                 "\"label\": \"D\", \"unit\": \"ns\", \"phrase\": \"delay\"",
+                                 "\"label\": \"speed\", \"unit\": \"x\"",
+                                 "\"label\": \"rate\", \"unit\": \"GHz\""};
+    study st;
+    load_edited_study(&st, edits, 4);
+    char err[512];
+    json_t *v = verdict_compute(f->t.db, &st, err, sizeof err);
+    assert_non_null(v);
+    assert_near(json_number_value(json_array_get(json_object_get(v, "x_values"), 0)), 500, 1e-9);
+    assert_true(summary_has_in(v, "At 1 GHz, A wins below 833.33 ns and B above."));
+    assert_true(summary_has_in(v, "At 2 GHz, A wins at every delay from 500.00 to 1500.00 ns"));
+    assert_true(summary_has_in(v, "Alone, A is faster at every rate (A 1920.00 us, B 2560.00 us "
+                                  "at 1 GHz)"));
+    assert_true(summary_has_in(v, "At 500.00 ns and 1 GHz, A goes from"));
+    json_decref(v);
+    study_free(&st);
+}
+
+/* A study with one knob and no load axis: one series, sentences without a
+ * series value, no alone times for variants without an alone benchmark. */
+static void test_a_study_with_one_knob_has_one_series(void **state)
+{
+    (void)state;
+    test_db t;
+    open_db(&t);
+    for (int i = 0; i < 3; i++) {
+        double l = 0.5 * (i + 1);
+        add(t.db, "a", "ok", l, 1, median_a(l, 1));
+        add(t.db, "b", "ok", l, 1, 1500 + 200 * l);
+    }
+    const char *src = getenv("MORTAR_SOURCE");
+    char dir[] = "/tmp/mortar-test-verdict-XXXXXX", path[1200], err[1024];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/study.json", dir);
+    FILE *out = fopen(path, "w");
+    assert_non_null(out);
+    fprintf(out,
+            "{\"name\": \"one\", \"variants\": {\"axis\": \"design\", \"values\": {"
+            "\"a\": {\"spec\": \"%s/experiments/matmul/design-a.json\", \"label\": \"A\"},"
+            "\"b\": {\"spec\": \"%s/experiments/matmul/design-b.json\", \"label\": \"B\"}},"
+            "\"compare\": [\"a\", \"b\"]},"
+            "\"knobs\": {\"pcie.latency\": {\"label\": \"L\", \"unit\": \"us\","
+            " \"values\": [\"0.5us\", \"1us\", \"1.5us\"]}},"
+            "\"metric\": {\"name\": \"latency\", \"unit\": \"ns\", \"better\": \"lower\","
+            " \"report\": {\"id\": \"req\", \"value\": \"latency_ns\", \"start\": \"start_ns\","
+            " \"verified\": \"verified\"}},"
+            "\"parts\": [{\"variants\": [\"a\", \"b\"], \"grid\": {\"pcie.latency\": [\"0.5us\"]}}]}\n",
+            src ? src : ".", src ? src : ".");
+    fclose(out);
+    study st;
+    if (study_load(&st, path, err, sizeof err))
+        fail_msg("%s", err);
+    json_t *v = verdict_compute(t.db, &st, err, sizeof err);
+    assert_non_null(v);
+    assert_int_equal(json_array_size(json_object_get(v, "x_values")), 3);
+    assert_int_equal(json_array_size(json_object_get(v, "series_values")), 1);
+    assert_int_equal(json_array_size(json_object_get(v, "cells")), 3);
+    assert_json_null(json_array_get(json_object_get(v, "cells"), 0), "series");
+    assert_true(summary_has_in(v, "A wins below 0.83 us and B above."));
+    assert_true(summary_has_in(v, "From 0.50 to 1.50 us A's median moves by +800.0 us"));
+    assert_json_null(json_array_get(json_object_get(v, "alone"), 0), "a_us");
+    assert_int_equal(json_array_size(json_object_get(v, "load")), 0);
+    json_decref(v);
+    /* and its text */
+    char cmd[4096], text_path[] = "/tmp/mortar-test-verdict-out-XXXXXX";
+    int fd = mkstemp(text_path);
+    assert_true(fd >= 0);
+    close(fd);
+    const char *bin = getenv("MORTAR_BIN");
+    snprintf(cmd, sizeof cmd, "'%s/mortar' verdict --study '%s' --db '%s' > '%s'",
+             bin ? bin : "build/bin", path, t.path, text_path);
+    assert_int_equal(system(cmd), 0);
+    char *text = slurp(text_path);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "  A wins below 0.83 us and B above.\n"));
+    assert_null(strstr(text, "Load"));
+    free(text);
+    unlink(text_path);
+    unlink(path);
+    rmdir(dir);
+    study_free(&st);
+    close_db(&t);
 }
 
 /* tests/golden/<name>: what the mortar of commit f3902ee (before the study
@@ -889,6 +992,7 @@ int main(void)
         cmocka_unit_test(test_load_lists_speed_1_runs_by_design_latency_in_flight),
         cmocka_unit_test(test_summary_states_the_conclusions_with_numbers),
         cmocka_unit_test(test_labels_and_baselines_come_from_the_study),
+        cmocka_unit_test(test_knob_labels_and_units_come_from_the_study),
         cmocka_unit_test(test_verdict_and_results_are_as_before_the_study_file),
     };
     const struct CMUnitTest alone_dbs[] = {
@@ -898,6 +1002,7 @@ int main(void)
         cmocka_unit_test(test_an_empty_database_has_no_finished_runs),
         cmocka_unit_test(test_a_database_error_is_reported),
         cmocka_unit_test(test_a_traced_run_gets_its_median_requests_split),
+        cmocka_unit_test(test_a_study_with_one_knob_has_one_series),
     };
     int failed = cmocka_run_group_tests_name("grid", grid, setup, teardown);
     failed += cmocka_run_group_tests_name("separate", alone_dbs, NULL, NULL);

@@ -127,6 +127,27 @@ test('the page loads without console errors and shows the verdict', async () => 
   assert.equal(await page.locator('#runs tbody tr').count(), runs);
 });
 
+test('the page names the variants, knobs and parts as the study in its data does', async () => {
+  const st = data.study;
+  const cap = (t) => t.charAt(0).toUpperCase() + t.slice(1);
+  const x = st.knobs.find((k) => k.name === st.x), s = st.knobs.find((k) => k.name === st.series);
+  assert.equal((await page.textContent('#x-label')).trim(), cap(x.title));
+  assert.equal((await page.textContent('#series-label')).trim(), cap(s.title));
+  for (const d of st.compare) {
+    const v = st.variants.find((w) => w.name === d);
+    assert.equal(await page.textContent(`#card-${d} h3`), `${cap(st.axis)} ${v.label}`);
+    const fieldsText = await page.textContent(`#card-${d} .fields`);
+    for (const p of st.metric.parts) assert.ok(fieldsText.includes(p.label), `${d}: ${p.label}`);
+  }
+  // The case study's names, as they read before they came from the study.
+  assert.equal(x.title, 'one-way PCIe latency');
+  assert.deepEqual(await page.$$eval('#baselines thead th', (ths) => ths.map((t) => t.textContent)),
+    ['One-way PCIe latency', 'Software', 'Register copy', 'Design A', 'Design B']);
+  assert.deepEqual(await page.$$eval('#load thead th', (ths) => ths.map((t) => t.textContent)),
+    ['Design', 'One-way PCIe latency', 'In flight', 'Throughput', 'Median', 'p99', 'Next queued']);
+  assert.equal(await page.textContent('#map .corner'), 'speed ↑ / L →');
+});
+
 test("moving the sliders shows that cell's numbers from the database in the cards", async () => {
   // It opens at the lowest latency and 1x.
   assert.deepEqual(await sliderIndexes(), [0, 0]);
