@@ -387,7 +387,7 @@ static int read_load_share(const where *w, study *st, json_t *jl)
     return 0;
 }
 
-/* "load": {"knob": "inflight", "label": ..., "phrase": ..., "values": [1, 2, 4, 8],
+/* "load": {"knob": NAME, "label": ..., "phrase": ..., "values": [...],
  * "share": {...}} */
 static int read_load(const where *w, study *st, json_t *root)
 {

@@ -5,7 +5,7 @@
 // number comes from make_db's manifest (what it wrote into the database),
 // never from the page. Leaves a screenshot in the build's Testing/explorer.png.
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -394,6 +394,42 @@ test('a database without runs gives a page that says so', async () => {
   assert.ok(await p.isHidden('#explore'));
   assert.deepEqual(errors, []);
   await p.close();
+});
+
+test('a study with one knob gives a page with one series and no series slider', async () => {
+  const specs = join(need('WEB_PACKAGES'), '..', 'experiments', 'matmul');
+  const studyPath = join(fx.dir, 'one-knob.json');
+  writeFileSync(studyPath, JSON.stringify({
+    name: 'one',
+    variants: { axis: 'design', compare: ['a', 'b'], values: {
+      a: { spec: join(specs, 'design-a.json'), label: 'A' },
+      b: { spec: join(specs, 'design-b.json'), label: 'B' } } },
+    knobs: { 'pcie.latency': { label: 'L', unit: 'us', values: ['0.5us', '1us', '2us'] } },
+    metric: { name: 'latency', unit: 'ns', better: 'lower',
+      report: { id: 'req', value: 'latency_ns', start: 'start_ns', verified: 'verified' } },
+    parts: [{ variants: ['a', 'b'], grid: { 'pcie.latency': ['0.5us'] } }],
+  }));
+  const r = run(MORTAR, ['report', '--db', fx.db, '--study', studyPath, '--out', join(fx.dir, 'one-knob')]);
+  assert.equal(r.code, 0, r.stderr);
+  const one = pageData(readFileSync(r.stdout.trim(), 'utf8'));
+  assert.equal(one.study.series, null);
+  assert.deepEqual(one.verdict.series_values, [null]);
+  const p = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = [];
+  p.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  p.on('pageerror', (e) => errors.push(e.message));
+  try {
+    await p.goto(pathToFileURL(r.stdout.trim()).href);
+    await p.waitForSelector('body[data-ready="true"]');
+    assert.ok(await p.isHidden('#series-slider'));
+    assert.equal(await p.locator('#map .map-cell').count(), one.verdict.x_values.length);
+    assert.equal(await p.locator('#crossovers tbody tr').count(), 1);
+    assert.ok(await p.isHidden('#load-panel'));
+    assert.equal(await p.textContent('#map .corner'), 'L →');
+    assert.deepEqual(errors, []);
+  } finally {
+    await p.close();
+  }
 });
 
 test('a screenshot of the page is left in Testing/explorer.png', async () => {
