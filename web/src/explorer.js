@@ -292,9 +292,9 @@
   // The texts of the page that name the study's variants and knobs.
   function renderStudyTexts() {
     const [a, b] = AB.map(label);
-    document.title = `mortar explorer: ${variantName(AB[0]).toLowerCase()} vs ${variantName(AB[1]).toLowerCase()} in the whole system`;
+    document.title = `mortar explorer: ${S.axis} ${a} vs ${S.axis} ${b} in the whole system`;
     $('study-name').textContent = S.name ? `${S.name} study` : '';
-    $('question').textContent = `${variantName(AB[0])} and ${variantName(AB[1]).toLowerCase()}, alone and inside ` +
+    $('question').textContent = `${variantName(AB[0])} and ${S.axis} ${b}, alone and inside ` +
       'the whole simulated system: which is faster where, and where does the ranking flip?';
     $('movement-title').textContent = `How far each ${S.axis} moves across the ${X.phrase} range`;
     $('explore-hint').textContent = `Pick a ${X.title}${SK ? ` and a ${SK.title}` : ''} with the sliders, or click a ` +
