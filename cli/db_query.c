@@ -27,27 +27,27 @@ static int fail(sqlite3 *db, char *err, size_t size)
 
 /* ---- mortar verdict ---- */
 
-/* A time variable's text ("0.5us") in us; 0 when it is none. */
-static double time_text_us(const unsigned char *text)
+/* The row's variables: column `i` holds run_vars as a JSON object. */
+static json_t *vars_of(sqlite3_stmt *st, int i)
 {
-    uint64_t ps;
-    return text && mortar_time_parse((const char *)text, &ps) == 0 ? (double)ps / 1e6 : 0;
+    const char *text = (const char *)sqlite3_column_text(st, i);
+    json_t *vars = text ? json_loads(text, 0, NULL) : NULL;
+    if (!json_is_object(vars)) {
+        json_decref(vars);
+        vars = json_object();
+    }
+    return vars;
 }
 
 static void read_ok_run(sqlite3_stmt *st, db_ok_run *r)
 {
-    const char *design = (const char *)sqlite3_column_text(st, 1);
-    *r = (db_ok_run){.id = sqlite3_column_int64(st, 0),
-                     .in_flight = sqlite3_column_int64(st, 4)};
-    snprintf(r->design, sizeof r->design, "%s", design ? design : "");
-    const char *dir = (const char *)sqlite3_column_text(st, 11);
+    *r = (db_ok_run){.id = sqlite3_column_int64(st, 0), .vars = vars_of(st, 8)};
+    const char *dir = (const char *)sqlite3_column_text(st, 7);
     snprintf(r->run_dir, sizeof r->run_dir, "%s", dir ? dir : "");
-    r->latency_us = time_text_us(sqlite3_column_text(st, 2));
-    r->speed = sqlite3_column_double(st, 3);
     double *vals[] = {&r->median_us, &r->p99_us, &r->mean_us,
                       &r->min_us,    &r->max_us, &r->throughput_rps};
     for (int i = 0; i < 6; i++)
-        *vals[i] = column_or_nan(st, 5 + i);
+        *vals[i] = column_or_nan(st, 1 + i);
 }
 
 int db_each_ok_run(sqlite3 *db, int (*each)(void *ctx, const db_ok_run *run), void *ctx,
@@ -55,15 +55,9 @@ int db_each_ok_run(sqlite3 *db, int (*each)(void *ctx, const db_ok_run *run), vo
 {
     sqlite3_stmt *st;
     const char *sql =
-        "WITH v AS (SELECT run_id, name, value,"
-        " CASE WHEN typeof(value) IN ('integer', 'real') THEN value END AS num"
-        " FROM run_vars)"
-        " SELECT id, (SELECT value FROM v WHERE run_id = id AND name = 'design'),"
-        " (SELECT value FROM v WHERE run_id = id AND name = 'pcie.latency'),"
-        " COALESCE((SELECT num FROM v WHERE run_id = id AND name = 'speed'), 1),"
-        " COALESCE((SELECT num FROM v WHERE run_id = id AND name = 'inflight'), 1),"
-        " median_us, p99_us, mean_us, min_us, max_us, throughput_rps, run_dir FROM runs"
-        " WHERE status = 'ok' ORDER BY id";
+        "SELECT id, median_us, p99_us, mean_us, min_us, max_us, throughput_rps, run_dir,"
+        " (SELECT json_group_object(name, value) FROM run_vars WHERE run_id = runs.id)"
+        " FROM runs WHERE status = 'ok' ORDER BY id";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return fail(db, err, size);
     int rc = 0, step;
@@ -72,26 +66,10 @@ int db_each_ok_run(sqlite3 *db, int (*each)(void *ctx, const db_ok_run *run), vo
         read_ok_run(st, &r);
         if (each(ctx, &r))
             rc = 1;
+        json_decref(r.vars);
     }
     if (!rc && step != SQLITE_DONE)
         rc = fail(db, err, size);
-    sqlite3_finalize(st);
-    return rc;
-}
-
-/* The one number `sql` (with run_id as ?1) gives for a run; NAN for NULL. */
-static int run_number(sqlite3 *db, const char *sql, int64_t run_id, double *out,
-                      char *err, size_t size)
-{
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return fail(db, err, size);
-    sqlite3_bind_int64(st, 1, run_id);
-    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
-    if (rc)
-        fail(db, err, size);
-    else
-        *out = column_or_nan(st, 0);
     sqlite3_finalize(st);
     return rc;
 }
@@ -131,15 +109,26 @@ int db_request_median_us(sqlite3 *db, int64_t run_id, const char *field, double 
     return rc;
 }
 
-int db_queued_on_finish_share(sqlite3 *db, int64_t run_id, double *out, char *err,
-                              size_t size)
+int db_counter_share(sqlite3 *db, int64_t run_id, const char *of, const char *per,
+                     double *out, char *err, size_t size)
 {
-    return run_number(
-        db,
+    sqlite3_stmt *st;
+    const char *sql =
         "SELECT SUM(q.value) / SUM(n.value) FROM stats q JOIN stats n"
-        " ON n.run_id = q.run_id AND n.component = q.component AND n.key = 'requests'"
-        " WHERE q.run_id = ?1 AND q.key = 'queued_on_finish' AND n.value > 0",
-        run_id, out, err, size);
+        " ON n.run_id = q.run_id AND n.component = q.component AND n.key = ?3"
+        " WHERE q.run_id = ?1 AND q.key = ?2 AND n.value > 0";
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return fail(db, err, size);
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_text(st, 2, of, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, per, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
+    if (rc)
+        fail(db, err, size);
+    else
+        *out = column_or_nan(st, 0);
+    sqlite3_finalize(st);
+    return rc;
 }
 
 int64_t db_count_ok_runs(sqlite3 *db, char *err, size_t size)

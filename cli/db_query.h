@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "db.h"
 
 /* ---- mortar verdict ---- */
@@ -20,9 +22,9 @@
 /* A finished (status "ok") run as the verdict reads it; NAN stands for SQL
  * NULL in the figures. */
 typedef struct db_ok_run {
-    int64_t id, in_flight;
-    char design[16];
-    double latency_us, speed;
+    int64_t id;
+    json_t *vars; /* its variables (table run_vars): {"name": value}; the
+                     callback's to read, not to keep */
     double median_us, p99_us, mean_us, min_us, max_us, throughput_rps;
     char run_dir[1024]; /* "" when none */
 } db_ok_run;
@@ -41,12 +43,11 @@ int db_each_ok_run(db_conn *db, int (*each)(void *ctx, const db_ok_run *run), vo
 int db_request_median_us(db_conn *db, int64_t run_id, const char *field, double *out,
                          char *err, size_t size);
 
-/* The share of requests after which a device's queue already held the
- * next one: the sum of the run's stats "queued_on_finish" over the sum of
- * "requests" of the same components (those with requests > 0); NAN when
- * the run has no such counter. */
-int db_queued_on_finish_share(db_conn *db, int64_t run_id, double *out, char *err,
-                              size_t size);
+/* The sum of the run's device counter (stats key) `of` over the sum of
+ * counter `per` of the same components (those with `per` > 0); NAN when
+ * the run has no such counters. */
+int db_counter_share(db_conn *db, int64_t run_id, const char *of, const char *per,
+                     double *out, char *err, size_t size);
 
 /* The number of runs with status "ok", or -1. */
 int64_t db_count_ok_runs(db_conn *db, char *err, size_t size);

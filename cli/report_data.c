@@ -8,14 +8,17 @@
  */
 #include "report_data.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "db.h"
+#include "study_json.h"
 #include "trace_export.h"
 #include "verdict.h"
+#include "verdict_axes.h"
 
 /* The run with this id in db_runs_json's array, or NULL. */
 static json_t *find_run(json_t *runs, json_int_t id)
@@ -29,11 +32,11 @@ static json_t *find_run(json_t *runs, json_int_t id)
     return NULL;
 }
 
-/* Whether `design` is one of the two variants the study compares. */
-static int is_compared(const study *st, const char *design)
+/* Whether `variant` is one of the two variants the study compares. */
+static int is_compared(const study *st, const char *variant)
 {
-    return design && (!strcmp(design, st->variants[st->compared[0]].name) ||
-                      !strcmp(design, st->variants[st->compared[1]].name));
+    return variant && (!strcmp(variant, st->variants[st->compared[0]].name) ||
+                       !strcmp(variant, st->variants[st->compared[1]].name));
 }
 
 json_t *report_data_trace(json_t *runs, json_int_t id, char *err, size_t err_size)
@@ -151,10 +154,10 @@ static void add_verdict_traces(trace_sink *sink, const study *st, json_t *runs,
     size_t i;
     json_t *cell;
     json_array_foreach(json_object_get(verdict, "cells"), i, cell) {
-        const char *designs[] = {st->variants[st->compared[0]].name,
-                                 st->variants[st->compared[1]].name};
+        const char *variants[] = {st->variants[st->compared[0]].name,
+                                  st->variants[st->compared[1]].name};
         for (int d = 0; d < 2; d++) {
-            json_t *id = json_object_get(json_object_get(cell, designs[d]), "run_id");
+            json_t *id = json_object_get(json_object_get(cell, variants[d]), "run_id");
             if (json_is_integer(id))
                 add_trace(sink, runs, json_integer_value(id));
         }
@@ -162,23 +165,25 @@ static void add_verdict_traces(trace_sink *sink, const study *st, json_t *runs,
 }
 
 /* Without a verdict the page shows, per grid point of the two compared
- * variants (one request in flight), the newest finished run; so do the
- * traces. */
+ * variants (unloaded: the load axis' lowest value), the newest finished
+ * run; so do the traces. `runs` are annotated (study_json_annotate_run). */
 static void add_grid_traces(trace_sink *sink, const study *st, json_t *runs)
 {
-    json_t *newest = json_object(); /* "design|L|speed" -> id */
+    json_t *newest = json_object(); /* "variant|x|series" -> id */
+    double load_at = verdict_axes_of(st).load_at;
     size_t i;
     json_t *r;
     json_array_foreach(runs, i, r) {
-        const char *design = json_string_value(json_object_get(r, "design"));
+        const char *variant = json_string_value(json_object_get(r, "variant"));
         const char *status = json_string_value(json_object_get(r, "status"));
-        if (!is_compared(st, design) || !status || strcmp(status, "ok") ||
-            json_integer_value(json_object_get(r, "in_flight")) != 1)
+        json_t *load = json_object_get(r, "load");
+        if (!is_compared(st, variant) || !status || strcmp(status, "ok") ||
+            (json_is_number(load) && json_number_value(load) != load_at))
             continue;
-        char key[96];
-        snprintf(key, sizeof key, "%s|%.17g|%.17g", design,
-                 json_number_value(json_object_get(r, "pcie_latency_us")),
-                 json_number_value(json_object_get(r, "speed")));
+        char key[320];
+        snprintf(key, sizeof key, "%s|%.17g|%.17g", variant,
+                 json_number_value(json_object_get(r, "x")),
+                 json_number_value(json_object_get(r, "series")));
         json_object_set(newest, key, json_object_get(r, "id")); /* ids ascend */
     }
     const char *key;
@@ -202,8 +207,12 @@ json_t *report_data(db_conn *db, const study *st, const char *db_path, json_t **
     json_object_set_new(data, "generated_at", json_string(now));
     json_object_set_new(data, "database", json_string(db_path));
 
+    json_object_set_new(data, "study", study_json(st));
     json_t *all = db_runs_json(db);
-    json_t *runs = json_object_get(all, "runs");
+    json_t *runs = json_object_get(all, "runs"), *run;
+    size_t i;
+    json_array_foreach(runs, i, run)
+        study_json_annotate_run(st, run);
     json_object_set(data, "runs", runs ? runs : json_array());
 
     char err[1024] = "";

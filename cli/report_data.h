@@ -19,14 +19,16 @@
 #define REPORT_DATA_TRACES_DIR "traces"
 
 /* The page's data for the open database `db` (found at `db_path`, which is
- * only shown): {"generator", "generated_at", "database", "runs": [...],
+ * only shown): {"generator", "generated_at", "database", "study": the study
+ * `st` (study_json), "runs": [...] (each with its "variant", "x", "series"
+ * and "load": study_json_annotate_run),
  * "verdict": {...}|null, "verdict_error": text|null, "traces": {"<run id>":
  * summary | {"error": text}}}, where a summary is {"request", "start_ps",
  * "end_ps", "latency_ps", "split" or "split_error" (trace_timeline), "events":
  * how many the timeline holds, "file":
  * "traces/<run id>.js"}. Traces are taken for the runs the verdict's cells
- * point at, or without a verdict for the newest finished run of each grid
- * point of the two variants the study `st` compares. When `timelines` is not NULL,
+ * point at, or without a verdict for the newest finished unloaded run of
+ * each grid point of the two variants the study `st` compares. When `timelines` is not NULL,
  * *timelines receives a new object {"<run id>": timeline (report_data_trace)} holding
  * every run whose summary names a file; the caller owns it. `cache`, when not NULL, is an
  * object the caller keeps across calls (mortar serve): the summaries of

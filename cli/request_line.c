@@ -30,7 +30,8 @@ int64_t request_line_int(const char *line, const char *key)
 /* The keys of the contract that are a request's own columns. */
 static bool is_contract_key(const char *key, size_t len)
 {
-    static const char *const keys[] = {"req", "latency_ns", "verified", "start_ns"};
+    static const char *const keys[] = {REQUEST_KEY_ID, REQUEST_KEY_VALUE, REQUEST_KEY_VERIFIED,
+                                       REQUEST_KEY_START};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (strlen(keys[i]) == len && !strncmp(keys[i], key, len))
             return true;

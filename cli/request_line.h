@@ -19,6 +19,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The contract's own keys: the request's id, its value (the metric, in ns),
+ * whether its result was verified (1) and when it started (ns). */
+#define REQUEST_KEY_ID       "req"
+#define REQUEST_KEY_VALUE    "latency_ns"
+#define REQUEST_KEY_VERIFIED "verified"
+#define REQUEST_KEY_START    "start_ns"
+
 /* Whether `line` is a per-request line (it starts with "req="). */
 bool request_line_is(const char *line);
 

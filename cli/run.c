@@ -593,13 +593,13 @@ static size_t collect_requests(const plan *p, const char *measure, db_request *r
             while (f && fgets(line, sizeof line, f)) {
                 if (!request_line_is(line))
                     continue;
-                int64_t idx = request_line_int(line, "req");
+                int64_t idx = request_line_int(line, REQUEST_KEY_ID);
                 db_request *r = NULL;
-                if (pass == 0 && request_line_int(line, "latency_ns") >= 0 && n < MAX_REQUESTS) {
+                if (pass == 0 && request_line_int(line, REQUEST_KEY_VALUE) >= 0 && n < MAX_REQUESTS) {
                     r = &reqs[n++];
-                    *r = (db_request){.idx = idx, .latency_ns = request_line_int(line, "latency_ns"),
-                                      .verified = request_line_int(line, "verified") == 1,
-                                      .start_ns = request_line_int(line, "start_ns"),
+                    *r = (db_request){.idx = idx, .latency_ns = request_line_int(line, REQUEST_KEY_VALUE),
+                                      .verified = request_line_int(line, REQUEST_KEY_VERIFIED) == 1,
+                                      .start_ns = request_line_int(line, REQUEST_KEY_START),
                                       .fields = json_object()};
                 } else if (pass == 1)
                     r = find_req(reqs, n, idx);

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <libgen.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,9 @@
 #include "errbuf.h"
 #include "spec.h"
 #include "mortar/name.h"
+#include "mortar/time.h"
 #include "paths.h"
+#include "request_line.h"
 
 /* The default study's path, relative to the data directory or the source
  * tree: the build names it (the top-level CMakeLists.txt). */
@@ -308,9 +311,26 @@ static int read_knob_values(const where *w, json_t *values, const char *field,
     return 0;
 }
 
+/* A knob's optional "phrase" and "title" (defaults: the label, the phrase). */
+static int read_knob_names(const where *w, json_t *jk, const char *field, study_knob *k)
+{
+    char f[TEXT_MAX + 32];
+    snprintf(f, sizeof f, "%s.phrase", field);
+    if (want_text(w, jk, "phrase", f, false, &k->phrase))
+        return -1;
+    snprintf(f, sizeof f, "%s.title", field);
+    if (want_text(w, jk, "title", f, false, &k->title))
+        return -1;
+    if (!k->phrase)
+        k->phrase = xstrdup(k->label);
+    if (!k->title)
+        k->title = xstrdup(k->phrase);
+    return 0;
+}
+
 static int read_knob(const where *w, const char *name, json_t *jk, study_knob *k)
 {
-    static const char *const keys[] = {"label", "unit", "values", NULL};
+    static const char *const keys[] = {"label", "unit", "phrase", "title", "values", NULL};
     char field[TEXT_MAX + 16], f[TEXT_MAX + 32];
     snprintf(field, sizeof field, "knobs.%s", name);
     k->name = xstrdup(name);
@@ -333,7 +353,7 @@ static int read_knob(const where *w, const char *name, json_t *jk, study_knob *k
         k->label = xstrdup(name);
     if (!k->unit)
         k->unit = xstrdup("");
-    return 0;
+    return read_knob_names(w, jk, field, k);
 }
 
 static int read_knobs(const where *w, study *st, json_t *root)
@@ -354,10 +374,32 @@ static int read_knobs(const where *w, study *st, json_t *root)
     return 0;
 }
 
-/* "load": {"knob": "clients", "label": ..., "values": [1, 2, 4, 8]} */
+/* "load.share": {"label": ..., "of": counter, "per": counter, "description": ...,
+ * "phrase": ...}, all required. */
+static int read_load_share(const where *w, study *st, json_t *jl)
+{
+    static const char *const keys[] = {"label", "of", "per", "description", "phrase", NULL};
+    int rc = 0;
+    json_t *js = want_object(w, jl, "share", "load.share", false, &rc);
+    study_load_share *s = &st->load_share;
+    if (rc || !js)
+        return rc;
+    if (check_keys(w, js, "load.share", keys) ||
+        want_text(w, js, "label", "load.share.label", true, &s->label) ||
+        want_field_name(w, js, "of", "load.share.of", &s->of) ||
+        want_field_name(w, js, "per", "load.share.per", &s->per) ||
+        want_text(w, js, "description", "load.share.description", true, &s->description) ||
+        want_text(w, js, "phrase", "load.share.phrase", true, &s->phrase))
+        return -1;
+    return 0;
+}
+
+/* "load": {"knob": NAME, "label": ..., "phrase": ..., "values": [...],
+ * "share": {...}} */
 static int read_load(const where *w, study *st, json_t *root)
 {
-    static const char *const keys[] = {"knob", "label", "values", NULL};
+    static const char *const keys[] = {"knob", "label", "phrase", "title", "values", "share",
+                                       NULL};
     int rc = 0;
     json_t *jl = want_object(w, root, "load", "load", false, &rc);
     if (rc || !jl)
@@ -376,7 +418,7 @@ static int read_load(const where *w, study *st, json_t *root)
     if (!k->label)
         k->label = xstrdup(k->name);
     k->unit = xstrdup("");
-    return 0;
+    return read_knob_names(w, jl, "load", k) || read_load_share(w, st, jl) ? -1 : 0;
 }
 
 /* Every $name or ${name} in a variant's alone command is a knob: the
@@ -413,6 +455,23 @@ static int check_alone_commands(const where *w, const study *st)
 
 /* ---- the metric ------------------------------------------------------------- */
 
+/* A part given as {"field": ..., "short": ..., "label": ..., "description": ...}. */
+static int read_metric_part(const where *w, json_t *jv, const char *field,
+                            study_metric_part *p)
+{
+    static const char *const keys[] = {"field", "short", "label", "description", NULL};
+    char f[4][TEXT_MAX + 64];
+    const char *names[] = {"field", "short", "label", "description"};
+    for (int i = 0; i < 4; i++)
+        snprintf(f[i], sizeof f[i], "%s.%s", field, names[i]);
+    return check_keys(w, jv, field, keys) || want_field_name(w, jv, "field", f[0], &p->field) ||
+                   want_text(w, jv, "short", f[1], false, &p->short_label) ||
+                   want_text(w, jv, "label", f[2], false, &p->label) ||
+                   want_text(w, jv, "description", f[3], false, &p->description)
+               ? -1
+               : 0;
+}
+
 static int read_metric_parts(const where *w, study_metric *m, json_t *jr)
 {
     int rc = 0;
@@ -429,10 +488,28 @@ static int read_metric_parts(const where *w, study_metric *m, json_t *jr)
         p->name = xstrdup(name);
         if (!name[0])
             return fail(w, "metric.report.parts", "a part without a name");
-        if (want_field_name(w, jp, name, f, &p->field))
+        if (json_is_object(v) ? read_metric_part(w, v, f, p)
+                              : want_field_name(w, jp, name, f, &p->field))
             return -1;
+        if (!p->short_label)
+            p->short_label = xstrdup(name);
+        if (!p->label)
+            p->label = xstrdup(name);
+        if (!p->description)
+            p->description = xstrdup("");
     }
     return 0;
+}
+
+/* `mortar run` does not know the study it runs for, so the contract's own
+ * keys are fixed (request_line.h); a study must name them as they are. */
+static int want_contract_key(const where *w, const char *field, const char *key,
+                             const char *contract)
+{
+    if (!strcmp(key, contract))
+        return 0;
+    return fail(w, field, "'%s': mortar run reads the per-request contract's key '%s'", key,
+                contract);
 }
 
 static int read_metric(const where *w, study *st, json_t *root)
@@ -460,7 +537,11 @@ static int read_metric(const where *w, study *st, json_t *root)
         want_field_name(w, jr, "id", "metric.report.id", &m->id_field) ||
         want_field_name(w, jr, "value", "metric.report.value", &m->value_field) ||
         want_field_name(w, jr, "start", "metric.report.start", &m->start_field) ||
-        want_field_name(w, jr, "verified", "metric.report.verified", &m->verified_field))
+        want_field_name(w, jr, "verified", "metric.report.verified", &m->verified_field) ||
+        want_contract_key(w, "metric.report.id", m->id_field, REQUEST_KEY_ID) ||
+        want_contract_key(w, "metric.report.value", m->value_field, REQUEST_KEY_VALUE) ||
+        want_contract_key(w, "metric.report.start", m->start_field, REQUEST_KEY_START) ||
+        want_contract_key(w, "metric.report.verified", m->verified_field, REQUEST_KEY_VERIFIED))
         return -1;
     return read_metric_parts(w, m, jr);
 }
@@ -684,6 +765,8 @@ static void knob_free(study_knob *k)
     free(k->name);
     free(k->label);
     free(k->unit);
+    free(k->phrase);
+    free(k->title);
     for (size_t i = 0; i < k->nvalues; i++)
         free(k->values[i]);
     free(k->values);
@@ -716,7 +799,15 @@ void study_free(study *st)
     for (size_t i = 0; i < m->nparts; i++) {
         free(m->parts[i].name);
         free(m->parts[i].field);
+        free(m->parts[i].short_label);
+        free(m->parts[i].label);
+        free(m->parts[i].description);
     }
+    free(st->load_share.label);
+    free(st->load_share.of);
+    free(st->load_share.per);
+    free(st->load_share.description);
+    free(st->load_share.phrase);
     free(m->parts);
     for (size_t i = 0; i < st->nparts; i++) {
         for (size_t k = 0; k < st->parts[i].nvariants; k++)
@@ -807,4 +898,45 @@ int study_resolve_spec(study *st, const char *path, char *const sets[], size_t n
         study_pick_variant(st, sets, nsets, spec_path, kept, nkept, err, err_size))
         return -1;
     return 1;
+}
+
+/* Picoseconds in one `unit`, or 0 when it is not a time unit. */
+static double time_unit_ps(const char *unit)
+{
+    static const struct {
+        const char *name;
+        double ps;
+    } units[] = {{"ps", 1}, {"ns", 1e3}, {"us", 1e6}, {"ms", 1e9}, {"s", 1e12}};
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (unit && !strcmp(unit, units[i].name))
+            return units[i].ps;
+    return 0;
+}
+
+int study_knob_number(const study_knob *k, json_t *value, double *out)
+{
+    if (json_is_number(value)) {
+        *out = json_number_value(value);
+        return 0;
+    }
+    if (json_is_boolean(value)) {
+        *out = json_is_true(value);
+        return 0;
+    }
+    const char *text = json_string_value(value);
+    if (!text || !text[0])
+        return -1;
+    double unit_ps = time_unit_ps(k->unit);
+    uint64_t ps;
+    if (unit_ps > 0 && mortar_time_parse(text, &ps) == 0) {
+        *out = (double)ps / unit_ps;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    double x = strtod(text, &end);
+    if (*end || errno || end == text || !isfinite(x))
+        return -1;
+    *out = x;
+    return 0;
 }

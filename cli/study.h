@@ -39,15 +39,31 @@ typedef struct study_knob {
     char *name;    /* the spec variable ("pcie.latency") */
     char *label;   /* how reports name it ("L"; default: the name) */
     char *unit;    /* how reports show its values ("us"; "" when none) */
+    char *phrase;  /* how sentences name it ("latency"; default: the label) */
+    char *title;   /* how headings name it ("PCIe latency"; default: the phrase) */
     char **values; /* as `--set` text ("0.5us", "0.25") */
     size_t nvalues;
 } study_knob;
 
 /* A named extra figure of a request: the key of its `<key>=<ns>` field. */
 typedef struct study_metric_part {
-    char *name;  /* "service" */
-    char *field; /* "service_ns" */
+    char *name;        /* "service" */
+    char *field;       /* "service_ns" */
+    char *short_label; /* a table column's head ("svc"; default: the name) */
+    char *label;       /* how reports name it ("Effective service time"; default:
+                          the name) */
+    char *description; /* what it measures, one line ("" when none) */
 } study_metric_part;
+
+/* A share the load table shows per run: the sum of the device counter
+ * `of` over the sum of counter `per` (stats, of the components with `per`
+ * > 0), e.g. how often a device's queue already held the next request. */
+typedef struct study_load_share {
+    char *label;       /* its column ("next queued"); NULL: the study has none */
+    char *of, *per;    /* the counters ("queued_on_finish", "requests") */
+    char *description; /* what it is, for the table's heading */
+    char *phrase;      /* what it is, in a sentence ("the next request was ...") */
+} study_load_share;
 
 /* The metric and the per-request line that reports it (docs/studies.md,
  * "The per-request contract"). */
@@ -84,6 +100,7 @@ typedef struct study {
     study_knob *knobs;
     size_t nknobs;
     study_knob load; /* the load axis; name NULL when the study has none */
+    study_load_share load_share; /* label NULL when the load has none */
     study_metric metric;
     study_part *parts;
     size_t nparts;
@@ -112,6 +129,13 @@ const study_variant *study_variant_named(const study *st, const char *name);
 
 /* The knob called `name` (the load axis too), or NULL. */
 const study_knob *study_knob_named(const study *st, const char *name);
+
+/* A value of knob `k` (a run's variable: --set text or a JSON number) as a
+ * number in the knob's unit: with a time unit ("ps", "ns", "us", "ms",
+ * "s") a duration ("0.5us", "500ns": mortar_time_parse) in that unit, else
+ * the number itself ("9000", 0.25; true is 1). 0 with *out, -1 when the
+ * value is none of these. */
+int study_knob_number(const study_knob *k, json_t *value, double *out);
 
 /*
  * What `mortar run STUDY --set AXIS=VALUE ...` runs: the spec of the

@@ -1,12 +1,13 @@
 /*
- * verdict_cmd.c - `mortar verdict [--db FILE] [--json]`: what the case study
- * concludes from the finished runs (verdict.c computes it). It prints the
- * winner map (latency x speed), the cells, the crossovers, how each design
- * moves across the latency range, alone vs in-system ranking, the
- * baselines, the load runs, where the median request's time goes in each
- * traced run, the summary sentences and a warning for every loss counter of
- * a run it used; with --json the
- * verdict's JSON (layout in docs/experiments.md, "The verdict").
+ * verdict_cmd.c - `mortar verdict [--db FILE] [--study FILE] [--json]`: what
+ * a study concludes from the finished runs (verdict.c computes it). It
+ * prints the winner map (x knob by series knob), the cells, the crossovers,
+ * how each compared variant moves across the x range, alone vs in-system
+ * ranking, the baselines, the load runs, where the median request's time
+ * goes in each traced run, the summary sentences and a warning for every
+ * loss counter of a run it used, every name, label and unit from the study;
+ * with --json the verdict's JSON (layout in docs/studies.md, "The
+ * verdict's JSON").
  */
 #include "verdict_cmd.h"
 
@@ -21,6 +22,7 @@
 #include "study.h"
 #include "usage.h"
 #include "verdict.h"
+#include "verdict_axes.h"
 
 /* The number under `key`, or NAN when it is null or missing. */
 static double jnum(const json_t *obj, const char *key)
@@ -44,11 +46,11 @@ static const char *fmt(char *buf, size_t size, double v, int decimals)
     return buf;
 }
 
-/* How the text names a design: its variant's label, else its name. */
-static const char *upper(const study *st, const char *design)
+/* How the text names a variant: its label, else its name. */
+static const char *upper(const study *st, const char *variant)
 {
-    const study_variant *v = design ? study_variant_named(st, design) : NULL;
-    return !design ? "-" : v ? v->label : design;
+    const study_variant *v = variant ? study_variant_named(st, variant) : NULL;
+    return !variant ? "-" : v ? v->label : variant;
 }
 
 /* The name of the first (0) or second (1) variant the study compares. */
@@ -73,13 +75,65 @@ static double vnum(const json_t *row, const char *name, const char *suffix)
     return jnum(row, key);
 }
 
-/* The cell at (latency, speed), or NULL. */
-static json_t *find_cell(json_t *cells, double latency_us, double speed)
+/* The verdict's knobs and reference values, as the text needs them. */
+typedef struct axes_text {
+    verdict_axes ax;
+    double series_at, load_at;
+    char xu[16], su[16]; /* what follows an x or series value */
+    char xhead[96];      /* "L(us)" */
+} axes_text;
+
+static axes_text axes_text_of(const study *st, json_t *v)
+{
+    axes_text t = {.ax = verdict_axes_of(st)};
+    json_t *axes = json_object_get(v, "axes");
+    t.series_at = jnum(axes, "series_at");
+    t.load_at = jnum(axes, "load_at");
+    verdict_unit_suffix(t.ax.x, t.xu, sizeof t.xu);
+    verdict_unit_suffix(t.ax.series, t.su, sizeof t.su);
+    verdict_knob_head(t.ax.x, t.xhead, sizeof t.xhead);
+    return t;
+}
+
+/* The series knob's label for a column's head ("-" without one). */
+static const char *series_head(const axes_text *t)
+{
+    return t->ax.series ? t->ax.series->label : "-";
+}
+
+/* ", in flight 1": the unloaded value, after a heading; "" without a load. */
+static const char *load_note(const axes_text *t, char *buf, size_t size)
+{
+    if (t->ax.load)
+        snprintf(buf, size, ", %s %g", t->ax.load->label, t->load_at);
+    else
+        buf[0] = '\0';
+    return buf;
+}
+
+/* " at 1x": the series' reference value, in a heading; "" without one. */
+static const char *series_note(const axes_text *t, char *buf, size_t size)
+{
+    if (t->ax.series)
+        snprintf(buf, size, " at %g%s", t->series_at, t->su);
+    else
+        buf[0] = '\0';
+    return buf;
+}
+
+/* Whether two numbers of the JSON (null: no such knob) are the same. */
+static bool same_number(double x, double y)
+{
+    return (isnan(x) && isnan(y)) || x == y;
+}
+
+/* The cell at (x, series), or NULL. */
+static json_t *find_cell(json_t *cells, double x, double series)
 {
     size_t i;
     json_t *cell;
     json_array_foreach(cells, i, cell) {
-        if (jnum(cell, "pcie_latency_us") == latency_us && jnum(cell, "speed") == speed)
+        if (same_number(jnum(cell, "x"), x) && same_number(jnum(cell, "series"), series))
             return cell;
     }
     return NULL;
@@ -100,57 +154,88 @@ static void map_entry(const study *st, json_t *cell, char *buf, size_t size)
         snprintf(buf, size, "-");
 }
 
-static void print_map(const study *st, json_t *v)
+/* The number of a JSON array's element, NAN for null. */
+static double element(json_t *arr, size_t i)
 {
-    json_t *lats = json_object_get(v, "latencies_us"),
-           *speeds = json_object_get(v, "speeds");
-    json_t *cells = json_object_get(v, "cells"), *lat, *speed;
-    size_t li, si;
-    printf("Winner and margin (%% of the winner's median), in flight 1:\n%8s", "L(us)");
-    json_array_foreach(speeds, si, speed)
-        printf(" %10gx", json_number_value(speed));
+    json_t *v = json_array_get(arr, i);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void print_map(const study *st, const axes_text *t, json_t *v)
+{
+    json_t *xs = json_object_get(v, "x_values"), *series = json_object_get(v, "series_values");
+    json_t *cells = json_object_get(v, "cells");
+    char note[128];
+    printf("Winner and margin (%% of the winner's median)%s:\n%8s",
+           load_note(t, note, sizeof note), t->xhead);
+    for (size_t si = 0; si < json_array_size(series); si++) {
+        char head[64] = "";
+        if (t->ax.series)
+            snprintf(head, sizeof head, "%g%s", element(series, si), t->su);
+        printf(" %11s", head);
+    }
     printf("\n");
-    json_array_foreach(lats, li, lat) {
-        printf("%8.2f", json_number_value(lat));
-        json_array_foreach(speeds, si, speed) {
-            char entry[32];
-            map_entry(st,
-                      find_cell(cells, json_number_value(lat), json_number_value(speed)),
-                      entry, sizeof entry);
+    for (size_t xi = 0; xi < json_array_size(xs); xi++) {
+        printf("%8.2f", element(xs, xi));
+        for (size_t si = 0; si < json_array_size(series); si++) {
+            char entry[192];
+            map_entry(st, find_cell(cells, element(xs, xi), element(series, si)), entry,
+                      sizeof entry);
             printf(" %11s", entry);
         }
         printf("\n");
     }
 }
 
-static double design_value(json_t *cell, const char *design, const char *key)
+static double variant_value(json_t *cell, const char *variant, const char *key)
 {
-    return jnum(json_object_get(cell, design), key);
+    return jnum(json_object_get(cell, variant), key);
 }
 
-static void print_cells(const study *st, json_t *cells)
+/* "service and compute", the metric's parts by name. */
+static void parts_phrase(const study *st, char *buf, size_t size)
 {
-    size_t i;
+    size_t n = 0, np = st->metric.nparts;
+    buf[0] = '\0';
+    for (size_t p = 0; p < np && n < size; p++)
+        n += (size_t)snprintf(buf + n, size - n, "%s%s",
+                              p == 0 ? "" : p + 1 == np ? " and " : ", ",
+                              st->metric.parts[p].name);
+}
+
+static void print_cells(const study *st, const axes_text *t, json_t *cells)
+{
+    size_t i, np = st->metric.nparts;
     json_t *c;
-    char b[8][32], h[6][80];
-    const char *va = vname(st, 0), *vb = vname(st, 1);
-    printf("\nCells (medians in us; service and compute: medians over the requests):\n");
-    printf("%6s %6s %9s %9s %9s %9s %9s %9s %6s %9s %7s\n", "speed", "L(us)",
-           head(h[0], 80, st, 0, ""), head(h[1], 80, st, 0, " svc"),
-           head(h[2], 80, st, 0, " comp"), head(h[3], 80, st, 1, ""),
-           head(h[4], 80, st, 1, " svc"), head(h[5], 80, st, 1, " comp"), "winner",
-           "margin", "%");
+    char b[32], h[160], parts[512];
+    parts_phrase(st, parts, sizeof parts);
+    if (np)
+        printf("\nCells (medians in us; %s: medians over the requests):\n", parts);
+    else
+        printf("\nCells (medians in us):\n");
+    printf("%6s %6s", series_head(t), t->xhead);
+    for (int d = 0; d < 2; d++) {
+        printf(" %9s", head(h, sizeof h, st, d, ""));
+        for (size_t p = 0; p < np; p++) {
+            char suffix[96];
+            snprintf(suffix, sizeof suffix, " %s", st->metric.parts[p].short_label);
+            printf(" %9s", head(h, sizeof h, st, d, suffix));
+        }
+    }
+    printf(" %6s %9s %7s\n", "winner", "margin", "%");
     json_array_foreach(cells, i, c) {
-        printf("%6g %6.2f %9s %9s %9s %9s %9s %9s %6s %9s %7s\n", jnum(c, "speed"),
-               jnum(c, "pcie_latency_us"),
-               fmt(b[0], 32, design_value(c, va, "median_us"), 1),
-               fmt(b[1], 32, design_value(c, va, "service_us"), 1),
-               fmt(b[2], 32, design_value(c, va, "compute_us"), 1),
-               fmt(b[3], 32, design_value(c, vb, "median_us"), 1),
-               fmt(b[4], 32, design_value(c, vb, "service_us"), 1),
-               fmt(b[5], 32, design_value(c, vb, "compute_us"), 1),
-               upper(st, jstr(c, "winner")), fmt(b[6], 32, jnum(c, "margin_us"), 1),
-               fmt(b[7], 32, jnum(c, "margin_pct"), 1));
+        printf("%6g %6.2f", jnum(c, "series"), jnum(c, "x"));
+        for (int d = 0; d < 2; d++) {
+            printf(" %9s", fmt(b, sizeof b, variant_value(c, vname(st, d), "median_us"), 1));
+            for (size_t p = 0; p < np; p++) {
+                char key[160];
+                snprintf(key, sizeof key, "%s_us", st->metric.parts[p].name);
+                printf(" %9s", fmt(b, sizeof b, variant_value(c, vname(st, d), key), 1));
+            }
+        }
+        printf(" %6s", upper(st, jstr(c, "winner")));
+        printf(" %9s", fmt(b, sizeof b, jnum(c, "margin_us"), 1));
+        printf(" %7s\n", fmt(b, sizeof b, jnum(c, "margin_pct"), 1));
     }
 }
 
@@ -163,40 +248,43 @@ static void print_crossovers(json_t *crossovers)
         printf("  %s\n", jstr(x, "text"));
 }
 
-static void print_movement(const study *st, json_t *movement)
+static void print_movement(const study *st, const axes_text *t, json_t *movement)
 {
     size_t i;
     json_t *m;
-    char b[32];
-    printf("\nMovement across the latency range (median, in flight 1):\n");
-    printf("%6s %6s %8s %8s %10s %10s %10s %8s\n", "design", "speed", "from L", "to L",
+    char b[32], from[96], to[96], note[128];
+    const char *xl = t->ax.x ? t->ax.x->label : "-";
+    snprintf(from, sizeof from, "from %s", xl);
+    snprintf(to, sizeof to, "to %s", xl);
+    printf("\nMovement across the %s range (median%s):\n",
+           t->ax.x ? t->ax.x->phrase : "value", load_note(t, note, sizeof note));
+    printf("%6s %6s %8s %8s %10s %10s %10s %8s\n", st->axis, series_head(t), from, to,
            "from(us)", "to(us)", "delta(us)", "delta%");
     json_array_foreach(movement, i, m) {
         printf("%6s %6g %8.2f %8.2f %10.1f %10.1f %+10.1f %8s\n",
-               upper(st, jstr(m, "design")), jnum(m, "speed"), jnum(m, "from_latency_us"),
-               jnum(m, "to_latency_us"), jnum(m, "from_median_us"),
-               jnum(m, "to_median_us"), jnum(m, "delta_us"),
-               fmt(b, sizeof b, jnum(m, "delta_pct"), 1));
+               upper(st, jstr(m, "variant")), jnum(m, "series"), jnum(m, "from_x"),
+               jnum(m, "to_x"), jnum(m, "from_median_us"), jnum(m, "to_median_us"),
+               jnum(m, "delta_us"), fmt(b, sizeof b, jnum(m, "delta_pct"), 1));
     }
 }
 
-static void print_alone(const study *st, json_t *alone, json_t *ranking)
+static void print_alone(const study *st, const axes_text *t, json_t *alone, json_t *ranking)
 {
     size_t i;
     json_t *a;
     char b[2][32], h[2][80];
     printf("\nAlone (device model, no system) vs in the system:\n");
-    printf("%6s %10s %10s %7s  %s\n", "speed", head(h[0], 80, st, 0, "(us)"),
+    printf("%6s %10s %10s %7s  %s\n", series_head(t), head(h[0], 80, st, 0, "(us)"),
            head(h[1], 80, st, 1, "(us)"), "alone", "system winners");
     json_array_foreach(alone, i, a) {
         json_t *r = json_array_get(ranking, i), *w;
-        const char *lat;
-        printf("%6g %10s %10s %7s ", jnum(a, "speed"),
+        const char *x;
+        printf("%6g %10s %10s %7s ", jnum(a, "series"),
                fmt(b[0], 32, vnum(a, vname(st, 0), "_us"), 2),
                fmt(b[1], 32, vnum(a, vname(st, 1), "_us"), 2),
                upper(st, jstr(a, "winner")));
-        json_object_foreach(json_object_get(r, "system_winners"), lat, w)
-            printf(" %s:%s", lat, upper(st, json_string_value(w)));
+        json_object_foreach(json_object_get(r, "system_winners"), x, w)
+            printf(" %s:%s", x, upper(st, json_string_value(w)));
         printf("%s\n", json_is_true(json_object_get(r, "flips")) ? "  (flips)" : "");
     }
 }
@@ -212,22 +300,23 @@ static size_t baseline_columns(const study *st, const char **names)
     return n;
 }
 
-static void print_baselines(const study *st, json_t *baselines)
+static void print_baselines(const study *st, const axes_text *t, json_t *baselines)
 {
     size_t i;
     json_t *r;
-    char b[32];
+    char b[32], at[128], note[128];
     const char **names = calloc(st->nvariants + 2, sizeof *names);
     if (!names)
         return;
     size_t n = baseline_columns(st, names);
-    printf("\nBaselines at 1x, in flight 1 (median us):\n");
-    printf("%6s", "L(us)");
+    printf("\nBaselines%s%s (median us):\n", series_note(t, at, sizeof at),
+           load_note(t, note, sizeof note));
+    printf("%6s", t->xhead);
     for (size_t k = 0; k < n; k++)
         printf(" %10s", upper(st, names[k]));
     printf("\n");
     json_array_foreach(baselines, i, r) {
-        printf("%6.2f", jnum(r, "pcie_latency_us"));
+        printf("%6.2f", jnum(r, "x"));
         for (size_t k = 0; k < n; k++)
             printf(" %10s", fmt(b, sizeof b, vnum(r, names[k], "_median_us"), 1));
         printf("\n");
@@ -235,23 +324,31 @@ static void print_baselines(const study *st, json_t *baselines)
     free(names);
 }
 
-static void print_load(const study *st, json_t *load)
+static void print_load(const study *st, const axes_text *t, json_t *load)
 {
+    if (!t->ax.load)
+        return;
+    const study_load_share *share = &st->load_share;
     size_t i;
     json_t *r;
-    char b[4][32];
-    printf("\nLoad at 1x (next queued: share of requests after which the device's queue "
-           "already held the next):\n");
-    printf("%6s %6s %9s %10s %10s %10s %12s\n", "design", "L(us)", "in flight",
-           "median(us)", "p99(us)", "req/s", "next queued");
+    char b[4][32], at[128];
+    printf("\nLoad%s", series_note(t, at, sizeof at));
+    if (share->label)
+        printf(" (%s: %s)", share->label, share->description);
+    printf(":\n%6s %6s %9s %10s %10s %10s", st->axis, t->xhead, t->ax.load->label,
+           "median(us)", "p99(us)", "req/s");
+    if (share->label)
+        printf(" %12s", share->label);
+    printf("\n");
     json_array_foreach(load, i, r) {
-        printf("%6s %6.2f %9lld %10s %10s %10s %11s%s\n", upper(st, jstr(r, "design")),
-               jnum(r, "pcie_latency_us"), (long long)jnum(r, "in_flight"),
-               fmt(b[0], 32, jnum(r, "median_us"), 1),
-               fmt(b[1], 32, jnum(r, "p99_us"), 1),
-               fmt(b[2], 32, jnum(r, "throughput_rps"), 1),
-               fmt(b[3], 32, 100 * jnum(r, "next_queued"), 0),
-               isnan(jnum(r, "next_queued")) ? " " : "%");
+        printf("%6s %6.2f %9lld %10s %10s %10s", upper(st, jstr(r, "variant")),
+               jnum(r, "x"), (long long)jnum(r, "load"),
+               fmt(b[0], 32, jnum(r, "median_us"), 1), fmt(b[1], 32, jnum(r, "p99_us"), 1),
+               fmt(b[2], 32, jnum(r, "throughput_rps"), 1));
+        if (share->label)
+            printf(" %11s%s", fmt(b[3], 32, 100 * jnum(r, "share"), 0),
+                   isnan(jnum(r, "share")) ? " " : "%");
+        printf("\n");
     }
 }
 
@@ -261,27 +358,30 @@ static double part_us(json_t *split, size_t p)
     return jnum(json_array_get(json_object_get(split, "parts"), p), "us");
 }
 
-static void print_splits(const study *st, json_t *splits)
+static void print_splits(const study *st, const axes_text *t, json_t *splits)
 {
     if (!json_array_size(splits))
         return;
     size_t i;
     json_t *s;
     char b[6][32];
+    /* The load's column is 4 wide: its name, cut there. */
+    const char *load = t->ax.load ? t->ax.load->name : "-";
     printf("\nWhere the median request's time goes (traced runs, us; the parts sum to"
            " its latency):\n");
-    printf("%8s %6s %6s %4s %5s %9s %9s %9s %9s %9s %9s\n", "design", "L(us)", "speed",
-           "infl", "req", "latency", "client", "network", "server", "iface", "compute");
+    printf("%8s %6s %6s %4.4s %5s %9s %9s %9s %9s %9s %9s\n", st->axis, t->xhead,
+           series_head(t), load, "req", "latency", "client", "network", "server", "iface",
+           "compute");
     json_array_foreach(splits, i, s) {
         if (jstr(s, "error")) {
-            printf("%8s %6.2f %6g %4lld  %s\n", upper(st, jstr(s, "design")),
-                   jnum(s, "pcie_latency_us"), jnum(s, "speed"),
-                   (long long)jnum(s, "in_flight"), jstr(s, "error"));
+            printf("%8s %6.2f %6g %4lld  %s\n", upper(st, jstr(s, "variant")),
+                   jnum(s, "x"), jnum(s, "series"), (long long)jnum(s, "load"),
+                   jstr(s, "error"));
             continue;
         }
         printf("%8s %6.2f %6g %4lld %5lld %9s %9s %9s %9s %9s %9s\n",
-               upper(st, jstr(s, "design")), jnum(s, "pcie_latency_us"), jnum(s, "speed"),
-               (long long)jnum(s, "in_flight"), (long long)jnum(s, "request"),
+               upper(st, jstr(s, "variant")), jnum(s, "x"), jnum(s, "series"),
+               (long long)jnum(s, "load"), (long long)jnum(s, "request"),
                fmt(b[0], 32, jnum(s, "latency_us"), 1), fmt(b[1], 32, part_us(s, 0), 1),
                fmt(b[2], 32, part_us(s, 1), 1), fmt(b[3], 32, part_us(s, 2), 1),
                fmt(b[4], 32, part_us(s, 3), 1), fmt(b[5], 32, part_us(s, 4), 1));
@@ -290,14 +390,15 @@ static void print_splits(const study *st, json_t *splits)
 
 static void print_report(const study *st, json_t *v)
 {
-    print_map(st, v);
-    print_cells(st, json_object_get(v, "cells"));
+    axes_text t = axes_text_of(st, v);
+    print_map(st, &t, v);
+    print_cells(st, &t, json_object_get(v, "cells"));
     print_crossovers(json_object_get(v, "crossovers"));
-    print_movement(st, json_object_get(v, "movement"));
-    print_alone(st, json_object_get(v, "alone"), json_object_get(v, "ranking"));
-    print_baselines(st, json_object_get(v, "baselines"));
-    print_load(st, json_object_get(v, "load"));
-    print_splits(st, json_object_get(v, "splits"));
+    print_movement(st, &t, json_object_get(v, "movement"));
+    print_alone(st, &t, json_object_get(v, "alone"), json_object_get(v, "ranking"));
+    print_baselines(st, &t, json_object_get(v, "baselines"));
+    print_load(st, &t, json_object_get(v, "load"));
+    print_splits(st, &t, json_object_get(v, "splits"));
     printf("\nSummary:\n");
     size_t i;
     json_t *s;
