@@ -319,6 +319,9 @@ static void test_study_mistakes_are_named_with_their_field(void **state)
                 "metric.better: expected");
     study_fails("\"value\": \"latency_ns\"", "\"value\": \"latency ns\"",
                 "metric.report.value: 'latency ns'");
+    study_fails("\"value\": \"latency_ns\"", "\"value\": \"time_ns\"",
+                "metric.report.value: 'time_ns': mortar run reads the per-request "
+                "contract's key 'latency_ns'");
     study_fails("\"service\": \"service_ns\"", "\"service\": 3",
                 "metric.report.parts.service: expected a string");
     study_fails(
