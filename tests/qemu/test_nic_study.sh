@@ -80,7 +80,13 @@ python3 -c 'import re, sys
 m = re.search(r"<script type=\"application/json\" id=\"mortar-data\">(.*?)</script>",
               open(sys.argv[1]).read(), re.S)
 print(m.group(1) if m else "null")' "$page" >"$QH_DIR/page-data.json"
-[ "$(jq -c .verdict.cells "$QH_DIR/page-data.json")" = "$(jq -c .cells "$QH_DIR/verdict.json")" ] ||
+# The cells' runs, medians and winners (the page has no split in its cells:
+# it has one per trace).
+cells() {
+    jq -c '[.[] | {x, series, winner, margin_us, variants: [to_entries[] |
+            select(.value | type == "object") | {(.key): .value.run_id, median: .value.median_us}]}]'
+}
+[ "$(jq .verdict.cells "$QH_DIR/page-data.json" | cells)" = "$(jq .cells "$QH_DIR/verdict.json" | cells)" ] ||
     qh_fail "the page's verdict is not mortar verdict's: $(jq -c '.verdict_error' "$QH_DIR/page-data.json")"
 for v in "${VARIANTS[@]}"; do
     grep -qF "$(label "$v")" "$page" || qh_fail "the page does not name $v by its label"
