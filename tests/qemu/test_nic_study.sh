@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The NIC study (experiments/nic/study.json, docs/studies.md "The NIC
 # study") end to end, through the same commands as the case study's: one
-# point of its grid (PCIe latency 0.5 us, MTU 1500) with 2 requests a run,
-# swept as a study (both variants, traced) into a fresh database. Both
-# variants' runs are ok, every product verified, each on its own NIC model
-# and Ethernet rate; then `mortar verdict --study` compares them in a cell
-# keyed by the study's variant names, naming them by the study's labels,
-# and `mortar report --study` builds the explorer's page with that verdict,
-# the labels and the traced median requests.
+# point of its grid (PCIe latency 2.5 us, the fewest synchronization rounds;
+# MTU 9000) with 2 requests a run, swept as a study (both variants, traced)
+# into a fresh database. Both variants' runs are ok, every product verified,
+# each on its own NIC model and Ethernet rate; then `mortar verdict --study`
+# compares them in a cell keyed by the study's variant names, naming them by
+# the study's labels, and `mortar report --study` builds the explorer's page
+# with that verdict, the labels and the traced median requests.
 source "$(dirname "$0")/harness.sh"
 qh_init nic-study
 MORTAR=$QH_BIN/mortar
@@ -27,8 +27,8 @@ jq --arg dir "$(dirname "$STUDY")" '
     .variants.values |= map_values(.spec |= $dir + "/" + .)
     | .parts = [{"description": "one point of the grid, few requests",
                  "variants": .variants.compare,
-                 "grid": {"mtu": [1500]},
-                 "set": {"pcie.latency": "0.5us", "requests": 2, "warmup": 0}}]' \
+                 "grid": {"mtu": [9000]},
+                 "set": {"pcie.latency": "2.5us", "requests": 2, "warmup": 0}}]' \
     "$STUDY" >"$QH_DIR/study-point.json" || qh_fail "cannot restrict the study"
 "$MORTAR" sweep "$QH_DIR/study-point.json" --db "$DB" --out "$QH_DIR/runs" --trace \
     >"$QH_DIR/sweep.out" 2>"$QH_DIR/sweep.err" ||
