@@ -839,7 +839,7 @@ const study_knob *study_knob_named(const study *st, const char *name)
 
 /* ---- picking a variant ------------------------------------------------------ */
 
-/* The variant names, "a, b, regcopy", for an error. */
+/* The variant names, "v1, v2, v3", for an error. */
 static void variant_names(const study *st, char *buf, size_t size)
 {
     buf[0] = '\0';

@@ -27,9 +27,9 @@ typedef struct study_alone {
 
 /* One value of the variant axis. */
 typedef struct study_variant {
-    char *name;        /* the axis' value, as runs are recorded ("a") */
+    char *name;        /* the axis' value, as runs are recorded ("i40e") */
     char *label;       /* how reports name it ("A"; default: the name) */
-    char *phrase;      /* how sentences name it ("register copy"; default: the label) */
+    char *phrase;      /* how sentences name it ("the XL710"; default: the label) */
     char *spec_path;   /* its experiment spec, relative to the cwd */
     study_alone alone; /* command NULL: the variant has no alone benchmark */
 } study_variant;

@@ -100,7 +100,7 @@ static const char *path_of(const char *assignment, char *buf, size_t size)
     return buf;
 }
 
-/* "dir/design-b.json" -> "design-b" */
+/* "dir/small.json" -> "small" */
 static void spec_short_name(const char *path, char *buf, size_t size)
 {
     const char *slash = strrchr(path, '/');
@@ -499,8 +499,8 @@ static int read_study_parts(const study *st, sweep_plan *plan, part **parts,
     return 0;
 }
 
-/* The variant axis is the study's parts' business: `--set design=b` on a
- * study's sweep would run design B's variable on every variant's spec. */
+/* The variant axis is the study's parts' business: `--set AXIS=V` on a
+ * study's sweep would run variant V's variable on every variant's spec. */
 static int check_args_leave_axis(const study *st, char *const grids[], size_t ngrids,
                                  char *const sets[], size_t nsets, char *err, size_t size)
 {

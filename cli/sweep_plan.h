@@ -8,7 +8,7 @@
  *   mortar sweep SPEC --grid mtu=1500,9000 --grid pcie.latency=1us,2us
  * or as a sweep file (told apart by its "parts" key):
  *   {"name": "my-study", "description": "...",
- *    "parts": [{"specs": ["design-a.json", "design-b.json"],
+ *    "parts": [{"specs": ["fast.json", "small.json"],
  *               "grid": {"pcie.latency": ["0.5us", "1us"], "mtu": [1500, 9000]},
  *               "set": {"requests": 60}}]}
  * or as a study file (told apart by its "variants" key, study.h), whose
@@ -40,7 +40,7 @@ typedef struct sweep_point {
     char *spec_path; /* as `mortar run` is given it (relative to the cwd) */
     char **sets;     /* "path=value", nsets of them */
     size_t nsets;
-    char *label;         /* "design-b pcie.latency=0.5us mtu=9000": spec + grid values */
+    char *label;         /* "small pcie.latency=0.5us mtu=9000": spec + grid values */
     char *canonical;     /* the resolved spec as runs.spec holds it */
     int64_t done_run_id; /* > 0: an ok run of this point exists (sweep_plan_match_done) */
 } sweep_point;

@@ -46,6 +46,16 @@ static const char *fmt(char *buf, size_t size, double v, int decimals)
     return buf;
 }
 
+/* `v` in its shortest form ("%g"), "-" for none (a study without that knob). */
+static const char *gfmt(char *buf, size_t size, double v)
+{
+    if (isnan(v))
+        snprintf(buf, size, "-");
+    else
+        snprintf(buf, size, "%g", v);
+    return buf;
+}
+
 /* How the text names a variant: its label, else its name. */
 static const char *upper(const study *st, const char *variant)
 {
@@ -364,7 +374,7 @@ static void print_splits(const study *st, const axes_text *t, json_t *splits)
         return;
     size_t i;
     json_t *s;
-    char b[6][32];
+    char b[8][32];
     /* The load's column is 4 wide: its name, cut there. */
     const char *load = t->ax.load ? t->ax.load->name : "-";
     printf("\nWhere the median request's time goes (traced runs, us; the parts sum to"
@@ -374,14 +384,14 @@ static void print_splits(const study *st, const axes_text *t, json_t *splits)
            "compute");
     json_array_foreach(splits, i, s) {
         if (jstr(s, "error")) {
-            printf("%8s %6.2f %6g %4lld  %s\n", upper(st, jstr(s, "variant")),
-                   jnum(s, "x"), jnum(s, "series"), (long long)jnum(s, "load"),
+            printf("%8s %6.2f %6s %4s  %s\n", upper(st, jstr(s, "variant")), jnum(s, "x"),
+                   gfmt(b[6], 32, jnum(s, "series")), fmt(b[7], 32, jnum(s, "load"), 0),
                    jstr(s, "error"));
             continue;
         }
-        printf("%8s %6.2f %6g %4lld %5lld %9s %9s %9s %9s %9s %9s\n",
-               upper(st, jstr(s, "variant")), jnum(s, "x"), jnum(s, "series"),
-               (long long)jnum(s, "load"), (long long)jnum(s, "request"),
+        printf("%8s %6.2f %6s %4s %5lld %9s %9s %9s %9s %9s %9s\n",
+               upper(st, jstr(s, "variant")), jnum(s, "x"), gfmt(b[6], 32, jnum(s, "series")),
+               fmt(b[7], 32, jnum(s, "load"), 0), (long long)jnum(s, "request"),
                fmt(b[0], 32, jnum(s, "latency_us"), 1), fmt(b[1], 32, part_us(s, 0), 1),
                fmt(b[2], 32, part_us(s, 1), 1), fmt(b[3], 32, part_us(s, 2), 1),
                fmt(b[4], 32, part_us(s, 3), 1), fmt(b[5], 32, part_us(s, 4), 1));

@@ -66,10 +66,10 @@
   // ---------------------------------------------------------------- the study
 
   // The study the data describes (cli/study_json.h), with what the page
-  // needs of it: the two compared variants (AB), the baselines, the knob
+  // needs of it: the two compared variants (PAIR), the baselines, the knob
   // along which crossings are found (X), the one that makes the series (SK,
   // or null), the load axis (LK, or null), the metric's parts.
-  let S = null, AB = [], BASELINES = [], X = null, SK = null, LK = null, PARTS = [];
+  let S = null, PAIR = [], BASELINES = [], X = null, SK = null, LK = null, PARTS = [];
   const VARIANTS = new Map();
 
   function knobOf(study, name) {
@@ -79,7 +79,7 @@
   function readStudy(data) {
     S = data.study && typeof data.study === 'object' ? data.study : {};
     for (const v of Array.isArray(S.variants) ? S.variants : []) VARIANTS.set(v.name, v);
-    AB = Array.isArray(S.compare) ? S.compare.slice(0, 2) : [];
+    PAIR = Array.isArray(S.compare) ? S.compare.slice(0, 2) : [];
     BASELINES = Array.isArray(S.baselines) ? S.baselines : [];
     X = knobOf(S, S.x) || { name: '', label: 'x', unit: '', phrase: 'value', title: 'value' };
     SK = knobOf(S, S.series);
@@ -99,15 +99,15 @@
   const fmtLoad = (v) => (isNum(v) ? trim(v) : '—');
 
   // How the page names a variant: a compared one by the axis and its label
-  // ("Design A"), any other by its phrase ("Register copy").
+  // ("Nic XL710"), any other by its phrase.
   function variantName(name) {
     if (name === 'tie') return 'tie';
     const v = VARIANTS.get(name);
     if (!v) return name || '—';
-    return AB.includes(name) ? `${cap(S.axis)} ${v.label}` : cap(v.phrase);
+    return PAIR.includes(name) ? `${cap(S.axis)} ${v.label}` : cap(v.phrase);
   }
   const label = (name) => (VARIANTS.get(name) ? VARIANTS.get(name).label : name);
-  const pairIndex = (name) => AB.indexOf(name);
+  const pairIndex = (name) => PAIR.indexOf(name);
   const isPair = (name) => pairIndex(name) >= 0;
   function variantColor(name, soft) {
     const i = pairIndex(name);
@@ -183,7 +183,7 @@
         const k = key(r.x, r.series);
         if (!byCell.has(k)) {
           const cell = { x: r.x, series: SK ? r.series : null, winner: null, margin_us: null, margin_pct: null };
-          for (const d of AB) cell[d] = null;
+          for (const d of PAIR) cell[d] = null;
           byCell.set(k, cell);
         }
         byCell.get(k)[r.variant] = runCell(r);
@@ -204,7 +204,7 @@
   // Without a verdict: the newest unloaded run of each baseline per x value
   // beside the compared variants' at the series' reference value.
   function baselinesFromRuns(ok) {
-    const shown = [...BASELINES, ...AB];
+    const shown = [...BASELINES, ...PAIR];
     const pick = new Map();
     for (const r of ok) {
       if (unloaded(r) && atSeries(r) && shown.includes(r.variant) && isNum(r.x))
@@ -279,7 +279,7 @@
     if (!cell) sel.textContent = `Neither ${S.axis} was measured at this setting.`;
     else if (isPair(cell.winner))
       sel.textContent = `${variantName(cell.winner)} is faster here, by ${fmtUs(isNum(cell.margin_us) ? Math.abs(cell.margin_us) : null)} (${fmtPct(cell.margin_pct)}) end to end.`;
-    else if (cell.winner === 'tie') sel.textContent = `${label(AB[0])} and ${label(AB[1])} are tied here.`;
+    else if (cell.winner === 'tie') sel.textContent = `${label(PAIR[0])} and ${label(PAIR[1])} are tied here.`;
     else sel.textContent = M.verdict ? `No winner here: a ${S.axis} is missing.` : 'Who wins needs the verdict (see above).';
     renderMapSelection();
     renderCards();
@@ -291,10 +291,10 @@
 
   // The texts of the page that name the study's variants and knobs.
   function renderStudyTexts() {
-    const [a, b] = AB.map(label);
+    const [a, b] = PAIR.map(label);
     document.title = `mortar explorer: ${S.axis} ${a} vs ${S.axis} ${b} in the whole system`;
     $('study-name').textContent = S.name ? `${S.name} study` : '';
-    $('question').textContent = `${variantName(AB[0])} and ${S.axis} ${b}, alone and inside ` +
+    $('question').textContent = `${variantName(PAIR[0])} and ${S.axis} ${b}, alone and inside ` +
       'the whole simulated system: which is faster where, and where does the ranking flip?';
     $('movement-title').textContent = `How far each ${S.axis} moves across the ${X.phrase} range`;
     $('explore-hint').textContent = `Pick a ${X.title}${SK ? ` and a ${SK.title}` : ''} with the sliders, or click a ` +
@@ -330,7 +330,7 @@
       err.textContent = `No verdict: ${M.data.verdict_error || 'unknown reason'}. ` +
         'The cards and charts show the measured runs; winners, margins and crossovers come from the verdict.';
     } else if (empty) {
-      err.textContent = `Nothing to conclude yet: the database has no finished runs of ${S.axis} ${label(AB[0])} or ${label(AB[1])}.`;
+      err.textContent = `Nothing to conclude yet: the database has no finished runs of ${S.axis} ${label(PAIR[0])} or ${label(PAIR[1])}.`;
     }
     const sentences = v && Array.isArray(v.summary) ? v.summary.filter((t) => typeof t === 'string') : [];
     $('verdict-headline').textContent = sentences.length ? sentences[0] : '';
@@ -338,7 +338,7 @@
     $('verdict-summary').replaceChildren(...sentences.slice(1).map((t) => el('li', { text: t })));
     $('verdict-summary').hidden = sentences.length < 2;
 
-    const [a, b] = AB.map(label);
+    const [a, b] = PAIR.map(label);
     const seriesHead = SK ? [cap(SK.label)] : [];
     const seriesCell = (value) => (SK ? [fmtS(value)] : []);
     const cross = v && Array.isArray(v.crossovers) ? v.crossovers : [];
@@ -359,7 +359,7 @@
       const pairs = r && r.system_winners && typeof r.system_winners === 'object'
         ? Object.entries(r.system_winners).map(([x, w]) => [+x, w])
         : M.cells.filter((c) => c.series === series).map((c) => [c.x, c.winner]);
-      const by = new Map([...AB, 'tie'].map((w) => [w, []]));
+      const by = new Map([...PAIR, 'tie'].map((w) => [w, []]));
       for (const [x, w] of pairs.sort((p, q) => p[0] - q[0])) if (by.has(w)) by.get(w).push(trim(x));
       return [...by.entries()].filter(([, xs]) => xs.length)
         .map(([w, xs]) => `${w === 'tie' ? 'tie' : label(w)} at ${xs.join(', ')}${unitText(X)}`).join('; ') || '—';
@@ -367,7 +367,7 @@
     setTable($('alone'), [...seriesHead, `${a} alone`, `${b} alone`, 'Faster alone', 'Faster in the system'],
       alone.map((row) => ({
         attrs: { data: { series: String(row.series) } },
-        cells: [...seriesCell(row.series), fmtUs(row[`${AB[0]}_us`]), fmtUs(row[`${AB[1]}_us`]),
+        cells: [...seriesCell(row.series), fmtUs(row[`${PAIR[0]}_us`]), fmtUs(row[`${PAIR[1]}_us`]),
           variantName(row.winner), inSystem(row.series)],
       })));
 
@@ -409,7 +409,7 @@
     const map = $('map');
     map.style.gridTemplateColumns = `auto repeat(${M.xs.length}, minmax(76px, 1fr))`;
     const nodes = [];
-    const [a, b] = AB;
+    const [a, b] = PAIR;
     for (let si = M.series.length - 1; si >= 0; si--) {
       const s = M.series[si];
       nodes.push(el('div', { class: 'map-axis map-y', text: SK ? fmtS(s) : '' }));
@@ -464,7 +464,7 @@
 
   function renderCards() {
     const cell = currentCell();
-    for (const d of AB) {
+    for (const d of PAIR) {
       const card = $('card-' + d);
       const m = cell ? cell[d] : null;
       const win = !!cell && cell.winner === d;
@@ -534,7 +534,7 @@
         'Where the time goes: shown for a run recorded with --trace.';
       return el('p', { class: 'breakdown breakdown-none muted', text: why });
     }
-    const longest = Math.max(...AB.map((d) => {
+    const longest = Math.max(...PAIR.map((d) => {
       const other = cell ? splitOf(cell[d]) : null;
       return other ? other.latency_ps : 0;
     }), split.latency_ps) || 1;
@@ -896,7 +896,7 @@
 
   function renderLatencyChart() {
     const s = currentS();
-    const [a, b] = AB;
+    const [a, b] = PAIR;
     const points = (d) => M.xs.map((x) => {
       const c = cellAt(x, s);
       return c && c[d] && isNum(c[d].median_us) ? { x, y: c[d].median_us } : null;
@@ -949,7 +949,7 @@
     const panel = $('baselines-panel');
     panel.hidden = !rows.length;
     if (!rows.length) return;
-    const shown = [...BASELINES, ...AB];
+    const shown = [...BASELINES, ...PAIR];
     setTable($('baselines'), [cap(X.title), ...shown.map(variantName)],
       rows.map((r) => ({ cells: [fmtX(r.x), ...shown.map((d) => fmtUs(r[`${d}_median_us`]))] })));
     const pts = (f) => rows.filter((r) => isNum(r[f]) && r[f] > 0).map((r) => ({ x: r.x, y: r[f] }));
@@ -1049,7 +1049,7 @@
     }
     readStudy(data);
     M = buildModel(data);
-    state.variant = AB[0] || '';
+    state.variant = PAIR[0] || '';
     if (hasChart()) {
       window.Chart.defaults.font.family = getComputedStyle(document.body).fontFamily;
       window.Chart.defaults.color = '#334155';
@@ -1066,14 +1066,14 @@
       const e = $('page-error');
       e.hidden = false;
       e.textContent = M.runs.length
-        ? `No finished runs of ${S.axis} ${AB.map(label).join(' or ')}${LK ? ` with ${fmtLoad(S.load_at)} ${LK.label}` : ''} yet: the grid is empty.`
+        ? `No finished runs of ${S.axis} ${PAIR.map(label).join(' or ')}${LK ? ` with ${fmtLoad(S.load_at)} ${LK.label}` : ''} yet: the grid is empty.`
         : 'The database has no runs yet: record some with `mortar sweep` or `mortar run`.';
       document.body.dataset.ready = 'true';
       return;
     }
     renderControls();
     renderMap();
-    $('cards').replaceChildren(...AB.map((d) => {
+    $('cards').replaceChildren(...PAIR.map((d) => {
       const card = el('article', { class: 'card', id: 'card-' + d, tabindex: '0', data: { variant: d } });
       card.addEventListener('click', () => selectVariant(d));
       card.addEventListener('keydown', (ev) => {
