@@ -81,9 +81,10 @@ m = re.search(r"<script type=\"application/json\" id=\"mortar-data\">(.*?)</scri
               open(sys.argv[1]).read(), re.S)
 print(m.group(1) if m else "null")' "$page" >"$QH_DIR/page-data.json"
 # The cells' runs, medians and winners (the page has no split in its cells:
-# it has one per trace).
+# it has one per trace). The margin to the ns: `mortar verdict --json`
+# prints reals with 10 significant digits, the page with all of them.
 cells() {
-    jq -c '[.[] | {x, series, winner, margin_us, variants: [to_entries[] |
+    jq -c '[.[] | {x, series, winner, margin_ns: (.margin_us * 1000 | round), variants: [to_entries[] |
             select(.value | type == "object") | {(.key): .value.run_id, median: .value.median_us}]}]'
 }
 [ "$(jq .verdict.cells "$QH_DIR/page-data.json" | cells)" = "$(jq .cells "$QH_DIR/verdict.json" | cells)" ] ||
