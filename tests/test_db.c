@@ -554,32 +554,45 @@ static char *read_text(const char *path)
     return text;
 }
 
+/* Checks every source file under `dir` (its folders too), counting them
+ * in *checked and those holding SQL outside the database module in
+ * *offenders. */
+static void check_sources_in(const char *dir, int *checked, int *offenders)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));) {
+        char path[8192];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat sb;
+        if (e->d_name[0] != '.' && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            check_sources_in(path, checked, offenders);
+            continue;
+        }
+        if (!is_source(e->d_name) || in_database_module(e->d_name))
+            continue;
+        char *text = read_text(path);
+        const char *sign = sql_sign_in(text);
+        if (sign) {
+            print_error("%s holds \"%s\": SQL belongs in the database module"
+                        " (cli/results/db*.c)\n",
+                        path, sign);
+            (*offenders)++;
+        }
+        free(text);
+        (*checked)++;
+    }
+    closedir(d);
+}
+
 static void test_only_the_database_module_holds_sql(void **state)
 {
     const char *src = getenv("MORTAR_SOURCE");
     assert_non_null(src);
     char dir_path[4096];
     snprintf(dir_path, sizeof dir_path, "%s/cli", src);
-    DIR *dir = opendir(dir_path);
-    assert_non_null(dir);
     int checked = 0, offenders = 0;
-    for (struct dirent *e; (e = readdir(dir));) {
-        if (!is_source(e->d_name) || in_database_module(e->d_name))
-            continue;
-        char path[8192];
-        snprintf(path, sizeof path, "%s/%s", dir_path, e->d_name);
-        char *text = read_text(path);
-        const char *sign = sql_sign_in(text);
-        if (sign) {
-            print_error("cli/%s holds \"%s\": SQL belongs in the database module"
-                        " (cli/db*.c)\n",
-                        e->d_name, sign);
-            offenders++;
-        }
-        free(text);
-        checked++;
-    }
-    closedir(dir);
+    check_sources_in(dir_path, &checked, &offenders);
     assert_true(checked > 10);
     assert_int_equal(offenders, 0);
 }

@@ -1,5 +1,5 @@
 /*
- * test_owner.c - a run's owning process (cli/owner.c): its start time from
+ * test_owner.c - a run's owning process (cli/run/owner.c): its start time from
  * /proc, a PID given to another process not taken for the owner, and the
  * runs whose owner is gone marked abandoned with their private directory
  * removed, while the runs of live owners are left alone.

@@ -1,5 +1,5 @@
 /*
- * test_run_record.c - a run's final record cannot be lost (cli/run_record.c):
+ * test_run_record.c - a run's final record cannot be lost (cli/run/run_record.c):
  * with the database busy beyond its timeout the write fails, the record goes
  * to a file, and importing that file later completes the run exactly as the
  * write would have (the profile too); a damaged or repeated import is

@@ -7,7 +7,7 @@
 // the metric's parts); the page itself names no study. The
 // data holds only a summary of each traced request; the timeline itself is
 // a script beside the page (traces/<run id>.js) loaded when it is first
-// shown. Winners, margins and crossovers are the verdict's (cli/verdict.c);
+// shown. Winners, margins and crossovers are the verdict's (cli/study/verdict.c);
 // this script never decides one.
 'use strict';
 
@@ -65,7 +65,7 @@
 
   // ---------------------------------------------------------------- the study
 
-  // The study the data describes (cli/study_json.h), with what the page
+  // The study the data describes (cli/study/study_json.h), with what the page
   // needs of it: the two compared variants (PAIR), the baselines, the knob
   // along which crossings are found (X), the one that makes the series (SK,
   // or null), the load axis (LK, or null), the metric's parts.
@@ -581,7 +581,7 @@
     return EVENT_PALETTE[h % EVENT_PALETTE.length];
   }
 
-  // The summary of a run's traced request in the page's data (cli/report_data.h):
+  // The summary of a run's traced request in the page's data (cli/explorer/report_data.h):
   // {request, start_ps, end_ps, latency_ps, events, file} or {error}.
   function traceSummary(runId) {
     const traces = M.data.traces && typeof M.data.traces === 'object' ? M.data.traces : {};
@@ -593,7 +593,7 @@
 
   // Timelines by run id, loaded on demand: {state: 'loading' | 'loaded' |
   // 'failed', file, timeline}. traces/<run id>.js calls mortarTrace(id,
-  // timeline) (cli/report_page.h): a <script> element rather than fetch(),
+  // timeline) (cli/explorer/report_page.h): a <script> element rather than fetch(),
   // which a page opened from disk (file://) may not use. A failure stays
   // until the page is reloaded.
   const timelines = new Map();
