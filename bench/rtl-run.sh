@@ -2,7 +2,7 @@
 # bench-rtl-run: what design B in RTL costs against the behavioural model,
 # printed as key=value (docs/models/rtl-matmul.md, "In the case study").
 #
-#   alone_wall_s_<d>      `mortar alone --design <d> --speed 1` (d = b, rtl_b):
+#   alone_wall_s_<d>      `mortar-matmul-alone --design <d> --speed 1` (d = b, rtl_b):
 #                         wall seconds of one 512 x 512 request alone
 #   alone_cycles_per_wall_s
 #                         rtl-b alone: its service time in 400 MHz cycles
@@ -43,8 +43,8 @@ now() { date +%s.%N; }
 alone() {
     local t0 t1
     t0=$(now)
-    "$BIN/mortar" alone --design "$1" --speed 1 >"$work/$2.alone" 2>&1 ||
-        die "mortar alone --design $1 failed: $(tail -n 3 "$work/$2.alone")"
+    "$BIN/mortar-matmul-alone" --design "$1" --speed 1 >"$work/$2.alone" 2>&1 ||
+        die "mortar-matmul-alone --design $1 failed: $(tail -n 3 "$work/$2.alone")"
     t1=$(now)
     awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", b - a }'
 }

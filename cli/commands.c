@@ -38,11 +38,6 @@ const cli_flag cli_flags[] = {
     {CLI_KEY_REQUEST, "request", "N"},
     {CLI_KEY_PORT, "port", "N"},
     {CLI_KEY_STUDY, "study", "FILE"},
-    {CLI_KEY_DESIGN, "design", "a|b|regcopy|rtl-b"},
-    {CLI_KEY_SPEED, "speed", "S"},
-    {CLI_KEY_N, "n", "N"},
-    {CLI_KEY_SEED, "seed", "N"},
-    {CLI_KEY_RESULT, "result", "int8|int32"},
     {CLI_KEY_ALL, "all", NULL},
     {CLI_KEY_CSV, "csv", NULL},
     {CLI_KEY_REQUESTS, "requests", NULL},
@@ -67,14 +62,14 @@ const char cli_program_details[] =
 
 const cli_command mortar_cmd_alone = {
     "alone",
-    "",
-    "one request through a device model alone, on a zero-latency bench",
-    "Prints key=value lines, alone_us (the device's compute time) last.\n",
-    {{CLI_KEY_DESIGN, "the design (required)"},
-     {CLI_KEY_SPEED, "compute speed, > 0 (required)"},
-     {CLI_KEY_N, "matrix size, a multiple of 128 up to 4096 (default 512)"},
-     {CLI_KEY_SEED, "the inputs' seed (default 1)"},
-     {CLI_KEY_RESULT, "the product's element type (default int8)"}},
+    "[STUDY]",
+    "run a study variant's alone benchmark and record it",
+    "Runs the alone command of the variant --set AXIS=VARIANT names, with the knob\n"
+    "values of the other --set options in its $knob references, prints its\n"
+    "key=value lines and records the run (the verdict reads it from there).\n"
+    "STUDY: the default study without one (docs/studies.md, \"Alone benchmarks\").\n",
+    {{CLI_KEY_SET, "AXIS=VARIANT picks the variant, KNOB=VALUE a knob's value (repeatable)"},
+     {CLI_KEY_DB, DB_WRITE_HELP}},
     mortar_alone_main,
 };
 
@@ -85,7 +80,7 @@ const cli_command mortar_cmd_run = {
     "Validates the spec, starts the simulators and the QEMU hosts, watches them and\n"
     "records the run: status, versions, per-request results, stats, losses.\n"
     "A study file runs the spec of the variant --set AXIS=VARIANT names\n"
-    "(mortar run experiments/matmul/study.json --set design=rtl-b; docs/studies.md).\n",
+    "(docs/studies.md).\n",
     {{CLI_KEY_SET,
       "set a variable of the spec, or the value at a JSON path (repeatable)"},
      {CLI_KEY_DB, DB_WRITE_HELP},
@@ -102,10 +97,11 @@ const cli_command mortar_cmd_results = {
     "results",
     "",
     "list the recorded runs",
-    "--json writes {\"schema_version\": 1, \"runs\": [...]}; --csv one row per run.\n"
+    "--json writes {\"schema_version\": 2, \"runs\": [...]}; --csv one row per run.\n"
     "With --requests, each run's requests too (a list per run, or a CSV row per\n"
     "request). Columns and schema: docs/experiments.md.\n",
     {{CLI_KEY_DB, DB_READ_HELP},
+     {CLI_KEY_STUDY, "the study whose variant axis and knobs are the table's columns (default: the case study's)"},
      {CLI_KEY_JSON, "print JSON instead of a table"},
      {CLI_KEY_CSV, "print CSV instead of a table"},
      {CLI_KEY_REQUESTS, "with --json or --csv: the per-request data too"}},

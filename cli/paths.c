@@ -20,6 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "errbuf.h"
+
 #ifndef MORTAR_DATADIR_FROM_BINDIR
 #define MORTAR_DATADIR_FROM_BINDIR "../share/mortar"
 #endif
@@ -109,6 +111,37 @@ int paths_web_dir(char *out, size_t size, char *err, size_t err_size)
         return -1;
     snprintf(out, size, "%s/web", data);
     return 0;
+}
+
+int paths_program(const char *name, char *out, size_t size, char *err, size_t err_size)
+{
+    char dir[PATH_MAX], path[2 * PATH_MAX];
+    if (strchr(name, '/')) {
+        snprintf(out, size, "%s", name);
+        return is_executable(name) ? 0 : errbuf_fail(err, err_size, "%s is not a program", name);
+    }
+    const char *env = env_value("MORTAR_BIN");
+    char why[256];
+    const char *dirs[2] = {env, paths_exe_dir(dir, sizeof dir, why, sizeof why) ? NULL : dir};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", dirs[i] ? dirs[i] : "", name);
+        if (dirs[i] && is_executable(path)) {
+            snprintf(out, size, "%s", path);
+            return 0;
+        }
+    }
+    const char *search = getenv("PATH");
+    for (const char *p = search; p && *p;) {
+        size_t n = strcspn(p, ":");
+        snprintf(path, sizeof path, "%.*s/%s", (int)n, n ? p : ".", name);
+        if (is_executable(path)) {
+            snprintf(out, size, "%s", path);
+            return 0;
+        }
+        p += n + (p[n] == ':');
+    }
+    return errbuf_fail(err, err_size,
+                       "%s not found: not in MORTAR_BIN, next to mortar or on PATH", name);
 }
 
 int paths_sim_bin(char *out, size_t size, char *err, size_t err_size)

@@ -36,6 +36,12 @@ int paths_web_dir(char *out, size_t size, char *err, size_t err_size);
  * when the file is executable. */
 int paths_sim_bin(char *out, size_t size, char *err, size_t err_size);
 
+/* A program a study names by its bare name (the first word of an alone
+ * benchmark's command, "my-device-alone"): $MORTAR_BIN/<name>, else <name> next to the
+ * running binary, else the first <name> in a directory of $PATH. A name
+ * with a '/' is taken as it is. Succeeds only when the file is executable. */
+int paths_program(const char *name, char *out, size_t size, char *err, size_t err_size);
+
 /* The source tree: $MORTAR_SOURCE (taken as it is), else three levels
  * above the binary when that directory holds hosts/qemu/build.sh. */
 int paths_source_dir(char *out, size_t size, char *err, size_t err_size);

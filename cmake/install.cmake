@@ -19,10 +19,10 @@
 # QEMU and the guest image are not installed: they are built from Debian's
 # packages by `make setup` and stay in the cache of the user who runs mortar
 # (~/.cache/mortar); cache-keys names the builds of this source tree, and the
-# installed mortar looks for exactly those (cli/host_tools.c). Paths follow
+# installed mortar looks for exactly those (cli/run/host_tools.c). Paths follow
 # GNUInstallDirs (included by the top-level CMakeLists.txt).
 
-install(TARGETS mortar-cli mortar-sim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS mortar-cli mortar-sim mortar-matmul-alone RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # The SDK. Paths in mortar.pc and mortarConfig.cmake are relative to the
 # files themselves, so a moved prefix still works.

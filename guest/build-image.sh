@@ -46,36 +46,13 @@ ON_DEMAND_MODULES=(uio_pci_generic)
 log() { printf '[guest] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-# A fingerprint of apt's state: its configuration, the package lists and
-# dpkg's status (sizes and modification times; an apt update or an install
-# changes it).
-apt_state() {
-    find /etc/apt /var/lib/apt/lists /var/lib/dpkg/status -maxdepth 2 \
-        -printf '%p %s %T@\n' 2>/dev/null | LC_ALL=C sort | sha256sum | cut -c1-16
-}
-
-# `apt-cache ARGS...`, its output cached under $GCACHE/apt/ by the arguments
-# and apt's state: each call costs about a second or two, and every
-# `mortar run` asks for the image's key. Only a successful, non-empty
-# answer is kept.
-apt_cached() {
-    local dir=$GCACHE/apt key out
-    key=$({ printf '%s\n' "$*"; apt_state; } | sha256sum | cut -c1-24)
-    if [ -s "$dir/$key" ]; then
-        cat "$dir/$key"
-        return 0
-    fi
-    out=$(apt-cache "$@" 2>/dev/null) || return 1
-    if [ -n "$out" ] && mkdir -p "$dir" 2>/dev/null; then
-        printf '%s\n' "$out" >"$dir/$key.$$" && mv -f "$dir/$key.$$" "$dir/$key" || true
-    fi
-    printf '%s\n' "$out"
-}
+# apt_state and apt_cached (tools/apt_cached.sh).
+. "$ROOT/tools/apt_cached.sh"
 
 # Print the candidate version (epoch dropped) of package $1.
 candidate() {
     local v
-    v=$(apt_cached policy "$1" | awk '/Candidate:/ { print $2; exit }')
+    v=$(apt_cached "$GCACHE/apt" apt-cache policy "$1" | awk '/Candidate:/ { print $2; exit }')
     if [ -z "$v" ] || [ "$v" = "(none)" ]; then
         die "apt knows no package $1"
     fi
@@ -85,7 +62,7 @@ candidate() {
 # Print the versioned kernel package linux-image-amd64 depends on.
 kernel_package() {
     local p
-    p=$(apt_cached depends linux-image-amd64 |
+    p=$(apt_cached "$GCACHE/apt" apt-cache depends linux-image-amd64 |
         awk '$1 == "Depends:" && $2 ~ /^linux-image-[0-9].*-amd64$/ { print $2; exit }')
     [ -n "$p" ] || die "cannot resolve linux-image-amd64 to a versioned kernel package"
     printf '%s\n' "$p"

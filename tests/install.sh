@@ -37,7 +37,7 @@ mortar() {
         -u MORTAR_GUEST_BIN -u XDG_CACHE_HOME HOME="$home" "$prefix/bin/mortar" "$@"
 }
 
-for f in bin/mortar bin/mortar-sim share/mortar/cache-keys \
+for f in bin/mortar bin/mortar-sim bin/mortar-matmul-alone share/mortar/cache-keys \
     share/mortar/experiments/examples/pcitest.json share/doc/mortar/README.md \
     share/doc/mortar/docs/experiments.md lib/libmortar.so \
     include/mortar/component.h include/mortar/version.h lib/pkgconfig/mortar.pc \
@@ -62,6 +62,13 @@ mortar spec "$spec" >"$work/spec.out" 2>"$work/spec.err" ||
     { cat "$work/spec.err" >&2; fail "mortar spec on the installed example"; }
 grep -q '"name": "pcitest"' "$work/spec.out" || fail "mortar spec printed no resolved spec"
 pass "spec on the installed example"
+
+# The default study's alone benchmark: the installed study, its installed
+# program next to mortar, the run recorded.
+mortar alone --set design=a --set speed=2 --db "$work/alone.db" >"$work/alone.out" \
+    2>"$work/alone.err" || { cat "$work/alone.err" >&2; fail "mortar alone from the install"; }
+grep -qx "alone_us=960.00" "$work/alone.out" || fail "mortar alone printed no alone_us=960.00"
+pass "alone: the installed study's benchmark, recorded"
 
 # Empty cache: a clear error naming both builds, where, and how to get them.
 qemu_key=$(awk '$1 == "qemu" { print $2 }' "$prefix/share/mortar/cache-keys")

@@ -387,14 +387,14 @@ static void test_completion_completes_commands_options_and_values(void **state)
              "t mortar tr\n"
              "t mortar trace --for\n"
              "t mortar trace --format ''\n"
-             "t mortar alone --design = r\n",
+             "t mortar trace --format = t\n",
              bin_dir());
     write_text(path, script);
     snprintf(cmd, sizeof cmd, "bash '%s'", path);
     cli_result r = run_command(dir, cmd);
     expect(&r, 0, "bash completion");
     assert_string_equal(r.out,
-                        "trace\n--format\nperfetto otlp timeline split\nregcopy rtl-b\n");
+                        "trace\n--format\nperfetto otlp timeline split\ntimeline\n");
     cli_result_free(&r);
 }
 

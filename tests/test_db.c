@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 #include <sqlite3.h>
 
 #include "db.h"
+#include "db_query.h"
 
 typedef struct tmp {
     char dir[64], db[96];
@@ -110,6 +112,8 @@ static void test_a_database_made_before_the_version_is_upgraded_in_place(void **
     tmp t;
     make_tmp(&t);
     raw_exec(t.db, old_schema);
+    /* a request whose service and compute were not measured */
+    raw_exec(t.db, "INSERT INTO requests VALUES(1, 2, 14000, 1, -1, NULL)");
     sqlite3 *db;
     char err[512];
     if (db_open(&db, t.db, err, sizeof err))
@@ -122,6 +126,9 @@ static void test_a_database_made_before_the_version_is_upgraded_in_place(void **
     assert_true(has_column(db, "runs", "pid_start"));
     assert_true(has_column(db, "requests", "start_ns"));
     assert_true(has_column(db, "profiles", "wait_ns"));
+    assert_false(has_column(db, "runs", "design")); /* run variables: run_vars */
+    assert_false(has_column(db, "runs", "in_flight"));
+    assert_true(has_column(db, "alone_runs", "result_us"));
     assert_int_equal(raw_int(db, "SELECT COUNT(*) FROM losses"), 0);
     /* the old run and its requests are kept, and read as before */
     json_t *all = db_runs_json(db);
@@ -129,7 +136,25 @@ static void test_a_database_made_before_the_version_is_upgraded_in_place(void **
     assert_string_equal(json_string_value(json_object_get(r, "name")), "old");
     assert_true(json_is_null(json_object_get(r, "lost")));
     json_decref(all);
-    assert_int_equal(raw_int(db, "SELECT COUNT(*) FROM requests WHERE run_id=1"), 2);
+    assert_int_equal(raw_int(db, "SELECT COUNT(*) FROM requests WHERE run_id=1"), 3);
+    /* service_ns and compute_ns are request fields now, under the keys the
+     * lines reported them with; the unknown ones are absent */
+    assert_false(has_column(db, "requests", "service_ns"));
+    assert_false(has_column(db, "requests", "compute_ns"));
+    json_t *reqs = db_run_requests(db, 1);
+    json_t *want = json_loads("{\"service_ns\": 5000, \"device_compute_ns\": 4000}", 0, NULL);
+    assert_true(json_equal(json_object_get(json_array_get(reqs, 0), "fields"), want));
+    assert_int_equal(json_object_size(json_object_get(json_array_get(reqs, 2), "fields")), 0);
+    json_decref(want);
+    json_decref(reqs);
+    double median = 0;
+    assert_int_equal(db_request_median_us(db, 1, "device_compute_ns", &median, err, sizeof err),
+                     0);
+    assert_true(median == 4.0);
+    assert_int_equal(db_request_median_us(db, 1, "latency_ns", &median, err, sizeof err), 0);
+    assert_true(median == 13.0);
+    assert_int_equal(db_request_median_us(db, 1, "no_such_ns", &median, err, sizeof err), 0);
+    assert_true(isnan(median));
     /* one row per request of a run */
     assert_int_not_equal(
         sqlite3_exec(db, "INSERT INTO requests(run_id, idx) VALUES(1, 1)", NULL, NULL, NULL),
@@ -151,7 +176,7 @@ static void test_a_version_2_database_gains_the_profiles_table(void **state)
     char err[512];
     assert_int_equal(db_open(&db, t.db, err, sizeof err), 0);
     json_t *spec = json_object();
-    db_run_info info = {.name = "before", .design = "", .spec = spec, .run_dir = "/tmp/x"};
+    db_run_info info = {.name = "before", .spec = spec, .run_dir = "/tmp/x"};
     int64_t id = db_begin_run(db, &info);
     assert_true(id > 0);
     json_decref(spec);
@@ -195,7 +220,7 @@ static void test_a_version_3_database_gains_every_runs_variables(void **state)
     json_t *spec = json_loads("{\"vars\": {\"design\": \"b\", \"speed\": 0.5, "
                               "\"inflight\": 4, \"trace\": true, \"list\": [1, 2]}}",
                               0, NULL);
-    db_run_info info = {.name = "before", .design = "b", .spec = spec, .run_dir = "/tmp/x"};
+    db_run_info info = {.name = "before", .spec = spec, .run_dir = "/tmp/x"};
     int64_t id = db_begin_run(db, &info);
     assert_true(id > 0);
     sqlite3_close(db);
@@ -231,6 +256,92 @@ static void test_a_version_3_database_gains_every_runs_variables(void **state)
     json_decref(all);
     json_decref(want);
     json_decref(spec);
+    sqlite3_close(db);
+    remove_tmp(&t);
+}
+
+/* Version 4 kept four run variables as columns of runs too (design,
+ * pcie_latency_us, speed, in_flight): version 5 drops them, run_vars keeps
+ * every variable, and the runs read as before but for those keys. */
+static void test_a_version_4_database_loses_the_variable_columns_of_runs(void **state)
+{
+    (void)state;
+    tmp t;
+    make_tmp(&t);
+    sqlite3 *db;
+    char err[512];
+    assert_int_equal(db_open(&db, t.db, err, sizeof err), 0);
+    json_t *spec = json_loads("{\"vars\": {\"design\": \"b\", \"pcie.latency\": \"1.5us\","
+                              " \"speed\": 0.5, \"inflight\": 4}}",
+                              0, NULL);
+    db_run_info info = {.name = "before", .spec = spec, .run_dir = "/tmp/x"};
+    int64_t id = db_begin_run(db, &info);
+    assert_true(id > 0);
+    sqlite3_close(db);
+    /* as mortar left it at version 4: the columns, filled; no alone_runs */
+    raw_exec(t.db, "ALTER TABLE runs ADD COLUMN design TEXT;"
+                   "ALTER TABLE runs ADD COLUMN pcie_latency_us REAL;"
+                   "ALTER TABLE runs ADD COLUMN speed REAL;"
+                   "ALTER TABLE runs ADD COLUMN in_flight INTEGER;"
+                   "UPDATE runs SET design='b', pcie_latency_us=1.5, speed=0.5, in_flight=4;"
+                   "DROP TABLE alone_runs; PRAGMA user_version=4;");
+    if (db_open(&db, t.db, err, sizeof err))
+        fail_msg("db_open: %s", err);
+    assert_int_equal(raw_int(db, "PRAGMA user_version"), DB_VERSION);
+    const char *gone[] = {"design", "pcie_latency_us", "speed", "in_flight"};
+    for (int i = 0; i < 4; i++)
+        assert_false(has_column(db, "runs", gone[i]));
+    assert_true(has_column(db, "runs", "private_dir"));
+    json_t *vars = db_run_vars(db, id);
+    assert_true(json_equal(vars, json_object_get(spec, "vars")));
+    json_decref(vars);
+    json_t *all = db_runs_json(db);
+    json_t *r = json_array_get(json_object_get(all, "runs"), 0);
+    assert_string_equal(json_string_value(json_object_get(r, "name")), "before");
+    assert_null(json_object_get(r, "design"));
+    assert_true(json_equal(json_object_get(r, "vars"), json_object_get(spec, "vars")));
+    json_decref(all);
+    /* a run recorded now, and an alone run */
+    assert_true(db_begin_run(db, &info) > id);
+    db_alone_run alone = {.variant = "b", .command = "bench --speed 0.5", .status = "ok",
+                          .output = "alone_us=5120.00\n", .result_us = 5120, .wall_s = 1};
+    assert_true(db_record_alone_run(db, &alone) > 0);
+    double us = 0;
+    assert_int_equal(db_alone_result(db, "b", "bench --speed 0.5", &us, err, sizeof err), 1);
+    assert_true(us == 5120);
+    assert_int_equal(db_alone_result(db, "b", "bench --speed 1", &us, err, sizeof err), 0);
+    json_decref(spec);
+    sqlite3_close(db);
+    remove_tmp(&t);
+}
+
+/* The newest ok alone run of a command is its result; failed ones are
+ * kept but never read as a result. */
+static void test_the_newest_ok_alone_run_is_the_result(void **state)
+{
+    (void)state;
+    tmp t;
+    make_tmp(&t);
+    sqlite3 *db;
+    char err[512];
+    assert_int_equal(db_open(&db, t.db, err, sizeof err), 0);
+    db_alone_run run = {.variant = "a", .command = "x", .status = "ok", .result_us = 1};
+    assert_true(db_record_alone_run(db, &run) > 0);
+    run.result_us = 2;
+    assert_true(db_record_alone_run(db, &run) > 0);
+    run = (db_alone_run){.variant = "a", .command = "x", .status = "failed", .error = "boom"};
+    assert_true(db_record_alone_run(db, &run) > 0);
+    double us = 0;
+    assert_int_equal(db_alone_result(db, "a", "x", &us, err, sizeof err), 1);
+    assert_true(us == 2);
+    assert_int_equal(db_alone_result(db, "b", "x", &us, err, sizeof err), 0);
+    json_t *all = db_alone_runs_json(db);
+    assert_int_equal(json_array_size(all), 3);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(all, 2), "error")),
+                        "boom");
+    assert_true(json_is_null(json_object_get(json_array_get(all, 2), "result_us")));
+    json_decref(all);
+    assert_string_equal(db_file_name(db), t.db);
     sqlite3_close(db);
     remove_tmp(&t);
 }
@@ -315,8 +426,7 @@ static void test_reading_a_missing_database_is_an_error_and_creates_nothing(void
 static int64_t add_run(sqlite3 *db)
 {
     json_t *spec = json_object();
-    db_run_info info = {.name = "t", .design = "b", .run_dir = "/tmp", .speed = 1,
-                        .in_flight = 1, .spec = spec};
+    db_run_info info = {.name = "t", .run_dir = "/tmp", .spec = spec};
     int64_t id = db_begin_run(db, &info);
     json_decref(spec);
     assert_true(id > 0);
@@ -444,32 +554,45 @@ static char *read_text(const char *path)
     return text;
 }
 
+/* Checks every source file under `dir` (its folders too), counting them
+ * in *checked and those holding SQL outside the database module in
+ * *offenders. */
+static void check_sources_in(const char *dir, int *checked, int *offenders)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));) {
+        char path[8192];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat sb;
+        if (e->d_name[0] != '.' && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            check_sources_in(path, checked, offenders);
+            continue;
+        }
+        if (!is_source(e->d_name) || in_database_module(e->d_name))
+            continue;
+        char *text = read_text(path);
+        const char *sign = sql_sign_in(text);
+        if (sign) {
+            print_error("%s holds \"%s\": SQL belongs in the database module"
+                        " (cli/results/db*.c)\n",
+                        path, sign);
+            (*offenders)++;
+        }
+        free(text);
+        (*checked)++;
+    }
+    closedir(d);
+}
+
 static void test_only_the_database_module_holds_sql(void **state)
 {
     const char *src = getenv("MORTAR_SOURCE");
     assert_non_null(src);
     char dir_path[4096];
     snprintf(dir_path, sizeof dir_path, "%s/cli", src);
-    DIR *dir = opendir(dir_path);
-    assert_non_null(dir);
     int checked = 0, offenders = 0;
-    for (struct dirent *e; (e = readdir(dir));) {
-        if (!is_source(e->d_name) || in_database_module(e->d_name))
-            continue;
-        char path[8192];
-        snprintf(path, sizeof path, "%s/%s", dir_path, e->d_name);
-        char *text = read_text(path);
-        const char *sign = sql_sign_in(text);
-        if (sign) {
-            print_error("cli/%s holds \"%s\": SQL belongs in the database module"
-                        " (cli/db*.c)\n",
-                        e->d_name, sign);
-            offenders++;
-        }
-        free(text);
-        checked++;
-    }
-    closedir(dir);
+    check_sources_in(dir_path, &checked, &offenders);
     assert_true(checked > 10);
     assert_int_equal(offenders, 0);
 }
@@ -480,6 +603,8 @@ int main(void)
         cmocka_unit_test(test_a_database_made_before_the_version_is_upgraded_in_place),
         cmocka_unit_test(test_a_version_2_database_gains_the_profiles_table),
         cmocka_unit_test(test_a_version_3_database_gains_every_runs_variables),
+        cmocka_unit_test(test_a_version_4_database_loses_the_variable_columns_of_runs),
+        cmocka_unit_test(test_the_newest_ok_alone_run_is_the_result),
         cmocka_unit_test(test_a_read_only_command_upgrades_an_old_database_and_reads_it),
         cmocka_unit_test(test_a_foreign_sqlite_file_is_refused_untouched),
         cmocka_unit_test(test_a_database_of_a_newer_mortar_is_refused),

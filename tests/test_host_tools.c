@@ -1,6 +1,6 @@
 /*
  * test_host_tools.c - how mortar finds its QEMU build and guest image
- * (cli/host_tools.h): an install's cache-keys name the builds, looked up in
+ * (cli/run/host_tools.h): an install's cache-keys name the builds, looked up in
  * the cache; what is missing is named with where and how to get it; a key
  * cannot leave the cache; MORTAR_SOURCE wins over an install. Nothing here
  * runs QEMU: the "builds" are empty files.

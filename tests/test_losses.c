@@ -1,5 +1,5 @@
 /*
- * test_losses.c - what a run lost (cli/losses.c, cli/db.c): the guest's
+ * test_losses.c - what a run lost (cli/run/losses.c, cli/results/db.c): the guest's
  * TCP retransmission line, the loss counters the models declare (e1000,
  * switch) and the hosts' retransmissions picked from a run's stats, their
  * record in the database, and how `mortar results` shows them.
@@ -127,12 +127,7 @@ static void close_db(test_db *t)
 static int64_t add_run(sqlite3 *db)
 {
     json_t *spec = json_object();
-    db_run_info info = {.name = "t",
-                        .design = "b",
-                        .run_dir = "/tmp",
-                        .speed = 1,
-                        .in_flight = 1,
-                        .spec = spec};
+    db_run_info info = {.name = "t", .run_dir = "/tmp", .spec = spec};
     int64_t id = db_begin_run(db, &info);
     json_decref(spec);
     assert_true(id > 0);

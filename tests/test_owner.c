@@ -1,5 +1,5 @@
 /*
- * test_owner.c - a run's owning process (cli/owner.c): its start time from
+ * test_owner.c - a run's owning process (cli/run/owner.c): its start time from
  * /proc, a PID given to another process not taken for the owner, and the
  * runs whose owner is gone marked abandoned with their private directory
  * removed, while the runs of live owners are left alone.
@@ -59,8 +59,7 @@ static void test_only_a_private_run_directory_is_removed(void **state)
 static int64_t add_run(sqlite3 *db, pid_t pid, uint64_t start, const char *private_dir)
 {
     json_t *spec = json_object();
-    db_run_info info = {.name = "t", .design = "b", .run_dir = "/tmp", .speed = 1,
-                        .in_flight = 1, .spec = spec, .pid = pid, .pid_start = start};
+    db_run_info info = {.name = "t", .run_dir = "/tmp", .spec = spec, .pid = pid, .pid_start = start};
     int64_t id = db_begin_run(db, &info);
     json_decref(spec);
     assert_true(id > 0);

@@ -391,7 +391,7 @@ static void record_run(const char *dir, const char *db_path, int64_t *id)
     if (db_open(&db, db_path, err, sizeof err))
         fail_msg("%s", err);
     json_t *spec = json_loads(spec_text, 0, NULL);
-    db_run_info info = {.name = "p", .design = "", .spec = spec, .run_dir = dir};
+    db_run_info info = {.name = "p", .spec = spec, .run_dir = dir};
     *id = db_begin_run(db, &info);
     assert_true(*id > 0);
     json_t *profile = profile_collect(dir, err, sizeof err);

@@ -1,6 +1,6 @@
 /*
  * test_results_format.c - `mortar results --json` and `--csv`
- * (cli/results_format.c): reals printed without binary noise, CSV that
+ * (cli/results/results_format.c): reals printed without binary noise, CSV that
  * parses back with its header and one row per run (or per request), JSON
  * with its schema version and the requests on request, and the flags'
  * usage errors. The database is made with the db.h calls `mortar run`
@@ -23,10 +23,12 @@
 #include "db.h"
 #include "results_format.h"
 
-#define RUN_COLUMNS                                                                      \
-    "id,name,status,design,pcie_latency_us,speed,in_flight,requests,verified,median_us," \
-    "p99_us,mean_us,min_us,max_us,throughput_rps,wall_s,lost,started_at,run_dir,error"
-#define REQUEST_COLUMNS "run_id,idx,start_ns,latency_ns,service_ns,compute_ns,verified"
+#define RUN_COLUMNS                                                                    \
+    "id,name,status,requests,verified,median_us,p99_us,mean_us,min_us,max_us,"         \
+    "throughput_rps,wall_s,lost,started_at,run_dir,error,vars.design,vars.inflight," \
+    "vars.pcie.latency,vars.speed"
+#define REQUEST_COLUMNS \
+    "run_id,idx,start_ns,latency_ns,verified,fields.device_compute_ns,fields.service_ns"
 
 /* ---- a database with three runs ------------------------------------------------- */
 
@@ -44,48 +46,25 @@ static void make_db(fixture *fx)
     char err[512];
     if (db_open(&db, fx->db, err, sizeof err))
         fail_msg("%s", err);
-    json_t *spec = json_object();
-    db_run_info a = {.name = "design-a",
-                     .design = "a",
-                     .run_dir = "/tmp/r1",
-                     .pcie_latency_us = 0.1 + 0.2,
-                     .speed = 0.25,
-                     .in_flight = 1,
-                     .spec = spec};
-    db_run_info b = {.name = "odd, \"quoted\" name",
-                     .design = "b",
-                     .run_dir = "/tmp/r2",
-                     .pcie_latency_us = 2.5,
-                     .speed = 1,
-                     .in_flight = 1,
-                     .spec = spec};
-    db_run_info c = {.name = "still-running",
-                     .design = "a",
-                     .run_dir = "/tmp/r3",
-                     .pcie_latency_us = 1,
-                     .speed = 2,
-                     .in_flight = 8,
-                     .spec = spec};
+    /* run 2 lacks a variable the others have */
+    json_t *spec_a = json_pack("{s:{s:s, s:f, s:f, s:i}}", "vars", "design", "a",
+                               "pcie.latency", 0.1 + 0.2, "speed", 0.25, "inflight", 1);
+    json_t *spec_b = json_pack("{s:{s:s, s:s, s:i}}", "vars", "design", "b", "pcie.latency",
+                               "2.5us", "speed", 1);
+    json_t *spec_c = json_pack("{s:{s:s, s:s, s:i, s:i}}", "vars", "design", "a",
+                               "pcie.latency", "1us", "speed", 2, "inflight", 8);
+    db_run_info a = {.name = "design-a", .run_dir = "/tmp/r1", .spec = spec_a};
+    db_run_info b = {.name = "odd, \"quoted\" name", .run_dir = "/tmp/r2", .spec = spec_b};
+    db_run_info c = {.name = "still-running", .run_dir = "/tmp/r3", .spec = spec_c};
     int64_t ids[3] = {db_begin_run(db, &a), db_begin_run(db, &b), db_begin_run(db, &c)};
     assert_true(ids[0] == 1 && ids[1] == 2 && ids[2] == 3);
-    db_request reqs[3] = {{.idx = 0,
-                           .latency_ns = 2431800,
-                           .service_ns = 2000000,
-                           .compute_ns = 1920000,
-                           .start_ns = 0,
-                           .verified = 1},
-                          {.idx = 1,
-                           .latency_ns = 2431900,
-                           .service_ns = -1,
-                           .compute_ns = -1,
-                           .start_ns = 2500000,
-                           .verified = 1},
-                          {.idx = 2,
-                           .latency_ns = 2431701,
-                           .service_ns = 2000100,
-                           .compute_ns = 1920000,
-                           .start_ns = 5000000,
-                           .verified = 0}};
+    /* request 1's fields unknown */
+    json_t *f0 = json_pack("{s:i, s:i}", "service_ns", 2000000, "device_compute_ns", 1920000);
+    json_t *f2 = json_pack("{s:i, s:i}", "service_ns", 2000100, "device_compute_ns", 1920000);
+    db_request reqs[3] = {
+        {.idx = 0, .latency_ns = 2431800, .start_ns = 0, .verified = 1, .fields = f0},
+        {.idx = 1, .latency_ns = 2431900, .start_ns = 2500000, .verified = 1},
+        {.idx = 2, .latency_ns = 2431701, .start_ns = 5000000, .verified = 0, .fields = f2}};
     db_summary sum = {.requests = 3,
                       .verified = 2,
                       .median_us = 2431800 / 1000.0, /* 2431.7999999999997 */
@@ -102,7 +81,11 @@ static void make_db(fixture *fx)
                                    1.1, versions, NULL, NULL, 0, &(db_summary){0}),
                      0);
     json_decref(versions);
-    json_decref(spec);
+    json_decref(f0);
+    json_decref(f2);
+    json_decref(spec_a);
+    json_decref(spec_b);
+    json_decref(spec_c);
     sqlite3_close(db);
 }
 
@@ -280,8 +263,10 @@ static void test_csv_parses_back_with_its_header_and_a_row_per_run(void **state)
     assert_string_equal(cell(&t, 1, "id"), "1");
     assert_string_equal(cell(&t, 1, "status"), "ok");
     assert_string_equal(cell(&t, 1, "median_us"), "2431.8");
-    assert_string_equal(cell(&t, 1, "pcie_latency_us"), "0.3");
-    assert_string_equal(cell(&t, 1, "speed"), "0.25");
+    assert_string_equal(cell(&t, 1, "vars.pcie.latency"), "0.3");
+    assert_string_equal(cell(&t, 1, "vars.speed"), "0.25");
+    assert_string_equal(cell(&t, 2, "vars.pcie.latency"), "2.5us");
+    assert_string_equal(cell(&t, 2, "vars.inflight"), ""); /* run 2 has none */
     assert_string_equal(cell(&t, 1, "requests"), "3");
     assert_string_equal(cell(&t, 1, "verified"), "2");
     assert_string_equal(cell(&t, 1, "wall_s"), "0.7");
@@ -289,7 +274,7 @@ static void test_csv_parses_back_with_its_header_and_a_row_per_run(void **state)
     assert_string_equal(cell(&t, 2, "error"), "the server, said \"no\"\nbye");
     assert_string_equal(cell(&t, 3, "status"), "running");
     assert_string_equal(cell(&t, 3, "median_us"), ""); /* nothing measured yet */
-    assert_string_equal(cell(&t, 3, "in_flight"), "8");
+    assert_string_equal(cell(&t, 3, "vars.inflight"), "8");
     expect_no_noisy_number(out);
     free_csv(&t);
     free(out);
@@ -312,7 +297,8 @@ static void test_csv_with_requests_has_a_row_per_request(void **state)
     assert_string_equal(cell(&t, 1, "run_id"), "1");
     assert_string_equal(cell(&t, 2, "idx"), "1");
     assert_string_equal(cell(&t, 2, "latency_ns"), "2431900");
-    assert_string_equal(cell(&t, 2, "service_ns"), ""); /* not measured */
+    assert_string_equal(cell(&t, 2, "fields.service_ns"), ""); /* not measured */
+    assert_string_equal(cell(&t, 3, "fields.device_compute_ns"), "1920000");
     assert_string_equal(cell(&t, 3, "verified"), "0");
     assert_string_equal(cell(&t, 3, "start_ns"), "5000000");
     free_csv(&t);
@@ -360,7 +346,10 @@ static void test_json_has_its_schema_version_and_requests_on_request(void **stat
     json_t *second = json_array_get(reqs, 1);
     assert_int_equal(json_integer_value(json_object_get(second, "idx")), 1);
     assert_int_equal(json_integer_value(json_object_get(second, "latency_ns")), 2431900);
-    assert_true(json_is_null(json_object_get(second, "service_ns")));
+    assert_int_equal(json_object_size(json_object_get(second, "fields")), 0);
+    assert_int_equal(json_integer_value(json_object_get(
+                         json_object_get(json_array_get(reqs, 2), "fields"), "service_ns")),
+                     2000100);
     assert_true(json_is_true(json_object_get(second, "verified")));
     assert_true(json_is_false(json_object_get(json_array_get(reqs, 2), "verified")));
     assert_int_equal(
@@ -384,6 +373,45 @@ static void test_json_prints_no_binary_noise(void **state)
     remove_tree(fx.dir);
 }
 
+/* The table's variable columns are the study's: its axis (left-aligned,
+ * at least 8 wide), each knob as
+ * "label(unit)" with values shown without that unit, the load axis; "-"
+ * where a run has no such variable. */
+static void test_the_tables_columns_are_the_studys_axis_and_knobs(void **state)
+{
+    (void)state;
+    fixture fx;
+    make_db(&fx);
+    char *out, study_arg[512];
+    snprintf(study_arg, sizeof study_arg, "--study '%s/experiments/matmul/study.json'",
+             getenv("MORTAR_SOURCE"));
+    assert_int_equal(results_cli(&fx, study_arg, &out), 0);
+    char *row2 = strstr(out, "\n   2  failed"), *row3 = strstr(out, "\n   3  running");
+    assert_non_null(row2);
+    assert_non_null(row3);
+    *strchr(row2 + 1, '\n') = *strchr(row3 + 1, '\n') = '\0';
+    const char *header = strtok(out, "\n");
+    assert_non_null(strstr(header, " design "));
+    assert_non_null(strstr(header, " L(us) "));
+    assert_non_null(strstr(header, " speed(x) "));
+    assert_non_null(strstr(header, " in flight "));
+    /* run 2: 2.5us under L(us), speed 1, no inflight variable */
+    char want[256];
+    snprintf(want, sizeof want, " %-8s %*s %*s %*s ", "b", (int)strlen("L(us)"), "2.5",
+             (int)strlen("speed(x)"), "1", (int)strlen("in flight"), "-");
+    if (!strstr(row2, want))
+        fail_msg("row 2 '%s' lacks '%s'", row2, want);
+    snprintf(want, sizeof want, " %-8s %*s %*s %*s ", "a", (int)strlen("L(us)"), "1",
+             (int)strlen("speed(x)"), "2", (int)strlen("in flight"), "8");
+    if (!strstr(row3, want))
+        fail_msg("row 3 '%s' lacks '%s'", row3, want);
+    free(out);
+    /* a study that cannot be read is an error */
+    assert_int_equal(results_cli(&fx, "--study /nonexistent/study.json", &out), 1);
+    free(out);
+    remove_tree(fx.dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -392,6 +420,7 @@ int main(void)
         cmocka_unit_test(test_csv_with_requests_has_a_row_per_request),
         cmocka_unit_test(test_json_has_its_schema_version_and_requests_on_request),
         cmocka_unit_test(test_json_prints_no_binary_noise),
+        cmocka_unit_test(test_the_tables_columns_are_the_studys_axis_and_knobs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
 /*
- * test_run_record.c - a run's final record cannot be lost (cli/run_record.c):
+ * test_run_record.c - a run's final record cannot be lost (cli/run/run_record.c):
  * with the database busy beyond its timeout the write fails, the record goes
  * to a file, and importing that file later completes the run exactly as the
  * write would have (the profile too); a damaged or repeated import is
@@ -46,8 +46,7 @@ static void setup_fixture(fixture *f)
     assert_int_equal(db_open(&f->db, f->db_path, err, sizeof err), 0);
     assert_int_equal(db_open(&f->other, f->db_path, err, sizeof err), 0);
     json_t *spec = json_object();
-    db_run_info info = {.name = "t", .design = "b", .run_dir = f->dir, .speed = 1,
-                        .in_flight = 1, .spec = spec};
+    db_run_info info = {.name = "t", .run_dir = f->dir, .spec = spec};
     f->id = db_begin_run(f->db, &info);
     json_decref(spec);
     assert_true(f->id > 0);
@@ -63,12 +62,9 @@ static void teardown_fixture(fixture *f)
 }
 
 static const db_request reqs[3] = {
-    {.idx = 0, .latency_ns = 9000, .service_ns = 4000, .compute_ns = 3000, .start_ns = 0,
-     .verified = 1},
-    {.idx = 1, .latency_ns = 10000, .service_ns = 4100, .compute_ns = 3000,
-     .start_ns = 9500, .verified = 1},
-    {.idx = 2, .latency_ns = 11000, .service_ns = 4200, .compute_ns = 3000,
-     .start_ns = 20000, .verified = 1}};
+    {.idx = 0, .latency_ns = 9000, .start_ns = 0, .verified = 1},
+    {.idx = 1, .latency_ns = 10000, .start_ns = 9500, .verified = 1},
+    {.idx = 2, .latency_ns = 11000, .start_ns = 20000, .verified = 1}};
 
 static run_record a_record(const fixture *f, json_t *stats, json_t *losses)
 {
@@ -189,6 +185,11 @@ static void test_a_damaged_record_is_refused(void **state)
     s = strstr(bad, "\"latency_ns\"");
     memcpy(s, "\"latency_xx\"", 12);
     expect_refused(&f, bad, "request 0");
+    snprintf(bad, sizeof bad, "%s", good);
+    s = strstr(bad, "\"fields\": {}");
+    assert_non_null(s);
+    memcpy(s, "\"fields\": []", 12);
+    expect_refused(&f, bad, "\"fields\" is not an object");
     json_t *p = json_loads(good, 0, NULL);
     json_object_set_new(p, "profile", json_pack("[{s:s, s:s, s:i}]", "name", "h", "kind",
                                                 "host", "host", 3));

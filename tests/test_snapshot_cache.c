@@ -1,6 +1,6 @@
 /*
  * test_snapshot_cache.c - the snapshot cache's size limit
- * (cli/snapshot_cache.c): the least recently used snapshots beyond the
+ * (cli/run/snapshot_cache.c): the least recently used snapshots beyond the
  * limit go; recently used ones and the caller's stay; other files are never
  * touched; the limit comes from MORTAR_SNAPSHOT_CACHE_MB, checked.
  */

@@ -1,6 +1,6 @@
 /*
  * test_snapshot_key.c - the cache key of a booted-guest snapshot
- * (cli/snapshot_key.c over plan_machine): it follows everything that shapes
+ * (cli/run/snapshot_key.c over plan_machine): it follows everything that shapes
  * the saved machine (memory, icount shift, what each device shows the host,
  * the files' contents) and nothing a run sets after the snapshot point (the
  * command, the address, a device's speed).

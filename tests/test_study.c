@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,10 +98,10 @@ static void test_case_study_alone_benchmarks_are_per_variant(void **state)
     study st;
     load_ok(&st, matmul("study.json"));
     assert_string_equal(study_variant_named(&st, "a")->alone.command,
-                        "mortar alone --design a --speed $speed");
+                        "mortar-matmul-alone --design a --speed $speed");
     assert_string_equal(study_variant_named(&st, "b")->alone.result, "alone_us");
     assert_string_equal(study_variant_named(&st, "rtl-b")->alone.command,
-                        "mortar alone --design rtl-b --speed 1");
+                        "mortar-matmul-alone --design rtl-b --speed 1");
     assert_null(study_variant_named(&st, "software")->alone.command);
     assert_int_equal(st.nparts, 3);
     assert_int_equal(st.parts[1].nvariants, 2);
@@ -318,6 +319,9 @@ static void test_study_mistakes_are_named_with_their_field(void **state)
                 "metric.better: expected");
     study_fails("\"value\": \"latency_ns\"", "\"value\": \"latency ns\"",
                 "metric.report.value: 'latency ns'");
+    study_fails("\"value\": \"latency_ns\"", "\"value\": \"time_ns\"",
+                "metric.report.value: 'time_ns': mortar run reads the per-request "
+                "contract's key 'latency_ns'");
     study_fails("\"service\": \"service_ns\"", "\"service\": 3",
                 "metric.report.parts.service: expected a string");
     study_fails(
@@ -341,6 +345,78 @@ static void test_study_mistakes_are_named_with_their_field(void **state)
 }
 
 /* ---- setup ------------------------------------------------------------------ */
+
+/* What reports name a knob, a part and the load share by (issue 14). */
+static void test_case_study_names_its_knobs_parts_and_load_share(void **state)
+{
+    (void)state;
+    study st;
+    load_ok(&st, matmul("study.json"));
+    assert_string_equal(st.knobs[0].phrase, "latency");
+    assert_string_equal(st.knobs[0].title, "one-way PCIe latency");
+    assert_string_equal(st.knobs[1].phrase, "speed"); /* the label by default */
+    assert_string_equal(st.load.phrase, "requests in flight");
+    assert_string_equal(st.load_share.label, "next queued");
+    assert_string_equal(st.load_share.of, "queued_on_finish");
+    assert_string_equal(st.load_share.per, "requests");
+    assert_string_equal(st.metric.parts[0].field, "service_ns");
+    assert_string_equal(st.metric.parts[0].short_label, "svc");
+    assert_string_equal(st.metric.parts[1].short_label, "comp");
+    study_free(&st);
+    load_ok(&st, write_study(NULL, NULL));
+    assert_string_equal(st.metric.parts[0].short_label, "service"); /* the name */
+    assert_string_equal(st.metric.parts[0].description, "");
+    assert_null(st.load_share.label);
+    study_free(&st);
+}
+
+/* A run's knob value as a number in the knob's unit. */
+static void test_knob_values_read_in_the_knobs_unit(void **state)
+{
+    (void)state;
+    study_knob us = {.unit = "us"}, ns = {.unit = "ns"}, none = {.unit = ""};
+    struct {
+        const study_knob *k;
+        const char *json;
+        double want;
+    } good[] = {{&us, "\"0.5us\"", 0.5},  {&ns, "\"0.5us\"", 500}, {&us, "\"2500ns\"", 2.5},
+                {&us, "1.5", 1.5},        {&none, "9000", 9000},   {&none, "\"0.25\"", 0.25},
+                {&none, "true", 1}};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        json_t *v = json_loads(good[i].json, JSON_DECODE_ANY, NULL);
+        double x = -1;
+        assert_int_equal(study_knob_number(good[i].k, v, &x), 0);
+        assert_true(fabs(x - good[i].want) < 1e-12);
+        json_decref(v);
+    }
+    const char *bad[] = {"\"fast\"", "\"\"", "null", "[1]", "\"1e999\"", "\"nan\""};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        json_t *v = json_loads(bad[i], JSON_DECODE_ANY, NULL);
+        double x;
+        assert_int_equal(study_knob_number(&none, v, &x), -1);
+        json_decref(v);
+    }
+    assert_int_equal(study_knob_number(&us, NULL, &(double){0}), -1);
+}
+
+static void test_names_and_share_mistakes_are_named(void **state)
+{
+    (void)state;
+    study_fails("\"values\": [0.5, 1]}}", "\"values\": [0.5, 1], \"phrase\": 3}}",
+                "knobs.speed.phrase: expected a string");
+    study_fails("\"parts\": {\"service\": \"service_ns\"}",
+                "\"parts\": {\"service\": {\"short\": \"svc\"}}",
+                "metric.report.parts.service.field: missing");
+    study_fails("\"parts\": {\"service\": \"service_ns\"}",
+                "\"parts\": {\"service\": {\"field\": \"service_ns\", \"shrt\": 1}}",
+                "metric.report.parts.service: unknown key 'shrt'");
+    study_fails("\"values\": [1, 2]}", "\"values\": [1, 2], \"share\": {\"label\": \"q\"}}",
+                "load.share.of: missing");
+    study_fails("\"values\": [1, 2]}",
+                "\"values\": [1, 2], \"share\": {\"label\": \"q\", \"of\": \"Q\", \"per\": \"n\","
+                " \"description\": \"d\", \"phrase\": \"p\"}}",
+                "load.share.of: 'Q': expected lower-case");
+}
 
 static int setup(void **state)
 {
@@ -369,6 +445,9 @@ int main(void)
         cmocka_unit_test(test_a_missing_study_file_is_named),
         cmocka_unit_test(test_the_small_study_loads),
         cmocka_unit_test(test_study_mistakes_are_named_with_their_field),
+        cmocka_unit_test(test_case_study_names_its_knobs_parts_and_load_share),
+        cmocka_unit_test(test_knob_values_read_in_the_knobs_unit),
+        cmocka_unit_test(test_names_and_share_mistakes_are_named),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

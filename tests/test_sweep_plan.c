@@ -325,7 +325,7 @@ static int64_t record_run(sqlite3 *db, const char *spec_name, char *const sets[]
     char err[512];
     json_t *spec = spec_load(matmul(spec_name), sets, n, err, sizeof err);
     assert_non_null(spec);
-    db_run_info info = {.name = "matmul-b", .design = "b", .run_dir = "", .spec = spec};
+    db_run_info info = {.name = "matmul-b", .run_dir = "", .spec = spec};
     int64_t id = db_begin_run(db, &info);
     assert_true(id > 0);
     if (status) {

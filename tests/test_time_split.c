@@ -1,7 +1,7 @@
 /*
  * test_time_split.c - splitting one joined request's end-to-end time into
  * client software, network, server software, host interface and compute
- * (cli/time_split.h), on synthetic traces written with the trace writer and
+ * (cli/trace/time_split.h), on synthetic traces written with the trace writer and
  * joined as `mortar trace` joins them. Each expected split is worked out by
  * hand from the rule in docs/traces.md ("Where the time goes"); the test
  * comments show the arithmetic.

@@ -1099,7 +1099,7 @@ static void test_command_writes_stdout_for_a_dash(void **state)
     sqlite3 *db;
     assert_int_equal(db_open(&db, db_path, err, sizeof err), 0);
     json_t *spec = json_object();
-    db_run_info traced = {.name = "t", .design = "a", .run_dir = *state, .spec = spec};
+    db_run_info traced = {.name = "t", .run_dir = *state, .spec = spec};
     int64_t id = db_begin_run(db, &traced);
     json_decref(spec);
     sqlite3_close(db);
@@ -1133,8 +1133,8 @@ static void test_command_exit_codes_and_messages(void **state)
     sqlite3 *db;
     assert_int_equal(db_open(&db, db_path, err, sizeof err), 0);
     json_t *spec = json_object();
-    db_run_info traced = {.name = "t", .design = "a", .run_dir = *state, .spec = spec};
-    db_run_info untraced = {.name = "u", .design = "a", .run_dir = empty, .spec = spec};
+    db_run_info traced = {.name = "t", .run_dir = *state, .spec = spec};
+    db_run_info untraced = {.name = "u", .run_dir = empty, .spec = spec};
     int64_t id = db_begin_run(db, &traced), id2 = db_begin_run(db, &untraced);
     assert_true(id > 0 && id2 > 0);
     json_decref(spec);

@@ -76,23 +76,28 @@ typedef struct run_args {
     const char *run_dir; /* NULL: an empty directory */
 } run_args;
 
+/* A spec whose variables are the run's: they land in run_vars, where the
+ * verdict reads them (the latency as --set text, "0.5us"). */
+static json_t *run_spec(const char *design, double latency_us, double speed,
+                        int64_t in_flight)
+{
+    json_t *vars = json_pack("{s:s, s:o, s:f, s:I}", "design", design, "pcie.latency",
+                             json_sprintf("%gus", latency_us), "speed", speed, "inflight",
+                             (json_int_t)in_flight);
+    return json_pack("{s:o}", "vars", vars);
+}
+
 static int64_t add_run(sqlite3 *db, run_args a)
 {
-    json_t *spec = json_object();
+    int64_t in_flight = a.in_flight ? a.in_flight : 1;
+    json_t *spec = run_spec(a.design, a.latency_us, a.speed, in_flight);
     db_run_info info = {.name = "t",
-                        .design = a.design,
                         .run_dir = a.run_dir ? a.run_dir : "/tmp/mortar-verdict-no-trace",
-                        .pcie_latency_us = a.latency_us,
-                        .speed = a.speed,
-                        .in_flight = a.in_flight ? a.in_flight : 1,
                         .spec = spec};
     int64_t id = db_begin_run(db, &info);
     json_decref(spec);
     assert_true(id > 0);
-    db_request one = {.latency_ns = (int64_t)(a.median_us * 1000),
-                      .service_ns = -1,
-                      .compute_ns = -1,
-                      .verified = 1};
+    db_request one = {.latency_ns = (int64_t)(a.median_us * 1000), .verified = 1};
     const db_request *reqs = a.reqs ? a.reqs : &one;
     size_t n = a.reqs ? a.nreqs : 1;
     db_summary s = {.requests = (int64_t)n,
@@ -102,7 +107,7 @@ static int64_t add_run(sqlite3 *db, run_args a)
                     .mean_us = a.median_us,
                     .min_us = a.median_us * 0.9,
                     .max_us = a.median_us * 1.2,
-                    .throughput_rps = 1e6 / a.median_us * (double)info.in_flight};
+                    .throughput_rps = 1e6 / a.median_us * (double)in_flight};
     json_t *stats = a.stats ? json_loads(a.stats, 0, NULL) : NULL;
     assert_true(!a.stats || stats);
     assert_int_equal(db_finish_run(db, id, a.status ? a.status : "ok", NULL, 1.0, NULL,
@@ -135,34 +140,36 @@ static double median_b(double l, double speed)
 
 /* service 1000..3000 ns known for three requests (median 2 us); compute known
  * for two, 5000 and 7000 ns (median 6 us). */
-static const db_request a_requests[] = {
-    {.idx = 0,
-     .latency_ns = 1400000,
-     .service_ns = -1,
-     .compute_ns = 5000,
-     .verified = 1},
-    {.idx = 1,
-     .latency_ns = 1400000,
-     .service_ns = 3000,
-     .compute_ns = 7000,
-     .verified = 1},
-    {.idx = 2,
-     .latency_ns = 1400000,
-     .service_ns = 1000,
-     .compute_ns = -1,
-     .verified = 1},
-    {.idx = 3,
-     .latency_ns = 1400000,
-     .service_ns = 2000,
-     .compute_ns = -1,
-     .verified = 1},
-};
+static const int64_t a_parts_ns[4][2] = {{-1, 5000}, {3000, 7000}, {1000, -1}, {2000, -1}};
+static db_request a_requests[4];
+
+/* a_requests with their fields (service_ns, device_compute_ns; -1:
+ * unknown, so absent); free_a_requests undoes it. */
+static void make_a_requests(void)
+{
+    for (int i = 0; i < 4; i++) {
+        json_t *fields = json_object();
+        if (a_parts_ns[i][0] >= 0)
+            json_object_set_new(fields, "service_ns", json_integer(a_parts_ns[i][0]));
+        if (a_parts_ns[i][1] >= 0)
+            json_object_set_new(fields, "device_compute_ns", json_integer(a_parts_ns[i][1]));
+        a_requests[i] = (db_request){
+            .idx = i, .latency_ns = 1400000, .verified = 1, .fields = fields};
+    }
+}
+
+static void free_a_requests(void)
+{
+    for (int i = 0; i < 4; i++)
+        json_decref(a_requests[i].fields);
+}
 
 static void fill_grid(sqlite3 *db, int64_t *newest_b)
 {
     /* An older run of a cell that a newer one replaces. */
     add(db, "b", "ok", 1.5, 1, 100);
     const double lats[] = {0.5, 1.0, 1.5}, speeds[] = {1, 2};
+    make_a_requests();
     for (int s = 0; s < 2; s++)
         for (int l = 0; l < 3; l++) {
             double L = lats[l], S = speeds[s];
@@ -177,6 +184,7 @@ static void fill_grid(sqlite3 *db, int64_t *newest_b)
             if (L == 1.5 && S == 1)
                 *newest_b = id;
         }
+    free_a_requests();
     /* Runs that did not finish, newer than the finished ones of their cells. */
     add(db, "a", "failed", 1.0, 1, 99999);
     add(db, "a", "running", 1.5, 1, 99999);
@@ -289,14 +297,14 @@ static json_t *find(json_t *arr, const char *k1, double v1, const char *k2, doub
 
 static json_t *cell(void **state, double l, double speed)
 {
-    return find(section(state, "cells"), "pcie_latency_us", l, "speed", speed);
+    return find(section(state, "cells"), "x", l, "series", speed);
 }
 
 /* ---- the tests ---- */
 
 static void test_axes_are_the_sorted_grid_values(void **state)
 {
-    json_t *lats = section(state, "latencies_us"), *speeds = section(state, "speeds");
+    json_t *lats = section(state, "x_values"), *speeds = section(state, "series_values");
     const double want[] = {0.5, 1.0, 1.5, 2.0}; /* not 3.0: only a load run has it */
     assert_int_equal(json_array_size(lats), 4);
     for (size_t i = 0; i < 4; i++)
@@ -358,8 +366,8 @@ static void test_request_medians_use_only_known_values(void **state)
 
 static void test_crossover_is_interpolated_between_measured_points(void **state)
 {
-    json_t *x = find(section(state, "crossovers"), "speed", 1, NULL, 0);
-    assert_near(num(x, "latency_us"), 5.0 / 6.0, 1e-6);
+    json_t *x = find(section(state, "crossovers"), "series", 1, NULL, 0);
+    assert_near(num(x, "x"), 5.0 / 6.0, 1e-6);
     assert_string_equal(str(x, "below"), "a");
     assert_string_equal(str(x, "above"), "b");
     assert_string_equal(str(x, "text"), "At 1x, A wins below 0.83 us and B above.");
@@ -367,8 +375,8 @@ static void test_crossover_is_interpolated_between_measured_points(void **state)
 
 static void test_no_crossing_when_one_design_wins_everywhere(void **state)
 {
-    json_t *x = find(section(state, "crossovers"), "speed", 2, NULL, 0);
-    assert_json_null(x, "latency_us");
+    json_t *x = find(section(state, "crossovers"), "series", 2, NULL, 0);
+    assert_json_null(x, "x");
     assert_string_equal(str(x, "below"), "a");
     assert_string_equal(str(x, "above"), "a");
     assert_non_null(strstr(str(x, "text"), "no crossing in range"));
@@ -379,30 +387,30 @@ static void test_movement_spans_each_designs_latency_range(void **state)
     json_t *mv = section(state, "movement");
     assert_int_equal(json_array_size(mv), 4);
     json_t *m = json_array_get(mv, 0); /* A at 1x: 0.5 to 2.0 us */
-    assert_string_equal(str(m, "design"), "a");
-    assert_near(num(m, "from_latency_us"), 0.5, 0);
-    assert_near(num(m, "to_latency_us"), 2.0, 0);
+    assert_string_equal(str(m, "variant"), "a");
+    assert_near(num(m, "from_x"), 0.5, 0);
+    assert_near(num(m, "to_x"), 2.0, 0);
     assert_near(num(m, "delta_us"), 1200, 1e-9);
     assert_near(num(m, "delta_pct"), 100.0 * 1200 / 1400, 1e-9);
     m = json_array_get(mv, 1); /* B at 1x: 0.5 to 1.5 us */
-    assert_string_equal(str(m, "design"), "b");
-    assert_near(num(m, "to_latency_us"), 1.5, 0);
+    assert_string_equal(str(m, "variant"), "b");
+    assert_near(num(m, "to_x"), 1.5, 0);
     assert_near(num(m, "delta_us"), 200, 1e-9);
     m = json_array_get(mv, 2); /* A at 2x */
-    assert_near(num(m, "speed"), 2, 0);
+    assert_near(num(m, "series"), 2, 0);
     assert_near(num(m, "delta_pct"), 100.0 * 100 / 550, 1e-9);
 }
 
 static void test_alone_times_come_from_the_device_model(void **state)
 {
-    json_t *a = find(section(state, "alone"), "speed", 1, NULL, 0);
+    json_t *a = find(section(state, "alone"), "series", 1, NULL, 0);
     char text[32];
     snprintf(text, sizeof text, "%.2f", num(a, "a_us"));
     assert_string_equal(text, "1920.00");
     snprintf(text, sizeof text, "%.2f", num(a, "b_us"));
     assert_string_equal(text, "2560.00");
     assert_string_equal(str(a, "winner"), "a");
-    a = find(section(state, "alone"), "speed", 2, NULL, 0);
+    a = find(section(state, "alone"), "series", 2, NULL, 0);
     assert_near(num(a, "a_us") * 2, 1920, 1e-6);
     json_t *c = json_object_get(cell(state, 1.0, 1), "b");
     assert_near(num(c, "alone_us"), 2560, 1e-6);
@@ -410,7 +418,7 @@ static void test_alone_times_come_from_the_device_model(void **state)
 
 static void test_ranking_flips_where_the_system_winner_differs(void **state)
 {
-    json_t *r = find(section(state, "ranking"), "speed", 1, NULL, 0);
+    json_t *r = find(section(state, "ranking"), "series", 1, NULL, 0);
     assert_string_equal(str(r, "alone_winner"), "a");
     assert_true(json_is_true(json_object_get(r, "flips")));
     json_t *w = json_object_get(r, "system_winners");
@@ -418,7 +426,7 @@ static void test_ranking_flips_where_the_system_winner_differs(void **state)
     assert_string_equal(str(w, "0.5"), "a");
     assert_string_equal(str(w, "1"), "b");
     assert_string_equal(str(w, "1.5"), "b");
-    r = find(section(state, "ranking"), "speed", 2, NULL, 0);
+    r = find(section(state, "ranking"), "series", 2, NULL, 0);
     assert_true(json_is_false(json_object_get(r, "flips")));
 }
 
@@ -426,15 +434,15 @@ static void test_baselines_list_every_latency_with_nulls(void **state)
 {
     json_t *bl = section(state, "baselines");
     assert_int_equal(json_array_size(bl), 4);
-    json_t *r = find(bl, "pcie_latency_us", 0.5, NULL, 0);
+    json_t *r = find(bl, "x", 0.5, NULL, 0);
     assert_near(num(r, "software_median_us"), 90000, 1e-9);
     assert_near(num(r, "regcopy_median_us"), 20000, 1e-9);
     assert_near(num(r, "a_median_us"), 1400, 1e-9);
     assert_near(num(r, "b_median_us"), 1600, 1e-9);
-    r = find(bl, "pcie_latency_us", 1.0, NULL, 0);
+    r = find(bl, "x", 1.0, NULL, 0);
     assert_near(num(r, "software_median_us"), 90100, 1e-9);
     assert_json_null(r, "regcopy_median_us");
-    r = find(bl, "pcie_latency_us", 2.0, NULL, 0);
+    r = find(bl, "x", 2.0, NULL, 0);
     assert_json_null(r, "software_median_us");
     assert_json_null(r, "b_median_us");
 }
@@ -444,21 +452,21 @@ static void test_load_lists_speed_1_runs_by_design_latency_in_flight(void **stat
     json_t *load = section(state, "load");
     assert_int_equal(json_array_size(load), 10); /* A: 4 + 1, B: 3 + 2 */
     json_t *r = json_array_get(load, 1);
-    assert_string_equal(str(r, "design"), "a");
-    assert_int_equal(num(r, "in_flight"), 4);
+    assert_string_equal(str(r, "variant"), "a");
+    assert_int_equal(num(r, "load"), 4);
     assert_near(num(r, "median_us"), 5000, 1e-9);
     assert_near(num(r, "throughput_rps"), 800, 1e-9);
     r = json_array_get(load, 5);
-    assert_string_equal(str(r, "design"), "b");
-    assert_int_equal(num(r, "in_flight"), 1);
-    assert_json_null(r, "next_queued"); /* no device counter */
-    assert_near(num(json_array_get(load, 8), "next_queued"), 0, 0);
+    assert_string_equal(str(r, "variant"), "b");
+    assert_int_equal(num(r, "load"), 1);
+    assert_json_null(r, "share"); /* no device counter */
+    assert_near(num(json_array_get(load, 8), "share"), 0, 0);
     r = json_array_get(load, 9);
-    assert_near(num(r, "pcie_latency_us"), 3.0, 0);
-    assert_int_equal(num(r, "in_flight"), 4);
+    assert_near(num(r, "x"), 3.0, 0);
+    assert_int_equal(num(r, "load"), 4);
     /* The device's own counters: 16 of its 64 requests found the next queued;
      * another component's "requests" does not count. */
-    assert_near(num(r, "next_queued"), 0.25, 1e-12);
+    assert_near(num(r, "share"), 0.25, 1e-12);
     /* The in-flight-4 runs stay out of the grid. */
     assert_near(num(json_object_get(cell(state, 0.5, 1), "a"), "median_us"), 1400, 1e-9);
 }
@@ -468,6 +476,18 @@ static bool summary_has(void **state, const char *text)
     size_t i;
     json_t *s;
     json_array_foreach(section(state, "summary"), i, s) {
+        if (strstr(json_string_value(s), text))
+            return true;
+    }
+    return false;
+}
+
+/* Whether a sentence of verdict `v`'s summary holds `text`. */
+static bool summary_has_in(json_t *v, const char *text)
+{
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(v, "summary"), i, s) {
         if (strstr(json_string_value(s), text))
             return true;
     }
@@ -571,6 +591,7 @@ static void test_labels_and_baselines_come_from_the_study(void **state)
 
 /* ---- the same verdict as before the study file ---- */
 
+
 /* A file's whole text (the caller frees it), or NULL. */
 static char *slurp(const char *path)
 {
@@ -584,6 +605,96 @@ static char *slurp(const char *path)
     if (text)
         text[n] = '\0';
     return text;
+}
+
+/* The knobs' labels, phrases and units come from the study: the latency
+ * read in ns ("0.5us" is 500 ns), the series knob named "rate" in GHz. */
+static void test_knob_labels_and_units_come_from_the_study(void **state)
+{
+    fixture *f = *state;
+    const char *const edits[] = {"\"label\": \"L\", \"unit\": \"us\", \"phrase\": \"latency\"",
+                                 "\"label\": \"D\", \"unit\": \"ns\", \"phrase\": \"delay\"",
+                                 "\"label\": \"speed\", \"unit\": \"x\"",
+                                 "\"label\": \"rate\", \"unit\": \"GHz\""};
+    study st;
+    load_edited_study(&st, edits, 4);
+    char err[512];
+    json_t *v = verdict_compute(f->t.db, &st, err, sizeof err);
+    assert_non_null(v);
+    assert_near(json_number_value(json_array_get(json_object_get(v, "x_values"), 0)), 500, 1e-9);
+    assert_true(summary_has_in(v, "At 1 GHz, A wins below 833.33 ns and B above."));
+    assert_true(summary_has_in(v, "At 2 GHz, A wins at every delay from 500.00 to 1500.00 ns"));
+    assert_true(summary_has_in(v, "Alone, A is faster at every rate (A 1920.00 us, B 2560.00 us "
+                                  "at 1 GHz)"));
+    assert_true(summary_has_in(v, "At 500.00 ns and 1 GHz, A goes from"));
+    json_decref(v);
+    study_free(&st);
+}
+
+/* A study with one knob and no load axis: one series, sentences without a
+ * series value, no alone times for variants without an alone benchmark. */
+static void test_a_study_with_one_knob_has_one_series(void **state)
+{
+    (void)state;
+    test_db t;
+    open_db(&t);
+    for (int i = 0; i < 3; i++) {
+        double l = 0.5 * (i + 1);
+        add(t.db, "a", "ok", l, 1, median_a(l, 1));
+        add(t.db, "b", "ok", l, 1, 1500 + 200 * l);
+    }
+    const char *src = getenv("MORTAR_SOURCE");
+    char dir[] = "/tmp/mortar-test-verdict-XXXXXX", path[1200], err[1024];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/study.json", dir);
+    FILE *out = fopen(path, "w");
+    assert_non_null(out);
+    fprintf(out,
+            "{\"name\": \"one\", \"variants\": {\"axis\": \"design\", \"values\": {"
+            "\"a\": {\"spec\": \"%s/experiments/matmul/design-a.json\", \"label\": \"A\"},"
+            "\"b\": {\"spec\": \"%s/experiments/matmul/design-b.json\", \"label\": \"B\"}},"
+            "\"compare\": [\"a\", \"b\"]},"
+            "\"knobs\": {\"pcie.latency\": {\"label\": \"L\", \"unit\": \"us\","
+            " \"values\": [\"0.5us\", \"1us\", \"1.5us\"]}},"
+            "\"metric\": {\"name\": \"latency\", \"unit\": \"ns\", \"better\": \"lower\","
+            " \"report\": {\"id\": \"req\", \"value\": \"latency_ns\", \"start\": \"start_ns\","
+            " \"verified\": \"verified\"}},"
+            "\"parts\": [{\"variants\": [\"a\", \"b\"], \"grid\": {\"pcie.latency\": [\"0.5us\"]}}]}\n",
+            src ? src : ".", src ? src : ".");
+    fclose(out);
+    study st;
+    if (study_load(&st, path, err, sizeof err))
+        fail_msg("%s", err);
+    json_t *v = verdict_compute(t.db, &st, err, sizeof err);
+    assert_non_null(v);
+    assert_int_equal(json_array_size(json_object_get(v, "x_values")), 3);
+    assert_int_equal(json_array_size(json_object_get(v, "series_values")), 1);
+    assert_int_equal(json_array_size(json_object_get(v, "cells")), 3);
+    assert_json_null(json_array_get(json_object_get(v, "cells"), 0), "series");
+    assert_true(summary_has_in(v, "A wins below 0.83 us and B above."));
+    assert_true(summary_has_in(v, "From 0.50 to 1.50 us A's median moves by +800.0 us"));
+    assert_json_null(json_array_get(json_object_get(v, "alone"), 0), "a_us");
+    assert_int_equal(json_array_size(json_object_get(v, "load")), 0);
+    json_decref(v);
+    /* and its text */
+    char cmd[4096], text_path[] = "/tmp/mortar-test-verdict-out-XXXXXX";
+    int fd = mkstemp(text_path);
+    assert_true(fd >= 0);
+    close(fd);
+    const char *bin = getenv("MORTAR_BIN");
+    snprintf(cmd, sizeof cmd, "'%s/mortar' verdict --study '%s' --db '%s' > '%s'",
+             bin ? bin : "build/bin", path, t.path, text_path);
+    assert_int_equal(system(cmd), 0);
+    char *text = slurp(text_path);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "  A wins below 0.83 us and B above.\n"));
+    assert_null(strstr(text, "Load"));
+    free(text);
+    unlink(text_path);
+    unlink(path);
+    rmdir(dir);
+    study_free(&st);
+    close_db(&t);
 }
 
 /* tests/golden/<name>: what the mortar of commit f3902ee (before the study
@@ -674,7 +785,7 @@ static void test_a_tie_between_the_signs_is_the_crossing(void **state)
     json_t *v = verdict_compute(t.db, &case_study, err, sizeof err);
     assert_non_null(v);
     json_t *x = json_array_get(json_object_get(v, "crossovers"), 0);
-    assert_near(num(x, "latency_us"), 2.0, 0);
+    assert_near(num(x, "x"), 2.0, 0);
     assert_string_equal(str(x, "below"), "a");
     assert_string_equal(str(x, "above"), "b");
     json_t *c = json_array_get(json_object_get(v, "cells"), 1);
@@ -825,7 +936,7 @@ static void test_a_traced_run_gets_its_median_requests_split(void **state)
     assert_int_equal(json_array_size(splits), 1);
     json_t *split = json_array_get(splits, 0);
     assert_int_equal(json_integer_value(json_object_get(split, "run_id")), traced);
-    assert_string_equal(json_string_value(json_object_get(split, "design")), "software");
+    assert_string_equal(json_string_value(json_object_get(split, "variant")), "software");
     assert_int_equal(json_integer_value(json_object_get(split, "latency_ps")), 100000000);
     json_t *parts = json_object_get(split, "parts");
     assert_int_equal(json_array_size(parts), 5);
@@ -878,6 +989,7 @@ int main(void)
         cmocka_unit_test(test_load_lists_speed_1_runs_by_design_latency_in_flight),
         cmocka_unit_test(test_summary_states_the_conclusions_with_numbers),
         cmocka_unit_test(test_labels_and_baselines_come_from_the_study),
+        cmocka_unit_test(test_knob_labels_and_units_come_from_the_study),
         cmocka_unit_test(test_verdict_and_results_are_as_before_the_study_file),
     };
     const struct CMUnitTest alone_dbs[] = {
@@ -887,6 +999,7 @@ int main(void)
         cmocka_unit_test(test_an_empty_database_has_no_finished_runs),
         cmocka_unit_test(test_a_database_error_is_reported),
         cmocka_unit_test(test_a_traced_run_gets_its_median_requests_split),
+        cmocka_unit_test(test_a_study_with_one_knob_has_one_series),
     };
     int failed = cmocka_run_group_tests_name("grid", grid, setup, teardown);
     failed += cmocka_run_group_tests_name("separate", alone_dbs, NULL, NULL);

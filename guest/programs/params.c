@@ -10,7 +10,7 @@
  * restoring (or cold-booting) QEMU's command line names. They are read
  * through fw_cfg's I/O ports (selector 0x510, data 0x511) and printed on
  * stdout: one "mortar.KEY=VALUE" a line (written by the orchestrator,
- * cli/params_file.c).
+ * cli/run/params_file.c).
  *
  * Then the host's programs (the spec's "programs", fw_cfg files
  * "opt/mortar/bin/NAME") are copied to /usr/local/bin/NAME, executable;

@@ -17,6 +17,9 @@
 #        hosts/qemu/build.sh --print-path  print the binary's path, build nothing
 # Progress goes to stderr, prefixed "[qemu]"; the last line on stdout is the
 # binary's path. $CACHE/qemu/current links to the newest build.
+# apt's answers for the key (the source version) are cached in
+# $CACHE/qemu/apt/ while apt's state is unchanged: every `mortar run` asks
+# for the key.
 # Needs root (or sudo) only to add a deb-src entry and missing build deps.
 set -euo pipefail
 shopt -s inherit_errexit
@@ -25,6 +28,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 CACHE=${MORTAR_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mortar}
 QCACHE=$CACHE/qemu
+# apt_cached: apt's answers cached while apt's state is unchanged.
+. "$ROOT/tools/apt_cached.sh"
 JOBS=${MORTAR_BUILD_JOBS:-$(nproc)}
 
 # libfdt-dev: x86_64-softmmu has TARGET_NEED_FDT (for microvm), so configure
@@ -76,7 +81,7 @@ apt_retry() {
 # Print the version (without epoch) of the qemu source `apt-get source` would
 # fetch, or nothing when apt knows no qemu source.
 apt_source_version() {
-    { apt-get source --print-uris -qq qemu 2>/dev/null || true; } |
+    { apt_cached "$QCACHE/apt" apt-get source --print-uris -qq qemu || true; } |
         awk '$2 ~ /^qemu_.*\.dsc$/ { v = $2; sub(/^qemu_/, "", v); sub(/\.dsc$/, "", v); print v; exit }'
 }
 
@@ -87,7 +92,7 @@ source_version() {
     local v
     v=$(apt_source_version)
     if [ -z "$v" ]; then
-        v=$(apt-cache policy qemu-system-data 2>/dev/null |
+        v=$(apt_cached "$QCACHE/apt" apt-cache policy qemu-system-data |
             awk '/Candidate:/ { print $2; exit }')
         [ "$v" = "(none)" ] && v=
         v=${v#*:}

@@ -1,7 +1,7 @@
 /*
  * sim_check.h - the one checker of component and link descriptions, used by
  * mortar-sim (sim_config.c, its description) and by `mortar spec` / `mortar
- * run` (cli/spec_check.c, the experiment spec), so both give the same
+ * run` (cli/run/spec_check.c, the experiment spec), so both give the same
  * verdict, the same error text and the same defaults for the same component
  * or link.
  *

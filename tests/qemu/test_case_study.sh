@@ -98,7 +98,7 @@ if "$MORTAR" trace "$B3" --db "$DB" --format perfetto --output "$QH_DIR/b3.perfe
     "$MORTAR" results --db "$DB" --csv >"$QH_DIR/results.csv" || qh_fail "results --csv failed"
     [ "$(wc -l <"$QH_DIR/results.csv")" -eq 4 ] || qh_fail "results --csv: not a header and 3 runs"
     "$MORTAR" results --db "$DB" --json --requests |
-        python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["schema_version"] == 1; assert len(d["runs"][0]["requests"]) == 3' ||
+        python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["schema_version"] == 2; assert len(d["runs"][0]["requests"]) == 3' ||
         qh_fail "results --json --requests has no schema version or not the requests"
 else
     qh_fail "mortar trace failed: $(cat "$QH_DIR/trace.err")"

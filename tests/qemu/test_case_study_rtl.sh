@@ -19,7 +19,7 @@ export MORTAR_BIN=$QH_BIN
     >"$QH_DIR/rtl.out" 2>"$QH_DIR/rtl.err" ||
     qh_fail "the rtl-b run failed: $(tail -n 5 "$QH_DIR/rtl.err")"
 ID=$(sqlite3 "$DB" "select max(id) from runs")
-[ "$(sqlite3 "$DB" "select name || ' ' || design || ' ' || status from runs where id=$ID")" = \
+[ "$(sqlite3 "$DB" "select name || ' ' || (select value from run_vars where run_id = runs.id and name = 'design') || ' ' || status from runs where id=$ID")" = \
   "matmul-rtl-b rtl-b ok" ] || qh_fail "the run is not recorded as an ok rtl-b run of design-rtl-b.json"
 [ "$(sqlite3 "$DB" "select count(*) from requests where run_id=$ID and verified=1")" = 3 ] ||
     qh_fail "not every one of the 3 products was verified"

@@ -35,10 +35,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# "id latency_ns status" per run, from mortar results.
+# "id latency_ns status" per run, from mortar results (the grid's latencies
+# are in us: "0.5us").
 runs() {
     "$MORTAR" results --db "$DB" --json 2>/dev/null |
-        jq -r '.runs[] | "\(.id) \(.pcie_latency_us * 1000 | round) \(.status)"'
+        jq -r '.runs[] | "\(.id) \(.vars["pcie.latency"] | rtrimstr("us") | tonumber * 1000 | round) \(.status)"'
 }
 ok_runs() { runs | awk '$3 == "ok"'; }
 

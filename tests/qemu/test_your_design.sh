@@ -81,3 +81,22 @@ fi
 grep -q 'host host: its program failed: MORTAR-EXIT 2' "$QH_DIR/more.err" ||
     qh_fail "the failure does not name the host and the program: $(tail -n 3 "$QH_DIR/more.err")"
 echo "ok: a failing guest program fails the run: $(grep -o 'host host: its program failed.*' "$QH_DIR/more.err" | head -n 1)"
+
+# The explorer (section 7): the page names the variants as the study does,
+# and the traced run at 250 ns is the 1 KiB cell's, with its trace beside
+# the page.
+page=$EX/report/index.html
+[ -f "$page" ] || qh_fail "mortar report wrote no $page"
+python3 -c 'import re, sys
+m = re.search(r"<script type=\"application/json\" id=\"mortar-data\">(.*?)</script>",
+              open(sys.argv[1]).read(), re.S)
+print(m.group(1) if m else "null")' "$page" >"$QH_DIR/page-data.json"
+for label in "4 KiB chunks" "1 KiB chunks"; do
+    jq -e --arg l "$label" '[.study.variants[]?.label, (.study.variants | objects | .[].label)] | index($l)' \
+        "$QH_DIR/page-data.json" >/dev/null ||
+        qh_fail "the page's study does not name the variant '$label': $(jq -c .study.variants "$QH_DIR/page-data.json")"
+done
+traced=$(jq -r '[.verdict.cells[] | select(.x == 0.25) | .["chunk-1k"].run_id][0]' "$QH_DIR/page-data.json")
+[ -f "$EX/report/traces/$traced.js" ] ||
+    qh_fail "the 1 KiB cell at 250 ns (run $traced) has no trace in report/traces/: $(ls "$EX/report/traces" 2>&1)"
+echo "ok: the explorer names both variants; run $traced's trace is beside the page"

@@ -37,6 +37,36 @@ test('report writes report/index.html by default and prints its path', () => {
   assert.doesNotMatch(html, /<link[^>]*stylesheet/);
 });
 
+test("the page's data describes the study and places every run in it", () => {
+  const data = pageData(readFileSync(join(fx.dir, 'report', 'index.html'), 'utf8'));
+  const st = data.study;
+  assert.equal(st.axis, 'design');
+  assert.deepEqual(st.compare, ['a', 'b']);
+  assert.deepEqual(st.baselines, ['software', 'regcopy']);
+  assert.deepEqual(st.variants.filter((v) => st.compare.includes(v.name)).map((v) => v.label), ['A', 'B']);
+  assert.equal(st.x, 'pcie.latency');
+  assert.equal(st.series, 'speed');
+  assert.equal(st.series_at, 1);
+  assert.equal(st.load.name, 'inflight');
+  assert.equal(st.load_at, 1);
+  const x = st.knobs.find((k) => k.name === st.x);
+  assert.equal(x.unit, 'us');
+  assert.deepEqual(x.values, [0.5, 1, 1.5, 2, 2.5]); // "0.5us" ... read in the knob's unit
+  assert.deepEqual(st.metric.parts.map((p) => [p.name, p.field]),
+    [['service', 'service_ns'], ['compute', 'device_compute_ns']]);
+  // Each run's variant and knob values, from its variables, as make_db wrote them.
+  const written = [...fx.manifest.grid, ...fx.manifest.baselines, ...fx.manifest.load];
+  assert.ok(written.length > 0);
+  for (const w of written) {
+    const r = data.runs.find((run) => run.id === w.run_id);
+    const where = `run ${w.run_id}`;
+    assert.equal(r.variant, w.design, where);
+    assert.equal(r.x, w.pcie_latency_us, where);
+    assert.equal(r.series, w.speed, where);
+    assert.equal(r.load, w.in_flight, where);
+  }
+});
+
 test("a run's text cannot end the data's <script> early", () => {
   const html = readFileSync(join(fx.dir, 'report', 'index.html'), 'utf8');
   const failed = pageData(html).runs.find((r) => r.status === 'failed');

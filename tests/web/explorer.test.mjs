@@ -5,7 +5,7 @@
 // number comes from make_db's manifest (what it wrote into the database),
 // never from the page. Leaves a screenshot in the build's Testing/explorer.png.
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -69,7 +69,7 @@ async function card(design) {
 }
 
 const verdictCell = (L, s) => data.verdict &&
-  data.verdict.cells.find((c) => c.pcie_latency_us === L && c.speed === s);
+  data.verdict.cells.find((c) => c.x === L && c.series === s);
 
 // The cards show what the database holds for (L, s), and the faster design
 // (lower median, as written) is marked the winner.
@@ -107,7 +107,7 @@ async function timelineSettles(p, runId) {
 }
 
 async function sliderIndexes() {
-  return [+(await page.inputValue('#slider-latency')), +(await page.inputValue('#slider-speed'))];
+  return [+(await page.inputValue('#slider-x')), +(await page.inputValue('#slider-series'))];
 }
 
 // ---- the tests
@@ -127,22 +127,43 @@ test('the page loads without console errors and shows the verdict', async () => 
   assert.equal(await page.locator('#runs tbody tr').count(), runs);
 });
 
+test('the page names the variants, knobs and parts as the study in its data does', async () => {
+  const st = data.study;
+  const cap = (t) => t.charAt(0).toUpperCase() + t.slice(1);
+  const x = st.knobs.find((k) => k.name === st.x), s = st.knobs.find((k) => k.name === st.series);
+  assert.equal((await page.textContent('#x-label')).trim(), cap(x.title));
+  assert.equal((await page.textContent('#series-label')).trim(), cap(s.title));
+  for (const d of st.compare) {
+    const v = st.variants.find((w) => w.name === d);
+    assert.equal(await page.textContent(`#card-${d} h3`), `${cap(st.axis)} ${v.label}`);
+    const fieldsText = await page.textContent(`#card-${d} .fields`);
+    for (const p of st.metric.parts) assert.ok(fieldsText.includes(p.label), `${d}: ${p.label}`);
+  }
+  // The case study's names, as they read before they came from the study.
+  assert.equal(x.title, 'one-way PCIe latency');
+  assert.deepEqual(await page.$$eval('#baselines thead th', (ths) => ths.map((t) => t.textContent)),
+    ['One-way PCIe latency', 'Software', 'Register copy', 'Design A', 'Design B']);
+  assert.deepEqual(await page.$$eval('#load thead th', (ths) => ths.map((t) => t.textContent)),
+    ['Design', 'One-way PCIe latency', 'In flight', 'Throughput', 'Median', 'p99', 'Next queued']);
+  assert.equal(await page.textContent('#map .corner'), 'speed ↑ / L →');
+});
+
 test("moving the sliders shows that cell's numbers from the database in the cards", async () => {
   // It opens at the lowest latency and 1x.
   assert.deepEqual(await sliderIndexes(), [0, 0]);
   await expectCards(0.5, 1);
 
-  await page.focus('#slider-latency');
+  await page.focus('#slider-x');
   await page.keyboard.press('End');
-  assert.equal(await page.textContent('#latency-value'), '2 µs');
+  assert.equal(await page.textContent('#x-value'), '2 µs');
   await expectCards(2, 1);
 
-  await page.focus('#slider-speed');
+  await page.focus('#slider-series');
   await page.keyboard.press('ArrowRight');
-  assert.equal(await page.textContent('#speed-value'), '2×');
+  assert.equal(await page.textContent('#series-value'), '2×');
   await expectCards(2, 2);
 
-  await page.focus('#slider-latency');
+  await page.focus('#slider-x');
   await page.keyboard.press('ArrowLeft');
   await expectCards(1, 2);
   assert.deepEqual(problems, []);
@@ -151,7 +172,7 @@ test("moving the sliders shows that cell's numbers from the database in the card
 test('clicking a map cell selects it: the sliders and the cards follow', async () => {
   const cells = page.locator('#map .map-cell');
   assert.equal(await cells.count(), fx.manifest.latencies_us.length * fx.manifest.speeds.length);
-  const target = page.locator('#map .map-cell[data-latency="0.5"][data-speed="2"]');
+  const target = page.locator('#map .map-cell[data-x="0.5"][data-series="2"]');
   await target.click();
   assert.deepEqual(await sliderIndexes(), [0, 1]);
   assert.match(await target.getAttribute('class'), /\bselected\b/);
@@ -160,7 +181,7 @@ test('clicking a map cell selects it: the sliders and the cards follow', async (
   if (data.verdict) {
     for (const g of fx.manifest.grid.filter((x) => x.design === 'a')) {
       const b = gridRun(fx.manifest, 'b', g.pcie_latency_us, g.speed);
-      const cell = page.locator(`#map .map-cell[data-latency="${g.pcie_latency_us}"][data-speed="${g.speed}"]`);
+      const cell = page.locator(`#map .map-cell[data-x="${g.pcie_latency_us}"][data-series="${g.speed}"]`);
       assert.equal(await cell.getAttribute('data-winner'), g.median_us < b.median_us ? 'a' : 'b',
         `map at L=${g.pcie_latency_us}, ${g.speed}x`);
     }
@@ -186,7 +207,7 @@ async function cardSplit(design) {
 test("each traced card shows where its median request's time goes, the parts summing to it", async () => {
   const order = ['client_software', 'network', 'server_software', 'host_interface', 'compute'];
   for (const g of fx.manifest.grid) {
-    await page.locator(`#map .map-cell[data-latency="${g.pcie_latency_us}"][data-speed="${g.speed}"]`).click();
+    await page.locator(`#map .map-cell[data-x="${g.pcie_latency_us}"][data-series="${g.speed}"]`).click();
     const where = `design ${g.design} at L=${g.pcie_latency_us} us, ${g.speed}x`;
     const split = await cardSplit(g.design);
     if (!g.traced) {
@@ -206,18 +227,18 @@ test("each traced card shows where its median request's time goes, the parts sum
     const compute = split.parts.find((p) => p.part === 'compute').ps;
     assert.ok(Math.abs(compute - g.compute_us * 1e6) <= 64, `${where}: compute ${compute}`);
   }
-  await page.locator('#map .map-cell[data-latency="0.5"][data-speed="1"]').click();
+  await page.locator('#map .map-cell[data-x="0.5"][data-series="1"]').click();
   assert.deepEqual(problems, []);
 });
 
 test("clicking a card draws that design's traced request as swim lanes in µs", async () => {
-  await page.locator('#map .map-cell[data-latency="1"][data-speed="1"]').click();
+  await page.locator('#map .map-cell[data-x="1"][data-series="1"]').click();
   for (const d of ['b', 'a']) {
     await page.click(`#card-${d}`);
     const want = gridRun(fx.manifest, d, 1, 1);
     const tl = page.locator('#timeline');
     assert.equal(await page.getAttribute(`#card-${d}`, 'data-selected'), 'true');
-    assert.equal(await tl.getAttribute('data-design'), d);
+    assert.equal(await tl.getAttribute('data-variant'), d);
     assert.equal(+(await tl.getAttribute('data-run-id')), want.run_id);
     assert.equal(await timelineSettles(page, want.run_id), 'drawn');
     const trace = writtenTrace(want.run_id);
@@ -246,7 +267,7 @@ test('dragging across the timeline zooms in; Reset zoom shows the whole request'
 
 test('a run without a trace says so instead of a timeline', async () => {
   const untraced = fx.manifest.grid.find((g) => !g.traced);
-  await page.locator(`#map .map-cell[data-latency="${untraced.pcie_latency_us}"][data-speed="${untraced.speed}"]`).click();
+  await page.locator(`#map .map-cell[data-x="${untraced.pcie_latency_us}"][data-series="${untraced.speed}"]`).click();
   await page.click(`#card-${untraced.design}`);
   assert.equal(await timelineSettles(page, untraced.run_id), 'empty');
   assert.match(await page.textContent('#timeline-empty'), /^No trace recorded for this run/);
@@ -322,7 +343,7 @@ test('over `mortar serve` the page loads a trace from /traces/<id>.js when it sh
     assert.deepEqual(asked, [`/traces/${a.run_id}.js`, `/traces/${b.run_id}.js`]);
     assert.deepEqual(errors, []);
 
-    await p.locator('#map .map-cell[data-latency="2"][data-speed="1"]').click();
+    await p.locator('#map .map-cell[data-x="2"][data-series="1"]').click();
     assert.equal(await timelineSettles(p, refused.run_id), 'error');
     assert.match(await p.textContent('#timeline-empty'), /: the server did not send it/);
   } finally {
@@ -334,16 +355,16 @@ test('over `mortar serve` the page loads a trace from /traces/<id>.js when it sh
 
 test('the charts and tables hold the database numbers', async () => {
   // The latency chart follows the selected speed.
-  await page.locator('#map .map-cell[data-latency="1"][data-speed="2"]').click();
+  await page.locator('#map .map-cell[data-x="1"][data-series="2"]').click();
   const series = await page.evaluate(() => window.Chart.getChart('latency-chart').data.datasets
     .map((d) => ({ label: d.label, points: d.data.map((p) => [p.x, p.y]) })));
   for (const [i, d] of [[0, 'a'], [1, 'b']]) {
     assert.deepEqual(series[i].points, fx.manifest.latencies_us.map((L) => [L, gridRun(fx.manifest, d, L, 2).median_us]));
   }
   if (data.verdict) {
-    const cross = data.verdict.crossovers.find((c) => c.speed === 2);
+    const cross = data.verdict.crossovers.find((c) => c.series === 2);
     assert.equal(await page.textContent('#crossover-text'), cross.text);
-    if (cross.latency_us !== null) assert.match(series[2].label, /^crossover at L ≈ [\d.]+ µs$/);
+    if (cross.x !== null) assert.match(series[2].label, /^crossover at L ≈ [\d.]+ µs$/);
   }
   // Baselines: one row per latency; load: one per design, latency and in-flight count.
   assert.equal(await page.locator('#baselines tbody tr').count(), fx.manifest.latencies_us.length);
@@ -375,8 +396,44 @@ test('a database without runs gives a page that says so', async () => {
   await p.close();
 });
 
+test('a study with one knob gives a page with one series and no series slider', async () => {
+  const specs = join(need('WEB_PACKAGES'), '..', 'experiments', 'matmul');
+  const studyPath = join(fx.dir, 'one-knob.json');
+  writeFileSync(studyPath, JSON.stringify({
+    name: 'one',
+    variants: { axis: 'design', compare: ['a', 'b'], values: {
+      a: { spec: join(specs, 'design-a.json'), label: 'A' },
+      b: { spec: join(specs, 'design-b.json'), label: 'B' } } },
+    knobs: { 'pcie.latency': { label: 'L', unit: 'us', values: ['0.5us', '1us', '2us'] } },
+    metric: { name: 'latency', unit: 'ns', better: 'lower',
+      report: { id: 'req', value: 'latency_ns', start: 'start_ns', verified: 'verified' } },
+    parts: [{ variants: ['a', 'b'], grid: { 'pcie.latency': ['0.5us'] } }],
+  }));
+  const r = run(MORTAR, ['report', '--db', fx.db, '--study', studyPath, '--out', join(fx.dir, 'one-knob')]);
+  assert.equal(r.code, 0, r.stderr);
+  const one = pageData(readFileSync(r.stdout.trim(), 'utf8'));
+  assert.equal(one.study.series, null);
+  assert.deepEqual(one.verdict.series_values, [null]);
+  const p = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = [];
+  p.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  p.on('pageerror', (e) => errors.push(e.message));
+  try {
+    await p.goto(pathToFileURL(r.stdout.trim()).href);
+    await p.waitForSelector('body[data-ready="true"]');
+    assert.ok(await p.isHidden('#series-slider'));
+    assert.equal(await p.locator('#map .map-cell').count(), one.verdict.x_values.length);
+    assert.equal(await p.locator('#crossovers tbody tr').count(), 1);
+    assert.ok(await p.isHidden('#load-panel'));
+    assert.equal(await p.textContent('#map .corner'), 'L →');
+    assert.deepEqual(errors, []);
+  } finally {
+    await p.close();
+  }
+});
+
 test('a screenshot of the page is left in Testing/explorer.png', async () => {
-  await page.locator('#map .map-cell[data-latency="1"][data-speed="1"]').click();
+  await page.locator('#map .map-cell[data-x="1"][data-series="1"]').click();
   await page.click('#card-a');
   assert.equal(await timelineSettles(page, gridRun(fx.manifest, 'a', 1, 1).run_id), 'drawn');
   const dir = need('WEB_SCREENSHOT_DIR');

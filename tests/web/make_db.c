@@ -258,13 +258,14 @@ static int64_t record(sqlite3 *db, const char *out_dir, const expected *e,
 {
     char name[64], dir[4096];
     snprintf(name, sizeof name, "synthetic-%s", e->design);
+    char latency[32];
+    snprintf(latency, sizeof latency, "%gus", e->latency_us);
     db_run_info info = {.name = name,
-                        .design = e->design,
                         .run_dir = "",
-                        .pcie_latency_us = e->latency_us,
-                        .speed = e->speed,
-                        .in_flight = e->in_flight,
-                        .spec = json_pack("{s:s}", "name", name)};
+                        .spec = json_pack("{s:s, s:{s:s, s:s, s:f, s:I}}", "name", name,
+                                          "vars", "design", e->design, "pcie.latency",
+                                          latency, "speed", e->speed, "inflight",
+                                          (json_int_t)e->in_flight)};
     int64_t id = db_begin_run(db, &info);
     json_decref(info.spec);
     if (id < 0)
@@ -281,6 +282,9 @@ static int64_t record(sqlite3 *db, const char *out_dir, const expected *e,
 
     static const double offsets_us[NREQ - 1] = {-4, -3, -2, -1, -0.5, 0, 0.5, 1, 2, 3};
     db_request reqs[NREQ];
+    json_t *fields = json_pack("{s:I, s:I}", "service_ns",
+                               (json_int_t)(e->service_us * 1000 + 0.5), "device_compute_ns",
+                               (json_int_t)(e->compute_us * 1000 + 0.5));
     db_summary sum = {0};
     size_t n = strcmp(status, "ok") ? 0 : NREQ;
     double total = 0, lat_us[NREQ];
@@ -289,10 +293,9 @@ static int64_t record(sqlite3 *db, const char *out_dir, const expected *e,
         lat_us[i] = lat;
         reqs[i] = (db_request){.idx = (int64_t)i,
                                .latency_ns = (int64_t)(lat * 1000 + 0.5),
-                               .service_ns = (int64_t)(e->service_us * 1000 + 0.5),
-                               .compute_ns = (int64_t)(e->compute_us * 1000 + 0.5),
                                .start_ns = (int64_t)i * 10000000,
-                               .verified = 1};
+                               .verified = 1,
+                               .fields = fields};
         total += lat;
     }
     if (n) {
@@ -305,11 +308,10 @@ static int64_t record(sqlite3 *db, const char *out_dir, const expected *e,
                            .max_us = e->p99_us,
                            .throughput_rps = throughput_rps};
     }
-    if (traced && n && write_traces(dir, e, lat_us, n))
-        return -1;
-    if (db_finish_run(db, id, status, error, 12.5, NULL, NULL, reqs, n, &sum))
-        return -1;
-    return id;
+    int failed = (traced && n && write_traces(dir, e, lat_us, n)) ||
+                 db_finish_run(db, id, status, error, 12.5, NULL, NULL, reqs, n, &sum);
+    json_decref(fields);
+    return failed ? -1 : id;
 }
 
 static json_t *expected_json(const expected *e, int64_t id, double throughput_rps)

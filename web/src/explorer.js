@@ -1,19 +1,22 @@
 // explorer.js - the explorer page's behaviour. It reads the data that
 // `mortar report` embedded in #mortar-data (docs/explorer.md) and draws, from
 // it alone: the verdict, the sliders and the map over the measured grid, a
-// card per design, the timeline of a traced request, and the charts. The
+// card per compared variant, the timeline of a traced request, and the
+// charts. Every name, label and unit it shows comes from the study in the
+// data (data.study: the variants, the knobs and their roles, the load axis,
+// the metric's parts); the page itself names no study. The
 // data holds only a summary of each traced request; the timeline itself is
 // a script beside the page (traces/<run id>.js) loaded when it is first
-// shown. Winners, margins and crossovers are the verdict's (cli/verdict.c);
+// shown. Winners, margins and crossovers are the verdict's (cli/study/verdict.c);
 // this script never decides one.
 'use strict';
 
 (function explorer() {
-  const DESIGNS = {
-    a: { name: 'Design A', nick: 'wide array', color: '#2563eb', soft: '#93c5fd' },
-    b: { name: 'Design B', nick: 'deep pipeline', color: '#ea580c', soft: '#fdba74' },
-  };
-  const COLOR = { tie: '#64748b', software: '#059669', regcopy: '#7c3aed', none: '#94a3b8' };
+  // The two compared variants' colours (first blue, second orange), then the
+  // baselines'.
+  const PAIR_COLORS = [{ color: '#2563eb', soft: '#93c5fd' }, { color: '#ea580c', soft: '#fdba74' }];
+  const BASELINE_COLORS = ['#059669', '#7c3aed', '#db2777', '#0891b2', '#ca8a04'];
+  const COLOR = { tie: '#64748b', none: '#94a3b8' };
   const EVENT_PALETTE = ['#2563eb', '#ea580c', '#059669', '#7c3aed', '#db2777', '#0891b2',
     '#ca8a04', '#4f46e5', '#65a30d', '#dc2626', '#0d9488', '#9333ea'];
 
@@ -56,11 +59,62 @@
     if (!isNum(v)) return '—';
     return fmtNumber(v, Math.abs(v) < 10 ? 2 : 1) + ' µs';
   }
-  const fmtL = (v) => (isNum(v) ? trim(v) + ' µs' : '—');
-  const fmtSpeed = (v) => (isNum(v) ? trim(v) + '×' : '—');
   const fmtPct = (v) => (isNum(v) ? fmtNumber(Math.abs(v), 1) + ' %' : '—');
   const fmtRps = (v) => (isNum(v) ? fmtNumber(v, v < 100 ? 1 : 0) + ' req/s' : '—');
-  const designName = (d) => (DESIGNS[d] ? DESIGNS[d].name : d === 'tie' ? 'tie' : d || '—');
+  const cap = (t) => (t ? t.charAt(0).toUpperCase() + t.slice(1) : '');
+
+  // ---------------------------------------------------------------- the study
+
+  // The study the data describes (cli/study/study_json.h), with what the page
+  // needs of it: the two compared variants (PAIR), the baselines, the knob
+  // along which crossings are found (X), the one that makes the series (SK,
+  // or null), the load axis (LK, or null), the metric's parts.
+  let S = null, PAIR = [], BASELINES = [], X = null, SK = null, LK = null, PARTS = [];
+  const VARIANTS = new Map();
+
+  function knobOf(study, name) {
+    return (Array.isArray(study.knobs) ? study.knobs : []).find((k) => k && k.name === name) || null;
+  }
+
+  function readStudy(data) {
+    S = data.study && typeof data.study === 'object' ? data.study : {};
+    for (const v of Array.isArray(S.variants) ? S.variants : []) VARIANTS.set(v.name, v);
+    PAIR = Array.isArray(S.compare) ? S.compare.slice(0, 2) : [];
+    BASELINES = Array.isArray(S.baselines) ? S.baselines : [];
+    X = knobOf(S, S.x) || { name: '', label: 'x', unit: '', phrase: 'value', title: 'value' };
+    SK = knobOf(S, S.series);
+    LK = S.load && typeof S.load === 'object' ? S.load : null;
+    PARTS = S.metric && Array.isArray(S.metric.parts) ? S.metric.parts : [];
+  }
+
+  // A knob's unit as the page writes it after a value: "0.5 µs", "2×".
+  const UNIT_TEXT = { us: ' µs', x: '×' };
+  function unitText(k) {
+    const u = k && k.unit ? k.unit : '';
+    return UNIT_TEXT[u] !== undefined ? UNIT_TEXT[u] : u.length > 1 ? ' ' + u : u;
+  }
+  const fmtKnob = (k, v) => (isNum(v) ? trim(v) + unitText(k) : '—');
+  const fmtX = (v) => fmtKnob(X, v);
+  const fmtS = (v) => fmtKnob(SK, v);
+  const fmtLoad = (v) => (isNum(v) ? trim(v) : '—');
+
+  // How the page names a variant: a compared one by the axis and its label
+  // ("Nic XL710"), any other by its phrase.
+  function variantName(name) {
+    if (name === 'tie') return 'tie';
+    const v = VARIANTS.get(name);
+    if (!v) return name || '—';
+    return PAIR.includes(name) ? `${cap(S.axis)} ${v.label}` : cap(v.phrase);
+  }
+  const label = (name) => (VARIANTS.get(name) ? VARIANTS.get(name).label : name);
+  const pairIndex = (name) => PAIR.indexOf(name);
+  const isPair = (name) => pairIndex(name) >= 0;
+  function variantColor(name, soft) {
+    const i = pairIndex(name);
+    if (i >= 0) return soft ? PAIR_COLORS[i].soft : PAIR_COLORS[i].color;
+    const b = BASELINES.indexOf(name);
+    return b >= 0 ? BASELINE_COLORS[b % BASELINE_COLORS.length] : COLOR.none;
+  }
 
   function uniqueSorted(values) {
     return [...new Set(values.filter(isNum))].sort((x, y) => x - y);
@@ -92,123 +146,141 @@
     }
   }
 
+  // Whether a run is unloaded: at the load axis' lowest value, or without one.
+  const unloaded = (r) => !LK || !isNum(r.load) || r.load === S.load_at;
+  // Whether a run is at the series knob's reference value (always without one).
+  const atSeries = (r) => !SK || r.series === S.series_at;
+  const runCell = (r) => {
+    const s = r.summary || {};
+    const cell = { run_id: r.id, median_us: s.median_us, p99_us: s.p99_us, mean_us: s.mean_us,
+      min_us: s.min_us, max_us: s.max_us, alone_us: null };
+    for (const p of PARTS) cell[`${p.name}_us`] = null;
+    return cell;
+  };
+
   // The grid the page shows: the verdict's cells, or without a verdict the
-  // newest finished A and B run of each (latency, speed) with one request in
-  // flight (the measured numbers only: no winner, no margin).
+  // newest finished unloaded run of each compared variant at each (x,
+  // series) (the measured numbers only: no winner, no margin). Runs carry
+  // their variant and knob values (x, series, load) from the data.
   function buildModel(data) {
     const runs = Array.isArray(data.runs) ? data.runs : [];
     const ok = runs.filter((r) => r.status === 'ok');
     const verdict = data.verdict && typeof data.verdict === 'object' ? data.verdict : null;
     const runsById = new Map(runs.map((r) => [r.id, r]));
+    const seriesOk = (v) => (SK ? isNum(v) : v === null || v === undefined);
 
     let cells;
     if (verdict && Array.isArray(verdict.cells)) {
-      cells = verdict.cells.filter((c) => isNum(c.pcie_latency_us) && isNum(c.speed));
+      cells = verdict.cells.filter((c) => isNum(c.x) && seriesOk(c.series));
     } else {
       // Runs come in id order: the newest of each grid point is the last.
       const grid = new Map();
       for (const r of ok) {
-        if ((r.design === 'a' || r.design === 'b') && r.in_flight === 1)
-          grid.set(key(r.design, r.pcie_latency_us, r.speed), r);
+        if (isPair(r.variant) && unloaded(r) && isNum(r.x)) grid.set(key(r.variant, r.x, r.series), r);
       }
       const byCell = new Map();
       for (const r of grid.values()) {
-        const k = key(r.pcie_latency_us, r.speed);
+        const k = key(r.x, r.series);
         if (!byCell.has(k)) {
-          byCell.set(k, { pcie_latency_us: r.pcie_latency_us, speed: r.speed, a: null, b: null,
-            winner: null, margin_us: null, margin_pct: null });
+          const cell = { x: r.x, series: SK ? r.series : null, winner: null, margin_us: null, margin_pct: null };
+          for (const d of PAIR) cell[d] = null;
+          byCell.set(k, cell);
         }
-        const s = r.summary || {};
-        byCell.get(k)[r.design] = { run_id: r.id, median_us: s.median_us, p99_us: s.p99_us,
-          mean_us: s.mean_us, min_us: s.min_us, max_us: s.max_us,
-          alone_us: null, service_us: null, compute_us: null };
+        byCell.get(k)[r.variant] = runCell(r);
       }
       cells = [...byCell.values()];
     }
-    const latencies = verdict && Array.isArray(verdict.latencies_us) && verdict.latencies_us.length
-      ? uniqueSorted(verdict.latencies_us) : uniqueSorted(cells.map((c) => c.pcie_latency_us));
-    const speeds = verdict && Array.isArray(verdict.speeds) && verdict.speeds.length
-      ? uniqueSorted(verdict.speeds) : uniqueSorted(cells.map((c) => c.speed));
-    const cellMap = new Map(cells.map((c) => [key(+c.pcie_latency_us, +c.speed), c]));
+    const xs = verdict && Array.isArray(verdict.x_values) && verdict.x_values.length
+      ? uniqueSorted(verdict.x_values) : uniqueSorted(cells.map((c) => c.x));
+    const series = !SK ? [null] : verdict && Array.isArray(verdict.series_values) && verdict.series_values.length
+      ? uniqueSorted(verdict.series_values) : uniqueSorted(cells.map((c) => c.series));
+    const cellMap = new Map(cells.map((c) => [key(+c.x, SK ? +c.series : null), c]));
 
-    return { data, runs, ok, verdict, runsById, cells, cellMap, latencies, speeds,
+    return { data, runs, ok, verdict, runsById, cells, cellMap, xs, series,
       baselines: verdict && Array.isArray(verdict.baselines) ? verdict.baselines : baselinesFromRuns(ok),
       load: verdict && Array.isArray(verdict.load) ? verdict.load : loadFromRuns(ok) };
   }
 
-  // Without a verdict: the newest software and register-copy run per latency
-  // beside the A and B grid runs at 1x.
+  // Without a verdict: the newest unloaded run of each baseline per x value
+  // beside the compared variants' at the series' reference value.
   function baselinesFromRuns(ok) {
+    const shown = [...BASELINES, ...PAIR];
     const pick = new Map();
     for (const r of ok) {
-      if (r.in_flight !== 1) continue;
-      if (r.design === 'software' || r.design === 'regcopy' ||
-          ((r.design === 'a' || r.design === 'b') && r.speed === 1)) {
-        pick.set(key(r.design, r.pcie_latency_us), r);
-      }
+      if (unloaded(r) && atSeries(r) && shown.includes(r.variant) && isNum(r.x))
+        pick.set(key(r.variant, r.x), r);
     }
-    const med = (d, L) => {
-      const r = pick.get(key(d, L));
+    const med = (d, x) => {
+      const r = pick.get(key(d, x));
       return r && r.summary ? num(r.summary.median_us) : null;
     };
-    const Ls = uniqueSorted(ok.filter((r) => r.design === 'software' || r.design === 'regcopy')
-      .map((r) => r.pcie_latency_us));
-    return Ls.map((L) => ({ pcie_latency_us: L, software_median_us: med('software', L),
-      regcopy_median_us: med('regcopy', L), a_median_us: med('a', L), b_median_us: med('b', L) }));
+    const xs = uniqueSorted(ok.filter((r) => BASELINES.includes(r.variant) && unloaded(r) && atSeries(r))
+      .map((r) => r.x));
+    return xs.map((x) => {
+      const row = { x };
+      for (const d of shown) row[`${d}_median_us`] = med(d, x);
+      return row;
+    });
   }
 
-  // Without a verdict: every A/B latency with runs of several requests in
-  // flight, with its one-in-flight run, at the speed those runs used.
+  // Without a verdict: every compared variant's x value with loaded runs,
+  // with its unloaded run, at the series value those runs used.
   function loadFromRuns(ok) {
-    const multi = ok.filter((r) => (r.design === 'a' || r.design === 'b') && r.in_flight > 1);
-    const groups = new Set(multi.map((r) => key(r.design, r.pcie_latency_us, r.speed)));
+    if (!LK) return [];
+    const multi = ok.filter((r) => isPair(r.variant) && !unloaded(r));
+    const groups = new Set(multi.map((r) => key(r.variant, r.x, r.series)));
     const pick = new Map();
     for (const r of ok) {
-      if (groups.has(key(r.design, r.pcie_latency_us, r.speed)))
-        pick.set(key(r.design, r.pcie_latency_us, r.speed, r.in_flight), r);
+      if (groups.has(key(r.variant, r.x, r.series)))
+        pick.set(key(r.variant, r.x, r.series, r.load), r);
     }
-    return [...pick.values()].map((r) => ({ design: r.design, pcie_latency_us: r.pcie_latency_us,
-      in_flight: r.in_flight, median_us: (r.summary || {}).median_us, p99_us: (r.summary || {}).p99_us,
-      throughput_rps: (r.summary || {}).throughput_rps }));
+    return [...pick.values()].map((r) => ({ variant: r.variant, x: r.x,
+      load: isNum(r.load) ? r.load : S.load_at, median_us: (r.summary || {}).median_us,
+      p99_us: (r.summary || {}).p99_us, throughput_rps: (r.summary || {}).throughput_rps, share: null }));
   }
 
   // ---------------------------------------------------------------- state
 
-  const state = { li: 0, si: 0, design: 'a', zoom: null, timelineOf: '' };
+  const state = { xi: 0, si: 0, variant: '', zoom: null, timelineOf: '' };
   let M = null;
 
-  const currentL = () => M.latencies[state.li];
-  const currentS = () => M.speeds[state.si];
-  const cellAt = (L, s) => M.cellMap.get(key(+L, +s)) || null;
-  const currentCell = () => cellAt(currentL(), currentS());
+  const currentX = () => M.xs[state.xi];
+  const currentS = () => M.series[state.si];
+  const cellAt = (x, s) => M.cellMap.get(key(+x, SK ? +s : null)) || null;
+  const currentCell = () => cellAt(currentX(), currentS());
 
-  function select(li, si) {
-    state.li = Math.max(0, Math.min(M.latencies.length - 1, li));
-    state.si = Math.max(0, Math.min(M.speeds.length - 1, si));
-    $('slider-latency').value = String(state.li);
-    $('slider-speed').value = String(state.si);
+  function select(xi, si) {
+    state.xi = Math.max(0, Math.min(M.xs.length - 1, xi));
+    state.si = Math.max(0, Math.min(M.series.length - 1, si));
+    $('slider-x').value = String(state.xi);
+    $('slider-series').value = String(state.si);
     renderSelection();
   }
 
-  function selectDesign(d) {
-    state.design = d;
+  function selectVariant(d) {
+    state.variant = d;
     renderCards();
     renderTimeline();
   }
 
+  // "<x label> = <value>, <series label> <value>": where a cell is.
+  function where(x, s) {
+    return `${X.label} = ${fmtX(x)}` + (SK ? `, ${SK.label} ${fmtS(s)}` : '');
+  }
+
   function renderSelection() {
-    $('latency-value').textContent = fmtL(currentL());
-    $('speed-value').textContent = fmtSpeed(currentS());
+    $('x-value').textContent = fmtX(currentX());
+    $('series-value').textContent = SK ? fmtS(currentS()) : '';
     const explore = $('explore');
-    explore.dataset.latency = String(currentL());
-    explore.dataset.speed = String(currentS());
+    explore.dataset.x = String(currentX());
+    explore.dataset.series = String(currentS());
     const cell = currentCell();
     const sel = $('selection');
-    if (!cell) sel.textContent = 'Neither design was measured at this setting.';
-    else if (cell.winner === 'a' || cell.winner === 'b')
-      sel.textContent = `${designName(cell.winner)} is faster here, by ${fmtUs(isNum(cell.margin_us) ? Math.abs(cell.margin_us) : null)} (${fmtPct(cell.margin_pct)}) end to end.`;
-    else if (cell.winner === 'tie') sel.textContent = 'A and B are tied here.';
-    else sel.textContent = M.verdict ? 'No winner here: a design is missing.' : 'Who wins needs the verdict (see above).';
+    if (!cell) sel.textContent = `Neither ${S.axis} was measured at this setting.`;
+    else if (isPair(cell.winner))
+      sel.textContent = `${variantName(cell.winner)} is faster here, by ${fmtUs(isNum(cell.margin_us) ? Math.abs(cell.margin_us) : null)} (${fmtPct(cell.margin_pct)}) end to end.`;
+    else if (cell.winner === 'tie') sel.textContent = `${label(PAIR[0])} and ${label(PAIR[1])} are tied here.`;
+    else sel.textContent = M.verdict ? `No winner here: a ${S.axis} is missing.` : 'Who wins needs the verdict (see above).';
     renderMapSelection();
     renderCards();
     renderTimeline();
@@ -216,6 +288,28 @@
   }
 
   // ---------------------------------------------------------------- header, verdict
+
+  // The texts of the page that name the study's variants and knobs.
+  function renderStudyTexts() {
+    const [a, b] = PAIR.map(label);
+    document.title = `mortar explorer: ${S.axis} ${a} vs ${S.axis} ${b} in the whole system`;
+    $('study-name').textContent = S.name ? `${S.name} study` : '';
+    $('question').textContent = `${variantName(PAIR[0])} and ${S.axis} ${b}, alone and inside ` +
+      'the whole simulated system: which is faster where, and where does the ranking flip?';
+    $('movement-title').textContent = `How far each ${S.axis} moves across the ${X.phrase} range`;
+    $('explore-hint').textContent = `Pick a ${X.title}${SK ? ` and a ${SK.title}` : ''} with the sliders, or click a ` +
+      `cell of the map. The cards compare the two ${S.axis}s measured there.`;
+    $('x-label').textContent = cap(X.title) + ' ';
+    $('series-label').textContent = SK ? cap(SK.title) + ' ' : '';
+    $('series-slider').hidden = !SK;
+    $('map-unit').textContent = `(end-to-end median; x: ${X.title}${SK ? `, y: ${SK.title}` : ''})`;
+    $('latency-title').textContent = `Latency vs ${X.title}`;
+    const baselineNames = BASELINES.map((d) => variantName(d));
+    $('baselines-hint').textContent = `${baselineNames.join(', ')}${baselineNames.length ? ' against ' : ''}${a} and ${b}` +
+      (SK ? ` at ${fmtS(S.series_at)} ${SK.phrase}` : '') + '. Log scale.';
+    $('load-hint').textContent = LK ? `Several ${LK.phrase}: how many requests per second each ${S.axis} ` +
+      'completes, and what that does to each request\'s latency.' : '';
+  }
 
   function renderHeader() {
     const d = M.data;
@@ -236,48 +330,52 @@
       err.textContent = `No verdict: ${M.data.verdict_error || 'unknown reason'}. ` +
         'The cards and charts show the measured runs; winners, margins and crossovers come from the verdict.';
     } else if (empty) {
-      err.textContent = 'Nothing to conclude yet: the database has no finished runs of design A or B.';
+      err.textContent = `Nothing to conclude yet: the database has no finished runs of ${S.axis} ${label(PAIR[0])} or ${label(PAIR[1])}.`;
     }
-    const sentences = v && Array.isArray(v.summary) ? v.summary.filter((s) => typeof s === 'string') : [];
+    const sentences = v && Array.isArray(v.summary) ? v.summary.filter((t) => typeof t === 'string') : [];
     $('verdict-headline').textContent = sentences.length ? sentences[0] : '';
     $('verdict-headline').hidden = !sentences.length;
-    $('verdict-summary').replaceChildren(...sentences.slice(1).map((s) => el('li', { text: s })));
+    $('verdict-summary').replaceChildren(...sentences.slice(1).map((t) => el('li', { text: t })));
     $('verdict-summary').hidden = sentences.length < 2;
 
+    const [a, b] = PAIR.map(label);
+    const seriesHead = SK ? [cap(SK.label)] : [];
+    const seriesCell = (value) => (SK ? [fmtS(value)] : []);
     const cross = v && Array.isArray(v.crossovers) ? v.crossovers : [];
-    setTable($('crossovers'), ['Speed', 'A and B cross at', 'Faster below', 'Faster above'],
+    setTable($('crossovers'), [...seriesHead, `${a} and ${b} cross at`, 'Faster below', 'Faster above'],
       cross.map((c) => ({
-        attrs: { data: { speed: String(c.speed) }, title: c.text || '' },
-        cells: [fmtSpeed(c.speed),
-          isNum(c.latency_us) ? `L ≈ ${fmtNumber(c.latency_us, 2)} µs` : 'no crossing in the measured range',
-          designName(c.below), designName(c.above)],
+        attrs: { data: { series: String(c.series) }, title: c.text || '' },
+        cells: [...seriesCell(c.series),
+          isNum(c.x) ? `${X.label} ≈ ${fmtNumber(c.x, 2)}${unitText(X)}` : 'no crossing in the measured range',
+          variantName(c.below), variantName(c.above)],
       })));
 
-    // Alone (the component benchmark) beside who wins in the system, per
-    // latency (the verdict's ranking; else its cells).
+    // Alone (each variant's alone benchmark) beside who wins in the system,
+    // per x value (the verdict's ranking; else its cells).
     const alone = v && Array.isArray(v.alone) ? v.alone : [];
     const ranking = v && Array.isArray(v.ranking) ? v.ranking : [];
-    const inSystem = (speed) => {
-      const r = ranking.find((x) => +x.speed === +speed);
+    const inSystem = (series) => {
+      const r = ranking.find((x) => x.series === series);
       const pairs = r && r.system_winners && typeof r.system_winners === 'object'
-        ? Object.entries(r.system_winners).map(([L, w]) => [+L, w])
-        : M.cells.filter((c) => +c.speed === +speed).map((c) => [c.pcie_latency_us, c.winner]);
-      const by = { a: [], b: [], tie: [] };
-      for (const [L, w] of pairs.sort((p, q) => p[0] - q[0])) if (by[w]) by[w].push(trim(L));
-      return ['a', 'b', 'tie'].filter((w) => by[w].length)
-        .map((w) => `${w === 'tie' ? 'tie' : w.toUpperCase()} at ${by[w].join(', ')} µs`).join('; ') || '—';
+        ? Object.entries(r.system_winners).map(([x, w]) => [+x, w])
+        : M.cells.filter((c) => c.series === series).map((c) => [c.x, c.winner]);
+      const by = new Map([...PAIR, 'tie'].map((w) => [w, []]));
+      for (const [x, w] of pairs.sort((p, q) => p[0] - q[0])) if (by.has(w)) by.get(w).push(trim(x));
+      return [...by.entries()].filter(([, xs]) => xs.length)
+        .map(([w, xs]) => `${w === 'tie' ? 'tie' : label(w)} at ${xs.join(', ')}${unitText(X)}`).join('; ') || '—';
     };
-    setTable($('alone'), ['Speed', 'A alone', 'B alone', 'Faster alone', 'Faster in the system'],
-      alone.map((a) => ({
-        attrs: { data: { speed: String(a.speed) } },
-        cells: [fmtSpeed(a.speed), fmtUs(a.a_us), fmtUs(a.b_us), designName(a.winner), inSystem(a.speed)],
+    setTable($('alone'), [...seriesHead, `${a} alone`, `${b} alone`, 'Faster alone', 'Faster in the system'],
+      alone.map((row) => ({
+        attrs: { data: { series: String(row.series) } },
+        cells: [...seriesCell(row.series), fmtUs(row[`${PAIR[0]}_us`]), fmtUs(row[`${PAIR[1]}_us`]),
+          variantName(row.winner), inSystem(row.series)],
       })));
 
     const moves = v && Array.isArray(v.movement) ? v.movement : [];
-    setTable($('movement'), ['Design', 'Speed', 'PCIe latency', 'Median', 'Change'],
+    setTable($('movement'), [cap(S.axis), ...seriesHead, cap(X.title), 'Median', 'Change'],
       moves.map((m) => ({
-        cells: [designName(m.design), fmtSpeed(m.speed),
-          `${fmtL(m.from_latency_us)} → ${fmtL(m.to_latency_us)}`,
+        cells: [variantName(m.variant), ...seriesCell(m.series),
+          `${fmtX(m.from_x)} → ${fmtX(m.to_x)}`,
           `${fmtUs(m.from_median_us)} → ${fmtUs(m.to_median_us)}`,
           `${isNum(m.delta_us) && m.delta_us >= 0 ? '+' : ''}${fmtUs(m.delta_us)} (${isNum(m.delta_pct) && m.delta_pct < 0 ? '−' : '+'}${fmtPct(m.delta_pct)})`],
       })));
@@ -293,69 +391,70 @@
       s.addEventListener('input', () => onInput(+s.value));
       $(ticksId).replaceChildren(...values.map((v) => el('span', { text: fmt(v) })));
     };
-    setup('slider-latency', 'latency-ticks', M.latencies, fmtL, (i) => select(i, state.si));
-    setup('slider-speed', 'speed-ticks', M.speeds, fmtSpeed, (i) => select(state.li, i));
+    setup('slider-x', 'x-ticks', M.xs, fmtX, (i) => select(i, state.si));
+    setup('slider-series', 'series-ticks', SK ? M.series : [], fmtS, (i) => select(state.xi, i));
   }
 
   function mapTint(cell) {
     const w = cell.winner;
-    if (w !== 'a' && w !== 'b') return w === 'tie' ? '#e2e8f0' : '#f1f5f9';
+    if (!isPair(w)) return w === 'tie' ? '#e2e8f0' : '#f1f5f9';
     const pct = isNum(cell.margin_pct) ? Math.abs(cell.margin_pct) : 0;
     const alpha = 0.16 + 0.64 * Math.min(1, pct / 25);
-    const hex = DESIGNS[w].color;
+    const hex = variantColor(w);
     const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
     return `rgba(${r}, ${g}, ${b}, ${alpha.toFixed(3)})`;
   }
 
   function renderMap() {
     const map = $('map');
-    map.style.gridTemplateColumns = `auto repeat(${M.latencies.length}, minmax(76px, 1fr))`;
+    map.style.gridTemplateColumns = `auto repeat(${M.xs.length}, minmax(76px, 1fr))`;
     const nodes = [];
-    for (let si = M.speeds.length - 1; si >= 0; si--) {
-      const s = M.speeds[si];
-      nodes.push(el('div', { class: 'map-axis map-y', text: fmtSpeed(s) }));
-      M.latencies.forEach((L, li) => {
-        const cell = cellAt(L, s);
+    const [a, b] = PAIR;
+    for (let si = M.series.length - 1; si >= 0; si--) {
+      const s = M.series[si];
+      nodes.push(el('div', { class: 'map-axis map-y', text: SK ? fmtS(s) : '' }));
+      M.xs.forEach((x, xi) => {
+        const cell = cellAt(x, s);
         if (!cell) {
           nodes.push(el('div', { class: 'map-cell missing', text: 'not run',
-            data: { latency: String(L), speed: String(s), winner: 'none' } }));
+            data: { x: String(x), series: String(s), winner: 'none' } }));
           return;
         }
-        const w = cell.winner === 'a' || cell.winner === 'b' || cell.winner === 'tie' ? cell.winner : 'none';
+        const w = isPair(cell.winner) || cell.winner === 'tie' ? cell.winner : 'none';
         let main, sub;
-        if (w === 'a' || w === 'b') {
-          main = w.toUpperCase();
+        if (isPair(w)) {
+          main = label(w);
           sub = `by ${fmtUs(isNum(cell.margin_us) ? Math.abs(cell.margin_us) : null)} · ${fmtPct(cell.margin_pct)}`;
         } else if (w === 'tie') {
           main = 'tie';
           sub = 'same median';
         } else {
           main = '?';
-          sub = `A ${fmtUs(cell.a && cell.a.median_us)} · B ${fmtUs(cell.b && cell.b.median_us)}`;
+          sub = `${label(a)} ${fmtUs(cell[a] && cell[a].median_us)} · ${label(b)} ${fmtUs(cell[b] && cell[b].median_us)}`;
         }
         nodes.push(el('button', {
           type: 'button', class: `map-cell win-${w}`, role: 'gridcell',
           style: `background:${mapTint(cell)}`,
-          title: `L = ${fmtL(L)}, speed ${fmtSpeed(s)}: A ${fmtUs(cell.a && cell.a.median_us)}, B ${fmtUs(cell.b && cell.b.median_us)}`,
-          'aria-label': `PCIe latency ${fmtL(L)}, speed ${fmtSpeed(s)}: ${w === 'none' ? 'no verdict' : designName(w) + ' wins'}`,
-          data: { latency: String(L), speed: String(s), li: String(li), si: String(si), winner: w },
-          on: { click: () => select(li, si) },
+          title: `${where(x, s)}: ${label(a)} ${fmtUs(cell[a] && cell[a].median_us)}, ${label(b)} ${fmtUs(cell[b] && cell[b].median_us)}`,
+          'aria-label': `${cap(X.title)} ${fmtX(x)}${SK ? `, ${SK.label} ${fmtS(s)}` : ''}: ${w === 'none' ? 'no verdict' : variantName(w) + ' wins'}`,
+          data: { x: String(x), series: String(s), xi: String(xi), si: String(si), winner: w },
+          on: { click: () => select(xi, si) },
         }, el('span', { class: 'map-main', text: main }), el('span', { class: 'map-sub', text: sub })));
       });
     }
-    nodes.push(el('div', { class: 'map-axis corner', text: 'speed ↑ / L →' }));
-    for (const L of M.latencies) nodes.push(el('div', { class: 'map-axis map-x', text: fmtL(L) }));
+    nodes.push(el('div', { class: 'map-axis corner', text: SK ? `${SK.label} ↑ / ${X.label} →` : `${X.label} →` }));
+    for (const x of M.xs) nodes.push(el('div', { class: 'map-axis map-x', text: fmtX(x) }));
     map.replaceChildren(...nodes);
 
     const sw = (color, text) => el('span', { class: 'legend-item' },
       el('span', { class: 'swatch', style: `background:${color}` }), text);
-    $('map-legend').replaceChildren(sw(DESIGNS.a.color, 'A faster'), sw(DESIGNS.b.color, 'B faster'),
+    $('map-legend').replaceChildren(sw(variantColor(a), `${label(a)} faster`), sw(variantColor(b), `${label(b)} faster`),
       sw('#e2e8f0', 'tie'), el('span', { class: 'legend-note', text: 'stronger colour = larger margin' }));
   }
 
   function renderMapSelection() {
     for (const c of document.querySelectorAll('#map .map-cell')) {
-      const on = +c.dataset.latency === +currentL() && +c.dataset.speed === +currentS();
+      const on = +c.dataset.x === +currentX() && String(c.dataset.series) === String(currentS());
       c.classList.toggle('selected', on);
       c.setAttribute('aria-selected', on ? 'true' : 'false');
     }
@@ -365,31 +464,33 @@
 
   function renderCards() {
     const cell = currentCell();
-    for (const d of ['a', 'b']) {
+    for (const d of PAIR) {
       const card = $('card-' + d);
       const m = cell ? cell[d] : null;
       const win = !!cell && cell.winner === d;
       card.classList.toggle('winner', win);
-      card.classList.toggle('selected', state.design === d);
+      card.classList.toggle('selected', state.variant === d);
       card.dataset.winner = win ? 'true' : 'false';
-      card.dataset.selected = state.design === d ? 'true' : 'false';
+      card.dataset.selected = state.variant === d ? 'true' : 'false';
       card.dataset.runId = m && m.run_id != null ? String(m.run_id) : '';
-      card.style.setProperty('--design', DESIGNS[d].color);
+      card.style.setProperty('--design', variantColor(d));
 
       let badge = null;
       if (cell && cell.winner === 'tie') badge = el('span', { class: 'badge tie', text: 'tie' });
       else if (win) badge = el('span', { class: 'badge win', text: `faster by ${fmtUs(Math.abs(num(cell.margin_us) || 0))} (${fmtPct(cell.margin_pct)})` });
-      else if (cell && (cell.winner === 'a' || cell.winner === 'b'))
+      else if (cell && isPair(cell.winner))
         badge = el('span', { class: 'badge lose', text: `slower by ${fmtUs(Math.abs(num(cell.margin_us) || 0))}` });
 
+      const v = VARIANTS.get(d);
+      const nick = v && v.phrase !== v.label ? v.phrase : '';
       const head = el('header', null,
-        el('h3', null, DESIGNS[d].name, el('span', { class: 'nick', text: DESIGNS[d].nick })), badge);
+        el('h3', null, variantName(d), nick ? el('span', { class: 'nick', text: nick }) : null), badge);
       if (!m) {
         card.replaceChildren(head, el('p', { class: 'muted', text: 'Not measured at this setting.' }));
         continue;
       }
-      const field = (name, label, help, big) => el('div', { class: big ? 'field big' : 'field' },
-        el('dt', null, label, help ? el('small', { text: help }) : null),
+      const field = (name, text, help, big) => el('div', { class: big ? 'field big' : 'field' },
+        el('dt', null, text, help ? el('small', { text: help }) : null),
         el('dd', { 'data-field': name, 'data-value': isNum(m[name]) ? String(m[name]) : '', text: fmtUs(m[name]) }));
       const run = M.runsById.get(m.run_id);
       const s = run && run.summary ? run.summary : {};
@@ -401,13 +502,12 @@
           field('p99_us', 'End-to-end p99', null, true)),
         breakdown(m, cell),
         el('dl', { class: 'fields' },
-          field('alone_us', 'Alone', 'the device model by itself, no system'),
-          field('service_us', 'Effective service time', 'driver hands the request over → sees it done'),
-          field('compute_us', 'Time computing', 'the compute unit busy')),
+          field('alone_us', 'Alone', `the ${S.axis} by itself, no system`),
+          PARTS.map((p) => field(`${p.name}_us`, p.label || p.name, p.description || null))),
         el('p', { class: 'run-line' },
           `run #${m.run_id}`, isNum(s.requests) ? ` · ${s.requests} requests, ${s.verified} verified` : '',
           ' · ', !traced ? 'no trace recorded'
-            : state.design === d ? 'trace shown below' : 'click to show its trace'));
+            : state.variant === d ? 'trace shown below' : 'click to show its trace'));
     }
   }
 
@@ -434,7 +534,7 @@
         'Where the time goes: shown for a run recorded with --trace.';
       return el('p', { class: 'breakdown breakdown-none muted', text: why });
     }
-    const longest = Math.max(...['a', 'b'].map((d) => {
+    const longest = Math.max(...PAIR.map((d) => {
       const other = cell ? splitOf(cell[d]) : null;
       return other ? other.latency_ps : 0;
     }), split.latency_ps) || 1;
@@ -481,7 +581,7 @@
     return EVENT_PALETTE[h % EVENT_PALETTE.length];
   }
 
-  // The summary of a run's traced request in the page's data (cli/report_data.h):
+  // The summary of a run's traced request in the page's data (cli/explorer/report_data.h):
   // {request, start_ps, end_ps, latency_ps, events, file} or {error}.
   function traceSummary(runId) {
     const traces = M.data.traces && typeof M.data.traces === 'object' ? M.data.traces : {};
@@ -493,7 +593,7 @@
 
   // Timelines by run id, loaded on demand: {state: 'loading' | 'loaded' |
   // 'failed', file, timeline}. traces/<run id>.js calls mortarTrace(id,
-  // timeline) (cli/report_page.h): a <script> element rather than fetch(),
+  // timeline) (cli/explorer/report_page.h): a <script> element rather than fetch(),
   // which a page opened from disk (file://) may not use. A failure stays
   // until the page is reloaded.
   const timelines = new Map();
@@ -514,7 +614,7 @@
       script.remove();
       if (entry.state === 'loading') entry.state = 'failed';
       // Draw it if it is still the one wanted.
-      const m = currentCell() && currentCell()[state.design];
+      const m = currentCell() && currentCell()[state.variant];
       if (m && String(m.run_id) === id) renderTimeline();
     };
     const script = el('script', { src: file, on: { load: done, error: done } });
@@ -526,12 +626,12 @@
     const box = $('timeline');
     const empty = $('timeline-empty');
     const cell = currentCell();
-    const d = state.design;
+    const d = state.variant;
     const m = cell ? cell[d] : null;
     $('timeline-caption').textContent = m
-      ? `${DESIGNS[d].name} at PCIe latency ${fmtL(currentL())}, compute speed ${fmtSpeed(currentS())}: ` +
+      ? `${variantName(d)} at ${X.title} ${fmtX(currentX())}${SK ? `, ${SK.title} ${fmtS(currentS())}` : ''}: ` +
         `the request with the median end-to-end latency of run #${m.run_id}, every event on the one simulated clock. ` +
-        'Click the other card for the other design; drag across the lanes to zoom in.'
+        `Click the other card for the other ${S.axis}; drag across the lanes to zoom in.`
       : 'Nothing measured at this setting.';
     const summary = m ? traceSummary(m.run_id) : null;
     const entry = hasTrace(summary) ? loadTimeline(m.run_id, summary.file) : null;
@@ -542,7 +642,7 @@
       state.timelineOf = shown;
       state.zoom = null;
     }
-    box.dataset.design = d;
+    box.dataset.variant = d;
     box.dataset.runId = m ? String(m.run_id) : '';
     $('timeline-tools').hidden = !tracks.length;
     const say = (boxState, text) => {
@@ -796,45 +896,48 @@
 
   function renderLatencyChart() {
     const s = currentS();
-    const series = (d) => M.latencies.map((L) => {
-      const c = cellAt(L, s);
-      return c && c[d] && isNum(c[d].median_us) ? { x: L, y: c[d].median_us } : null;
+    const [a, b] = PAIR;
+    const points = (d) => M.xs.map((x) => {
+      const c = cellAt(x, s);
+      return c && c[d] && isNum(c[d].median_us) ? { x, y: c[d].median_us } : null;
     }).filter(Boolean);
-    const a = series('a'), b = series('b');
+    const pa = points(a), pb = points(b);
     const cross = M.verdict && Array.isArray(M.verdict.crossovers)
-      ? M.verdict.crossovers.find((c) => +c.speed === +s) : null;
-    const datasets = [line('Design A', DESIGNS.a.color, a), line('Design B', DESIGNS.b.color, b)];
-    if (cross && isNum(cross.latency_us)) {
-      const y = interpolate(a, cross.latency_us);
+      ? M.verdict.crossovers.find((c) => (SK ? +c.series === +s : true)) : null;
+    const datasets = [line(variantName(a), variantColor(a), pa), line(variantName(b), variantColor(b), pb)];
+    if (cross && isNum(cross.x)) {
+      const y = interpolate(pa, cross.x);
       if (y !== null) {
-        datasets.push(line(`crossover at L ≈ ${fmtNumber(cross.latency_us, 2)} µs`, '#0f172a',
-          [{ x: cross.latency_us, y }], { showLine: false, pointRadius: 8, pointStyle: 'crossRot', borderWidth: 3 }));
+        datasets.push(line(`crossover at ${X.label} ≈ ${fmtNumber(cross.x, 2)}${unitText(X)}`, '#0f172a',
+          [{ x: cross.x, y }], { showLine: false, pointRadius: 8, pointStyle: 'crossRot', borderWidth: 3 }));
       }
     }
-    $('latency-caption').textContent = `End-to-end median of A and B at compute speed ${fmtSpeed(s)} ` +
-      'for each measured one-way PCIe latency; the dashed line is the selected latency.';
-    setTable($('latency-table'), ['PCIe latency', 'Design A', 'Design B', 'Faster', 'By'],
-      M.latencies.map((L) => {
-        const c = cellAt(L, s);
-        const w = c && (c.winner === 'a' || c.winner === 'b' || c.winner === 'tie') ? c.winner : null;
+    $('latency-caption').textContent = `End-to-end median of ${label(a)} and ${label(b)}` +
+      (SK ? ` at ${SK.title} ${fmtS(s)}` : '') +
+      ` for each measured ${X.title}; the dashed line is the selected ${X.phrase}.`;
+    setTable($('latency-table'), [cap(X.title), variantName(a), variantName(b), 'Faster', 'By'],
+      M.xs.map((x) => {
+        const c = cellAt(x, s);
+        const w = c && (isPair(c.winner) || c.winner === 'tie') ? c.winner : null;
         return {
-          attrs: { data: { latency: String(L) }, class: +L === +currentL() ? 'current' : null },
-          cells: [fmtL(L), fmtUs(c && c.a && c.a.median_us), fmtUs(c && c.b && c.b.median_us),
-            w ? designName(w) : '—',
-            w === 'a' || w === 'b' ? `${fmtUs(Math.abs(num(c.margin_us) || 0))} (${fmtPct(c.margin_pct)})` : '—'],
+          attrs: { data: { x: String(x) }, class: +x === +currentX() ? 'current' : null },
+          cells: [fmtX(x), fmtUs(c && c[a] && c[a].median_us), fmtUs(c && c[b] && c[b].median_us),
+            w ? variantName(w) : '—',
+            isPair(w) ? `${fmtUs(Math.abs(num(c.margin_us) || 0))} (${fmtPct(c.margin_pct)})` : '—'],
         };
       }));
     const txt = $('crossover-text');
-    txt.textContent = cross ? cross.text || '' : M.verdict ? `No crossover reported at ${fmtSpeed(s)}.` : '';
+    txt.textContent = cross ? cross.text || '' : M.verdict ? `No crossover reported${SK ? ` at ${fmtS(s)}` : ''}.` : '';
     txt.hidden = !txt.textContent;
+    const xTitle = `${X.title} ${X.label}${X.unit ? ` (${unitText(X).trim()})` : ''}`;
     upsertChart('latency-chart', {
       type: 'line',
       data: { datasets },
-      options: chartOptions('one-way PCIe latency L (µs)', 'end-to-end median (µs)', {
+      options: chartOptions(xTitle, 'end-to-end median (µs)', {
         plugins: {
           legend: { position: 'bottom', labels: { boxWidth: 12, usePointStyle: true } },
-          markX: { x: currentL() },
-          tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmtUs(c.parsed.y)} at L = ${fmtL(c.parsed.x)}` } },
+          markX: { x: currentX() },
+          tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmtUs(c.parsed.y)} at ${X.label} = ${fmtX(c.parsed.x)}` } },
         },
       }),
       plugins: [markXPlugin],
@@ -842,25 +945,21 @@
   }
 
   function renderBaselines() {
-    const rows = M.baselines.filter((r) => isNum(r.pcie_latency_us));
+    const rows = M.baselines.filter((r) => isNum(r.x));
     const panel = $('baselines-panel');
     panel.hidden = !rows.length;
     if (!rows.length) return;
-    setTable($('baselines'), ['PCIe latency', 'Software (CPU)', 'Register copy', 'Design A', 'Design B'],
-      rows.map((r) => ({ cells: [fmtL(r.pcie_latency_us), fmtUs(r.software_median_us),
-        fmtUs(r.regcopy_median_us), fmtUs(r.a_median_us), fmtUs(r.b_median_us)] })));
-    const pts = (f) => rows.filter((r) => isNum(r[f]) && r[f] > 0).map((r) => ({ x: r.pcie_latency_us, y: r[f] }));
+    const shown = [...BASELINES, ...PAIR];
+    setTable($('baselines'), [cap(X.title), ...shown.map(variantName)],
+      rows.map((r) => ({ cells: [fmtX(r.x), ...shown.map((d) => fmtUs(r[`${d}_median_us`]))] })));
+    const pts = (f) => rows.filter((r) => isNum(r[f]) && r[f] > 0).map((r) => ({ x: r.x, y: r[f] }));
+    const xTitle = `${X.title} ${X.label}${X.unit ? ` (${unitText(X).trim()})` : ''}`;
     upsertChart('baselines-chart', {
       type: 'line',
-      data: { datasets: [
-        line('Software', COLOR.software, pts('software_median_us')),
-        line('Register copy', COLOR.regcopy, pts('regcopy_median_us')),
-        line('Design A', DESIGNS.a.color, pts('a_median_us')),
-        line('Design B', DESIGNS.b.color, pts('b_median_us')),
-      ] },
-      options: chartOptions('one-way PCIe latency L (µs)', 'end-to-end median (µs, log scale)', {
+      data: { datasets: shown.map((d) => line(variantName(d), variantColor(d), pts(`${d}_median_us`))) },
+      options: chartOptions(xTitle, 'end-to-end median (µs, log scale)', {
         scales: {
-          x: { type: 'linear', title: { display: true, text: 'one-way PCIe latency L (µs)' } },
+          x: { type: 'linear', title: { display: true, text: xTitle } },
           y: { type: 'logarithmic', title: { display: true, text: 'end-to-end median (µs, log scale)' } },
         },
         plugins: {
@@ -873,47 +972,47 @@
 
   function renderLoad() {
     const counts = new Map();
-    for (const r of M.load) counts.set(key(r.design, r.pcie_latency_us), (counts.get(key(r.design, r.pcie_latency_us)) || 0) + 1);
-    const rows = M.load.filter((r) => isNum(r.in_flight) && isNum(r.pcie_latency_us) &&
-        counts.get(key(r.design, r.pcie_latency_us)) > 1)
-      .sort((p, q) => String(p.design).localeCompare(q.design) || p.pcie_latency_us - q.pcie_latency_us || p.in_flight - q.in_flight);
+    for (const r of M.load) counts.set(key(r.variant, r.x), (counts.get(key(r.variant, r.x)) || 0) + 1);
+    const rows = !LK ? [] : M.load.filter((r) => isNum(r.load) && isNum(r.x) && counts.get(key(r.variant, r.x)) > 1)
+      .sort((p, q) => String(p.variant).localeCompare(q.variant) || p.x - q.x || p.load - q.load);
     const panel = $('load-panel');
     panel.hidden = !rows.length;
     if (!rows.length) return;
-    // next_queued (verdict): how often the device's queue already held the
-    // next request when one finished; only a design with a queue (B) has it.
-    setTable($('load'), ['Design', 'PCIe latency', 'In flight', 'Throughput', 'Median', 'p99', 'Next queued'],
-      rows.map((r) => ({ cells: [designName(r.design), fmtL(r.pcie_latency_us), String(r.in_flight),
-        fmtRps(r.throughput_rps), fmtUs(r.median_us), fmtUs(r.p99_us),
-        isNum(r.next_queued) ? fmtNumber(100 * r.next_queued, 0) + ' %' : '—'] })));
+    // The study's load share (verdict "share"), when it names one: e.g. how
+    // often the device's queue already held the next request when one finished.
+    const share = LK.share && typeof LK.share === 'object' ? LK.share : null;
+    setTable($('load'), [cap(S.axis), cap(X.title), cap(LK.label), 'Throughput', 'Median', 'p99',
+      ...(share ? [cap(share.label)] : [])],
+    rows.map((r) => ({ cells: [variantName(r.variant), fmtX(r.x), fmtLoad(r.load),
+      fmtRps(r.throughput_rps), fmtUs(r.median_us), fmtUs(r.p99_us),
+      ...(share ? [isNum(r.share) ? fmtNumber(100 * r.share, 0) + ' %' : '—'] : [])] })));
     const groups = new Map();
     for (const r of rows) {
-      const k = key(r.design, r.pcie_latency_us);
+      const k = key(r.variant, r.x);
       if (!groups.has(k)) groups.set(k, []);
       groups.get(k).push(r);
     }
-    const Ls = uniqueSorted(rows.map((r) => r.pcie_latency_us));
+    const xs = uniqueSorted(rows.map((r) => r.x));
     const datasets = (field) => [...groups.values()].map((g) => {
-      const d = g[0].design;
-      const high = Ls.length > 1 && g[0].pcie_latency_us === Ls[Ls.length - 1];
-      const color = DESIGNS[d] ? (high ? DESIGNS[d].color : DESIGNS[d].soft) : COLOR.none;
-      return line(`${designName(d)}, L = ${fmtL(g[0].pcie_latency_us)}`, color,
-        g.filter((r) => isNum(r[field])).map((r) => ({ x: r.in_flight, y: r[field] })),
+      const d = g[0].variant;
+      const high = xs.length > 1 && g[0].x === xs[xs.length - 1];
+      return line(`${variantName(d)}, ${X.label} = ${fmtX(g[0].x)}`, variantColor(d, !high),
+        g.filter((r) => isNum(r[field])).map((r) => ({ x: r.load, y: r[field] })),
         { borderDash: high ? [] : [6, 4] });
     });
-    const inFlight = uniqueSorted(rows.map((r) => r.in_flight));
-    const inflightTicks = { callback: (v) => String(v) };
-    const onlyCounts = (scale) => { scale.ticks = inFlight.map((v) => ({ value: v })); };
+    const loads = uniqueSorted(rows.map((r) => r.load));
+    const loadTicks = { callback: (v) => String(v) };
+    const onlyLoads = (scale) => { scale.ticks = loads.map((v) => ({ value: v })); };
     // The two load charts differ only in the measure they plot.
     const loadChart = (id, field, yTitle, title, fmt) => upsertChart(id, {
       type: 'line',
       data: { datasets: datasets(field) },
-      options: chartOptions('requests in flight', yTitle, {
-        scales: { x: { type: 'linear', ticks: inflightTicks, afterBuildTicks: onlyCounts, title: { display: true, text: 'requests in flight' } },
+      options: chartOptions(LK.phrase, yTitle, {
+        scales: { x: { type: 'linear', ticks: loadTicks, afterBuildTicks: onlyLoads, title: { display: true, text: LK.phrase } },
           y: { beginAtZero: true, title: { display: true, text: yTitle } } },
         plugins: { legend: { position: 'bottom', labels: { boxWidth: 12, usePointStyle: true } },
           title: { display: true, text: title },
-          tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmt(c.parsed.y)} with ${c.parsed.x} in flight` } } },
+          tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmt(c.parsed.y)} with ${c.parsed.x} ${LK.label}` } } },
       }),
     });
     loadChart('load-throughput-chart', 'throughput_rps', 'throughput (requests/s)', 'Throughput', fmtRps);
@@ -922,14 +1021,14 @@
 
   function renderRuns() {
     $('runs-count').textContent = `(${M.runs.length})`;
-    setTable($('runs'), ['Run', 'Status', 'Design', 'PCIe latency', 'Speed', 'In flight', 'Requests',
-      'Median', 'p99', 'Throughput', 'Wall time', 'Error'],
+    setTable($('runs'), ['Run', 'Status', cap(S.axis), cap(X.title), ...(SK ? [cap(SK.label)] : []),
+      ...(LK ? [cap(LK.label)] : []), 'Requests', 'Median', 'p99', 'Throughput', 'Wall time', 'Error'],
     M.runs.map((r) => {
       const s = r.summary || {};
       return {
         attrs: { data: { runId: String(r.id), status: String(r.status) } },
-        cells: [`#${r.id}`, String(r.status), designName(r.design), fmtL(r.pcie_latency_us),
-          fmtSpeed(r.speed), String(r.in_flight ?? '—'),
+        cells: [`#${r.id}`, String(r.status), variantName(r.variant), fmtX(r.x),
+          ...(SK ? [fmtS(r.series)] : []), ...(LK ? [fmtLoad(r.load)] : []),
           isNum(s.requests) ? `${s.requests} (${s.verified} verified)` : '—',
           fmtUs(s.median_us), fmtUs(s.p99_us), fmtRps(s.throughput_rps),
           isNum(r.wall_s) ? `${fmtNumber(r.wall_s, 1)} s` : '—', r.error || ''],
@@ -948,46 +1047,50 @@
       document.body.dataset.ready = 'error';
       return;
     }
+    readStudy(data);
     M = buildModel(data);
+    state.variant = PAIR[0] || '';
     if (hasChart()) {
       window.Chart.defaults.font.family = getComputedStyle(document.body).fontFamily;
       window.Chart.defaults.color = '#334155';
     }
+    renderStudyTexts();
     renderHeader();
     renderVerdict();
     renderRuns();
     renderBaselines();
     renderLoad();
     const explore = [$('explore'), $('timeline-panel'), $('latency-panel')];
-    if (!M.cells.length || !M.latencies.length || !M.speeds.length) {
+    if (!M.cells.length || !M.xs.length || !M.series.length) {
       for (const p of explore) p.hidden = true;
       const e = $('page-error');
       e.hidden = false;
       e.textContent = M.runs.length
-        ? 'No finished design A/B runs with one request in flight yet: the grid is empty.'
+        ? `No finished runs of ${S.axis} ${PAIR.map(label).join(' or ')}${LK ? ` with ${fmtLoad(S.load_at)} ${LK.label}` : ''} yet: the grid is empty.`
         : 'The database has no runs yet: record some with `mortar sweep` or `mortar run`.';
       document.body.dataset.ready = 'true';
       return;
     }
     renderControls();
     renderMap();
-    for (const d of ['a', 'b']) {
-      const card = $('card-' + d);
-      card.addEventListener('click', () => selectDesign(d));
+    $('cards').replaceChildren(...PAIR.map((d) => {
+      const card = el('article', { class: 'card', id: 'card-' + d, tabindex: '0', data: { variant: d } });
+      card.addEventListener('click', () => selectVariant(d));
       card.addEventListener('keydown', (ev) => {
         if (ev.key === 'Enter' || ev.key === ' ') {
           ev.preventDefault();
-          selectDesign(d);
+          selectVariant(d);
         }
       });
-    }
+      return card;
+    }));
     $('timeline-reset').addEventListener('click', () => {
       state.zoom = null;
       renderTimeline();
     });
     $('timeline-arrows').addEventListener('change', renderTimeline);
-    const one = M.speeds.indexOf(1);
-    select(0, one >= 0 ? one : 0);
+    const at = SK ? M.series.indexOf(S.series_at) : 0;
+    select(0, at >= 0 ? at : 0);
     let pending = 0;
     window.addEventListener('resize', () => {
       clearTimeout(pending);

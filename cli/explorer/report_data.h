@@ -1,0 +1,55 @@
+/*
+ * report_data.h - everything the explorer page shows, as one JSON object
+ * built from the results database: the runs, the verdict (or the reason
+ * there is none) and a summary of one traced request per run the page can
+ * show; the traced requests themselves, which the page loads only when it
+ * shows one (traces/<run id>.js beside it). report_page.h puts both into
+ * files; docs/explorer.md describes them.
+ */
+#ifndef MORTAR_CLI_REPORT_DATA_H
+#define MORTAR_CLI_REPORT_DATA_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "db.h"
+#include "study.h"
+
+/* The folder, beside the page, of the traced requests' scripts. */
+#define REPORT_DATA_TRACES_DIR "traces"
+
+/* The page's data for the open database `db` (found at `db_path`, which is
+ * only shown): {"generator", "generated_at", "database", "study": the study
+ * `st` (study_json), "runs": [...] (each with its "variant", "x", "series"
+ * and "load": study_json_annotate_run),
+ * "verdict": {...}|null, "verdict_error": text|null, "traces": {"<run id>":
+ * summary | {"error": text}}}, where a summary is {"request", "start_ps",
+ * "end_ps", "latency_ps", "split" or "split_error" (trace_timeline), "events":
+ * how many the timeline holds, "file":
+ * "traces/<run id>.js"}. Traces are taken for the runs the verdict's cells
+ * point at, or without a verdict for the newest finished unloaded run of
+ * each grid point of the two variants the study `st` compares. When `timelines` is not NULL,
+ * *timelines receives a new object {"<run id>": timeline (report_data_trace)} holding
+ * every run whose summary names a file; the caller owns it. `cache`, when not NULL, is an
+ * object the caller keeps across calls (mortar serve): the summaries of
+ * finished runs are taken from it, or made and put there, since a finished
+ * run's trace does not change; it is not used when `timelines` is asked for.
+ * Never NULL; the caller owns the result. */
+json_t *report_data(db_conn *db, const study *st, const char *db_path, json_t **timelines,
+                    json_t *cache);
+
+/* The traced median request of run `id`, one of `runs` (db_runs_json's
+ * array), as trace_timeline() gives it; NULL with `err` set when the run is
+ * not there, has no run directory or no trace. The caller owns the result. */
+json_t *report_data_trace(json_t *runs, json_int_t id, char *err, size_t err_size);
+
+/* The file name of run `id`'s trace, relative to the page:
+ * "traces/<id>.js". */
+void report_data_trace_file(json_int_t id, char *buf, size_t size);
+
+/* The run id a trace script's name ("<id>.js": decimal digits without a
+ * leading zero, then ".js", nothing else) stands for: 0 with *id set, or -1
+ * when `name` is not such a name. */
+int report_data_trace_id(const char *name, json_int_t *id);
+
+#endif

@@ -1,0 +1,103 @@
+/*
+ * db_alone.c - the alone runs in the results database (table alone_runs,
+ * schema 5): each run of a study variant's alone benchmark, keyed by the
+ * variant and the command as it was run, so the verdict and the explorer
+ * read an alone time instead of measuring it again (alone.h). And the
+ * database's file name, which the alone times are recorded in. See db.h.
+ */
+#include "db.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <time.h>
+
+int64_t db_record_alone_run(sqlite3 *db, const db_alone_run *r)
+{
+    sqlite3_stmt *st;
+    const char *sql = "INSERT INTO alone_runs(variant, command, status, error, result_us,"
+                      " output, started_at, wall_s) VALUES(?,?,?,?,?,?,?,?)";
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    char when[32];
+    time_t t = r->started_unix_s > 0 ? (time_t)r->started_unix_s : time(NULL);
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+    sqlite3_bind_text(st, 1, r->variant, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, r->command, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, r->status, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 4, r->error, -1, SQLITE_TRANSIENT);
+    if (r->error)
+        sqlite3_bind_null(st, 5);
+    else
+        sqlite3_bind_double(st, 5, r->result_us);
+    sqlite3_bind_text(st, 6, r->output, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 7, when, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_double(st, 8, r->wall_s);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? sqlite3_last_insert_rowid(db) : -1;
+}
+
+int db_alone_result(sqlite3 *db, const char *variant, const char *command, double *us,
+                    char *err, size_t size)
+{
+    sqlite3_stmt *st;
+    const char *sql =
+        "SELECT result_us FROM alone_runs WHERE variant = ? AND command = ?"
+        " AND status = 'ok' AND result_us IS NOT NULL ORDER BY id DESC LIMIT 1";
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        snprintf(err, size, "%s", sqlite3_errmsg(db));
+        return -1;
+    }
+    sqlite3_bind_text(st, 1, variant, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, command, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(st);
+    int found = rc == SQLITE_ROW;
+    if (found)
+        *us = sqlite3_column_double(st, 0);
+    else if (rc != SQLITE_DONE) {
+        snprintf(err, size, "%s", sqlite3_errmsg(db));
+        found = -1;
+    }
+    sqlite3_finalize(st);
+    return found;
+}
+
+static json_t *column_json(sqlite3_stmt *st, int i)
+{
+    switch (sqlite3_column_type(st, i)) {
+    case SQLITE_INTEGER:
+        return json_integer(sqlite3_column_int64(st, i));
+    case SQLITE_FLOAT:
+        return json_real(sqlite3_column_double(st, i));
+    case SQLITE_TEXT:
+        return json_string((const char *)sqlite3_column_text(st, i));
+    default:
+        return json_null();
+    }
+}
+
+json_t *db_alone_runs_json(sqlite3 *db)
+{
+    json_t *out = json_array();
+    sqlite3_stmt *st;
+    const char *sql = "SELECT id, variant, command, status, error, result_us, started_at,"
+                      " wall_s FROM alone_runs ORDER BY id";
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return out;
+    static const char *const keys[] = {"id",    "variant",   "command",    "status",
+                                       "error", "result_us", "started_at", "wall_s"};
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        json_t *r = json_object();
+        for (int i = 0; i < 8; i++)
+            json_object_set_new(r, keys[i], column_json(st, i));
+        json_array_append_new(out, r);
+    }
+    sqlite3_finalize(st);
+    return out;
+}
+
+const char *db_file_name(sqlite3 *db)
+{
+    const char *name = sqlite3_db_filename(db, "main");
+    return name ? name : "";
+}

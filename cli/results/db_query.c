@@ -1,0 +1,228 @@
+/*
+ * db_query.c - the commands' questions to the results database (see
+ * db_query.h): what `mortar verdict`, `mortar sweep`, `mortar trace` and
+ * `mortar profile` read. Each is one statement; errors carry SQLite's
+ * message.
+ */
+#include "db_query.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mortar/time.h"
+
+static double column_or_nan(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+static int fail(sqlite3 *db, char *err, size_t size)
+{
+    snprintf(err, size, "%s", sqlite3_errmsg(db));
+    return -1;
+}
+
+/* ---- mortar verdict ---- */
+
+/* The row's variables: column `i` holds run_vars as a JSON object. */
+static json_t *vars_of(sqlite3_stmt *st, int i)
+{
+    const char *text = (const char *)sqlite3_column_text(st, i);
+    json_t *vars = text ? json_loads(text, 0, NULL) : NULL;
+    if (!json_is_object(vars)) {
+        json_decref(vars);
+        vars = json_object();
+    }
+    return vars;
+}
+
+static void read_ok_run(sqlite3_stmt *st, db_ok_run *r)
+{
+    *r = (db_ok_run){.id = sqlite3_column_int64(st, 0), .vars = vars_of(st, 8)};
+    const char *dir = (const char *)sqlite3_column_text(st, 7);
+    snprintf(r->run_dir, sizeof r->run_dir, "%s", dir ? dir : "");
+    double *vals[] = {&r->median_us, &r->p99_us, &r->mean_us,
+                      &r->min_us,    &r->max_us, &r->throughput_rps};
+    for (int i = 0; i < 6; i++)
+        *vals[i] = column_or_nan(st, 1 + i);
+}
+
+int db_each_ok_run(sqlite3 *db, int (*each)(void *ctx, const db_ok_run *run), void *ctx,
+                   char *err, size_t size)
+{
+    sqlite3_stmt *st;
+    const char *sql =
+        "SELECT id, median_us, p99_us, mean_us, min_us, max_us, throughput_rps, run_dir,"
+        " (SELECT json_group_object(name, value) FROM run_vars WHERE run_id = runs.id)"
+        " FROM runs WHERE status = 'ok' ORDER BY id";
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return fail(db, err, size);
+    int rc = 0, step;
+    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        db_ok_run r;
+        read_ok_run(st, &r);
+        if (each(ctx, &r))
+            rc = 1;
+        json_decref(r.vars);
+    }
+    if (!rc && step != SQLITE_DONE)
+        rc = fail(db, err, size);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* The median (the middle value, or the mean of the two middle ones) of
+ * the known (>= 0) values `known_sql` selects as v, ?1 the run and ?2 the
+ * field, in us. */
+#define MEDIAN_OF_KNOWN_US(known_sql)                                                   \
+    "WITH known AS (" known_sql ") SELECT AVG(v) / 1000.0 FROM (SELECT v FROM known"   \
+    " ORDER BY v LIMIT 2 - (SELECT COUNT(*) FROM known) % 2"                          \
+    " OFFSET ((SELECT COUNT(*) FROM known) - 1) / 2)"
+
+int db_request_median_us(sqlite3 *db, int64_t run_id, const char *field, double *out,
+                         char *err, size_t size)
+{
+    /* a request's own columns, and every other field in request_fields */
+    const char *sql =
+        !strcmp(field, "latency_ns")
+            ? MEDIAN_OF_KNOWN_US("SELECT latency_ns AS v FROM requests WHERE run_id = ?1"
+                                 " AND latency_ns >= 0")
+        : !strcmp(field, "start_ns")
+            ? MEDIAN_OF_KNOWN_US("SELECT start_ns AS v FROM requests WHERE run_id = ?1"
+                                 " AND start_ns >= 0")
+            : MEDIAN_OF_KNOWN_US("SELECT value AS v FROM request_fields WHERE run_id = ?1"
+                                 " AND field = ?2 AND value >= 0");
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return fail(db, err, size);
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_text(st, 2, field, -1, SQLITE_TRANSIENT); /* none for the columns */
+    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
+    if (rc)
+        fail(db, err, size);
+    else
+        *out = column_or_nan(st, 0);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int db_counter_share(sqlite3 *db, int64_t run_id, const char *of, const char *per,
+                     double *out, char *err, size_t size)
+{
+    sqlite3_stmt *st;
+    const char *sql =
+        "SELECT SUM(q.value) / SUM(n.value) FROM stats q JOIN stats n"
+        " ON n.run_id = q.run_id AND n.component = q.component AND n.key = ?3"
+        " WHERE q.run_id = ?1 AND q.key = ?2 AND n.value > 0";
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return fail(db, err, size);
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_text(st, 2, of, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, per, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
+    if (rc)
+        fail(db, err, size);
+    else
+        *out = column_or_nan(st, 0);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int64_t db_count_ok_runs(sqlite3 *db, char *err, size_t size)
+{
+    sqlite3_stmt *st;
+    int64_t n = -1;
+    if (sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM runs WHERE status = 'ok'", -1, &st,
+                           NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            n = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    if (n < 0)
+        fail(db, err, size);
+    return n;
+}
+
+/* ---- mortar sweep ---- */
+
+int db_first_ok_run_of_spec(sqlite3 *db, const char *canonical, int64_t *id, char *err,
+                            size_t size)
+{
+    sqlite3_stmt *st;
+    const char *sql =
+        "SELECT id FROM runs WHERE status='ok' AND spec=? ORDER BY id LIMIT 1";
+    *id = 0;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return fail(db, err, size);
+    sqlite3_bind_text(st, 1, canonical, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *id = sqlite3_column_int64(st, 0);
+    else if (rc != SQLITE_DONE)
+        fail(db, err, size);
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+int64_t db_max_run_id(sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT COALESCE(MAX(id), 0) FROM runs", -1, &st, NULL))
+        return -1;
+    int64_t id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    sqlite3_finalize(st);
+    return id;
+}
+
+int db_newest_run_of_spec(sqlite3 *db, const char *canonical, int64_t after_id,
+                          db_run_outcome *out)
+{
+    *out = (db_run_outcome){0};
+    sqlite3_stmt *st;
+    const char *sql = "SELECT id, status, error FROM runs WHERE spec=? AND id>?"
+                      " ORDER BY id DESC LIMIT 1";
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(st, 1, canonical, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, after_id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        out->id = sqlite3_column_int64(st, 0);
+        const unsigned char *status = sqlite3_column_text(st, 1);
+        const unsigned char *error = sqlite3_column_text(st, 2);
+        snprintf(out->status, sizeof out->status, "%s",
+                 status ? (const char *)status : "");
+        snprintf(out->error, sizeof out->error, "%s", error ? (const char *)error : "");
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* ---- mortar trace and mortar profile ---- */
+
+static void copy_text(sqlite3_stmt *st, int i, bool *has, char *out, size_t size)
+{
+    *has = sqlite3_column_type(st, i) != SQLITE_NULL;
+    const char *text = (const char *)sqlite3_column_text(st, i);
+    snprintf(out, size, "%s", text ? text : "");
+}
+
+int db_run_place_of(sqlite3 *db, int64_t id, db_run_place *out, char *err, size_t size)
+{
+    sqlite3_stmt *st;
+    *out = (db_run_place){0};
+    if (sqlite3_prepare_v2(db, "SELECT run_dir, started_at FROM runs WHERE id = ?", -1,
+                           &st, NULL) != SQLITE_OK)
+        return fail(db, err, size);
+    sqlite3_bind_int64(st, 1, id);
+    int found = sqlite3_step(st) == SQLITE_ROW;
+    if (found) {
+        copy_text(st, 0, &out->has_run_dir, out->run_dir, sizeof out->run_dir);
+        copy_text(st, 1, &out->has_started_at, out->started_at, sizeof out->started_at);
+    }
+    sqlite3_finalize(st);
+    return found;
+}

@@ -1,0 +1,36 @@
+/*
+ * verdict_axes.h - how the verdict reads a study's knobs: the first knob is
+ * the axis along which crossings are found (x), the second, when the study
+ * has one, makes the series, and the load axis the load; and how its text
+ * writes a knob's value with its unit ("0.50 us", "1x"). Shared by the
+ * verdict (verdict.c) and its text (verdict_cmd.c).
+ */
+#ifndef MORTAR_CLI_VERDICT_AXES_H
+#define MORTAR_CLI_VERDICT_AXES_H
+
+#include <stddef.h>
+
+#include "study.h"
+
+/* The study's x knob (NULL when it has no knob), series knob and load
+ * axis (NULL when it has none), and their reference values: the series
+ * knob's is the value the study's parts fix it at (`set`), else its first
+ * value (the baselines and the load table are read there); the load axis'
+ * is its lowest value (the unloaded runs'). NAN without such a knob. */
+typedef struct verdict_axes {
+    const study_knob *x, *series, *load;
+    double series_at, load_at;
+} verdict_axes;
+
+verdict_axes verdict_axes_of(const study *st);
+
+/* What follows a value of knob `k` in text: nothing without a unit, a
+ * unit of one character right after it ("1x"), a longer one after a space
+ * ("0.50 us"). */
+const char *verdict_unit_suffix(const study_knob *k, char *buf, size_t size);
+
+/* "<label>(<unit>)", or the label alone without a unit: a column's head
+ * ("L(us)"). */
+const char *verdict_knob_head(const study_knob *k, char *buf, size_t size);
+
+#endif
