@@ -9,15 +9,25 @@
 #                         the later host per wall second
 #   run_median_us_<L>     the run's median end-to-end latency
 #
-# BASELINE=DIR (another mortar checkout, built with `make` and `make setup`)
-# runs the same runs with that tree's mortar, QEMU and mortar-sim,
-# alternating with this tree's so both see the same machine load, and adds
+#   rounds_wall_s_<L>     every round's run_wall_s, comma-separated
+#   run_cost_ratio        run_wall_s at the first latency / at the last
+#                         (the issue's "a run at 0.5 us costs at most 1.3x
+#                         one at 2.5 us")
 #
-#   baseline_run_wall_s_<L>, baseline_run_median_us_<L>
+# BASELINE=DIR (another mortar checkout, built with `make` and `make setup`)
+# runs the same runs with that tree's mortar, QEMU, mortar-sim, spec and
+# guest programs, alternating with this tree's so both see the same machine
+# load, and adds
+#
+#   baseline_run_wall_s_<L>, baseline_run_sim_us_per_wall_s_<L>,
+#   baseline_run_median_us_<L>
 #   speedup_<L>           baseline wall / this tree's wall
+#   rate_speedup_<L>      this tree's synchronized-phase rate / the baseline's
 #   same_median_<L>       1 when both trees measured the same median
 #
-# ROUNDS=N repeats each pair (default 1; the figures are the medians).
+# ROUNDS=N repeats everything (default 1; the figures are the medians). A
+# round runs every latency, this tree then the baseline, so slow minutes of
+# a busy machine fall on both.
 # Not a test. Needs `make setup` (QEMU, guest image) and `make`.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -43,8 +53,8 @@ trap 'rm -rf "$work"' EXIT
 # run TREE BIN TAG LATENCY: one run; prints "wall median sim_us_per_wall_s".
 run() {
     local tree=$1 bin=$2 tag=$3 lat=$4 db=$work/$3.db
-    MORTAR_SOURCE=$tree MORTAR_BIN=$bin MORTAR_GUEST_BIN=$SOURCE/build/guest-bin \
-        "$bin/mortar" run "$SOURCE/experiments/matmul/design-b.json" \
+    MORTAR_SOURCE=$tree MORTAR_BIN=$bin MORTAR_GUEST_BIN=$tree/build/guest-bin \
+        "$bin/mortar" run "$tree/experiments/matmul/design-b.json" \
         --set pcie.latency="$lat" --set requests="$REQUESTS" --set warmup=1 \
         --db "$db" --out "$work/runs-$tag" >"$work/$tag.out" 2>"$work/$tag.err" ||
         die "$tag run at $lat failed: $(tail -n 3 "$work/$tag.err")"
@@ -70,23 +80,44 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 for lat in $LATENCIES; do
     key=${lat//./_}
     : >"$work/this-$key" >"$work/base-$key"
-    for ((r = 1; r <= ROUNDS; r++)); do
-        echo "bench-run: $lat round $r/$ROUNDS" >&2
+done
+for ((r = 1; r <= ROUNDS; r++)); do
+    for lat in $LATENCIES; do
+        key=${lat//./_}
+        echo "bench-run: round $r/$ROUNDS at $lat" >&2
         run "$SOURCE" "$BIN" "this-$key-$r" "$lat" >>"$work/this-$key"
         [ -z "$BASELINE" ] ||
             run "$BASELINE" "$BASELINE/build/bin" "base-$key-$r" "$lat" >>"$work/base-$key"
     done
-    wall=$(cut -d' ' -f1 "$work/this-$key" | median)
+done
+
+# field K of FILE's lines, their median
+field_median() { cut -d' ' -f"$1" "$2" | median; }
+
+first= last=
+for lat in $LATENCIES; do
+    key=${lat//./_}
+    wall=$(field_median 1 "$work/this-$key")
+    rate=$(field_median 3 "$work/this-$key")
     echo "run_wall_s_$key=$wall"
-    echo "run_sim_us_per_wall_s_$key=$(cut -d' ' -f3 "$work/this-$key" | median)"
+    echo "run_sim_us_per_wall_s_$key=$rate"
     med=$(cut -d' ' -f2 "$work/this-$key" | head -n 1)
     echo "run_median_us_$key=$med"
+    echo "rounds_wall_s_$key=$(cut -d' ' -f1 "$work/this-$key" | paste -sd,)"
+    [ -n "$first" ] || first=$wall
+    last=$wall
     if [ -n "$BASELINE" ]; then
-        bwall=$(cut -d' ' -f1 "$work/base-$key" | median)
+        bwall=$(field_median 1 "$work/base-$key")
+        brate=$(field_median 3 "$work/base-$key")
         bmed=$(cut -d' ' -f2 "$work/base-$key" | head -n 1)
         echo "baseline_run_wall_s_$key=$bwall"
+        echo "baseline_run_sim_us_per_wall_s_$key=$brate"
         echo "baseline_run_median_us_$key=$bmed"
+        echo "baseline_rounds_wall_s_$key=$(cut -d' ' -f1 "$work/base-$key" | paste -sd,)"
         awk -v a="$bwall" -v b="$wall" 'BEGIN { printf "speedup_%s=%.2f\n", "'"$key"'", a / b }'
+        awk -v a="$rate" -v b="$brate" \
+            'BEGIN { printf "rate_speedup_%s=%.2f\n", "'"$key"'", (b > 0) ? a / b : 0 }'
         echo "same_median_$key=$([ "$med" = "$bmed" ] && echo 1 || echo 0)"
     fi
 done
+awk -v a="$first" -v b="$last" 'BEGIN { printf "run_cost_ratio=%.2f\n", a / b }'
