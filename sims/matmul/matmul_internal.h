@@ -81,9 +81,10 @@ typedef struct matmul_unit {
 int matmul_unit_init(matmul_unit *u, uint64_t step_ps);
 void matmul_unit_free(matmul_unit *u);
 
-/* acc += a x b for one tile pair; `lda`/`ldb` are the row strides in bytes. */
-void matmul_unit_mac(int32_t *acc, const int8_t *a, size_t lda, const int8_t *b,
-                     size_t ldb);
+/* acc += a x b for one tile pair; `lda`/`ldb` are the row strides in bytes.
+ * The accumulator shares no memory with the tiles. */
+void matmul_unit_mac(int32_t *restrict acc, const int8_t *restrict a, size_t lda,
+                     const int8_t *restrict b, size_t ldb);
 
 /* Starts tile step `step` of request `req`: clears the accumulator when
  * `clear`, multiplies (the real arithmetic happens now), and sets the timer
