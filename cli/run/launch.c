@@ -62,6 +62,8 @@ static void child(const launch_spec *s, pid_t parent, const sigset_t *old_mask)
     }
     for (int i = 0; s->env && s->env[i]; i++)
         putenv(s->env[i]);
+    if (s->cpus)
+        (void)sched_setaffinity(0, sizeof *s->cpus, s->cpus);
     const char *path = s->path ? s->path : s->argv[0];
     execv(path, s->argv);
     fprintf(stderr, "%s: cannot run %s: %s\n", s->who, path, strerror(errno));

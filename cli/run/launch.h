@@ -13,7 +13,8 @@
  *    parent's signal mask (they are held back from fork to that point, so a
  *    signal meant for the parent never runs its handler in the child);
  *  - reads stdin from /dev/null, writes stdout and stderr to files;
- *  - has the parent's environment plus `env`.
+ *  - has the parent's environment plus `env`, and the parent's CPUs or
+ *    `cpus`.
  * If the program cannot be run, the child writes "<who>: cannot run
  * <path>: <reason>" to its stderr file and exits 127; if its output files
  * cannot be opened, "<who>: <name>: cannot create its log" and 126.
@@ -21,6 +22,7 @@
 #ifndef MORTAR_CLI_LAUNCH_H
 #define MORTAR_CLI_LAUNCH_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -41,6 +43,9 @@ typedef struct launch_spec {
      * true: they exist and the output is appended */
     bool append;
     int death_signal; /* SIGKILL, or SIGTERM for a child that cleans up */
+    /* the CPUs the child and what it starts may use; NULL: the parent's.
+     * A set the kernel refuses leaves the parent's (a placement only). */
+    const cpu_set_t *cpus;
 } launch_spec;
 
 /* Starts the child; its pid, or -1 when fork fails. */

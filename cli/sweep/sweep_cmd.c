@@ -37,6 +37,7 @@
 #include "dirs.h"
 #include "errbuf.h"
 #include "launch.h"
+#include "cpu_share.h"
 #include "sweep_progress.h"
 #include "sweep_cmd.h"
 #include "sweep_plan.h"
@@ -86,11 +87,12 @@ static void on_stop_signal(int sig)
 
 /* ---- options ---------------------------------------------------------------- */
 
-/* As many runs as cores: a run's processes (two QEMU hosts and a
- * simulator) spend most of their wall time waiting for each other, so a
- * second run fills the gaps. Measured with bench-sweep on 2 cores (the
- * quick sweep, 3 processes a run): 2 at a time 1.20x the sweeps of 1, 3 at
- * a time 1.11x, the same results each (docs/experiments.md). */
+/* As many runs as cores, each on its own core (cpu_share.h): a run's
+ * processes (two QEMU hosts and a simulator) mostly take turns, so one
+ * core carries a run nearly as fast as two. Measured with bench-sweep on 2
+ * cores before the runs were kept apart (the quick sweep, 3 processes a
+ * run): 2 at a time 1.20x the sweeps of 1, 3 at a time 1.11x, the same
+ * results each (docs/experiments.md). */
 static long default_jobs(void)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -287,9 +289,9 @@ static int write_log_header(const char *log, const sweep_point *pt, char *const 
 }
 
 /* Starts `mortar run` for the point (the same binary), its output appended
- * to the log; it gets SIGTERM, and cleans up, if the sweep dies. Returns
- * its pid or -1. */
-static pid_t start_run(const sweep *s, const sweep_point *pt, const char *log)
+ * to the log, on job slot `slot`'s share of the CPUs (cpu_share.h); it gets
+ * SIGTERM, and cleans up, if the sweep dies. Returns its pid or -1. */
+static pid_t start_run(const sweep *s, const sweep_point *pt, const char *log, size_t slot)
 {
     char **argv = run_argv(s, pt);
     if (!argv || write_log_header(log, pt, argv)) {
@@ -299,6 +301,9 @@ static pid_t start_run(const sweep *s, const sweep_point *pt, const char *log)
     launch_spec spec = {.who = "mortar sweep", .name = pt->label, .path = "/proc/self/exe",
                         .argv = argv, .out_path = log, .err_path = log, .append = true,
                         .death_signal = SIGTERM};
+    cpu_set_t share;
+    if (cpu_share_of_slot(slot, s->njobs, &share))
+        spec.cpus = &share;
     pid_t pid = launch_start(&spec);
     free(argv);
     return pid;
@@ -350,7 +355,7 @@ static void start_runs(sweep *s)
         size_t point = s->next++;
         char log[PATH_MAX + 32];
         point_log_path(s, point, log, sizeof log);
-        pid_t pid = start_run(s, &s->plan.points[point], log);
+        pid_t pid = start_run(s, &s->plan.points[point], log, (size_t)(j - s->jobs));
         if (pid < 0) {
             char why[PATH_MAX + 64];
             snprintf(why, sizeof why, "cannot start mortar run (log %s)", log);
