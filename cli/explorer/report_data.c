@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "db.h"
 #include "study_json.h"
@@ -198,9 +197,8 @@ json_t *report_data(db_conn *db, const study *st, const char *db_path, json_t **
                     json_t *cache)
 {
     json_t *data = json_object();
-    char now[32];
-    time_t t = time(NULL);
-    strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+    char now[DB_TIME_SIZE];
+    db_utc_time(0, now);
     json_object_set_new(
         data, "generator",
         json_sprintf("mortar %s (commit %s)", MORTAR_VERSION, MORTAR_COMMIT));

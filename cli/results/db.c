@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 /* The tables as the first releases made them, before the database had a
  * version, but for the run variables that had columns of their own in
@@ -452,4 +453,12 @@ int db_commit(sqlite3 *db)
 void db_rollback(sqlite3 *db)
 {
     sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+void db_utc_time(int64_t unix_s, char out[DB_TIME_SIZE])
+{
+    time_t t = unix_s > 0 ? (time_t)unix_s : time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(out, DB_TIME_SIZE, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }

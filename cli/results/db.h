@@ -24,6 +24,11 @@
 #define DB_APPLICATION_ID 0x4d4f5254
 #define DB_BUSY_TIMEOUT_MS 10000
 
+/* A wall-clock time as the database stores it ("2026-12-02T09:51:10Z", UTC):
+ * `unix_s` seconds since the epoch, 0 for now. */
+#define DB_TIME_SIZE 32
+void db_utc_time(int64_t unix_s, char out[DB_TIME_SIZE]);
+
 /* An open database (SQLite's connection, opaque outside the module). */
 typedef struct sqlite3 db_conn;
 

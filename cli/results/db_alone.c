@@ -9,7 +9,6 @@
 
 #include <sqlite3.h>
 #include <stdio.h>
-#include <time.h>
 
 int64_t db_record_alone_run(sqlite3 *db, const db_alone_run *r)
 {
@@ -18,9 +17,8 @@ int64_t db_record_alone_run(sqlite3 *db, const db_alone_run *r)
                       " output, started_at, wall_s) VALUES(?,?,?,?,?,?,?,?)";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return -1;
-    char when[32];
-    time_t t = r->started_unix_s > 0 ? (time_t)r->started_unix_s : time(NULL);
-    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+    char when[DB_TIME_SIZE];
+    db_utc_time(r->started_unix_s, when);
     sqlite3_bind_text(st, 1, r->variant, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 2, r->command, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 3, r->status, -1, SQLITE_TRANSIENT);

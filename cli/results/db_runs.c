@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "errbuf.h"
 
@@ -70,9 +69,8 @@ static int64_t insert_run(sqlite3 *db, const db_run_info *in)
                       " pid_start) VALUES(?,?,?,?,?,?,?)";
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return -1;
-    char now[32];
-    time_t t = in->started_unix_s > 0 ? (time_t)in->started_unix_s : time(NULL);
-    strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+    char now[DB_TIME_SIZE];
+    db_utc_time(in->started_unix_s, now);
     char *spec = json_dumps(in->spec, JSON_COMPACT | JSON_SORT_KEYS);
     sqlite3_bind_text(st, 1, in->name, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 2, "running", -1, SQLITE_STATIC);
