@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench-run: what one case-study run costs in wall time, printed as key=value.
 #
-#   run_wall_s_<L>        `mortar run` of design B (experiments/matmul) at
+#   run_wall_s_<L>        `mortar run` of design B (experiments/matmul; DESIGN=a,
+#                         regcopy or software for another) at
 #                         PCIe latency L (0.5us, 2.5us), REQUESTS requests
 #                         after one warm-up: wall seconds, boot included
 #   run_sim_us_per_wall_s_<L>
@@ -38,10 +39,16 @@ BIN=${MORTAR_BIN:-$here}
 REQUESTS=${REQUESTS:-10}
 ROUNDS=${ROUNDS:-1}
 LATENCIES=${LATENCIES:-"0.5us 2.5us"}
+DESIGN=${DESIGN:-b}
 BASELINE=${BASELINE:-}
 
 die() { echo "bench-run: $*" >&2; exit 1; }
 [ -x "$BIN/mortar" ] || die "no $BIN/mortar: run make first"
+case $DESIGN in
+a | b | regcopy) SPEC=design-$DESIGN.json ;;
+software) SPEC=software.json ;;
+*) die "DESIGN=$DESIGN: one of a, b, regcopy, software" ;;
+esac
 if [ -n "$BASELINE" ]; then
     BASELINE=$(cd "$BASELINE" 2>/dev/null && pwd) || die "BASELINE=$BASELINE: no such directory"
     [ -x "$BASELINE/build/bin/mortar" ] ||
@@ -54,7 +61,7 @@ trap 'rm -rf "$work"' EXIT
 run() {
     local tree=$1 bin=$2 tag=$3 lat=$4 db=$work/$3.db
     MORTAR_SOURCE=$tree MORTAR_BIN=$bin MORTAR_GUEST_BIN=$tree/build/guest-bin \
-        "$bin/mortar" run "$tree/experiments/matmul/design-b.json" \
+        "$bin/mortar" run "$tree/experiments/matmul/$SPEC" \
         --set pcie.latency="$lat" --set requests="$REQUESTS" --set warmup=1 \
         --db "$db" --out "$work/runs-$tag" >"$work/$tag.out" 2>"$work/$tag.err" ||
         die "$tag run at $lat failed: $(tail -n 3 "$work/$tag.err")"
