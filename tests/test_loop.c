@@ -12,6 +12,10 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 
 #include "mortar/component.h"
 #include "mortar/error.h"
@@ -164,11 +168,86 @@ static void test_loop_delivers_payloads_from_a_link_intact(void **state)
     mortar_link_close(outside);
 }
 
+/* A peer that stays but promises never to send again, having consumed all
+ * we sent (another simulator whose hosts are gone): with nothing pending,
+ * the loop ends instead of waiting forever (the alarm fails the test). */
+static void test_loop_ends_when_nothing_can_happen_again(void **state)
+{
+    (void)state;
+    mortar_link_params lp;
+    link_params(&lp);
+    mortar_link *outside, *inside;
+    assert_int_equal(mortar_link_pair(&outside, &inside, &lp), 0);
+    for (unsigned k = 0; k < N_SIZES; k++) {
+        uint8_t buf[1000];
+        fill(buf, sizes[k]);
+        assert_int_equal(mortar_link_send(outside, (uint64_t)k * 1000, TYPE, buf, sizes[k], 0,
+                                          NULL),
+                         0);
+    }
+    assert_int_equal(mortar_link_send_promise(outside, N_SIZES * 1000, MORTAR_TIME_MAX), 0);
+    mortar_loop *loop;
+    assert_int_equal(mortar_loop_create(&loop), 0);
+    mortar_component *r;
+    assert_int_equal(mortar_loop_add(loop, &probe_ops, "r", NULL, &r), 0);
+    assert_int_equal(mortar_loop_bind(loop, r, 0, inside), 0);
+    alarm(10);
+    assert_int_equal(mortar_loop_run(loop, MORTAR_TIME_MAX), 0);
+    alarm(0);
+    check_receiver(mortar_component_state(r));
+    assert_false(mortar_link_peer_terminated(inside));
+    mortar_loop_destroy(loop);
+    mortar_link_close(outside);
+}
+
+/* A promise that runs out is no end: the loop waits at its bound until
+ * the peer says more (here: it terminates). */
+typedef struct stepper {
+    mortar_loop *loop;
+    atomic_bool returned;
+    int rc;
+} stepper;
+
+static void *step_to_the_end(void *arg)
+{
+    stepper *st = arg;
+    st->rc = mortar_loop_step(st->loop, MORTAR_TIME_MAX);
+    atomic_store(&st->returned, true);
+    return NULL;
+}
+
+static void test_loop_waits_out_a_finite_promise(void **state)
+{
+    (void)state;
+    mortar_link_params lp;
+    link_params(&lp);
+    mortar_link *outside, *inside;
+    assert_int_equal(mortar_link_pair(&outside, &inside, &lp), 0);
+    assert_int_equal(mortar_link_send_promise(outside, 0, MORTAR_US(50)), 0);
+    stepper st = {.rc = -1};
+    assert_int_equal(mortar_loop_create(&st.loop), 0);
+    mortar_component *r;
+    assert_int_equal(mortar_loop_add(st.loop, &probe_ops, "r", NULL, &r), 0);
+    assert_int_equal(mortar_loop_bind(st.loop, r, 0, inside), 0);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, step_to_the_end, &st), 0);
+    usleep(50000);
+    assert_false(atomic_load(&st.returned));
+    assert_int_equal(mortar_link_terminate(outside, 100), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_int_equal(st.rc, 0);
+    assert_int_equal(mortar_loop_now(st.loop), MORTAR_US(50) + LATENCY_PS);
+    mortar_loop_destroy(st.loop);
+    mortar_link_close(outside);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_loop_delivers_colocated_payloads_intact),
         cmocka_unit_test(test_loop_delivers_payloads_from_a_link_intact),
+        cmocka_unit_test(test_loop_ends_when_nothing_can_happen_again),
+        cmocka_unit_test(test_loop_waits_out_a_finite_promise),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,8 @@
 # the traced run can be exported (and its pcap is on the run's clock), the
 # results too; the int32 variant (result=int32: the raw
 # accumulators, replies 4 times the size) is verified too and takes longer;
-# a device that computes wrong products fails its run.
+# a device that computes wrong products fails its run; the client's NIC in
+# a second simulator process changes nothing.
 source "$(dirname "$0")/harness.sh"
 qh_init case-study
 MORTAR=$QH_BIN/mortar
@@ -139,4 +140,13 @@ fi
 [ "$(sqlite3 "$DB" "select status from runs where id=$RUN_ID")" = failed ] ||
     qh_fail "the run with wrong products is not recorded as failed"
 grep -Eq "WRONG|verified" "$QH_DIR/wrong.err" || qh_fail "the failure does not say the products were wrong: $(tail -n 3 "$QH_DIR/wrong.err")"
-echo "PASS: every backend verified, deterministic, tracing changes nothing, wrong products fail"
+# 6. The client's NIC in a mortar-sim process of its own: the run ends once
+# both hosts are gone (each simulator then waits only on the other, which
+# promised never to send again), with design B's latencies of section 1.
+run b-split design-b.json --set requests=3 --set warmup=1 --set components.0.process=sim1 \
+    --stall-timeout 60 || qh_fail "design b with two simulators failed: $(tail -n 5 "$QH_DIR/b-split.err")"
+expect_ok b-split 3
+[ "$(latencies "$B1")" = "$(latencies "$RUN_ID")" ] ||
+    qh_fail "a second simulator process changed the latencies: $(latencies "$RUN_ID" | tr '\n' ' ')"
+echo "design b with the client's NIC in sim1: the same latencies"
+echo "PASS: every backend verified, deterministic, tracing changes nothing, wrong products fail, two simulators agree with one"
