@@ -38,7 +38,6 @@
 #include "errbuf.h"
 #include "launch.h"
 #include "cpu_share.h"
-#include "mmio_bound.h"
 #include "sweep_progress.h"
 #include "sweep_cmd.h"
 #include "sweep_plan.h"
@@ -74,8 +73,6 @@ typedef struct sweep {
     size_t skipped, ok, failed; /* skipped: already done before */
     size_t interrupted;         /* ended by a Ctrl-C of the sweep */
     char **errors;              /* per point: "failed: <point>: <error>", or NULL */
-    const char **mmio_specs;    /* specs whose runs were MMIO-bound (mmio_bound.h) */
-    size_t nmmio_specs;
     progress prog;
     double start_s;
 } sweep;
@@ -197,27 +194,6 @@ static int check_set_counts(const sweep_plan *plan)
     return 0;
 }
 
-/* ---- where runs go: a CPU share, unless MMIO-bound ------------------------------ */
-
-static bool spec_mmio_bound(const sweep *s, const char *spec)
-{
-    for (size_t i = 0; i < s->nmmio_specs; i++)
-        if (!strcmp(s->mmio_specs[i], spec))
-            return true;
-    return false;
-}
-
-/* After an ok run of `point`: when it was MMIO-bound, the later runs of its
- * spec run on every CPU (mmio_bound.h). True when this is news. */
-static bool learn_mmio_bound(sweep *s, size_t point, int64_t run_id)
-{
-    const char *spec = s->plan.points[point].spec_path;
-    if (s->njobs < 2 || spec_mmio_bound(s, spec) || !mmio_bound_run(s->db, run_id))
-        return false;
-    s->mmio_specs[s->nmmio_specs++] = spec;
-    return true;
-}
-
 /* Opens the database and marks the points already done. --dry-run never
  * creates or changes the database: without one, nothing is done. */
 static int find_done(sweep *s, char *err, size_t size)
@@ -259,12 +235,8 @@ static int prepare(sweep *s)
     s->njobs = (size_t)o->jobs;
     s->jobs = calloc(s->njobs, sizeof *s->jobs);
     s->errors = calloc(s->plan.npoints + 1, sizeof *s->errors);
-    s->mmio_specs = calloc(s->plan.npoints + 1, sizeof *s->mmio_specs);
-    if (!s->jobs || !s->errors || !s->mmio_specs)
+    if (!s->jobs || !s->errors)
         return 1;
-    for (size_t i = 0; s->db && i < s->plan.npoints; i++)
-        if (s->plan.points[i].done_run_id > 0)
-            learn_mmio_bound(s, i, s->plan.points[i].done_run_id);
     sweep_dir_path(s);
     return o->dry_run || make_sweep_dir(s) == 0 ? 0 : 1;
 }
@@ -317,9 +289,8 @@ static int write_log_header(const char *log, const sweep_point *pt, char *const 
 }
 
 /* Starts `mortar run` for the point (the same binary), its output appended
- * to the log, on job slot `slot`'s share of the CPUs (cpu_share.h) unless
- * its spec's runs are MMIO-bound; it gets SIGTERM, and cleans up, if the
- * sweep dies. Returns its pid or -1. */
+ * to the log, on job slot `slot`'s share of the CPUs (cpu_share.h); it gets
+ * SIGTERM, and cleans up, if the sweep dies. Returns its pid or -1. */
 static pid_t start_run(const sweep *s, const sweep_point *pt, const char *log, size_t slot)
 {
     char **argv = run_argv(s, pt);
@@ -331,7 +302,7 @@ static pid_t start_run(const sweep *s, const sweep_point *pt, const char *log, s
                         .argv = argv, .out_path = log, .err_path = log, .append = true,
                         .death_signal = SIGTERM};
     cpu_set_t share;
-    if (!spec_mmio_bound(s, pt->spec_path) && cpu_share_of_slot(slot, s->njobs, &share))
+    if (cpu_share_of_slot(slot, s->njobs, &share))
         spec.cpus = &share;
     pid_t pid = launch_start(&spec);
     free(argv);
@@ -449,10 +420,8 @@ static void finish_job(sweep *s, job *j, int status)
     char line[PATH_MAX + 2048];
     if (ok) {
         s->ok++;
-        bool mmio = learn_mmio_bound(s, j->point, r.id);
-        snprintf(line, sizeof line, "run %lld ok      %s (%.0f s)%s", (long long)r.id,
-                 label, wall,
-                 mmio ? "; MMIO-bound: this spec's later runs use every CPU" : "");
+        snprintf(line, sizeof line, "run %lld ok      %s (%.0f s)", (long long)r.id,
+                 label, wall);
     } else {
         record_failure(s, j->point, r.error);
         char log[PATH_MAX + 32];
@@ -591,7 +560,6 @@ static void sweep_free(sweep *s)
     for (size_t i = 0; s->errors && i < s->plan.npoints; i++)
         free(s->errors[i]);
     free(s->errors);
-    free(s->mmio_specs);
     free(s->jobs);
     sweep_plan_free(&s->plan);
     if (s->db)
