@@ -142,13 +142,18 @@ static void test_loop_delivers_colocated_payloads_intact(void **state)
     mortar_loop_destroy(loop);
 }
 
-static void test_loop_delivers_payloads_from_a_link_intact(void **state)
+/* A link pair: the outside end is the test's, the inside end the loop's. */
+static void outside_and_inside(mortar_link **outside, mortar_link **inside)
 {
-    (void)state;
     mortar_link_params lp;
     link_params(&lp);
-    mortar_link *outside, *inside;
-    assert_int_equal(mortar_link_pair(&outside, &inside, &lp), 0);
+    assert_int_equal(mortar_link_pair(outside, inside, &lp), 0);
+}
+
+/* The outside end of a link sends one message of each size, the k-th
+ * sent at k ns. */
+static void send_patterned(mortar_link *outside)
+{
     for (unsigned k = 0; k < N_SIZES; k++) {
         uint8_t buf[1000];
         fill(buf, sizes[k]);
@@ -156,12 +161,27 @@ static void test_loop_delivers_payloads_from_a_link_intact(void **state)
                                           NULL),
                          0);
     }
-    assert_int_equal(mortar_link_terminate(outside, 100), 0);
+}
+
+/* A loop with one receiving probe *r bound to `inside`. */
+static mortar_loop *receiving_loop(mortar_link *inside, mortar_component **r)
+{
     mortar_loop *loop;
     assert_int_equal(mortar_loop_create(&loop), 0);
+    assert_int_equal(mortar_loop_add(loop, &probe_ops, "r", NULL, r), 0);
+    assert_int_equal(mortar_loop_bind(loop, *r, 0, inside), 0);
+    return loop;
+}
+
+static void test_loop_delivers_payloads_from_a_link_intact(void **state)
+{
+    (void)state;
+    mortar_link *outside, *inside;
+    outside_and_inside(&outside, &inside);
+    send_patterned(outside);
+    assert_int_equal(mortar_link_terminate(outside, 100), 0);
     mortar_component *r;
-    assert_int_equal(mortar_loop_add(loop, &probe_ops, "r", NULL, &r), 0);
-    assert_int_equal(mortar_loop_bind(loop, r, 0, inside), 0);
+    mortar_loop *loop = receiving_loop(inside, &r);
     assert_int_equal(mortar_loop_run(loop, MORTAR_US(100)), 0);
     check_receiver(mortar_component_state(r));
     mortar_loop_destroy(loop);
@@ -174,23 +194,12 @@ static void test_loop_delivers_payloads_from_a_link_intact(void **state)
 static void test_loop_ends_when_nothing_can_happen_again(void **state)
 {
     (void)state;
-    mortar_link_params lp;
-    link_params(&lp);
     mortar_link *outside, *inside;
-    assert_int_equal(mortar_link_pair(&outside, &inside, &lp), 0);
-    for (unsigned k = 0; k < N_SIZES; k++) {
-        uint8_t buf[1000];
-        fill(buf, sizes[k]);
-        assert_int_equal(mortar_link_send(outside, (uint64_t)k * 1000, TYPE, buf, sizes[k], 0,
-                                          NULL),
-                         0);
-    }
+    outside_and_inside(&outside, &inside);
+    send_patterned(outside);
     assert_int_equal(mortar_link_send_promise(outside, N_SIZES * 1000, MORTAR_TIME_MAX), 0);
-    mortar_loop *loop;
-    assert_int_equal(mortar_loop_create(&loop), 0);
     mortar_component *r;
-    assert_int_equal(mortar_loop_add(loop, &probe_ops, "r", NULL, &r), 0);
-    assert_int_equal(mortar_loop_bind(loop, r, 0, inside), 0);
+    mortar_loop *loop = receiving_loop(inside, &r);
     alarm(10);
     assert_int_equal(mortar_loop_run(loop, MORTAR_TIME_MAX), 0);
     alarm(0);
@@ -219,16 +228,11 @@ static void *step_to_the_end(void *arg)
 static void test_loop_waits_out_a_finite_promise(void **state)
 {
     (void)state;
-    mortar_link_params lp;
-    link_params(&lp);
     mortar_link *outside, *inside;
-    assert_int_equal(mortar_link_pair(&outside, &inside, &lp), 0);
+    outside_and_inside(&outside, &inside);
     assert_int_equal(mortar_link_send_promise(outside, 0, MORTAR_US(50)), 0);
-    stepper st = {.rc = -1};
-    assert_int_equal(mortar_loop_create(&st.loop), 0);
     mortar_component *r;
-    assert_int_equal(mortar_loop_add(st.loop, &probe_ops, "r", NULL, &r), 0);
-    assert_int_equal(mortar_loop_bind(st.loop, r, 0, inside), 0);
+    stepper st = {.loop = receiving_loop(inside, &r), .rc = -1};
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, step_to_the_end, &st), 0);
     usleep(50000);
