@@ -99,24 +99,21 @@ static bool all_peers_terminated(const mortar_loop *loop)
 }
 
 /*
- * Nothing can ever happen here again: no event is pending, and every link
- * is terminated or has an input bound of "never" (its peer promised to send
- * nothing more, having consumed all we sent). Two simulators whose hosts
- * are gone reach this together, each waiting only on the other; without it
- * neither would end (all_peers_terminated). The point is the same whatever
- * the wall clock: by then every event has run.
+ * Nothing can ever happen here again: no event is pending, the safe time is
+ * "never" (every synchronized link terminated, or its peer promised to send
+ * nothing more, having consumed all we sent) and every unsynchronized link
+ * is terminated. Two simulators whose hosts are gone reach this together,
+ * each waiting only on the other; without it neither would end
+ * (all_peers_terminated). The point is the same whatever the wall clock:
+ * by then every event has run.
  */
-static bool quiescent(const mortar_loop *loop)
+static bool quiescent(const mortar_loop *loop, uint64_t safe)
 {
-    if (loop->nexts == 0 || loop->heap.count != 0)
+    if (loop->nexts == 0 || loop->heap.count != 0 || safe != MORTAR_TIME_MAX)
         return false;
-    for (uint32_t i = 0; i < loop->nexts; i++) {
-        const mortar_link *l = loop->exts[i].link;
-        if (mortar_link_peer_terminated(l))
-            continue;
-        if (!loop->sync[i].synchronized || mortar_link_in_bound(l) != MORTAR_TIME_MAX)
+    for (uint32_t i = 0; i < loop->nexts; i++)
+        if (!loop->sync[i].synchronized && !mortar_link_peer_terminated(loop->exts[i].link))
             return false;
-    }
     return true;
 }
 
@@ -294,7 +291,7 @@ int mortar_loop_step(mortar_loop *loop, uint64_t until_ps)
         /* next_sync_due only errs low: a link's next sync only moves later */
         if (loop->now >= loop->next_sync_due && (rc = send_due_syncs(loop)) != 0)
             break;
-        if (loop->now >= until_ps || all_peers_terminated(loop) || quiescent(loop))
+        if (loop->now >= until_ps || all_peers_terminated(loop) || quiescent(loop, safe))
             return 0;
         if (loop->heap.count == 0 && loop->nexts == 0)
             return 0; /* nothing left to do */
