@@ -151,6 +151,18 @@ static inline mortar_slot_header *free_tx_slot(mortar_link *link)
     return h;
 }
 
+/* Whether the sleeping consumer wants this slot: data always; a null
+ * message only when its stamp or promise reaches the consumer's wake_from
+ * (mortar_link_wait_bound). Read only when the consumer sleeps. */
+static bool consumer_wants(const mortar_link *link, const mortar_slot_header *h, uint8_t type,
+                           uint64_t stamp)
+{
+    uint64_t from = atomic_load_explicit(&link->tx_dir->wake_from_ps, memory_order_relaxed);
+    if (type != MORTAR_MSG_SYNC || from == 0 || stamp >= from)
+        return true;
+    return h->payload_size >= 8 && link_promise_of(h) >= from;
+}
+
 /* Stores the slot's ownership byte last, then wakes a sleeping consumer.
  * The wake needs, on our side, the store before the read of `waiting`
  * (link_wait.c does the reverse): a fence per message, unless the consumer
@@ -172,13 +184,15 @@ static inline void publish(mortar_link *link, mortar_slot_header *h, uint8_t typ
     case PUBLISH_CHECK:
         slot_set_own_type(h, own_type);
         atomic_signal_fence(memory_order_seq_cst); /* the compiler keeps the order */
-        if (atomic_load_explicit(&link->tx_dir->waiting, memory_order_relaxed))
+        if (atomic_load_explicit(&link->tx_dir->waiting, memory_order_relaxed) &&
+            consumer_wants(link, h, type, stamp))
             wake_peer(link);
         return;
     case PUBLISH_FENCE:
         atomic_exchange_explicit((_Atomic uint8_t *)&h->own_type, own_type,
                                  memory_order_seq_cst);
-        if (atomic_load_explicit(&link->tx_dir->waiting, memory_order_seq_cst))
+        if (atomic_load_explicit(&link->tx_dir->waiting, memory_order_seq_cst) &&
+            consumer_wants(link, h, type, stamp))
             wake_peer(link);
         return;
     }

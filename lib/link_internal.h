@@ -24,7 +24,10 @@ typedef struct shm_direction {
     _Atomic uint32_t waiting;
     _Atomic uint32_t consumer_flags;
     _Atomic uint32_t consumer_cpu; /* the CPU it last waited on, plus one; 0 unknown */
-    uint8_t pad[48];
+    /* while it sleeps in mortar_link_wait_bound: no wake for a null message
+     * whose stamp and promise are both below this; 0: wake for any */
+    _Atomic uint64_t wake_from_ps;
+    uint8_t pad[40];
 } shm_direction;
 
 /* consumer_flags: it never sleeps on the futex (wait policy spin or yield) */
@@ -97,6 +100,8 @@ int link_set_error(mortar_link *link, int code, const char *fmt, ...)
 /* link_promise.c: a null message's payload arrived (size bytes at
  * `payload`); MORTAR_EPROTO when it is not a promise. */
 int link_promise_received(mortar_link *link, const void *payload, uint32_t size);
+/* The promise a null message's slot carries (its payload has one). */
+uint64_t link_promise_of(const mortar_slot_header *h);
 
 /* Publishes the reserved slot as a null message stamped `stamp` with `size`
  * bytes of payload (link.c). */

@@ -54,6 +54,11 @@ int link_promise_received(mortar_link *link, const void *payload, uint32_t size)
     return MORTAR_OK;
 }
 
+uint64_t link_promise_of(const mortar_slot_header *h)
+{
+    return get_le64((const uint8_t *)h + MORTAR_SLOT_HEADER_SIZE);
+}
+
 uint64_t mortar_link_in_bound(const mortar_link *link)
 {
     uint64_t h = link->horizon_ps;

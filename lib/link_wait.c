@@ -66,9 +66,10 @@ int mortar_link_check_peer(mortar_link *link)
  * failed barrier (never seen) shortens the sleep to a millisecond: a wake
  * may be missed, not the message. */
 #define FAILED_BARRIER_SLEEP_NS 1000000ull
-static void block_on_futex(mortar_link *link, uint64_t max_ns)
+static void block_on_futex(mortar_link *link, uint64_t max_ns, uint64_t wake_from_ps)
 {
     uint32_t seq = atomic_load_explicit(&link->rx_dir->futex_seq, memory_order_acquire);
+    atomic_store_explicit(&link->rx_dir->wake_from_ps, wake_from_ps, memory_order_relaxed);
     atomic_store_explicit(&link->rx_dir->waiting, 1, memory_order_seq_cst);
     if (link->sleep_barrier && !link_barrier_issue() && max_ns > FAILED_BARRIER_SLEEP_NS)
         max_ns = FAILED_BARRIER_SLEEP_NS;
@@ -118,19 +119,47 @@ static bool peer_shares_our_cpu(mortar_link *link)
     return atomic_load_explicit(&link->tx_dir->consumer_cpu, memory_order_relaxed) == mine;
 }
 
-int mortar_link_wait(mortar_link *link, uint32_t timeout_ms)
+/* What ends a wait: anything new on the ring (mortar_link_wait), or a
+ * data message or the input bound reaching `bound_ps`
+ * (mortar_link_wait_bound), which takes null messages in on the way. */
+typedef struct wait_goal {
+    bool any;
+    uint64_t bound_ps;
+} wait_goal;
+
+/* 1: the goal is met, 0: not yet, or a link error. */
+static int goal_met(mortar_link *link, const wait_goal *g)
+{
+    if (g->any)
+        return mortar_link_has_input(link) || link->peer_terminated;
+    mortar_msg m;
+    int r = mortar_link_peek(link, &m);
+    if (r != 0)
+        return r;
+    return link->peer_terminated || mortar_link_in_bound(link) >= g->bound_ps;
+}
+
+/* A wait for a bound is expected to be long (the peer's many steps): it
+ * yields only briefly before it sleeps. */
+#define BOUND_YIELD_NS 50000ull
+
+static int wait_for(mortar_link *link, const wait_goal *g, uint32_t timeout_ms)
 {
     bool shared_cpu = link->wait_policy != MORTAR_WAIT_SPIN && peer_shares_our_cpu(link);
-    if ((shared_cpu ? mortar_link_has_input(link) : quick_poll(link)) || link->peer_terminated)
-        return MORTAR_OK;
+    int met = goal_met(link, g);
+    if (met == 0 && g->any && !shared_cpu)
+        met = quick_poll(link);
+    if (met != 0)
+        return met < 0 ? met : MORTAR_OK;
     uint64_t start = wall_ns();
     uint64_t deadline = start + (uint64_t)timeout_ms * 1000000ull;
     uint64_t spin_until = shared_cpu ? start : start + link->spin_ns;
-    uint64_t yield_until = spin_until + YIELD_NS;
+    uint64_t yield_until = spin_until + (g->any ? YIELD_NS : BOUND_YIELD_NS);
     uint64_t next_peer_check = start + PEER_CHECK_NS;
+    uint64_t wake_from = g->any ? 0 : (g->bound_ps ? g->bound_ps : 1);
     for (unsigned i = 0;; i++) {
-        if (mortar_link_has_input(link))
-            return MORTAR_OK;
+        if ((met = goal_met(link, g)) != 0)
+            return met < 0 ? met : MORTAR_OK;
         if ((i & 63) != 0) {
             cpu_relax();
             continue;
@@ -153,8 +182,20 @@ int mortar_link_wait(mortar_link *link, uint32_t timeout_ms)
             uint64_t slice = next_peer_check - now;
             if (deadline - now < slice)
                 slice = deadline - now;
-            block_on_futex(link, slice);
+            block_on_futex(link, slice, wake_from);
             i = 63;
         }
     }
+}
+
+int mortar_link_wait(mortar_link *link, uint32_t timeout_ms)
+{
+    wait_goal any = {.any = true};
+    return wait_for(link, &any, timeout_ms);
+}
+
+int mortar_link_wait_bound(mortar_link *link, uint64_t bound_ps, uint32_t timeout_ms)
+{
+    wait_goal bound = {.any = false, .bound_ps = bound_ps};
+    return wait_for(link, &bound, timeout_ms);
 }

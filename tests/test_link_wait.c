@@ -2,7 +2,8 @@
  * test_link_wait.c - waiting on a link: a consumer that went to sleep on
  * the futex is woken by its producer's next message, within one process
  * (an in-process pair, two threads) and across processes; the producer
- * saw it waiting (it counts the wake), whichever way it publishes.
+ * saw it waiting (it counts the wake), whichever way it publishes. A
+ * consumer waiting for a bound sleeps through null messages below it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 
 #include "mortar/error.h"
 #include "mortar/link.h"
+#include "mortar/time.h"
 
 /* The producer waits this long before it sends: more than the consumer's
  * spinning and yielding before it sleeps (a few milliseconds). */
@@ -118,11 +120,50 @@ static void test_link_wait_wakes_a_sleeping_consumer_across_processes(void **sta
     mortar_link_close(l);
 }
 
+/* Null messages whose stamp and promise stay below 100 us, then one that
+ * promises beyond: returns the wakes the first ones cost. */
+static void *send_steps_then_promise(void *arg)
+{
+    producer *p = arg;
+    usleep(SEND_DELAY_US);
+    for (uint64_t us = 1; us <= 10; us++)
+        mortar_link_send_promise(p->link, MORTAR_US(us), MORTAR_US(us));
+    mortar_link_counters c;
+    mortar_link_get_counters(p->link, &c);
+    p->wakes = c.wakes_sent;
+    usleep(SEND_DELAY_US);
+    mortar_link_send_promise(p->link, MORTAR_US(11), MORTAR_US(200));
+    return NULL;
+}
+
+static void test_link_wait_bound_sleeps_through_lower_null_messages(void **state)
+{
+    (void)state;
+    mortar_link_params p;
+    params(&p, MORTAR_WAIT_BLOCK);
+    p.sync_mode = MORTAR_SYNC_ON;
+    mortar_link *a, *b;
+    assert_int_equal(mortar_link_pair(&a, &b, &p), 0);
+    producer prod = {.link = a};
+    pthread_t t;
+    pthread_create(&t, NULL, send_steps_then_promise, &prod);
+    assert_int_equal(mortar_link_wait_bound(b, MORTAR_US(100), 5000), 0);
+    assert_true(mortar_link_in_bound(b) >= MORTAR_US(100));
+    pthread_join(t, NULL);
+    assert_int_equal(prod.wakes, 0);
+    mortar_link_counters c;
+    mortar_link_get_counters(b, &c);
+    assert_int_equal(c.syncs_received, 11);
+    mortar_link_close(a);
+    mortar_link_close(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_link_wait_wakes_a_sleeping_consumer_in_process),
         cmocka_unit_test(test_link_wait_wakes_a_sleeping_consumer_across_processes),
+        cmocka_unit_test(test_link_wait_bound_sleeps_through_lower_null_messages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -268,6 +268,17 @@ void mortar_link_pop(mortar_link *link);
  */
 int mortar_link_wait(mortar_link *link, uint32_t timeout_ms);
 
+/*
+ * Waits, as mortar_link_wait, until a data message waits to be peeked, the
+ * input bound (mortar_link_in_bound) reaches `bound_ps`, or the peer
+ * terminated. Null messages that arrive meanwhile are taken in (as peek
+ * does) without ending the wait, and a peer does not wake a side sleeping
+ * here for a null message that cannot bring the bound to `bound_ps`: an
+ * idle side that has promised to send nothing before `bound_ps` sleeps
+ * through its peer's steps. 0, MORTAR_ETIMEDOUT, or a link error.
+ */
+int mortar_link_wait_bound(mortar_link *link, uint64_t bound_ps, uint32_t timeout_ms);
+
 /* True when a message (of any kind) is ready to be read, without consuming. */
 bool mortar_link_has_input(const mortar_link *link);
 

@@ -336,6 +336,72 @@ static void service(uint64_t now)
 }
 
 /*
+ * How far an idle host may move its clock at once: to its next virtual
+ * timer, the next message of a link, or the smallest input bound, and at
+ * most IDLE_JUMP_NS (so that its clock and progress keep moving). An idle
+ * vCPU sends nothing before its timer or a message wakes it, so no
+ * reaction can come back earlier: the two-latency cap of vcpu_bound_ps is
+ * for a running one.
+ */
+#define IDLE_JUMP_NS 1000000
+#define IDLE_WAIT_SLICE_MS 10 /* then QEMU's main loop gets the lock */
+
+/* The next virtual timer, or IDLE_JUMP_NS ahead. */
+static uint64_t idle_wake_ns(uint64_t now_ns, int64_t timer_ns)
+{
+    uint64_t wake = now_ns + IDLE_JUMP_NS;
+    return timer_ns >= 0 ? MIN(wake, now_ns + (uint64_t)timer_ns) : wake;
+}
+
+static uint64_t idle_target_ns(uint64_t now_ns, int64_t timer_ns)
+{
+    uint64_t target = idle_wake_ns(now_ns, timer_ns);
+    for (int i = 0; i < hub.n; i++) {
+        mortar_link *l = hub.eps[i]->link;
+        mortar_msg m;
+        int r = mortar_link_peek(l, &m);
+        if (r < 0) {
+            die(hub.eps[i]);
+        }
+        target = MIN(target, r == 1 ? ceil_ns(m.timestamp_ps) : mortar_link_in_bound(l) / 1000);
+    }
+    return target;
+}
+
+/*
+ * An idle host with one link, held short of its timer by that link's bound,
+ * has nothing to do until the timer or the peer's next data message: it
+ * renews its promise (nothing before its timer; mortar/link.h) and sleeps
+ * through the peer's null messages until the bound reaches the timer
+ * (mortar_link_wait_bound), instead of following each of them. With more links its promise on one
+ * depends on what the others bring, so it keeps sending: false, the
+ * step-by-step path.
+ */
+static bool idle_wait(uint64_t now_ns, int64_t timer_ns)
+{
+    if (hub.n != 1 || !hub.sync[0].synchronized || hub.no_promises) {
+        return false;
+    }
+    mortar_endpoint *ep = hub.eps[0];
+    mortar_msg m;
+    if (mortar_link_peek(ep->link, &m) != 0) {
+        return false; /* a message to handle first (or an error to report) */
+    }
+    uint64_t wake_ns = idle_wake_ns(now_ns, timer_ns);
+    if (mortar_link_send_promise(ep->link, now_ns * 1000, idle_own_next(NULL, 0)) != 0) {
+        return false; /* ring full: the usual path retries */
+    }
+    hub.stats.waits++;
+    int64_t since = mortar_hub_profile_clock();
+    int rc = mortar_link_wait_bound(ep->link, wake_ns * 1000, IDLE_WAIT_SLICE_MS);
+    mortar_hub_profile_wait(ep->hub_index, since);
+    if (rc != 0 && (rc != MORTAR_ETIMEDOUT || mortar_link_check_peer(ep->link) != 0)) {
+        die(ep);
+    }
+    return true;
+}
+
+/*
  * While the guest is idle, moving time from one link deadline to the next
  * needs no trip through QEMU's main loop: warp the virtual clock ourselves,
  * as QEMU's idle warp would, until another timer is due or a device message
@@ -348,10 +414,19 @@ static void idle_fast_forward(void)
     int64_t until = get_clock() + IDLE_BATCH_NS;
     while (all_cpu_threads_idle() && get_clock() < until) {
         uint64_t now_ns = (uint64_t)qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
-        uint64_t next = next_deadline_ns(now_ns * 1000);
-        int64_t other = qemu_clock_deadline_ns_all(QEMU_CLOCK_VIRTUAL, QEMU_TIMER_ATTR_ALL);
-        if (other >= 0 && next >= now_ns + (uint64_t)other) {
+        int64_t timer = qemu_clock_deadline_ns_all(QEMU_CLOCK_VIRTUAL, QEMU_TIMER_ATTR_ALL);
+        uint64_t next = idle_target_ns(now_ns, timer);
+        if (timer >= 0 && next >= now_ns + (uint64_t)timer) {
             return; /* a timer of the guest's devices comes first */
+        }
+        if (next < idle_wake_ns(now_ns, timer) && idle_wait(now_ns, timer)) {
+            continue;
+        }
+        if (next <= now_ns) {
+            next = next_deadline_ns(now_ns * 1000);
+            if (timer >= 0 && next >= now_ns + (uint64_t)timer) {
+                return;
+            }
         }
         icount_add_stall_ns((int64_t)(next - now_ns));
         hub.stats.idle_skips++;
