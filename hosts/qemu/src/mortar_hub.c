@@ -90,10 +90,30 @@ static void G_NORETURN die(mortar_endpoint *ep)
     exit(1);
 }
 
+/*
+ * The ring of `full` is full: its peer must drain it, and may be waiting
+ * for our horizon on another link to move before it handles what is
+ * queued (mortar-sim waits on the link that holds its safe time back). A
+ * guest that posts writes faster than the peer takes them never makes that
+ * null message due: send it now on every other link that has not heard
+ * `now` yet.
+ */
+static void sync_others_at(const mortar_endpoint *full, uint64_t now)
+{
+    for (int i = 0; i < hub.n; i++) {
+        mortar_link *l = hub.eps[i]->link;
+        if (i == full->hub_index || !hub.sync[i].synchronized ||
+            mortar_link_sync_due(l) - mortar_link_sync_interval(l) >= now) {
+            continue;
+        }
+        mortar_link_send_sync(l, now);
+    }
+}
+
 void mortar_hub_send(mortar_endpoint *ep, uint8_t type, const void *payload, uint32_t size)
 {
     uint64_t now = mortar_hub_now_ps();
-    for (;;) {
+    for (unsigned tries = 0;; tries++) {
         int rc = mortar_link_send(ep->link, now, type, payload, size, 0, NULL);
         if (rc == 0) {
             hub.sync[ep->hub_index].refused = false; /* the next one is due later */
@@ -105,7 +125,16 @@ void mortar_hub_send(mortar_endpoint *ep, uint8_t type, const void *payload, uin
         if (mortar_link_check_peer(ep->link) != 0) {
             die(ep);
         }
-        g_usleep(10); /* ring full: the device drains it */
+        if (hub.synced && tries == 0) {
+            sync_others_at(ep, now);
+        }
+        /* ring full: the device drains it; a yield hands a shared core to
+         * it at once, a sleep keeps a stopped device from costing a core */
+        if (tries < 100) {
+            sched_yield();
+        } else {
+            g_usleep(100);
+        }
     }
 }
 
