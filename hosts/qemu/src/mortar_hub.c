@@ -402,9 +402,9 @@ static uint64_t idle_target_ns(uint64_t now_ns, int64_t timer_ns)
  * has nothing to do until the timer or the peer's next data message: it
  * renews its promise (nothing before its timer; mortar/link.h) and sleeps
  * through the peer's null messages until the bound reaches the timer
- * (mortar_link_wait_bound), instead of following each of them. With more links its promise on one
- * depends on what the others bring, so it keeps sending: false, the
- * step-by-step path.
+ * (mortar_link_wait_bound), instead of following each of them. With more
+ * links its promise on one depends on what the others bring, so it keeps
+ * sending: false, the step-by-step path.
  */
 static bool idle_wait(uint64_t now_ns, int64_t timer_ns)
 {
