@@ -382,9 +382,11 @@ static uint64_t idle_wake_ns(uint64_t now_ns, int64_t timer_ns)
     return timer_ns >= 0 ? MIN(wake, now_ns + (uint64_t)timer_ns) : wake;
 }
 
-static uint64_t idle_target_ns(uint64_t now_ns, int64_t timer_ns)
+/* How far the links let an idle host go: the next message of a link, or
+ * its input bound; the smallest. */
+static uint64_t idle_links_reach_ns(void)
 {
-    uint64_t target = idle_wake_ns(now_ns, timer_ns);
+    uint64_t reach = UINT64_MAX;
     for (int i = 0; i < hub.n; i++) {
         mortar_link *l = hub.eps[i]->link;
         mortar_msg m;
@@ -392,9 +394,9 @@ static uint64_t idle_target_ns(uint64_t now_ns, int64_t timer_ns)
         if (r < 0) {
             die(hub.eps[i]);
         }
-        target = MIN(target, r == 1 ? ceil_ns(m.timestamp_ps) : mortar_link_in_bound(l) / 1000);
+        reach = MIN(reach, r == 1 ? ceil_ns(m.timestamp_ps) : mortar_link_in_bound(l) / 1000);
     }
-    return target;
+    return reach;
 }
 
 /*
@@ -430,6 +432,15 @@ static bool idle_wait(uint64_t now_ns, int64_t timer_ns)
     return true;
 }
 
+/* Moves an idle host's clock from now_ns to next_ns and services the
+ * links there. */
+static void idle_jump(uint64_t now_ns, uint64_t next_ns)
+{
+    icount_add_stall_ns((int64_t)(next_ns - now_ns));
+    hub.stats.idle_skips++;
+    service(next_ns * 1000);
+}
+
 /*
  * While the guest is idle, moving time from one link deadline to the next
  * needs no trip through QEMU's main loop: warp the virtual clock ourselves,
@@ -444,11 +455,16 @@ static void idle_fast_forward(void)
     while (all_cpu_threads_idle() && get_clock() < until) {
         uint64_t now_ns = (uint64_t)qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
         int64_t timer = qemu_clock_deadline_ns_all(QEMU_CLOCK_VIRTUAL, QEMU_TIMER_ATTR_ALL);
-        uint64_t next = idle_target_ns(now_ns, timer);
-        if (timer >= 0 && next >= now_ns + (uint64_t)timer) {
-            return; /* a timer of the guest's devices comes first */
+        uint64_t reach = idle_links_reach_ns();
+        if (timer >= 0 && reach >= now_ns + (uint64_t)timer) {
+            /* a timer of the guest's devices comes first */
+            if (timer > 0 && reach > now_ns + (uint64_t)timer) {
+                idle_jump(now_ns, now_ns + (uint64_t)timer);
+            }
+            return;
         }
-        if (next < idle_wake_ns(now_ns, timer) && idle_wait(now_ns, timer)) {
+        uint64_t wake = idle_wake_ns(now_ns, timer), next = MIN(reach, wake);
+        if (next < wake && idle_wait(now_ns, timer)) {
             continue;
         }
         if (next <= now_ns) {
@@ -457,9 +473,7 @@ static void idle_fast_forward(void)
                 return;
             }
         }
-        icount_add_stall_ns((int64_t)(next - now_ns));
-        hub.stats.idle_skips++;
-        service(next * 1000);
+        idle_jump(now_ns, next);
     }
 }
 
