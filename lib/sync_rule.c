@@ -120,13 +120,6 @@ int sync_rule_send_due(sync_link *links, unsigned n, uint64_t now, const sync_pr
     return MORTAR_OK;
 }
 
-uint64_t sync_rule_sync_deadline(const sync_link *l)
-{
-    if (!l->synchronized || l->refused)
-        return MORTAR_TIME_MAX;
-    return mortar_link_sync_due(l->link);
-}
-
 void sync_rule_start(sync_link *links, unsigned n, uint64_t now)
 {
     for (unsigned i = 0; i < n; i++)

@@ -94,11 +94,6 @@ uint64_t sync_rule_next_send(const sync_link *links, unsigned n, unsigned j, uin
 int sync_rule_send_due(sync_link *links, unsigned n, uint64_t now, const sync_promiser *p,
                        sync_due *out);
 
-/* When the side must stop for link l's next null message: when it is due,
- * or never (MORTAR_TIME_MAX) while the ring refuses it or the link is not
- * synchronized. */
-uint64_t sync_rule_sync_deadline(const sync_link *l);
-
 /* A plain null message at `now` on every synchronized link: the start of
  * synchronization, so that two idle peers never wait for each other. */
 void sync_rule_start(sync_link *links, unsigned n, uint64_t now);
