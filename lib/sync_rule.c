@@ -83,7 +83,7 @@ uint64_t sync_rule_next_send(const sync_link *links, unsigned n, unsigned j, uin
     return next < now ? now : next;
 }
 
-/* A null message at now on link j; a full ring marks it refused and asks
+/* A null message at now on link j; a full ring leaves it due and asks
  * whether the peer died (a peer that promised never to send again is never
  * waited on, so a ring that stays full may be all there is to see). */
 static int send_sync(sync_link *links, unsigned n, unsigned j, uint64_t now,
@@ -92,7 +92,6 @@ static int send_sync(sync_link *links, unsigned n, unsigned j, uint64_t now,
     mortar_link *l = links[j].link;
     int rc = p ? mortar_link_send_promise(l, now, sync_rule_next_send(links, n, j, now, p))
                : mortar_link_send_sync(l, now);
-    links[j].refused = rc == MORTAR_EAGAIN;
     if (rc == MORTAR_EAGAIN)
         rc = mortar_link_check_peer(l);
     return rc;

@@ -17,10 +17,9 @@
  *     from its own next event and what the other links bring next, each
  *     plus its least latency to j;
  *   - the due null messages: on every synchronized link quiet for a sync
- *     interval, one at `now`, with the promise when the side makes one. A
- *     full ring refuses it: the link is marked refused and the message stays
- *     due, to be tried at the next step or wait, but it is no deadline to
- *     stop at (the peer has our messages to read meanwhile).
+ *     interval, one at `now`, with the promise when the side makes one. One
+ *     a full ring refuses stays due, to be tried at the next step or wait
+ *     (the peer has our messages to read meanwhile).
  *
  * Internal to libmortar and QEMU's hub: nothing here is exported. It uses
  * only the public link API.
@@ -37,7 +36,6 @@
 typedef struct sync_link {
     mortar_link *link;
     bool synchronized; /* sync mode on: it holds time back, gets null messages */
-    bool refused;      /* its last due null message found the ring full */
 } sync_link;
 
 /* What a side knows of its own future, for lookahead promises. */
@@ -89,7 +87,7 @@ uint64_t sync_rule_next_send(const sync_link *links, unsigned n, unsigned j, uin
 
 /* Sends a null message at `now` on every synchronized link quiet for a sync
  * interval: with the promise of `p`, or plain when `p` is NULL. A full ring
- * marks the link refused (and asks the socket whether the peer died). 0, or
+ * leaves it due (and asks the socket whether the peer died). 0, or
  * the first link error (out->failed names the link). */
 int sync_rule_send_due(sync_link *links, unsigned n, uint64_t now, const sync_promiser *p,
                        sync_due *out);

@@ -40,8 +40,7 @@ typedef void (*sync_start_fn)(void *opaque);
 
 typedef struct mortar_hub_state {
     mortar_endpoint *eps[MAX_ENDPOINTS];
-    /* the same links under the rule, by index; a link whose due null
-     * message the full ring refused is marked there (sync_rule.h) */
+    /* the same links under the rule, by index (sync_rule.h) */
     sync_link sync[MAX_ENDPOINTS];
     int n;
     uint64_t start_ps;
@@ -116,7 +115,6 @@ void mortar_hub_send(mortar_endpoint *ep, uint8_t type, const void *payload, uin
     for (unsigned tries = 0;; tries++) {
         int rc = mortar_link_send(ep->link, now, type, payload, size, 0, NULL);
         if (rc == 0) {
-            hub.sync[ep->hub_index].refused = false; /* the next one is due later */
             return;
         }
         if (rc != MORTAR_EAGAIN) {
