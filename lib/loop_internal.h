@@ -147,6 +147,10 @@ struct mortar_loop {
     bool profile_off;
     uint64_t wall_start_ns, wall_end_ns;
     uint64_t wait_any_ns, waits_any; /* waits without a holder link */
+    /* a timed wait that ended and is not charged yet (event_loop.c) */
+    bool wait_open;
+    int wait_holder; /* its holder link, -1: any input */
+    uint64_t wait_start_ns;
     char err[512];
 };
 
