@@ -53,8 +53,8 @@ int mortar_link_params_check(const mortar_link_params *p, char *err, size_t err_
         why = "latency must be greater than 0";
     else if (interval > p->latency_ps)
         why = "sync interval must not exceed the latency (0 < sync_interval <= latency)";
-    else if (p->slot_size < 2 * MORTAR_SLOT_HEADER_SIZE || p->slot_size % 64 != 0)
-        why = "slot size must be a multiple of 64 and at least 128 bytes";
+    else if (p->slot_size < MORTAR_SLOT_HEADER_SIZE || p->slot_size % 64 != 0)
+        why = "slot size must be a multiple of 64 and at least 64 bytes";
     else if (p->slot_size > (16u << 20))
         why = "slot size must be at most 16 MiB";
     else if (p->slot_count < 2 || p->slot_count > (1u << 20))
@@ -160,7 +160,7 @@ static bool consumer_wants(const mortar_link *link, const mortar_slot_header *h,
     uint64_t from = atomic_load_explicit(&link->tx_dir->wake_from_ps, memory_order_relaxed);
     if (type != MORTAR_MSG_SYNC || from == 0 || stamp >= from)
         return true;
-    return h->payload_size >= 8 && link_promise_of(h) >= from;
+    return h->promise_ps >= from;
 }
 
 /* Stores the slot's ownership byte last, then wakes a sleeping consumer.
@@ -169,8 +169,9 @@ static bool consumer_wants(const mortar_link *link, const mortar_slot_header *h,
  * never sleeps (no read at all) or runs the barrier for us before it sleeps
  * (link_barrier.c: a plain read). The fence makes each message wait for its
  * slot's cache line; without it the stores of a stream overlap. */
-static inline void publish(mortar_link *link, mortar_slot_header *h, uint8_t type, uint32_t size,
-                    uint64_t stamp)
+__attribute__((always_inline)) static inline void publish(mortar_link *link,
+                                                         mortar_slot_header *h, uint8_t type,
+                                                         uint32_t size, uint64_t stamp)
 {
     h->payload_size = size;
     h->sequence = link->tx_seq++;
@@ -199,10 +200,12 @@ static inline void publish(mortar_link *link, mortar_slot_header *h, uint8_t typ
 }
 
 #define unlikely(x) __builtin_expect(!!(x), 0)
+/* Error paths stay out of the hot functions' code and registers. */
+#define COLD __attribute__((cold, noinline))
 
 /* Why a send of `size` bytes cannot even look at the ring (sets the error
  * text), or MORTAR_OK. */
-static int send_refused(mortar_link *link, uint32_t size)
+COLD static int send_refused(mortar_link *link, uint32_t size)
 {
     if (link->terminated)
         return link_set_error(link, MORTAR_ESTATE, "send after terminate");
@@ -213,6 +216,17 @@ static int send_refused(mortar_link *link, uint32_t size)
     return MORTAR_OK;
 }
 
+/* Why a commit of a message of `type` at `now_ps` was refused (sets the
+ * error text). */
+COLD static int commit_refused(mortar_link *link, uint8_t type, uint64_t now_ps)
+{
+    if (type < MORTAR_MSG_UPPER_MIN || type > MORTAR_MSG_TYPE_MASK)
+        return link_set_error(link, MORTAR_EINVAL,
+                              "message type 0x%x is not an upper-protocol type", type);
+    return link_set_error(link, MORTAR_EINVAL, "send at %llu ps is earlier than a previous send",
+                          (unsigned long long)now_ps);
+}
+
 /* Stamps and publishes the data message whose payload is in slot `h`
  * (inlined into send: the call cost a quarter of a send). */
 __attribute__((always_inline)) static inline int commit_data(mortar_link *link,
@@ -221,15 +235,11 @@ __attribute__((always_inline)) static inline int commit_data(mortar_link *link,
                                                             uint32_t size, uint32_t wire_bytes,
                                                             uint64_t *stamp)
 {
-    if (unlikely(type < MORTAR_MSG_UPPER_MIN || type > MORTAR_MSG_TYPE_MASK))
-        return link_set_error(link, MORTAR_EINVAL,
-                              "message type 0x%x is not an upper-protocol type", type);
     uint64_t ts;
-    if (unlikely(link_timing_stamp(&link->timing, now_ps, wire_bytes ? wire_bytes : size, &ts) !=
-                 0))
-        return link_set_error(link, MORTAR_EINVAL,
-                              "send at %llu ps is earlier than a previous send",
-                              (unsigned long long)now_ps);
+    if (unlikely(type < MORTAR_MSG_UPPER_MIN || type > MORTAR_MSG_TYPE_MASK ||
+                 link_timing_stamp(&link->timing, now_ps, wire_bytes ? wire_bytes : size, &ts) !=
+                     0))
+        return commit_refused(link, type, now_ps);
     publish(link, h, type, size, ts);
     link_promise_sent(link, ts);
     link->counters.msgs_sent++;
@@ -280,11 +290,21 @@ int mortar_link_send(mortar_link *link, uint64_t now_ps, uint8_t type, const voi
     return commit_data(link, h, now_ps, type, size, wire_bytes, stamp);
 }
 
-void link_publish_sync(mortar_link *link, uint64_t stamp, uint32_t size)
+mortar_slot_header *link_null_slot(mortar_link *link)
 {
-    link->reserved = NULL;
-    publish(link, link_slot(link->tx_ring, link->slot_size, link->tx_pos), MORTAR_MSG_SYNC,
-            size, stamp);
+    mortar_slot_header *h = free_tx_slot(link);
+    if (!h)
+        link->counters.full_stalls++;
+    return h;
+}
+
+void link_publish_null(mortar_link *link, mortar_slot_header *h, uint64_t stamp,
+                       uint64_t promise_ps, uint64_t consumed)
+{
+    link->reserved = NULL; /* a reserved slot is this one: taken back */
+    h->promise_ps = promise_ps; /* cleared too: the slot held other messages */
+    h->consumed = consumed;
+    publish(link, h, MORTAR_MSG_SYNC, 0, stamp);
     link->counters.syncs_sent++;
 }
 
@@ -292,13 +312,10 @@ int mortar_link_send_sync(mortar_link *link, uint64_t now_ps)
 {
     if (link->terminated)
         return MORTAR_OK;
-    mortar_slot_header *h = free_tx_slot(link);
-    if (!h) {
-        link->counters.full_stalls++;
+    mortar_slot_header *h = link_null_slot(link);
+    if (!h)
         return MORTAR_EAGAIN;
-    }
-    publish(link, h, MORTAR_MSG_SYNC, 0, link_timing_sync_stamp(&link->timing, now_ps));
-    link->counters.syncs_sent++;
+    link_publish_null(link, h, link_timing_sync_stamp(&link->timing, now_ps), 0, 0);
     return MORTAR_OK;
 }
 
@@ -335,7 +352,7 @@ static inline void release_rx(mortar_link *link, mortar_slot_header *h)
 }
 
 /* A data message stamped `ts` that breaks the peer's promise: the error. */
-static int promise_broken(mortar_link *link, uint64_t ts)
+COLD static int promise_broken(mortar_link *link, uint64_t ts)
 {
     if (ts < link->horizon_ps)
         return link_set_error(link, MORTAR_EPROTO,
@@ -366,10 +383,14 @@ static int consume_link_message(mortar_link *link, mortar_slot_header *h, uint8_
     if (ts > link->horizon_ps)
         link->horizon_ps = ts;
     uint32_t size = h->payload_size;
-    if (size && link_promise_received(link, (uint8_t *)h + MORTAR_SLOT_HEADER_SIZE, size) !=
-                    MORTAR_OK)
+    if (size)
         return link_set_error(link, MORTAR_EPROTO, "malformed null message: %u bytes of payload",
                               size);
+    if (link_promise_received(link, h) != MORTAR_OK)
+        return link_set_error(link, MORTAR_EPROTO,
+                              "malformed promise: %llu of our data messages consumed, %llu sent",
+                              (unsigned long long)h->consumed,
+                              (unsigned long long)link->counters.msgs_sent);
     link->counters.syncs_received++;
     release_rx(link, h);
     return MORTAR_OK;

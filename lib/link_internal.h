@@ -94,18 +94,21 @@ struct mortar_link {
     mortar_link_counters counters;
 };
 
+/* Sets the link's error text; returns `code`. Cold: only off the hot path. */
 int link_set_error(mortar_link *link, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4), cold));
 
-/* link_promise.c: a null message's payload arrived (size bytes at
- * `payload`); MORTAR_EPROTO when it is not a promise. */
-int link_promise_received(mortar_link *link, const void *payload, uint32_t size);
-/* The promise a null message's slot carries (its payload has one). */
-uint64_t link_promise_of(const mortar_slot_header *h);
+/* link_promise.c: the null message in slot `h` arrived; takes in its
+ * promise, if it has one. MORTAR_EPROTO when the promise is malformed. */
+int link_promise_received(mortar_link *link, const mortar_slot_header *h);
 
-/* Publishes the reserved slot as a null message stamped `stamp` with `size`
- * bytes of payload (link.c). */
-void link_publish_sync(mortar_link *link, uint64_t stamp, uint32_t size);
+/* link.c: the slot the next null message goes into, or NULL when the ring
+ * is full (counted as a stall). */
+mortar_slot_header *link_null_slot(mortar_link *link);
+/* link.c: publishes slot `h` (from link_null_slot) as a null message
+ * stamped `stamp`, with a promise (0: none) and our consumed count. */
+void link_publish_null(mortar_link *link, mortar_slot_header *h, uint64_t stamp,
+                       uint64_t promise_ps, uint64_t consumed);
 
 /* link_promise.c: we sent a data message stamped `stamp`. */
 static inline void link_promise_sent(mortar_link *link, uint64_t stamp)

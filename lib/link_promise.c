@@ -18,45 +18,22 @@
  * all of them, which is that stamp or an earlier one (a safe bound in O(1)).
  * docs/protocol.md §4 is the wire format.
  */
-#include <string.h>
 
 #include "link_internal.h"
 #include "mortar/error.h"
 
-#define PROMISE_PAYLOAD_SIZE 16 /* u64 promise_ps, u64 consumed data messages */
-
-static uint64_t get_le64(const uint8_t *p)
+int link_promise_received(mortar_link *link, const mortar_slot_header *h)
 {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static void put_le64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++, v >>= 8)
-        p[i] = (uint8_t)v;
-}
-
-int link_promise_received(mortar_link *link, const void *payload, uint32_t size)
-{
-    if (size != PROMISE_PAYLOAD_SIZE)
-        return MORTAR_EPROTO;
-    const uint8_t *p = payload;
-    uint64_t consumed = get_le64(p + 8);
+    uint64_t promise = h->promise_ps, consumed = h->consumed;
+    if (promise == 0)
+        return MORTAR_OK; /* a plain null message */
     if (consumed > link->counters.msgs_sent)
         return MORTAR_EPROTO; /* it cannot have consumed what we never sent */
     link->have_promise = true;
-    link->promise_ps = get_le64(p);
+    link->promise_ps = promise;
     if (consumed == link->counters.msgs_sent)
         link->first_unseen_stamp_ps = MORTAR_TIME_MAX;
     return MORTAR_OK;
-}
-
-uint64_t link_promise_of(const mortar_slot_header *h)
-{
-    return get_le64((const uint8_t *)h + MORTAR_SLOT_HEADER_SIZE);
 }
 
 uint64_t mortar_link_in_bound(const mortar_link *link)
@@ -80,16 +57,15 @@ int mortar_link_send_promise(mortar_link *link, uint64_t now_ps, uint64_t next_s
 {
     if (link->terminated)
         return MORTAR_OK;
-    /* slots hold at least 64 bytes of payload (link.c checks the size) */
-    void *dst = mortar_link_reserve(link, PROMISE_PAYLOAD_SIZE);
-    if (!dst)
+    mortar_slot_header *h = link_null_slot(link);
+    if (!h)
         return MORTAR_EAGAIN;
     uint64_t stamp = link_timing_sync_stamp(&link->timing, now_ps);
     uint64_t promise = next_send_ps > MORTAR_TIME_MAX - link->timing.latency_ps
                            ? MORTAR_TIME_MAX
                            : next_send_ps + link->timing.latency_ps;
-    put_le64(dst, promise > stamp ? promise : stamp);
-    put_le64((uint8_t *)dst + 8, link->counters.msgs_received);
-    link_publish_sync(link, stamp, PROMISE_PAYLOAD_SIZE);
+    /* at least the stamp, which is above 0 (the latency is): never "none" */
+    link_publish_null(link, h, stamp, promise > stamp ? promise : stamp,
+                      link->counters.msgs_received);
     return MORTAR_OK;
 }

@@ -224,7 +224,7 @@ static void test_handshake_reports_version_mismatch(void **state)
     (void)state;
     fake_listener f;
     good_intro(&f.intro);
-    f.intro.version = 2;
+    f.intro.version = MORTAR_LINK_VERSION + 1;
     f.bytes = sizeof f.intro;
     char err[512];
     assert_int_equal(connect_to_fake(&f, err, sizeof err), MORTAR_EVERSION);

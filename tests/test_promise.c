@@ -4,7 +4,8 @@
  * peer's promise, falls back to a latency after our first message the peer
  * had not consumed, comes back when the peer confirms it consumed
  * everything; a data message below the promise and malformed promises are
- * protocol errors; a terminated peer's bound is infinite.
+ * protocol errors; a terminated peer's bound is infinite; the promise rides
+ * in the slot header, so one-line slots carry it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,15 +19,20 @@
 
 #define LAT 1000 /* ps */
 
-static void make_pair(mortar_link **a, mortar_link **b)
+static void make_pair_of(mortar_link **a, mortar_link **b, uint32_t slot_size)
 {
     mortar_link_params p;
     mortar_link_params_init(&p);
     p.name = "promise";
-    p.slot_size = 128;
+    p.slot_size = slot_size;
     p.slot_count = 16;
     p.latency_ps = LAT;
     assert_int_equal(mortar_link_pair(a, b, &p), 0);
+}
+
+static void make_pair(mortar_link **a, mortar_link **b)
+{
+    make_pair_of(a, b, 128);
 }
 
 /* Reads everything b has (null messages only). */
@@ -133,6 +139,71 @@ static void test_promise_after_terminate_is_the_horizon(void **state)
     mortar_link_close(b);
 }
 
+/* The promise travels in the slot header: a link of 64-byte slots (no
+ * payload at all) carries it, and header-only data messages. */
+static void test_promise_fits_a_one_line_slot(void **state)
+{
+    (void)state;
+    mortar_link *a, *b;
+    make_pair_of(&a, &b, MORTAR_SLOT_HEADER_SIZE);
+    assert_int_equal(mortar_link_max_payload(a), 0);
+    assert_int_equal(mortar_link_send_promise(a, 100, 50000), 0);
+    drain(b);
+    assert_int_equal(mortar_link_in_bound(b), 50000 + LAT);
+    uint8_t byte = 1;
+    assert_int_equal(mortar_link_send(a, 200, 0x10, &byte, 1, 0, NULL), MORTAR_ETOOBIG);
+    assert_int_equal(mortar_link_send(a, 60000, 0x10, NULL, 0, 0, NULL), 0);
+    mortar_msg m;
+    assert_int_equal(mortar_link_peek(b, &m), 1);
+    assert_int_equal(m.size, 0);
+    assert_int_equal(m.timestamp_ps, 60000 + LAT);
+    mortar_link_pop(b);
+    mortar_link_close(a);
+    mortar_link_close(b);
+}
+
+/* A null message written by hand into a's next slot, as a broken peer
+ * would: header fields, then the ownership byte. */
+static void publish_null_by_hand(mortar_link *a, uint32_t payload_size, uint64_t promise,
+                                 uint64_t consumed)
+{
+    uint8_t *payload = mortar_link_reserve(a, 0);
+    assert_non_null(payload);
+    mortar_slot_header *h = (mortar_slot_header *)(void *)(payload - MORTAR_SLOT_HEADER_SIZE);
+    h->payload_size = payload_size;
+    h->promise_ps = promise;
+    h->consumed = consumed;
+    h->timestamp_ps = 2 * LAT;
+    __atomic_store_n(&h->own_type, (uint8_t)(MORTAR_SLOT_FULL | MORTAR_MSG_SYNC),
+                     __ATOMIC_RELEASE);
+}
+
+static void test_promise_of_more_than_we_sent_is_a_protocol_error(void **state)
+{
+    (void)state;
+    mortar_link *a, *b;
+    make_pair(&a, &b);
+    publish_null_by_hand(a, 0, 90000, 3); /* b sent nothing */
+    mortar_msg m;
+    assert_int_equal(mortar_link_peek(b, &m), MORTAR_EPROTO);
+    assert_non_null(strstr(mortar_link_errmsg(b), "malformed promise"));
+    mortar_link_close(a);
+    mortar_link_close(b);
+}
+
+static void test_null_message_with_a_payload_is_a_protocol_error(void **state)
+{
+    (void)state;
+    mortar_link *a, *b;
+    make_pair(&a, &b);
+    publish_null_by_hand(a, 16, 0, 0); /* version 1's promise */
+    mortar_msg m;
+    assert_int_equal(mortar_link_peek(b, &m), MORTAR_EPROTO);
+    assert_non_null(strstr(mortar_link_errmsg(b), "malformed null message"));
+    mortar_link_close(a);
+    mortar_link_close(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -142,6 +213,9 @@ int main(void)
         cmocka_unit_test(test_promise_data_below_it_is_a_protocol_error),
         cmocka_unit_test(test_promise_is_never_below_the_null_message_stamp),
         cmocka_unit_test(test_promise_after_terminate_is_the_horizon),
+        cmocka_unit_test(test_promise_fits_a_one_line_slot),
+        cmocka_unit_test(test_promise_of_more_than_we_sent_is_a_protocol_error),
+        cmocka_unit_test(test_null_message_with_a_payload_is_a_protocol_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -34,7 +34,7 @@
 /* ---- wire constants (see docs/protocol.md) ---------------------------- */
 
 #define MORTAR_LINK_MAGIC       0x4b4e4c4dU /* "MLNK" little-endian */
-#define MORTAR_LINK_VERSION     1
+#define MORTAR_LINK_VERSION     2
 #define MORTAR_SLOT_HEADER_SIZE 64
 #define MORTAR_SHM_HEADER_SIZE  4096
 
@@ -45,7 +45,7 @@
 
 /* Message types 0x01-0x0f belong to the link itself; 0x10-0x7f to the upper
  * protocol. */
-#define MORTAR_MSG_SYNC      0x01 /* null message: a promise, no payload */
+#define MORTAR_MSG_SYNC      0x01 /* null message: a promise in the header, no payload */
 #define MORTAR_MSG_TERMINATE 0x02 /* the sender is gone; stamped MORTAR_TIME_MAX */
 #define MORTAR_MSG_UPPER_MIN 0x10
 #define MORTAR_MSG_TYPE_MASK 0x7f
@@ -55,7 +55,11 @@
 typedef struct mortar_slot_header {
     uint32_t payload_size; /* bytes of payload after the header */
     uint32_t sequence;     /* per-direction message count, low 32 bits */
-    uint8_t reserved0[40];
+    /* null messages only (docs/protocol.md §4): a lookahead promise (0:
+     * none) and the count of the receiver's data messages consumed */
+    uint64_t promise_ps; /* bytes 8-15 */
+    uint64_t consumed;   /* bytes 16-23 */
+    uint8_t reserved0[24];
     uint64_t timestamp_ps; /* bytes 48-55 */
     uint8_t reserved1[7];
     uint8_t own_type; /* byte 63: MORTAR_SLOT_FULL | type; written last (release) */
@@ -98,7 +102,8 @@ typedef enum {
 typedef struct mortar_link_params {
     const char *name; /* used in every error message; copied */
     uint32_t protocol;
-    uint32_t slot_size;  /* default 2048; PCIe links use 9216 */
+    uint32_t slot_size;  /* default 2048; PCIe links use 9216; a multiple of
+                          * 64, at least 64 (the header alone: no payload) */
     uint32_t slot_count; /* default 1024 */
     uint64_t latency_ps; /* default 500 ns */
     uint64_t sync_interval_ps; /* default: latency */
