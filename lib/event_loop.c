@@ -202,10 +202,10 @@ static void charge_wait(mortar_loop *loop)
 
 /* The same, timed for the profile; charge_wait ends the timing later.
  * No polling of our own first: the link's wait polls a while before it
- * yields or sleeps, most of it with pauses, which matters: polls back to
- * back keep pulling the slot's line back from the producer writing it
- * (bench-link's sync_idle: 1.35-1.6 times as fast without 256 such polls
- * here, together with the late clock read above). */
+ * yields or sleeps, with pauses, which matters: polls back to back keep
+ * pulling the slot's line back from the producer writing it (bench-link's
+ * sync_idle: 1.35-1.6 times as fast without 256 such polls here, together
+ * with the late clock read above). */
 static int wait_for_input(mortar_loop *loop, int held_by)
 {
     ext_link *holder = held_by < 0 ? NULL : &loop->exts[held_by];
