@@ -123,6 +123,19 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The median of `n` values (sorts them). */
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* ---- unsynchronized ping-pong and stream ---------------------------------- */
 
 static double bench_pingpong(void)
@@ -203,8 +216,6 @@ static double stream_once(uint32_t payload)
     return (double)(n - 1) / dt;
 }
 
-static int cmp_double(const void *a, const void *b);
-
 /* The median over fresh pairs, as the anchor measures it: the rate of one
  * pair swings with where the scheduler puts the two processes. */
 #define STREAM_TRIALS 5
@@ -213,8 +224,7 @@ static double bench_stream(uint32_t payload)
     double rate[STREAM_TRIALS];
     for (int i = 0; i < STREAM_TRIALS; i++)
         rate[i] = stream_once(payload);
-    qsort(rate, STREAM_TRIALS, sizeof *rate, cmp_double);
-    return rate[STREAM_TRIALS / 2];
+    return median(rate, STREAM_TRIALS);
 }
 
 /* ---- synchronized runs through the event loop ------------------------------ */
@@ -399,19 +409,6 @@ static void print_figures(const char *prefix, const double f[N_FIGURES])
         if (wanted[i])
             printf("%s%s=%.0f\n", prefix, figure_keys[i], f[i]);
     fflush(stdout);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The median of `n` values (sorts them). */
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* ---- the SimBricks anchor ----------------------------------------------------- */

@@ -211,8 +211,7 @@ static int wait_for_input(mortar_loop *loop, int held_by)
     ext_link *holder = held_by < 0 ? NULL : &loop->exts[held_by];
     if (loop->profile_off)
         return wait_untimed(loop, holder);
-    charge_wait(loop);
-    loop->wait_open = true;
+    loop->wait_open = true; /* the step charged the last one after its sends */
     loop->wait_holder = held_by;
     loop->wait_start_ns = loop_wall_ns();
     return wait_untimed(loop, holder);
