@@ -117,7 +117,7 @@ const cli_flag *cli_flag_of(int key);
 
 /* ---- text ---------------------------------------------------------------------- */
 
-/* "mortar 0.1.0 (commit abc1234)" and a newline. */
+/* "mortar 1.0.0 (commit abc1234)" and a newline. */
 void cli_print_version(FILE *out);
 /* The command's whole help: usage line, summary, options, details. */
 void cli_print_help(FILE *out, const cli_command *cmd);

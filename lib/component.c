@@ -82,8 +82,9 @@ static int send_inproc(mortar_component *c, struct port *p, uint8_t type, const 
         return MORTAR_ETOOBIG;
     event ev = {.order = event_order(p->inproc.peer->index, EV_MESSAGE,
                                      (uint8_t)p->inproc.peer_port)};
-    if (link_timing_stamp(&p->inproc.timing, c->loop->now, wire_bytes ? wire_bytes : size,
-                          &ev.time) != 0)
+    uint64_t wire_ps =
+        mortar_link_timing_wire_ps(&p->inproc.timing, wire_bytes ? wire_bytes : size);
+    if (mortar_link_timing_stamp(&p->inproc.timing, c->loop->now, wire_ps, &ev.time) != 0)
         return MORTAR_EINVAL;
     ev.seq = p->inproc.peer->ports[p->inproc.peer_port].rx_seq++;
     ev.msg.type = type;

@@ -75,14 +75,15 @@ int mortar_link_params_check(const mortar_link_params *p, char *err, size_t err_
 void link_map_rings(mortar_link *link, bool is_listener)
 {
     uint8_t *base = link->shm;
-    size_t ring_bytes = (size_t)link->slot_size * link->slot_count;
+    size_t ring_bytes = (size_t)link->hot.slot_size * link->hot.slot_count;
     uint8_t *ring0 = base + MORTAR_SHM_HEADER_SIZE;
     uint8_t *ring1 = ring0 + ring_bytes;
     shm_header *h = link->shm;
-    link->tx_ring = is_listener ? ring0 : ring1;
-    link->rx_ring = is_listener ? ring1 : ring0;
+    link->hot.tx_ring = is_listener ? ring0 : ring1;
+    link->hot.rx_ring = is_listener ? ring1 : ring0;
     link->tx_dir = is_listener ? &h->dir[0] : &h->dir[1];
     link->rx_dir = is_listener ? &h->dir[1] : &h->dir[0];
+    link->hot.consumer_waiting = (const uint32_t *)(const void *)&link->tx_dir->waiting;
 }
 
 void link_announce_sleeping(mortar_link *link)
@@ -100,26 +101,32 @@ void link_learn_peer_sleeping(mortar_link *link)
 {
     uint32_t flags = atomic_load_explicit(&link->tx_dir->consumer_flags, memory_order_relaxed);
     if (flags & LINK_CONSUMER_NEVER_SLEEPS)
-        link->publish = PUBLISH_RELEASE;
+        link->hot.publish = MORTAR_LINK__PUBLISH_RELEASE;
     else if ((flags & LINK_CONSUMER_BARRIER) && link_barrier_register())
-        link->publish = PUBLISH_CHECK;
+        link->hot.publish = MORTAR_LINK__PUBLISH_CHECK;
     else
-        link->publish = PUBLISH_FENCE;
+        link->hot.publish = MORTAR_LINK__PUBLISH_FENCE;
 }
 
 /* ---- getters ----------------------------------------------------------- */
 
 const char *mortar_link_name(const mortar_link *l) { return l->name; }
 const char *mortar_link_errmsg(const mortar_link *l) { return l->err[0] ? l->err : "no error"; }
-uint64_t mortar_link_latency(const mortar_link *l) { return l->timing.latency_ps; }
+uint64_t mortar_link_latency(const mortar_link *l) { return l->hot.timing.latency_ps; }
 uint64_t mortar_link_sync_interval(const mortar_link *l) { return l->sync_interval_ps; }
-uint64_t mortar_link_bandwidth(const mortar_link *l) { return l->timing.bandwidth_bps; }
-mortar_sync_mode mortar_link_sync_mode(const mortar_link *l) { return l->sync_mode; }
+uint64_t mortar_link_bandwidth(const mortar_link *l) { return l->hot.timing.bandwidth_bps; }
+mortar_sync_mode mortar_link_sync_mode(const mortar_link *l) { return l->hot.sync_mode; }
 uint32_t mortar_link_protocol(const mortar_link *l) { return l->protocol; }
-uint32_t mortar_link_max_payload(const mortar_link *l) { return l->slot_size - MORTAR_SLOT_HEADER_SIZE; }
-uint64_t mortar_link_in_horizon(const mortar_link *l) { return l->horizon_ps; }
+uint32_t mortar_link_max_payload(const mortar_link *l)
+{
+    return l->hot.slot_size - MORTAR_SLOT_HEADER_SIZE;
+}
+uint64_t mortar_link_in_horizon(const mortar_link *l) { return l->hot.horizon_ps; }
 bool mortar_link_peer_terminated(const mortar_link *l) { return l->peer_terminated; }
-uint64_t mortar_link_sync_due(const mortar_link *l) { return l->timing.last_send_ps + l->sync_interval_ps; }
+uint64_t mortar_link_sync_due(const mortar_link *l)
+{
+    return l->hot.timing.last_send_ps + l->sync_interval_ps;
+}
 
 const void *mortar_link_peer_intro(const mortar_link *l, uint32_t *size)
 {
@@ -130,7 +137,7 @@ const void *mortar_link_peer_intro(const mortar_link *l, uint32_t *size)
 
 void mortar_link_get_counters(const mortar_link *l, mortar_link_counters *out)
 {
-    *out = l->counters;
+    *out = l->hot.counters;
 }
 
 /* ---- sending ----------------------------------------------------------- */
@@ -140,13 +147,13 @@ static void wake_peer(mortar_link *link)
 {
     atomic_fetch_add_explicit(&link->tx_dir->futex_seq, 1, memory_order_release);
     syscall(SYS_futex, &link->tx_dir->futex_seq, FUTEX_WAKE, 1, NULL, NULL, 0);
-    link->counters.wakes_sent++;
+    link->hot.counters.wakes_sent++;
 }
 
 static inline mortar_slot_header *free_tx_slot(mortar_link *link)
 {
-    mortar_slot_header *h = link_slot(link->tx_ring, link->slot_size, link->tx_pos);
-    if (slot_own_type(h) & MORTAR_SLOT_FULL)
+    mortar_slot_header *h = link_tx_slot(link);
+    if (mortar_link__own_type(h) & MORTAR_SLOT_FULL)
         return NULL;
     return h;
 }
@@ -163,99 +170,62 @@ static bool consumer_wants(const mortar_link *link, const mortar_slot_header *h,
     return h->promise_ps >= from;
 }
 
-/* Stores the slot's ownership byte last, then wakes a sleeping consumer.
- * The wake needs, on our side, the store before the read of `waiting`
- * (link_wait.c does the reverse): a fence per message, unless the consumer
- * never sleeps (no read at all) or runs the barrier for us before it sleeps
- * (link_barrier.c: a plain read). The fence makes each message wait for its
- * slot's cache line; without it the stores of a stream overlap. */
-__attribute__((always_inline)) static inline void publish(mortar_link *link,
-                                                         mortar_slot_header *h, uint8_t type,
-                                                         uint32_t size, uint64_t stamp)
+/* Wakes the consumer that announced it sleeps, if it wants slot `h`
+ * (mortar_link__publish in mortar/link_hot.h, after the slot's store). */
+void mortar_link__wake_consumer(mortar_link *link, const mortar_slot_header *h,
+                                uint8_t type, uint64_t stamp)
 {
-    h->payload_size = size;
-    h->sequence = link->tx_seq++;
-    h->timestamp_ps = stamp;
-    link->tx_pos = (link->tx_pos + 1 == link->slot_count) ? 0 : link->tx_pos + 1;
-    uint8_t own_type = (uint8_t)(MORTAR_SLOT_FULL | type);
-    switch (link->publish) {
-    case PUBLISH_RELEASE:
-        slot_set_own_type(h, own_type);
-        return;
-    case PUBLISH_CHECK:
-        slot_set_own_type(h, own_type);
-        atomic_signal_fence(memory_order_seq_cst); /* the compiler keeps the order */
-        if (atomic_load_explicit(&link->tx_dir->waiting, memory_order_relaxed) &&
-            consumer_wants(link, h, type, stamp))
-            wake_peer(link);
-        return;
-    case PUBLISH_FENCE:
-        atomic_exchange_explicit((_Atomic uint8_t *)&h->own_type, own_type,
-                                 memory_order_seq_cst);
-        if (atomic_load_explicit(&link->tx_dir->waiting, memory_order_seq_cst) &&
-            consumer_wants(link, h, type, stamp))
-            wake_peer(link);
-        return;
-    }
+    if (consumer_wants(link, h, type, stamp))
+        wake_peer(link);
+}
+
+/* Publishing for a consumer that may sleep without the barrier: the store
+ * of the slot's ownership byte and the read of `waiting` need a fence
+ * between them (link_wait.c does the reverse), so each message waits for
+ * its slot's cache line; with the barrier (MORTAR_LINK__PUBLISH_CHECK) or
+ * a consumer that never sleeps the stores of a stream overlap. */
+void mortar_link__publish_fenced(mortar_link *link, mortar_slot_header *h, uint8_t type,
+                                 uint64_t stamp)
+{
+    atomic_exchange_explicit((_Atomic uint8_t *)&h->own_type,
+                             (uint8_t)(MORTAR_SLOT_FULL | type), memory_order_seq_cst);
+    if (atomic_load_explicit(&link->tx_dir->waiting, memory_order_seq_cst))
+        mortar_link__wake_consumer(link, h, type, stamp);
 }
 
 #define unlikely(x) __builtin_expect(!!(x), 0)
-/* Error paths stay out of the hot functions' code and registers. */
-#define COLD __attribute__((cold, noinline))
 
-/* Why a send of `size` bytes cannot even look at the ring (sets the error
- * text), or MORTAR_OK. */
-COLD static int send_refused(mortar_link *link, uint32_t size)
+int mortar_link__send_refused(mortar_link *link, uint32_t size)
 {
-    if (link->terminated)
+    if (link->hot.terminated)
         return link_set_error(link, MORTAR_ESTATE, "send after terminate");
     if (size > mortar_link_max_payload(link))
-        return link_set_error(link, MORTAR_ETOOBIG,
-                              "message of %u bytes does not fit a slot (at most %u bytes)", size,
-                              mortar_link_max_payload(link));
+        return link_set_error(
+            link, MORTAR_ETOOBIG,
+            "message of %u bytes does not fit a slot (at most %u bytes)", size,
+            mortar_link_max_payload(link));
     return MORTAR_OK;
 }
 
-/* Why a commit of a message of `type` at `now_ps` was refused (sets the
- * error text). */
-COLD static int commit_refused(mortar_link *link, uint8_t type, uint64_t now_ps)
+int mortar_link__commit_refused(mortar_link *link, uint8_t type, uint64_t now_ps)
 {
     if (type < MORTAR_MSG_UPPER_MIN || type > MORTAR_MSG_TYPE_MASK)
         return link_set_error(link, MORTAR_EINVAL,
                               "message type 0x%x is not an upper-protocol type", type);
-    return link_set_error(link, MORTAR_EINVAL, "send at %llu ps is earlier than a previous send",
+    return link_set_error(link, MORTAR_EINVAL,
+                          "send at %llu ps is earlier than a previous send",
                           (unsigned long long)now_ps);
-}
-
-/* Stamps and publishes the data message whose payload is in slot `h`
- * (inlined into send: the call cost a quarter of a send). */
-__attribute__((always_inline)) static inline int commit_data(mortar_link *link,
-                                                            mortar_slot_header *h,
-                                                            uint64_t now_ps, uint8_t type,
-                                                            uint32_t size, uint32_t wire_bytes,
-                                                            uint64_t *stamp)
-{
-    uint64_t ts;
-    if (unlikely(type < MORTAR_MSG_UPPER_MIN || type > MORTAR_MSG_TYPE_MASK ||
-                 link_timing_stamp(&link->timing, now_ps, wire_bytes ? wire_bytes : size, &ts) !=
-                     0))
-        return commit_refused(link, type, now_ps);
-    publish(link, h, type, size, ts);
-    link_promise_sent(link, ts);
-    link->counters.msgs_sent++;
-    link->counters.bytes_sent += size;
-    if (stamp)
-        *stamp = ts;
-    return MORTAR_OK;
 }
 
 void *mortar_link_reserve(mortar_link *link, uint32_t size)
 {
-    if (send_refused(link, size) != MORTAR_OK)
+    if (unlikely(link->hot.terminated || size > mortar_link_max_payload(link))) {
+        mortar_link__send_refused(link, size);
         return NULL;
+    }
     mortar_slot_header *h = free_tx_slot(link);
     if (!h) {
-        link->counters.full_stalls++; /* not an error: no message text (hot path) */
+        link->hot.counters.full_stalls++; /* not an error: no message text (hot path) */
         return NULL;
     }
     link->reserved = h;
@@ -268,33 +238,19 @@ int mortar_link_commit(mortar_link *link, uint64_t now_ps, uint8_t type, uint32_
     mortar_slot_header *h = link->reserved;
     if (!h)
         return link_set_error(link, MORTAR_ESTATE, "commit without reserve");
-    int rc = commit_data(link, h, now_ps, type, size, wire_bytes, stamp);
+    uint64_t wire_ps =
+        mortar_link_timing_wire_ps(&link->hot.timing, wire_bytes ? wire_bytes : size);
+    int rc = mortar_link__commit(link, h, now_ps, type, size, wire_ps, stamp);
     if (rc == MORTAR_OK)
         link->reserved = NULL;
     return rc;
-}
-
-/* The hot path: one look at the ring, the copy, the stamp, the store. */
-int mortar_link_send(mortar_link *link, uint64_t now_ps, uint8_t type, const void *payload,
-                     uint32_t size, uint32_t wire_bytes, uint64_t *stamp)
-{
-    if (unlikely(link->terminated || size > mortar_link_max_payload(link)))
-        return send_refused(link, size);
-    mortar_slot_header *h = free_tx_slot(link);
-    if (!h) {
-        link->counters.full_stalls++;
-        return MORTAR_EAGAIN;
-    }
-    if (size)
-        memcpy((uint8_t *)h + MORTAR_SLOT_HEADER_SIZE, payload, size);
-    return commit_data(link, h, now_ps, type, size, wire_bytes, stamp);
 }
 
 mortar_slot_header *link_null_slot(mortar_link *link)
 {
     mortar_slot_header *h = free_tx_slot(link);
     if (!h)
-        link->counters.full_stalls++;
+        link->hot.counters.full_stalls++;
     return h;
 }
 
@@ -304,30 +260,30 @@ void link_publish_null(mortar_link *link, mortar_slot_header *h, uint64_t stamp,
     link->reserved = NULL; /* a reserved slot is this one: taken back */
     h->promise_ps = promise_ps; /* cleared too: the slot held other messages */
     h->consumed = consumed;
-    publish(link, h, MORTAR_MSG_SYNC, 0, stamp);
-    link->counters.syncs_sent++;
+    mortar_link__publish(link, h, MORTAR_MSG_SYNC, 0, stamp);
+    link->hot.counters.syncs_sent++;
 }
 
 int mortar_link_send_sync(mortar_link *link, uint64_t now_ps)
 {
-    if (link->terminated)
+    if (link->hot.terminated)
         return MORTAR_OK;
     mortar_slot_header *h = link_null_slot(link);
     if (!h)
         return MORTAR_EAGAIN;
-    link_publish_null(link, h, link_timing_sync_stamp(&link->timing, now_ps), 0, 0);
+    link_publish_null(link, h, mortar_link_timing_sync_stamp(&link->hot.timing, now_ps), 0, 0);
     return MORTAR_OK;
 }
 
 int mortar_link_terminate(mortar_link *link, uint32_t timeout_ms)
 {
-    if (link->terminated)
+    if (link->hot.terminated)
         return MORTAR_OK;
     for (uint32_t waited_us = 0;; waited_us += 100) {
         mortar_slot_header *h = free_tx_slot(link);
         if (h) {
-            publish(link, h, MORTAR_MSG_TERMINATE, 0, MORTAR_TIME_MAX);
-            link->terminated = true;
+            mortar_link__publish(link, h, MORTAR_MSG_TERMINATE, 0, MORTAR_TIME_MAX);
+            link->hot.terminated = true;
             return MORTAR_OK;
         }
         if (waited_us >= timeout_ms * 1000u)
@@ -339,25 +295,13 @@ int mortar_link_terminate(mortar_link *link, uint32_t timeout_ms)
 
 /* ---- receiving --------------------------------------------------------- */
 
-bool mortar_link_has_input(const mortar_link *link)
-{
-    const mortar_slot_header *h = link_slot(link->rx_ring, link->slot_size, link->rx_pos);
-    return (slot_own_type(h) & MORTAR_SLOT_FULL) != 0;
-}
-
-static inline void release_rx(mortar_link *link, mortar_slot_header *h)
-{
-    slot_set_own_type(h, 0);
-    link->rx_pos = (link->rx_pos + 1 == link->slot_count) ? 0 : link->rx_pos + 1;
-}
-
 /* A data message stamped `ts` that breaks the peer's promise: the error. */
-COLD static int promise_broken(mortar_link *link, uint64_t ts)
+__attribute__((cold)) static int promise_broken(mortar_link *link, uint64_t ts)
 {
-    if (ts < link->horizon_ps)
+    if (ts < link->hot.horizon_ps)
         return link_set_error(link, MORTAR_EPROTO,
                               "message stamped %llu ps arrived after a promise of %llu ps",
-                              (unsigned long long)ts, (unsigned long long)link->horizon_ps);
+                              (unsigned long long)ts, (unsigned long long)link->hot.horizon_ps);
     return link_set_error(link, MORTAR_EPROTO,
                           "message stamped %llu ps arrived before the peer's promise of %llu ps",
                           (unsigned long long)ts,
@@ -370,18 +314,18 @@ static int consume_link_message(mortar_link *link, mortar_slot_header *h, uint8_
                                 uint64_t ts)
 {
     if (type == MORTAR_MSG_TERMINATE) {
-        link->horizon_ps = MORTAR_TIME_MAX;
+        link->hot.horizon_ps = MORTAR_TIME_MAX;
         link->peer_terminated = true;
-        release_rx(link, h);
+        mortar_link__release(&link->hot, h);
         return MORTAR_OK;
     }
     if (type != MORTAR_MSG_SYNC)
         return link_set_error(link, MORTAR_EPROTO, "malformed slot: type 0x%x, %u bytes", type,
                               h->payload_size);
-    if (ts < link->horizon_ps && link->sync_mode == MORTAR_SYNC_ON)
+    if (ts < link->hot.horizon_ps && link->hot.sync_mode == MORTAR_SYNC_ON)
         return promise_broken(link, ts);
-    if (ts > link->horizon_ps)
-        link->horizon_ps = ts;
+    if (ts > link->hot.horizon_ps)
+        link->hot.horizon_ps = ts;
     uint32_t size = h->payload_size;
     if (size)
         return link_set_error(link, MORTAR_EPROTO, "malformed null message: %u bytes of payload",
@@ -390,17 +334,19 @@ static int consume_link_message(mortar_link *link, mortar_slot_header *h, uint8_
         return link_set_error(link, MORTAR_EPROTO,
                               "malformed promise: %llu of our data messages consumed, %llu sent",
                               (unsigned long long)h->consumed,
-                              (unsigned long long)link->counters.msgs_sent);
-    link->counters.syncs_received++;
-    release_rx(link, h);
+                              (unsigned long long)link->hot.counters.msgs_sent);
+    link->hot.counters.syncs_received++;
+    mortar_link__release(&link->hot, h);
     return MORTAR_OK;
 }
 
-int mortar_link_peek(mortar_link *link, mortar_msg *msg)
+/* mortar_link_peek's every case, the inline one's too (mortar/link_hot.h):
+ * null and terminate messages, and each check of a data message. */
+int mortar_link__peek_checked(mortar_link *link, mortar_msg *msg)
 {
     for (;;) {
-        mortar_slot_header *h = link_slot(link->rx_ring, link->slot_size, link->rx_pos);
-        uint8_t own_type = slot_own_type(h);
+        mortar_slot_header *h = link_rx_slot(link);
+        uint8_t own_type = mortar_link__own_type(h);
         if (!(own_type & MORTAR_SLOT_FULL))
             return 0;
         uint8_t type = own_type & MORTAR_MSG_TYPE_MASK;
@@ -412,27 +358,19 @@ int mortar_link_peek(mortar_link *link, mortar_msg *msg)
             continue;
         }
         uint32_t size = h->payload_size; /* read once: the peer may write it */
-        if (unlikely(link->sync_mode == MORTAR_SYNC_ON &&
-                     (ts < link->horizon_ps ||
-                      (link->have_promise && ts < mortar_link_in_bound(link)))))
+        if (unlikely(link->hot.sync_mode == MORTAR_SYNC_ON &&
+                     (ts < link->hot.horizon_ps ||
+                      (link->hot.have_promise && ts < mortar_link_in_bound(link)))))
             return promise_broken(link, ts);
         if (unlikely(size > mortar_link_max_payload(link)))
             return link_set_error(link, MORTAR_EPROTO, "malformed slot: type 0x%x, %u bytes",
                                   type, size);
-        if (ts > link->horizon_ps)
-            link->horizon_ps = ts;
+        if (ts > link->hot.horizon_ps)
+            link->hot.horizon_ps = ts;
         msg->type = type;
         msg->size = size;
         msg->timestamp_ps = ts;
         msg->payload = (uint8_t *)h + MORTAR_SLOT_HEADER_SIZE;
         return 1;
     }
-}
-
-void mortar_link_pop(mortar_link *link)
-{
-    mortar_slot_header *h = link_slot(link->rx_ring, link->slot_size, link->rx_pos);
-    link->counters.msgs_received++;
-    link->counters.bytes_received += h->payload_size;
-    release_rx(link, h);
 }

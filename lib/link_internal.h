@@ -11,7 +11,6 @@
 #include <stdint.h>
 
 #include "mortar/link.h"
-#include "link_timing.h"
 
 /* One per direction, a cache line each, in the shared header page. The
  * consumer of the direction sets `waiting` before it sleeps on `futex_seq`;
@@ -36,13 +35,6 @@ typedef struct shm_direction {
  * between its store of `waiting` and its last look at the slot */
 #define LINK_CONSUMER_BARRIER 2u
 
-/* How this side publishes a slot, from its consumer's flags. */
-typedef enum {
-    PUBLISH_FENCE = 0,   /* seq_cst exchange, seq_cst read of `waiting` */
-    PUBLISH_CHECK = 1,   /* release store, plain read of `waiting` (barrier) */
-    PUBLISH_RELEASE = 2, /* release store alone: the consumer never sleeps */
-} publish_mode;
-
 typedef struct shm_header {
     uint32_t magic; /* MORTAR_LINK_MAGIC */
     uint32_t version;
@@ -52,13 +44,13 @@ typedef struct shm_header {
 } shm_header;
 
 struct mortar_link {
+    mortar_link_hot hot; /* first: the inline hot path (mortar/link_hot.h) */
     char name[64];
     char err[320];
 
     /* configuration (the listener's, after the handshake) */
-    uint32_t protocol, slot_size, slot_count;
+    uint32_t protocol;
     uint64_t sync_interval_ps;
-    mortar_sync_mode sync_mode;
     mortar_wait_policy wait_policy;
     uint32_t spin_ns, handshake_timeout_ms;
     void *my_intro, *peer_intro;
@@ -69,29 +61,18 @@ struct mortar_link {
     size_t shm_size;
     int shm_fd;          /* -1 for in-process pairs */
     int *pair_refs;      /* in-process pairs: shared reference count */
-    uint8_t *tx_ring, *rx_ring;
     shm_direction *tx_dir, *rx_dir;
-    uint32_t tx_pos, rx_pos, tx_seq;
     mortar_slot_header *reserved; /* the slot of a reserve() pending commit */
-    publish_mode publish; /* from the peer's consumer_flags after the handshake */
     bool sleep_barrier;   /* we announced LINK_CONSUMER_BARRIER */
+    bool peer_terminated;
 
-    /* timing */
-    link_timing timing;
-    uint64_t horizon_ps;
-    bool peer_terminated, terminated;
-
-    /* lookahead promises (link_promise.c): the peer's latest, and the stamp
-     * of our first data message it had not consumed when it made it */
-    bool have_promise;
+    /* lookahead promises (link_promise.c): the peer's latest (the stamp of
+     * our first data message it had not consumed then is in `hot`) */
     uint64_t promise_ps;
-    uint64_t first_unseen_stamp_ps; /* MORTAR_TIME_MAX: none */
 
     /* socket */
     int sock_fd, listen_fd;
     char *path; /* listener's socket path, unlinked on close */
-
-    mortar_link_counters counters;
 };
 
 /* Sets the link's error text; returns `code`. Cold: only off the hot path. */
@@ -109,13 +90,6 @@ mortar_slot_header *link_null_slot(mortar_link *link);
  * stamped `stamp`, with a promise (0: none) and our consumed count. */
 void link_publish_null(mortar_link *link, mortar_slot_header *h, uint64_t stamp,
                        uint64_t promise_ps, uint64_t consumed);
-
-/* link_promise.c: we sent a data message stamped `stamp`. */
-static inline void link_promise_sent(mortar_link *link, uint64_t stamp)
-{
-    if (link->first_unseen_stamp_ps == MORTAR_TIME_MAX)
-        link->first_unseen_stamp_ps = stamp;
-}
 
 /* Points the ring and direction pointers into `shm` for the given side. */
 void link_map_rings(mortar_link *link, bool is_listener);
@@ -138,19 +112,15 @@ bool link_barrier_available(void);
  * registered process; false when the call failed. */
 bool link_barrier_issue(void);
 
-static inline mortar_slot_header *link_slot(uint8_t *ring, uint32_t slot_size, uint32_t pos)
+/* The slots at this side's write and read positions. */
+static inline mortar_slot_header *link_tx_slot(const mortar_link *link)
 {
-    return (mortar_slot_header *)(void *)(ring + (size_t)pos * slot_size);
+    return mortar_link__slot(link->hot.tx_ring, link->hot.slot_size, link->hot.tx_pos);
 }
 
-static inline uint8_t slot_own_type(const mortar_slot_header *h)
+static inline mortar_slot_header *link_rx_slot(const mortar_link *link)
 {
-    return atomic_load_explicit((const _Atomic uint8_t *)&h->own_type, memory_order_acquire);
-}
-
-static inline void slot_set_own_type(mortar_slot_header *h, uint8_t v)
-{
-    atomic_store_explicit((_Atomic uint8_t *)&h->own_type, v, memory_order_release);
+    return mortar_link__slot(link->hot.rx_ring, link->hot.slot_size, link->hot.rx_pos);
 }
 
 #endif

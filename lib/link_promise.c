@@ -27,26 +27,26 @@ int link_promise_received(mortar_link *link, const mortar_slot_header *h)
     uint64_t promise = h->promise_ps, consumed = h->consumed;
     if (promise == 0)
         return MORTAR_OK; /* a plain null message */
-    if (consumed > link->counters.msgs_sent)
+    if (consumed > link->hot.counters.msgs_sent)
         return MORTAR_EPROTO; /* it cannot have consumed what we never sent */
-    link->have_promise = true;
+    link->hot.have_promise = true;
     link->promise_ps = promise;
-    if (consumed == link->counters.msgs_sent)
-        link->first_unseen_stamp_ps = MORTAR_TIME_MAX;
+    if (consumed == link->hot.counters.msgs_sent)
+        link->hot.first_unseen_stamp_ps = MORTAR_TIME_MAX;
     return MORTAR_OK;
 }
 
 uint64_t mortar_link_in_bound(const mortar_link *link)
 {
-    uint64_t h = link->horizon_ps;
-    if (!link->have_promise || link->peer_terminated)
+    uint64_t h = link->hot.horizon_ps;
+    if (!link->hot.have_promise || link->peer_terminated)
         return h;
     uint64_t bound = link->promise_ps;
-    uint64_t first = link->first_unseen_stamp_ps;
+    uint64_t first = link->hot.first_unseen_stamp_ps;
     if (first != MORTAR_TIME_MAX) {
-        uint64_t reaction = first > MORTAR_TIME_MAX - link->timing.latency_ps
+        uint64_t reaction = first > MORTAR_TIME_MAX - link->hot.timing.latency_ps
                                 ? MORTAR_TIME_MAX
-                                : first + link->timing.latency_ps;
+                                : first + link->hot.timing.latency_ps;
         if (reaction < bound)
             bound = reaction;
     }
@@ -55,17 +55,17 @@ uint64_t mortar_link_in_bound(const mortar_link *link)
 
 int mortar_link_send_promise(mortar_link *link, uint64_t now_ps, uint64_t next_send_ps)
 {
-    if (link->terminated)
+    if (link->hot.terminated)
         return MORTAR_OK;
     mortar_slot_header *h = link_null_slot(link);
     if (!h)
         return MORTAR_EAGAIN;
-    uint64_t stamp = link_timing_sync_stamp(&link->timing, now_ps);
-    uint64_t promise = next_send_ps > MORTAR_TIME_MAX - link->timing.latency_ps
+    uint64_t stamp = mortar_link_timing_sync_stamp(&link->hot.timing, now_ps);
+    uint64_t promise = next_send_ps > MORTAR_TIME_MAX - link->hot.timing.latency_ps
                            ? MORTAR_TIME_MAX
-                           : next_send_ps + link->timing.latency_ps;
+                           : next_send_ps + link->hot.timing.latency_ps;
     /* at least the stamp, which is above 0 (the latency is): never "none" */
     link_publish_null(link, h, stamp, promise > stamp ? promise : stamp,
-                      link->counters.msgs_received);
+                      link->hot.counters.msgs_received);
     return MORTAR_OK;
 }

@@ -53,17 +53,17 @@ static mortar_link *link_alloc(const mortar_link_params *p)
         return NULL;
     snprintf(link->name, sizeof link->name, "%s", p->name ? p->name : "link");
     link->protocol = p->protocol;
-    link->slot_size = p->slot_size;
-    link->slot_count = p->slot_count;
-    link->timing.latency_ps = p->latency_ps;
-    link->timing.bandwidth_bps = p->bandwidth_bps;
+    link->hot.slot_size = p->slot_size;
+    link->hot.slot_count = p->slot_count;
+    link->hot.timing.latency_ps = p->latency_ps;
+    link->hot.timing.bandwidth_bps = p->bandwidth_bps;
     link->sync_interval_ps = p->sync_interval_ps ? p->sync_interval_ps : p->latency_ps;
-    link->sync_mode = p->sync_mode;
+    link->hot.sync_mode = p->sync_mode;
     link->wait_policy = p->wait_policy;
     link->spin_ns = p->spin_ns;
     link->handshake_timeout_ms = p->handshake_timeout_ms ? p->handshake_timeout_ms : 30000;
     link->shm_fd = link->sock_fd = link->listen_fd = -1;
-    link->first_unseen_stamp_ps = MORTAR_TIME_MAX;
+    link->hot.first_unseen_stamp_ps = MORTAR_TIME_MAX;
     if (p->upper_intro_size) {
         link->my_intro = malloc(p->upper_intro_size);
         if (!link->my_intro) {
@@ -86,8 +86,8 @@ static void init_header(mortar_link *link)
     shm_header *h = link->shm;
     h->magic = MORTAR_LINK_MAGIC;
     h->version = MORTAR_LINK_VERSION;
-    h->slot_size = link->slot_size;
-    h->slot_count = link->slot_count;
+    h->slot_size = link->hot.slot_size;
+    h->slot_count = link->hot.slot_count;
 }
 
 static int set_sockaddr(struct sockaddr_un *sa, const char *path)
@@ -115,12 +115,12 @@ static void fill_intro(const mortar_link *link, mortar_link_intro *in)
     in->version = MORTAR_LINK_VERSION;
     in->intro_size = sizeof *in;
     in->protocol = link->protocol;
-    in->sync_mode = link->sync_mode;
-    in->slot_size = link->slot_size;
-    in->slot_count = link->slot_count;
-    in->latency_ps = link->timing.latency_ps;
+    in->sync_mode = link->hot.sync_mode;
+    in->slot_size = link->hot.slot_size;
+    in->slot_count = link->hot.slot_count;
+    in->latency_ps = link->hot.timing.latency_ps;
     in->sync_interval_ps = link->sync_interval_ps;
-    in->bandwidth_bps = link->timing.bandwidth_bps;
+    in->bandwidth_bps = link->hot.timing.bandwidth_bps;
     in->shm_size = link->shm_size;
     in->upper_intro_size = link->my_intro_size;
 }
@@ -199,16 +199,16 @@ static int check_intro(mortar_link *link, const mortar_link_intro *in, bool from
                               "protocol mismatch: peer speaks %s (%u), this side %s (%u)",
                               protocol_name(in->protocol), in->protocol,
                               protocol_name(link->protocol), link->protocol);
-    if (in->sync_mode != link->sync_mode)
+    if (in->sync_mode != link->hot.sync_mode)
         return link_set_error(link, MORTAR_EPROTO,
                               "sync-mode conflict: peer runs %s, this side %s",
                               in->sync_mode ? "synchronized" : "unsynchronized",
-                              link->sync_mode ? "synchronized" : "unsynchronized");
-    if (link->timing.latency_ps && in->latency_ps != link->timing.latency_ps)
+                              link->hot.sync_mode ? "synchronized" : "unsynchronized");
+    if (link->hot.timing.latency_ps && in->latency_ps != link->hot.timing.latency_ps)
         return link_set_error(link, MORTAR_EPROTO,
                               "latency mismatch: peer has %llu ps, this side %llu ps",
                               (unsigned long long)in->latency_ps,
-                              (unsigned long long)link->timing.latency_ps);
+                              (unsigned long long)link->hot.timing.latency_ps);
     if (in->upper_intro_size > 65536)
         return link_set_error(link, MORTAR_EPROTO, "upper intro of %u bytes is too large",
                               in->upper_intro_size);
@@ -246,7 +246,7 @@ static int read_peer_upper_intro(mortar_link *link, uint32_t size, int64_t deadl
 
 static int create_region(mortar_link *link)
 {
-    link->shm_size = region_size(link->slot_size, link->slot_count);
+    link->shm_size = region_size(link->hot.slot_size, link->hot.slot_count);
     link->shm_fd = memfd_create("mortar-link", MFD_CLOEXEC);
     if (link->shm_fd < 0)
         return link_set_error(link, MORTAR_EIO, "memfd_create: %s", strerror(errno));
@@ -417,11 +417,11 @@ static int map_listener_region(mortar_link *link, const mortar_link_intro *in)
 {
     if (link->shm_fd < 0)
         return link_set_error(link, MORTAR_EPROTO, "the intro came without a shared-memory fd");
-    link->slot_size = in->slot_size;
-    link->slot_count = in->slot_count;
+    link->hot.slot_size = in->slot_size;
+    link->hot.slot_count = in->slot_count;
     link->shm_size = in->shm_size;
-    link->timing.latency_ps = in->latency_ps;
-    link->timing.bandwidth_bps = in->bandwidth_bps;
+    link->hot.timing.latency_ps = in->latency_ps;
+    link->hot.timing.bandwidth_bps = in->bandwidth_bps;
     link->sync_interval_ps = in->sync_interval_ps;
     struct stat st;
     if (fstat(link->shm_fd, &st) != 0 || st.st_size < (off_t)link->shm_size)

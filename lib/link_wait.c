@@ -73,13 +73,13 @@ static void block_on_futex(mortar_link *link, uint64_t max_ns, uint64_t wake_fro
     atomic_store_explicit(&link->rx_dir->waiting, 1, memory_order_seq_cst);
     if (link->sleep_barrier && !link_barrier_issue() && max_ns > FAILED_BARRIER_SLEEP_NS)
         max_ns = FAILED_BARRIER_SLEEP_NS;
-    const mortar_slot_header *h = link_slot(link->rx_ring, link->slot_size, link->rx_pos);
+    const mortar_slot_header *h = link_rx_slot(link);
     if (!(atomic_load_explicit((const _Atomic uint8_t *)&h->own_type, memory_order_seq_cst) &
           MORTAR_SLOT_FULL)) {
         struct timespec ts = {.tv_sec = (time_t)(max_ns / 1000000000ull),
                               .tv_nsec = (long)(max_ns % 1000000000ull)};
         syscall(SYS_futex, &link->rx_dir->futex_seq, FUTEX_WAIT, seq, &ts, NULL, 0);
-        link->counters.waits_blocked++;
+        link->hot.counters.waits_blocked++;
     }
     atomic_store_explicit(&link->rx_dir->waiting, 0, memory_order_relaxed);
 }
@@ -91,10 +91,10 @@ static void block_on_futex(mortar_link *link, uint64_t max_ns, uint64_t wake_fro
  * there took twice as long (bench/README.md, "Polling"). */
 static bool quick_poll(const mortar_link *link)
 {
-    const mortar_slot_header *h = link_slot(link->rx_ring, link->slot_size, link->rx_pos);
+    const mortar_slot_header *h = link_rx_slot(link);
     for (unsigned i = 0; i < 384; i++) {
         cpu_relax();
-        if (slot_own_type(h) & MORTAR_SLOT_FULL)
+        if (mortar_link__own_type(h) & MORTAR_SLOT_FULL)
             return true;
     }
     return false;

@@ -11,7 +11,6 @@
 
 #include "mortar/runtime.h"
 #include "mortar/trace.h"
-#include "link_timing.h"
 #include "sync_rule.h"
 
 #define MAX_PORTS 64
@@ -88,7 +87,7 @@ typedef struct port {
     struct {           /* in-process */
         mortar_component *peer;
         unsigned peer_port;
-        link_timing timing;
+        mortar_link_timing timing;
         char name[64];
         uint32_t max_payload;
     } inproc;

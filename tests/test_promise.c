@@ -66,7 +66,7 @@ static void test_promise_yields_to_our_unconsumed_message(void **state)
     make_pair(&a, &b);
     assert_int_equal(mortar_link_send_promise(a, 0, 90000), 0);
     drain(b);
-    uint64_t stamp;
+    uint64_t stamp = 0;
     uint32_t v = 7;
     assert_int_equal(mortar_link_send(b, 2000, 0x10, &v, sizeof v, 0, &stamp), 0);
     assert_int_equal(stamp, 2000 + LAT);

@@ -207,9 +207,9 @@ bool mortar_link_peer_terminated(const mortar_link *link);
  * MORTAR_EAGAIN when the ring is full (nothing is sent then),
  * MORTAR_EINVAL when `now_ps` is earlier than a previous send.
  */
-int mortar_link_send(mortar_link *link, uint64_t now_ps, uint8_t type,
-                     const void *payload, uint32_t size, uint32_t wire_bytes,
-                     uint64_t *stamp);
+static inline int mortar_link_send(mortar_link *link, uint64_t now_ps, uint8_t type,
+                                   const void *payload, uint32_t size, uint32_t wire_bytes,
+                                   uint64_t *stamp);
 
 /*
  * Two-step send for large payloads without a copy: reserve a slot, fill
@@ -257,10 +257,10 @@ typedef struct mortar_msg {
  * are consumed here (they update the horizon) and never returned. Returns
  * MORTAR_EPROTO for a malformed slot.
  */
-int mortar_link_peek(mortar_link *link, mortar_msg *msg);
+static inline int mortar_link_peek(mortar_link *link, mortar_msg *msg);
 
 /* Frees the message returned by the last successful peek. */
-void mortar_link_pop(mortar_link *link);
+static inline void mortar_link_pop(mortar_link *link);
 
 /* ---- waiting ----------------------------------------------------------- */
 
@@ -285,7 +285,7 @@ int mortar_link_wait(mortar_link *link, uint32_t timeout_ms);
 int mortar_link_wait_bound(mortar_link *link, uint64_t bound_ps, uint32_t timeout_ms);
 
 /* True when a message (of any kind) is ready to be read, without consuming. */
-bool mortar_link_has_input(const mortar_link *link);
+static inline bool mortar_link_has_input(const mortar_link *link);
 
 /* Checks the socket for a dead peer; MORTAR_EPEER if so (error text set). */
 int mortar_link_check_peer(mortar_link *link);
@@ -301,5 +301,8 @@ typedef struct mortar_link_counters {
 } mortar_link_counters;
 
 void mortar_link_get_counters(const mortar_link *link, mortar_link_counters *out);
+
+/* The bodies of the inline functions above (send, peek, pop, has_input). */
+#include "mortar/link_hot.h"
 
 #endif
