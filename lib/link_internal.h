@@ -64,6 +64,7 @@ struct mortar_link {
     shm_direction *tx_dir, *rx_dir;
     mortar_slot_header *reserved; /* the slot of a reserve() pending commit */
     bool sleep_barrier;   /* we announced LINK_CONSUMER_BARRIER */
+    uint64_t taken_at_wait; /* messages taken in when the last wait began (link_wait.c) */
     bool peer_terminated;
 
     /* lookahead promises (link_promise.c): the peer's latest (the stamp of
