@@ -1,7 +1,8 @@
 /*
  * test_ring.c - the slot rings of a link: order, wrap-around, full and
  * empty, payload sizes up to the slot limit, oversized messages refused,
- * null and terminate messages consumed as promises.
+ * null and terminate messages consumed as promises, and a broken peer's data
+ * slots (too large, stamped below the horizon) refused by the reader.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -143,6 +144,47 @@ static void test_ring_consumes_sync_and_terminate_as_promises(void **state)
     mortar_link_close(b);
 }
 
+/* A data message written by hand into a's next slot, as a broken peer
+ * would: header fields, then the ownership byte. */
+static void publish_data_by_hand(mortar_link *a, uint32_t payload_size, uint64_t stamp)
+{
+    uint8_t *payload = mortar_link_reserve(a, 0);
+    assert_non_null(payload);
+    mortar_slot_header *h = (mortar_slot_header *)(void *)(payload - MORTAR_SLOT_HEADER_SIZE);
+    h->payload_size = payload_size;
+    h->timestamp_ps = stamp;
+    __atomic_store_n(&h->own_type, (uint8_t)(MORTAR_SLOT_FULL | 0x10), __ATOMIC_RELEASE);
+}
+
+static void test_ring_rejects_a_data_slot_larger_than_the_slot(void **state)
+{
+    (void)state;
+    mortar_link *a, *b;
+    make_pair(&a, &b, 128, 4);
+    publish_data_by_hand(a, 128 - 64 + 1, 5000);
+    mortar_msg m;
+    assert_int_equal(mortar_link_peek(b, &m), MORTAR_EPROTO);
+    assert_non_null(strstr(mortar_link_errmsg(b), "malformed slot"));
+    mortar_link_close(a);
+    mortar_link_close(b);
+}
+
+static void test_ring_rejects_a_stamp_below_the_horizon(void **state)
+{
+    (void)state;
+    mortar_link *a, *b;
+    make_pair(&a, &b, 128, 4);
+    assert_int_equal(mortar_link_send(a, 5000, 0x10, "x", 1, 0, NULL), 0);
+    mortar_msg m;
+    assert_int_equal(mortar_link_peek(b, &m), 1);
+    mortar_link_pop(b);
+    publish_data_by_hand(a, 1, 5999); /* the horizon is 6000 */
+    assert_int_equal(mortar_link_peek(b, &m), MORTAR_EPROTO);
+    assert_non_null(strstr(mortar_link_errmsg(b), "5999"));
+    mortar_link_close(a);
+    mortar_link_close(b);
+}
+
 static void test_ring_rejects_invalid_params(void **state)
 {
     (void)state;
@@ -173,6 +215,8 @@ int main(void)
         cmocka_unit_test(test_ring_refuses_oversized_message),
         cmocka_unit_test(test_ring_stamps_send_time_plus_latency),
         cmocka_unit_test(test_ring_consumes_sync_and_terminate_as_promises),
+        cmocka_unit_test(test_ring_rejects_a_data_slot_larger_than_the_slot),
+        cmocka_unit_test(test_ring_rejects_a_stamp_below_the_horizon),
         cmocka_unit_test(test_ring_rejects_invalid_params),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
