@@ -167,7 +167,7 @@ static void test_link_wait_after_a_stream_ends_at_the_next_message(void **state)
     params(&p, MORTAR_WAIT_BLOCK);
     mortar_link *a, *b;
     assert_int_equal(mortar_link_pair(&a, &b, &p), 0);
-    for (int i = 0; i < 200; i++) { /* a run far above the 64 that starts a hold */
+    for (int i = 0; i < 200; i++) { /* a run far above the 16 that starts a hold */
         assert_int_equal(mortar_link_send(a, 0, 0x10, &i, sizeof i, 0, NULL), 0);
         mortar_msg m;
         assert_int_equal(mortar_link_peek(b, &m), 1);

@@ -269,7 +269,7 @@ static inline void mortar_link_pop(mortar_link *link);
  * or terminate), following the link's wait policy, for at most `timeout_ms`
  * of wall time. Returns 0 when something arrived, MORTAR_ETIMEDOUT, or
  * MORTAR_EPEER when the peer's end of the socket closed without a terminate
- * message (crash or kill) - detected within the timeout. After a run of 64
+ * message (crash or kill) - detected within the timeout. After a run of 16
  * data messages or more since the previous wait it first lets a stream run
  * ahead: it looks again once 64 more are there, or after about 2.5 us of
  * wall time (lib/link_wait.c).
