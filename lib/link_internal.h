@@ -66,6 +66,9 @@ struct mortar_link {
     bool sleep_barrier;   /* we announced LINK_CONSUMER_BARRIER */
     uint64_t taken_at_wait; /* messages taken in when the last wait began (link_wait.c) */
     bool peer_terminated;
+    uint32_t shared_cpu_waits; /* waits in a row that found the peer on our CPU */
+    uint64_t moved_at_ns;      /* when this side last moved off that CPU */
+    uint64_t move_gap_ns;      /* the least time from one move to the next */
 
     /* lookahead promises (link_promise.c): the peer's latest (the stamp of
      * our first data message it had not consumed then is in `hot`) */

@@ -9,7 +9,8 @@
  * bumps and wakes after publishing a slot (see wake_peer() in link.c).
  * Sleeps are sliced so that a dead peer (its socket hung up) is noticed
  * within tens of milliseconds. A consumer that has just taken in a long
- * run of data messages first lets the stream run ahead (below).
+ * run of data messages first lets the stream run ahead, and peers that
+ * keep meeting on one CPU are moved apart (both below).
  */
 #include "link_internal.h"
 
@@ -101,6 +102,65 @@ static bool quick_poll(const mortar_link *link)
     return false;
 }
 
+/* Two peers that keep finding each other on one CPU run one at a time,
+ * and the scheduler sees no reason to part them: each is runnable only
+ * half the time, so their CPU looks no busier than one with a single
+ * task. The listener's side then moves itself off that CPU. Only one side
+ * moves, or both could land together again. Where other processes keep
+ * bringing the two back together a move buys nothing: a move soon after
+ * the last one doubles the least gap to the next (bench/README.md,
+ * "Oversubscribed"). */
+#define SHARED_WAITS_TO_MOVE 64
+#define MOVE_GAP_MIN_NS 1000000ull
+#define MOVE_GAP_MAX_NS 1000000000ull
+
+static bool move_is_due(mortar_link *link)
+{
+    const shm_header *hdr = link->shm;
+    if (link->shm_fd < 0 || link->rx_dir != &hdr->dir[1])
+        return false; /* in-process, or the connector's side */
+    uint64_t now = wall_ns();
+    uint64_t since = now - link->moved_at_ns;
+    if (link->move_gap_ns == 0)
+        link->move_gap_ns = MOVE_GAP_MIN_NS;
+    else if (since < link->move_gap_ns)
+        return false;
+    else if (since < 4 * link->move_gap_ns)
+        link->move_gap_ns = link->move_gap_ns < MOVE_GAP_MAX_NS / 2 ? 2 * link->move_gap_ns
+                                                                    : MOVE_GAP_MAX_NS;
+    else if (link->move_gap_ns >= 2 * MOVE_GAP_MIN_NS)
+        link->move_gap_ns /= 2;
+    link->moved_at_ns = now;
+    return true;
+}
+
+/* Forbids this thread the CPU it runs on and allows it again: the
+ * scheduler moves it to another CPU it may run on, and only its placement
+ * changed. */
+static void leave_cpu(void)
+{
+    int cpu = sched_getcpu();
+    cpu_set_t allowed, others;
+    if (cpu < 0 || sched_getaffinity(0, sizeof allowed, &allowed) != 0 ||
+        !CPU_ISSET(cpu, &allowed) ||
+        CPU_COUNT(&allowed) < 2)
+        return;
+    others = allowed;
+    CPU_CLR(cpu, &others);
+    if (sched_setaffinity(0, sizeof others, &others) == 0)
+        sched_setaffinity(0, sizeof allowed, &allowed);
+}
+
+/* Counts the waits in a row that found the peer on our CPU. */
+static void keep_apart(mortar_link *link, bool shared_cpu)
+{
+    link->shared_cpu_waits = shared_cpu ? link->shared_cpu_waits + 1 : 0;
+    if (link->shared_cpu_waits >= SHARED_WAITS_TO_MOVE && move_is_due(link)) {
+        link->shared_cpu_waits = 0;
+        leave_cpu();
+    }
+}
+
 /* Says on which CPU we wait (in the direction we consume, only when it
  * changed: the line also holds `waiting`, which our producer reads per
  * message) and whether the peer last waited on the same one. Then the
@@ -145,6 +205,7 @@ static int goal_met(mortar_link *link, const wait_goal *g)
 static int wait_for(mortar_link *link, const wait_goal *g, uint32_t timeout_ms)
 {
     bool shared_cpu = link->wait_policy != MORTAR_WAIT_SPIN && peer_shares_our_cpu(link);
+    keep_apart(link, shared_cpu);
     int met = goal_met(link, g);
     if (met == 0 && g->any && !shared_cpu)
         met = quick_poll(link);

@@ -5,7 +5,8 @@
  * saw it waiting (it counts the wake), whichever way it publishes. A
  * consumer waiting for a bound sleeps through null messages below it. A
  * consumer that just took a stream in (and lets the next one run ahead
- * before it looks) still gets the single message that follows.
+ * before it looks) still gets the single message that follows. Two peers
+ * that keep meeting on one CPU are moved apart.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,10 +14,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include "mortar/error.h"
@@ -182,6 +186,97 @@ static void test_link_wait_after_a_stream_ends_at_the_next_message(void **state)
     mortar_link_close(b);
 }
 
+/* Pins the calling thread to `cpu`, or to every CPU in `set` when cpu < 0. */
+static void pin(int cpu, const cpu_set_t *set)
+{
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    if (cpu >= 0)
+        CPU_SET(cpu, &one);
+    if (sched_setaffinity(0, sizeof one, cpu >= 0 ? &one : set) != 0)
+        _exit(3);
+}
+
+#define ROUND_TRIPS 2000
+
+/* The connector's side: pinned to the listener's CPU at first, then free
+ * to run anywhere; sends, then waits for the answer. */
+static void ping(const char *path, const mortar_link_params *p, const cpu_set_t *all)
+{
+    mortar_link *c;
+    char err[256];
+    if (mortar_link_connect(&c, path, p, err, sizeof err) != 0)
+        _exit(2);
+    pin(-1, all);
+    for (int i = 0; i < ROUND_TRIPS; i++) {
+        mortar_msg m;
+        if (mortar_link_send(c, 0, 0x10, &i, sizeof i, 0, NULL) != 0)
+            _exit(4);
+        while (mortar_link_peek(c, &m) != 1)
+            if (mortar_link_wait(c, 5000) != 0)
+                _exit(5);
+        mortar_link_pop(c);
+    }
+    usleep(20000); /* the last answer is read before the socket closes */
+    mortar_link_close(c);
+    _exit(0);
+}
+
+/* Both sides start on one CPU; another runs a CPU-bound process pinned
+ * there, so the scheduler sees two busy CPUs and no reason to part the
+ * pair (each side is runnable only while the other waits). The
+ * listener's side leaves after a run of waits that found its peer on its
+ * CPU. */
+static void test_link_wait_parts_peers_that_share_a_cpu(void **state)
+{
+    (void)state;
+    cpu_set_t all;
+    assert_int_equal(sched_getaffinity(0, sizeof all, &all), 0);
+    int first = -1, second = -1;
+    for (int cpu = 0; cpu < CPU_SETSIZE && second < 0; cpu++)
+        if (CPU_ISSET(cpu, &all))
+            *(first < 0 ? &first : &second) = cpu;
+    if (second < 0)
+        skip(); /* one CPU: nowhere to go */
+    pid_t hog = fork();
+    if (hog == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlives a failed test */
+        pin(second, NULL);
+        for (volatile unsigned long x = 0;; x++)
+            ;
+    }
+    pin(first, NULL);
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/mortar-test-apart-%d.sock", (int)getpid());
+    mortar_link_params p;
+    params(&p, MORTAR_WAIT_BLOCK);
+    mortar_link *l;
+    char err[256];
+    assert_int_equal(mortar_link_listen(&l, path, &p, err, sizeof err), 0);
+    pid_t child = fork();
+    if (child == 0)
+        ping(path, &p, &all);
+    assert_int_equal(mortar_link_accept(l), 0);
+    pin(-1, &all);
+    bool left = false;
+    for (int i = 0; i < ROUND_TRIPS; i++) {
+        mortar_msg m;
+        while (mortar_link_peek(l, &m) != 1)
+            assert_int_equal(mortar_link_wait(l, 5000), 0);
+        mortar_link_pop(l);
+        left |= sched_getcpu() != first;
+        assert_int_equal(mortar_link_send(l, 0, 0x10, &i, sizeof i, 0, NULL), 0);
+    }
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    kill(hog, SIGKILL);
+    waitpid(hog, NULL, 0);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    mortar_link_close(l);
+    assert_true(left);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -189,6 +284,7 @@ int main(void)
         cmocka_unit_test(test_link_wait_wakes_a_sleeping_consumer_across_processes),
         cmocka_unit_test(test_link_wait_bound_sleeps_through_lower_null_messages),
         cmocka_unit_test(test_link_wait_after_a_stream_ends_at_the_next_message),
+        cmocka_unit_test(test_link_wait_parts_peers_that_share_a_cpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -92,7 +92,8 @@ typedef enum {
 
 /* How a side waits for its peer. Every policy spins first for `spin_ns`
  * (YIELD and BLOCK not when the peer last waited on this side's CPU: it
- * cannot be running then). */
+ * cannot be running then; when that keeps happening, the listener's side
+ * moves the calling thread to another CPU its affinity allows). */
 typedef enum {
     MORTAR_WAIT_SPIN = 0,  /* spin only (one core per simulator) */
     MORTAR_WAIT_YIELD = 1, /* then sched_yield() between polls */
