@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "mortar/error.h"
+#include "wall_ticks.h"
 
 #define WAIT_SLICE_MS 100
 
@@ -190,12 +191,12 @@ static void charge_wait(mortar_loop *loop)
     if (!loop->wait_open)
         return;
     loop->wait_open = false;
-    uint64_t waited = loop_wall_ns() - loop->wait_start_ns;
+    uint64_t waited = wall_ticks() - loop->wait_start_ticks;
     if (loop->wait_holder >= 0) {
-        loop->exts[loop->wait_holder].wait_ns += waited;
+        loop->exts[loop->wait_holder].wait_ticks += waited;
         loop->exts[loop->wait_holder].waits++;
     } else {
-        loop->wait_any_ns += waited;
+        loop->wait_any_ticks += waited;
         loop->waits_any++;
     }
 }
@@ -213,7 +214,7 @@ static int wait_for_input(mortar_loop *loop, int held_by)
         return wait_untimed(loop, holder);
     loop->wait_open = true; /* the step charged the last one after its sends */
     loop->wait_holder = held_by;
-    loop->wait_start_ns = loop_wall_ns();
+    loop->wait_start_ticks = wall_ticks();
     return wait_untimed(loop, holder);
 }
 
@@ -263,8 +264,10 @@ int mortar_loop_start(mortar_loop *loop)
     if ((rc = loop_promise_setup(loop)) != 0)
         return rc;
     loop->started = true;
-    if (!loop->profile_off)
+    if (!loop->profile_off) {
         loop->wall_start_ns = loop_wall_ns();
+        loop->wall_start_ticks = wall_ticks();
+    }
     sync_rule_start(loop->sync, loop->nexts, loop->now);
     start_components(loop);
     return MORTAR_OK;
@@ -330,8 +333,10 @@ int mortar_loop_run(mortar_loop *loop, uint64_t until_ps)
     while ((rc = mortar_loop_step(loop, until_ps)) == 1)
         if (loop->nexts == 0)
             run_inproc_events(loop, until_ps);
-    if (!loop->profile_off && loop->started)
+    if (!loop->profile_off && loop->started) {
         loop->wall_end_ns = loop_wall_ns();
+        loop->wall_end_ticks = wall_ticks();
+    }
     terminate_links(loop);
     return rc;
 }

@@ -120,7 +120,7 @@ typedef struct ext_link {
     mortar_link *link;
     mortar_component *comp;
     unsigned port;
-    uint64_t wait_ns, waits; /* wall time blocked while this link held us back */
+    uint64_t wait_ticks, waits; /* wall time blocked while this link held us back */
 } ext_link;
 
 struct mortar_loop {
@@ -142,14 +142,17 @@ struct mortar_loop {
     mortar_trace_writer *trace;
     char **kinds; /* trace kind names, by id, known with or without a trace */
     uint16_t nkinds;
-    /* profile (mortar_loop_get_profile): wall clock, CLOCK_MONOTONIC ns */
+    /* profile (mortar_loop_get_profile): the run's span in CLOCK_MONOTONIC
+     * ns and in wall_ticks (wall_ticks.h), waits in ticks (profile.c
+     * converts them) */
     bool profile_off;
     uint64_t wall_start_ns, wall_end_ns;
-    uint64_t wait_any_ns, waits_any; /* waits without a holder link */
+    uint64_t wall_start_ticks, wall_end_ticks;
+    uint64_t wait_any_ticks, waits_any; /* waits without a holder link */
     /* a timed wait that ended and is not charged yet (event_loop.c) */
     bool wait_open;
     int wait_holder; /* its holder link, -1: any input */
-    uint64_t wait_start_ns;
+    uint64_t wait_start_ticks;
     char err[512];
 };
 

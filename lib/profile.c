@@ -9,6 +9,7 @@
 
 #include "loop_internal.h"
 #include "mortar/error.h"
+#include "wall_ticks.h"
 
 int mortar_loop_set_profiling(mortar_loop *loop, bool on)
 {
@@ -19,20 +20,41 @@ int mortar_loop_set_profiling(mortar_loop *loop, bool on)
     return MORTAR_OK;
 }
 
+/* The run's span so far, in nanoseconds and in ticks. */
+typedef struct span {
+    uint64_t ns, ticks;
+} span;
+
+static span run_span(const mortar_loop *loop)
+{
+    if (loop->profile_off || !loop->started)
+        return (span){0, 0};
+    if (loop->wall_end_ns)
+        return (span){loop->wall_end_ns - loop->wall_start_ns,
+                      loop->wall_end_ticks - loop->wall_start_ticks};
+    return (span){loop_wall_ns() - loop->wall_start_ns, wall_ticks() - loop->wall_start_ticks};
+}
+
+static uint64_t ticks_ns(span s, uint64_t ticks)
+{
+    return wall_ticks_to_ns(ticks, s.ticks, s.ns);
+}
+
 void mortar_loop_get_profile(const mortar_loop *loop, mortar_loop_profile *out)
 {
+    span s = run_span(loop);
     *out = (mortar_loop_profile){.enabled = !loop->profile_off,
-                                 .wait_any_ns = loop->wait_any_ns,
+                                 .wait_any_ns = ticks_ns(s, loop->wait_any_ticks),
                                  .waits_any = loop->waits_any,
                                  .sim_time_ps = loop->now,
                                  .events = loop->events};
     if (loop->profile_off || !loop->started)
         return;
-    uint64_t end = loop->wall_end_ns ? loop->wall_end_ns : loop_wall_ns();
-    out->wall_ns = end - loop->wall_start_ns;
-    out->wait_ns = loop->wait_any_ns;
+    out->wall_ns = s.ns;
+    /* the sum of the parts as they are reported, so that they add up */
+    out->wait_ns = out->wait_any_ns;
     for (uint32_t i = 0; i < loop->nexts; i++)
-        out->wait_ns += loop->exts[i].wait_ns;
+        out->wait_ns += ticks_ns(s, loop->exts[i].wait_ticks);
     /* waits are inside the run, so wait <= wall; the guard is for a clock
      * read mid-run only */
     out->busy_ns = out->wall_ns > out->wait_ns ? out->wall_ns - out->wait_ns : 0;
@@ -52,7 +74,7 @@ int mortar_loop_get_link_profile(const mortar_loop *loop, uint32_t i,
     *out = (mortar_link_profile){.link = mortar_link_name(x->link),
                                  .component = x->comp->name,
                                  .port = x->port,
-                                 .wait_ns = x->wait_ns,
+                                 .wait_ns = ticks_ns(run_span(loop), x->wait_ticks),
                                  .waits = x->waits};
     mortar_link_get_counters(x->link, &out->counters);
     return MORTAR_OK;
