@@ -3,7 +3,10 @@
  *
  * Every policy first spins for `spin_ns` (the peer is usually a few hundred
  * nanoseconds away), except that YIELD and BLOCK skip it when the peer last
- * waited on our CPU (it cannot be running then). Then SPIN keeps spinning,
+ * waited on our CPU (it cannot be running then). The default, 20 us, is
+ * short against what a yield can cost: where another task is runnable on
+ * our CPU it gets the CPU for its whole slice, a 4 ms tick on the test
+ * machine, while our peer waits for us (bench/README.md, "Oversubscribed"). Then SPIN keeps spinning,
  * YIELD calls sched_yield() between polls, and BLOCK yields for a short
  * while and then sleeps on the direction's futex word, which the producer
  * bumps and wakes after publishing a slot (see wake_peer() in link.c).
