@@ -40,7 +40,7 @@ void mortar_link_params_init(mortar_link_params *p)
     p->latency_ps = MORTAR_NS(500);
     p->sync_mode = MORTAR_SYNC_ON;
     p->wait_policy = MORTAR_WAIT_BLOCK;
-    p->spin_ns = 20000;
+    p->spin_ns = 2000;
     p->handshake_timeout_ms = 30000;
 }
 

@@ -17,7 +17,7 @@
  * the producer bumps `futex_seq` and wakes it. During setup the consumer
  * says in `consumer_flags` how its producer may publish without a fence
  * (LINK_CONSUMER_*; docs/protocol.md §2), and before it waits, on which CPU
- * (link_wait.c). */
+ * and, while it waits, that it does (link_wait.c). */
 typedef struct shm_direction {
     _Atomic uint32_t futex_seq;
     _Atomic uint32_t waiting;
@@ -26,8 +26,10 @@ typedef struct shm_direction {
     /* while it sleeps in mortar_link_wait_bound: no wake for a null message
      * whose stamp and promise are both below this; 0: wake for any */
     _Atomic uint64_t wake_from_ps;
-    uint8_t pad[40];
+    _Atomic uint32_t in_wait; /* the consumer is in a wait on this link, past its first polls */
+    uint8_t pad[36];
 } shm_direction;
+_Static_assert(sizeof(shm_direction) == 64, "one cache line per direction");
 
 /* consumer_flags: it never sleeps on the futex (wait policy spin or yield) */
 #define LINK_CONSUMER_NEVER_SLEEPS 1u

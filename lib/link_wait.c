@@ -3,10 +3,10 @@
  *
  * Every policy first spins for `spin_ns` (the peer is usually a few hundred
  * nanoseconds away), except that YIELD and BLOCK skip it when the peer last
- * waited on our CPU (it cannot be running then). The default, 20 us, is
- * short against what a yield can cost: where another task is runnable on
- * our CPU it gets the CPU for its whole slice, a 4 ms tick on the test
- * machine, while our peer waits for us (bench/README.md, "Oversubscribed"). Then SPIN keeps spinning,
+ * waited on our CPU (it cannot be running then), and keep spinning up to
+ * PEER_WAITING_SPIN_NS while the peer, elsewhere, waits on this same link:
+ * its message is on the way, and a yield can cost the whole slice of
+ * another task on our CPU (bench/README.md, "Oversubscribed"). Then SPIN keeps spinning,
  * YIELD calls sched_yield() between polls, and BLOCK yields for a short
  * while and then sleeps on the direction's futex word, which the producer
  * bumps and wakes after publishing a slot (see wake_peer() in link.c).
@@ -205,21 +205,29 @@ static int goal_met(mortar_link *link, const wait_goal *g)
  * yields only briefly before it sleeps. */
 #define BOUND_YIELD_NS 50000ull
 
-static int wait_for(mortar_link *link, const wait_goal *g, uint32_t timeout_ms)
+/* While the peer, on another CPU, waits on this same link too, its message
+ * is on its way (each side sends before it waits), unless the peer was
+ * preempted right there: spin this long before yielding. A yield where
+ * another task is runnable gives that task the CPU for the rest of its
+ * slice (bench/README.md, "Oversubscribed"). */
+#define PEER_WAITING_SPIN_NS 50000ull
+
+static bool peer_waits_here(const mortar_link *link)
 {
-    bool shared_cpu = link->wait_policy != MORTAR_WAIT_SPIN && peer_shares_our_cpu(link);
-    keep_apart(link, shared_cpu);
-    int met = goal_met(link, g);
-    if (met == 0 && g->any && !shared_cpu)
-        met = quick_poll(link);
-    if (met != 0)
-        return met < 0 ? met : MORTAR_OK;
+    return atomic_load_explicit(&link->tx_dir->in_wait, memory_order_relaxed) != 0;
+}
+
+/* The wait past the first polls: spin, then per policy. */
+static int wait_long(mortar_link *link, const wait_goal *g, uint32_t timeout_ms, bool shared_cpu)
+{
     uint64_t start = wall_ns();
     uint64_t deadline = start + (uint64_t)timeout_ms * 1000000ull;
     uint64_t spin_until = shared_cpu ? start : start + link->spin_ns;
+    uint64_t peer_spin_until = shared_cpu ? start : start + PEER_WAITING_SPIN_NS;
     uint64_t yield_until = spin_until + (g->any ? YIELD_NS : BOUND_YIELD_NS);
     uint64_t next_peer_check = start + PEER_CHECK_NS;
     uint64_t wake_from = g->any ? 0 : (g->bound_ps ? g->bound_ps : 1);
+    int met;
     for (unsigned i = 0;; i++) {
         if ((met = goal_met(link, g)) != 0)
             return met < 0 ? met : MORTAR_OK;
@@ -236,7 +244,8 @@ static int wait_for(mortar_link *link, const wait_goal *g, uint32_t timeout_ms)
         }
         if (now >= deadline)
             return link_set_error(link, MORTAR_ETIMEDOUT, "nothing arrived for %u ms", timeout_ms);
-        if (now < spin_until || link->wait_policy == MORTAR_WAIT_SPIN) {
+        if (now < spin_until || link->wait_policy == MORTAR_WAIT_SPIN ||
+            (now < peer_spin_until && peer_waits_here(link))) {
             cpu_relax();
         } else if (link->wait_policy == MORTAR_WAIT_YIELD || now < yield_until) {
             sched_yield();
@@ -249,6 +258,21 @@ static int wait_for(mortar_link *link, const wait_goal *g, uint32_t timeout_ms)
             i = 63;
         }
     }
+}
+
+static int wait_for(mortar_link *link, const wait_goal *g, uint32_t timeout_ms)
+{
+    bool shared_cpu = link->wait_policy != MORTAR_WAIT_SPIN && peer_shares_our_cpu(link);
+    keep_apart(link, shared_cpu);
+    int met = goal_met(link, g);
+    if (met == 0 && g->any && !shared_cpu)
+        met = quick_poll(link);
+    if (met != 0)
+        return met < 0 ? met : MORTAR_OK;
+    atomic_store_explicit(&link->rx_dir->in_wait, 1, memory_order_relaxed);
+    int rc = wait_long(link, g, timeout_ms, shared_cpu);
+    atomic_store_explicit(&link->rx_dir->in_wait, 0, memory_order_relaxed);
+    return rc;
 }
 
 /* A consumer that took STREAM_RUN data messages or more since its last

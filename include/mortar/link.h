@@ -111,7 +111,7 @@ typedef struct mortar_link_params {
     uint64_t bandwidth_bps;    /* default 0 */
     mortar_sync_mode sync_mode; /* default ON */
     mortar_wait_policy wait_policy; /* default BLOCK */
-    uint32_t spin_ns;               /* default 20000 */
+    uint32_t spin_ns;               /* default 2000 */
     uint32_t handshake_timeout_ms;  /* default 30000 */
     const void *upper_intro; /* this side's upper intro; copied */
     uint32_t upper_intro_size;
