@@ -41,6 +41,19 @@ static void params(mortar_link_params *p, mortar_wait_policy w)
     p->wait_policy = w;
 }
 
+/* Listens on a fresh socket path (into `path`) with `p` set for the BLOCK
+ * policy. */
+static mortar_link *listen_blocking(const char *tag, char *path, size_t size,
+                                    mortar_link_params *p)
+{
+    snprintf(path, size, "/tmp/mortar-test-%s-%d.sock", tag, (int)getpid());
+    params(p, MORTAR_WAIT_BLOCK);
+    mortar_link *l;
+    char err[256];
+    assert_int_equal(mortar_link_listen(&l, path, p, err, sizeof err), 0);
+    return l;
+}
+
 /* Sleeps, then sends one message; returns the producer's wakes. */
 static uint64_t send_late(mortar_link *l)
 {
@@ -101,12 +114,9 @@ static void test_link_wait_wakes_a_sleeping_consumer_across_processes(void **sta
 {
     (void)state;
     char path[64];
-    snprintf(path, sizeof path, "/tmp/mortar-test-wait-%d.sock", (int)getpid());
     mortar_link_params p;
-    params(&p, MORTAR_WAIT_BLOCK);
-    mortar_link *l;
+    mortar_link *l = listen_blocking("wait", path, sizeof path, &p);
     char err[256];
-    assert_int_equal(mortar_link_listen(&l, path, &p, err, sizeof err), 0);
     pid_t child = fork();
     if (child == 0) {
         mortar_link *c;
@@ -247,12 +257,8 @@ static void test_link_wait_parts_peers_that_share_a_cpu(void **state)
     }
     pin(first, NULL);
     char path[64];
-    snprintf(path, sizeof path, "/tmp/mortar-test-apart-%d.sock", (int)getpid());
     mortar_link_params p;
-    params(&p, MORTAR_WAIT_BLOCK);
-    mortar_link *l;
-    char err[256];
-    assert_int_equal(mortar_link_listen(&l, path, &p, err, sizeof err), 0);
+    mortar_link *l = listen_blocking("apart", path, sizeof path, &p);
     pid_t child = fork();
     if (child == 0)
         ping(path, &p, &all);
