@@ -2,7 +2,8 @@
  * test_handshake.c - setting up a link over a UNIX socket: a good handshake
  * exchanges the upper intros; every kind of mismatch or broken peer ends in
  * a clear error naming the link, and nothing hangs. The connector tells its
- * producer, in the region, whether it may sleep and how it fences then.
+ * producer, in the region, whether it may sleep and how it fences then, and
+ * shows while it waits.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,16 +312,20 @@ static void test_handshake_times_out_without_listener(void **state)
 }
 
 /* A fake listener with a proper region: after the connector's intro it
- * reads the connector's `consumer_flags` for direction 0 (offset 72,
- * docs/protocol.md). */
-typedef struct flag_listener {
-    uint32_t flag;
+ * hands the region to `watch`, which reads what the connector leaves there
+ * (offsets from docs/protocol.md), and then hangs up. */
+typedef struct region_listener {
+    void (*watch)(struct region_listener *r, volatile uint32_t *region);
+    uint32_t flag;          /* connector_flag: the flag read */
+    atomic_int wait_over;   /* in_wait test: the connector's wait returned */
+    uint32_t while_waiting; /* in_wait test: the hint seen during the wait */
+    uint32_t after_wait;    /* in_wait test: the hint after it */
     int ok;
-} flag_listener;
+} region_listener;
 
-static void *run_flag_listener(void *arg)
+static void *run_region_listener(void *arg)
 {
-    flag_listener *f = arg;
+    region_listener *r = arg;
     mortar_link_intro in;
     good_intro(&in);
     int s = socket(AF_UNIX, SOCK_STREAM, 0);
@@ -347,8 +353,9 @@ static void *run_flag_listener(void *arg)
     memcpy(CMSG_DATA(cm), &fd, sizeof fd);
     sendmsg(c, &mh, MSG_NOSIGNAL);
     mortar_link_intro answer;
-    f->ok = recv(c, &answer, sizeof answer, MSG_WAITALL) == (ssize_t)sizeof answer;
-    f->flag = region[72 / 4];
+    r->ok = recv(c, &answer, sizeof answer, MSG_WAITALL) == (ssize_t)sizeof answer;
+    if (r->ok)
+        r->watch(r, region);
     munmap(region, in.shm_size);
     close(c);
     close(fd);
@@ -357,23 +364,35 @@ static void *run_flag_listener(void *arg)
     return NULL;
 }
 
-/* Returns the flag a connector with wait policy `w` leaves for its producer. */
-static uint32_t connector_flag(mortar_wait_policy w)
+/* Connects to a region listener with wait policy `w`. */
+static mortar_link *connect_to_region(region_listener *r, pthread_t *t, mortar_wait_policy w)
 {
-    flag_listener f = {.flag = 99};
-    pthread_t t;
-    pthread_create(&t, NULL, run_flag_listener, &f);
+    pthread_create(t, NULL, run_region_listener, r);
     usleep(20000);
     mortar_link_params cp;
-    params(&cp, "flag", MORTAR_PROTO_TEST);
+    params(&cp, "region", MORTAR_PROTO_TEST);
     cp.wait_policy = w;
     mortar_link *conn = NULL;
     char err[512];
     assert_int_equal(mortar_link_connect(&conn, sock_path, &cp, err, sizeof err), 0);
+    return conn;
+}
+
+static void read_consumer_flags(region_listener *r, volatile uint32_t *region)
+{
+    r->flag = region[72 / 4]; /* direction 0, the connector's */
+}
+
+/* Returns the flag a connector with wait policy `w` leaves for its producer. */
+static uint32_t connector_flag(mortar_wait_policy w)
+{
+    region_listener r = {.watch = read_consumer_flags, .flag = 99};
+    pthread_t t;
+    mortar_link *conn = connect_to_region(&r, &t, w);
     pthread_join(t, NULL);
     mortar_link_close(conn);
-    assert_true(f.ok);
-    return f.flag;
+    assert_true(r.ok);
+    return r.flag;
 }
 
 /* Whether this kernel lets a process run the barrier of bit 1. */
@@ -392,6 +411,41 @@ static void test_handshake_announces_whether_the_consumer_may_sleep(void **state
     assert_int_equal(connector_flag(MORTAR_WAIT_BLOCK), kernel_has_global_barrier() ? 2 : 0);
 }
 
+/* Watches direction 0's `in_wait` (offset 88): set once the connector's
+ * wait is past its first polls, for up to 2 s; then its value after the
+ * wait returned. */
+static void watch_in_wait(region_listener *r, volatile uint32_t *region)
+{
+    for (int i = 0; i < 2000 && !r->while_waiting; i++) {
+        r->while_waiting = region[88 / 4];
+        usleep(1000);
+    }
+    while (!atomic_load(&r->wait_over))
+        usleep(1000);
+    r->after_wait = region[88 / 4];
+}
+
+/* The peer's producer reads this hint to spin longer rather than give its
+ * CPU away while our wait goes on (docs/protocol.md, "Waking a sleeping
+ * consumer"); a stale 1 would make it spin for nothing. */
+static void test_handshake_consumer_shows_it_waits_in_the_region(void **state)
+{
+    (void)state;
+    mortar_wait_policy policies[] = {MORTAR_WAIT_SPIN, MORTAR_WAIT_YIELD, MORTAR_WAIT_BLOCK};
+    for (size_t i = 0; i < sizeof policies / sizeof policies[0]; i++) {
+        region_listener r = {.watch = watch_in_wait};
+        pthread_t t;
+        mortar_link *conn = connect_to_region(&r, &t, policies[i]);
+        assert_int_equal(mortar_link_wait(conn, 300), MORTAR_ETIMEDOUT);
+        atomic_store(&r.wait_over, 1);
+        pthread_join(t, NULL);
+        mortar_link_close(conn);
+        assert_true(r.ok);
+        assert_int_equal(r.while_waiting, 1);
+        assert_int_equal(r.after_wait, 0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -406,6 +460,7 @@ int main(void)
         cmocka_unit_test(test_handshake_reports_connector_closing_mid_handshake),
         cmocka_unit_test(test_handshake_times_out_without_listener),
         cmocka_unit_test(test_handshake_announces_whether_the_consumer_may_sleep),
+        cmocka_unit_test(test_handshake_consumer_shows_it_waits_in_the_region),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
