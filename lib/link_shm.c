@@ -242,6 +242,28 @@ static int read_peer_upper_intro(mortar_link *link, uint32_t size, int64_t deadl
     return read_full(link, link->peer_intro, size, deadline, "upper intro");
 }
 
+/* Maps the shared region and writes every page once, adding zero to its
+ * first word (the peer may already use the region; an atomic add of zero
+ * changes nothing). The first write to a page of a mapping costs a fault,
+ * 6-17 us on the test machine (a guest with shadow page tables, where
+ * neither MAP_POPULATE nor a read spares it), and a peer kept waiting that
+ * long gives its CPU away: a fresh link's first pass through its rings,
+ * a fault every 64 null messages, took 235 of 590 ms of an oversubscribed
+ * benchmark run (bench/README.md, "Oversubscribed"). */
+static int map_region(mortar_link *link)
+{
+    link->shm = mmap(NULL, link->shm_size, PROT_READ | PROT_WRITE, MAP_SHARED, link->shm_fd, 0);
+    if (link->shm == MAP_FAILED) {
+        link->shm = NULL;
+        return link_set_error(link, MORTAR_EIO, "mapping the shared region: %s", strerror(errno));
+    }
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uint8_t *bytes = link->shm;
+    for (size_t off = 0; off < link->shm_size; off += page)
+        __atomic_fetch_add((uint32_t *)(void *)(bytes + off), 0, __ATOMIC_RELAXED);
+    return MORTAR_OK;
+}
+
 /* ---- listener ------------------------------------------------------------ */
 
 static int create_region(mortar_link *link)
@@ -252,11 +274,8 @@ static int create_region(mortar_link *link)
         return link_set_error(link, MORTAR_EIO, "memfd_create: %s", strerror(errno));
     if (ftruncate(link->shm_fd, (off_t)link->shm_size) != 0)
         return link_set_error(link, MORTAR_EIO, "sizing the shared region: %s", strerror(errno));
-    link->shm = mmap(NULL, link->shm_size, PROT_READ | PROT_WRITE, MAP_SHARED, link->shm_fd, 0);
-    if (link->shm == MAP_FAILED) {
-        link->shm = NULL;
-        return link_set_error(link, MORTAR_EIO, "mapping the shared region: %s", strerror(errno));
-    }
+    if (map_region(link) != 0)
+        return MORTAR_EIO;
     init_header(link);
     link_map_rings(link, true);
     link_announce_sleeping(link);
@@ -426,11 +445,8 @@ static int map_listener_region(mortar_link *link, const mortar_link_intro *in)
     struct stat st;
     if (fstat(link->shm_fd, &st) != 0 || st.st_size < (off_t)link->shm_size)
         return link_set_error(link, MORTAR_EPROTO, "shared region is smaller than announced");
-    link->shm = mmap(NULL, link->shm_size, PROT_READ | PROT_WRITE, MAP_SHARED, link->shm_fd, 0);
-    if (link->shm == MAP_FAILED) {
-        link->shm = NULL;
-        return link_set_error(link, MORTAR_EIO, "mapping the shared region: %s", strerror(errno));
-    }
+    if (map_region(link) != 0)
+        return MORTAR_EIO;
     const shm_header *h = link->shm;
     if (h->magic != MORTAR_LINK_MAGIC || h->slot_size != in->slot_size ||
         h->slot_count != in->slot_count)
