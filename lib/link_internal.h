@@ -69,6 +69,7 @@ struct mortar_link {
     uint64_t taken_at_wait; /* messages taken in when the last wait began (link_wait.c) */
     bool peer_terminated;
     uint32_t shared_cpu_waits; /* waits in a row that found the peer on our CPU */
+    uint64_t shared_since_ns;  /* when the first of them began */
     uint64_t moved_at_ns;      /* when this side last moved off that CPU */
     uint64_t move_gap_ns;      /* the least time from one move to the next */
 

@@ -114,6 +114,9 @@ static bool quick_poll(const mortar_link *link)
  * the last one doubles the least gap to the next (bench/README.md,
  * "Oversubscribed"). */
 #define SHARED_WAITS_TO_MOVE 64
+/* ... or for this long: with a CPU-bound task on the same CPU as the two,
+ * a wait can last its whole slice (4 ms here), and 64 such took 90 ms. */
+#define SHARED_TIME_TO_MOVE_NS 1000000ull
 #define MOVE_GAP_MIN_NS 1000000ull
 #define MOVE_GAP_MAX_NS 1000000000ull
 
@@ -154,11 +157,20 @@ static void leave_cpu(void)
         sched_setaffinity(0, sizeof allowed, &allowed);
 }
 
-/* Counts the waits in a row that found the peer on our CPU. */
+/* Counts the waits in a row that found the peer on our CPU, and since
+ * when they do. */
 static void keep_apart(mortar_link *link, bool shared_cpu)
 {
-    link->shared_cpu_waits = shared_cpu ? link->shared_cpu_waits + 1 : 0;
-    if (link->shared_cpu_waits >= SHARED_WAITS_TO_MOVE && move_is_due(link)) {
+    if (!shared_cpu) {
+        link->shared_cpu_waits = 0;
+        return;
+    }
+    uint64_t now = wall_ns();
+    if (link->shared_cpu_waits++ == 0)
+        link->shared_since_ns = now;
+    bool long_enough = link->shared_cpu_waits >= SHARED_WAITS_TO_MOVE ||
+                       now - link->shared_since_ns >= SHARED_TIME_TO_MOVE_NS;
+    if (long_enough && move_is_due(link)) {
         link->shared_cpu_waits = 0;
         leave_cpu();
     }
