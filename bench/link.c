@@ -32,6 +32,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -310,10 +311,15 @@ static double run_inproc_pair(const char *params_json, uint64_t sim_ps)
     return (double)sim_ps / 1e6 / dt;
 }
 
+/* A CPU-bound process that dies with bench-link, however that ends (a
+ * closed pipe once left one running for an hour). */
 static pid_t start_cpu_hog(void)
 {
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(0);
         volatile unsigned long x = 0;
         for (;;)
             x++;
