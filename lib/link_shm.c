@@ -248,8 +248,8 @@ static int read_peer_upper_intro(mortar_link *link, uint32_t size, int64_t deadl
  * 6-17 us on the test machine (a guest with shadow page tables, where
  * neither MAP_POPULATE nor a read spares it), and a peer kept waiting that
  * long gives its CPU away: a fresh link's first pass through its rings,
- * a fault every 64 null messages, took 235 of 590 ms of an oversubscribed
- * benchmark run (bench/README.md, "Oversubscribed"). */
+ * a fault every 64 null messages, took 59-122 ms of oversubscribed
+ * benchmark runs of 268-309 ms (bench/README.md, "Oversubscribed"). */
 static int map_region(mortar_link *link)
 {
     link->shm = mmap(NULL, link->shm_size, PROT_READ | PROT_WRITE, MAP_SHARED, link->shm_fd, 0);
