@@ -2,7 +2,8 @@
  * test_owner.c - a run's owning process (cli/run/owner.c): its start time from
  * /proc, a PID given to another process not taken for the owner, and the
  * runs whose owner is gone marked abandoned with their private directory
- * removed, while the runs of live owners are left alone.
+ * removed, while the runs of live owners are left alone; private
+ * directories whose owner file names a gone process removed too.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -122,12 +123,48 @@ static void test_runs_whose_owner_is_gone_are_abandoned_and_cleaned(void **state
     assert_int_equal(system(cmd), 0);
 }
 
+/* A private directory for the test, with an "owner" file naming `pid`
+ * (none when pid is 0). */
+static void private_dir_owned_by(char *dir, size_t size, pid_t pid)
+{
+    snprintf(dir, size, "/tmp/mortar-run-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    if (pid == getpid()) {
+        assert_int_equal(owner_mark_private_dir(dir), 0);
+    } else if (pid > 0) {
+        char path[64];
+        snprintf(path, sizeof path, "%s/owner", dir);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fprintf(f, "%d %llu\n", (int)pid, (unsigned long long)owner_start_time(getpid()));
+        fclose(f);
+    }
+}
+
+static void test_private_dirs_left_by_a_gone_owner_are_removed(void **state)
+{
+    (void)state;
+    char mine[32], orphan[32], unmarked[32];
+    private_dir_owned_by(mine, sizeof mine, getpid());
+    private_dir_owned_by(orphan, sizeof orphan, gone_pid());
+    private_dir_owned_by(unmarked, sizeof unmarked, 0);
+    assert_true(owner_reap_private_dirs() >= 1);
+    struct stat st;
+    assert_int_equal(stat(mine, &st), 0);
+    assert_int_not_equal(stat(orphan, &st), 0);
+    assert_int_equal(stat(unmarked, &st), 0);
+    char cmd[96];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", mine, unmarked);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_process_is_its_pid_and_its_start_time),
         cmocka_unit_test(test_only_a_private_run_directory_is_removed),
         cmocka_unit_test(test_runs_whose_owner_is_gone_are_abandoned_and_cleaned),
+        cmocka_unit_test(test_private_dirs_left_by_a_gone_owner_are_removed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

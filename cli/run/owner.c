@@ -3,7 +3,10 @@
  */
 #include "owner.h"
 
+#include <dirent.h>
 #include <ftw.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +14,9 @@
 
 #include "db.h"
 
-#define PRIVATE_PREFIX "/tmp/mortar-run-"
+#define PRIVATE_PARENT "/tmp"
+#define PRIVATE_NAME_PREFIX "mortar-run-"
+#define PRIVATE_PREFIX PRIVATE_PARENT "/" PRIVATE_NAME_PREFIX
 
 uint64_t owner_start_time(pid_t pid)
 {
@@ -69,6 +74,60 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
     return 0;
 }
 
+static void remove_tree(const char *dir)
+{
+    nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+int owner_mark_private_dir(const char *dir)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/owner", dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    pid_t me = getpid();
+    fprintf(f, "%ld %" PRIu64 "\n", (long)me, owner_start_time(me));
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+/* Whether the owner named in `dir`/owner is gone; false when the file is
+ * missing or malformed. */
+static bool private_dir_orphaned(const char *dir)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/owner", dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    long pid;
+    uint64_t start;
+    int n = fscanf(f, "%ld %" SCNu64, &pid, &start);
+    fclose(f);
+    return n == 2 && pid > 0 && !owner_alive((pid_t)pid, start);
+}
+
+int owner_reap_private_dirs(void)
+{
+    DIR *tmp = opendir(PRIVATE_PARENT);
+    if (!tmp)
+        return 0;
+    int removed = 0;
+    struct dirent *e;
+    while ((e = readdir(tmp)) != NULL) {
+        if (strncmp(e->d_name, PRIVATE_NAME_PREFIX, strlen(PRIVATE_NAME_PREFIX)) != 0)
+            continue;
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, PRIVATE_PARENT "/%s", e->d_name);
+        if (owner_private_dir_ok(dir) && private_dir_orphaned(dir)) {
+            remove_tree(dir);
+            removed++;
+        }
+    }
+    closedir(tmp);
+    return removed;
+}
+
 json_t *owner_reap(db_conn *db)
 {
     json_t *out = json_array();
@@ -89,7 +148,7 @@ json_t *owner_reap(db_conn *db)
             continue;
         const char *dir = json_string_value(json_object_get(r, "private_dir"));
         if (owner_private_dir_ok(dir))
-            nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+            remove_tree(dir);
         json_array_append_new(out, json_pack("{s:I, s:I, s:s}", "id", (json_int_t)id, "pid",
                                              pid, "error", error));
     }
@@ -107,4 +166,5 @@ void owner_reap_and_say(db_conn *db, const char *prefix)
                 (long long)json_integer_value(json_object_get(r, "id")),
                 json_string_value(json_object_get(r, "error")));
     json_decref(gone);
+    owner_reap_private_dirs();
 }

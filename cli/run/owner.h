@@ -26,13 +26,24 @@ bool owner_alive(pid_t pid, uint64_t start);
  * (/tmp/mortar-run-XXXXXX), the only directories owner_reap removes. */
 bool owner_private_dir_ok(const char *dir);
 
+/* Writes our PID and start time into the private directory `dir` (a file
+ * "owner"), so that owner_reap_private_dirs can tell when it is left over. */
+int owner_mark_private_dir(const char *dir);
+
+/* Removes every private directory under /tmp whose "owner" file names a
+ * process that is gone: a run killed outright leaves its directory, and a
+ * run that built snapshots a second one, which no database records.
+ * Directories without that file (being set up, or older) stay. Returns how
+ * many it removed. */
+int owner_reap_private_dirs(void);
+
 /* Marks every "running" run of `db` whose owner is gone "abandoned" (the
  * error names its PID and start time) and removes its private directory.
  * Returns the runs marked, a new array of {"id", "pid", "error"}. */
 json_t *owner_reap(db_conn *db);
 
-/* owner_reap, then one line on stderr per run marked:
- * "<prefix> run N <error>". */
+/* owner_reap and owner_reap_private_dirs, then one line on stderr per run
+ * marked: "<prefix> run N <error>". */
 void owner_reap_and_say(db_conn *db, const char *prefix);
 
 #endif

@@ -6,6 +6,7 @@
 #include "errbuf.h"
 #include "mortar/params.h"
 #include "mortar/runtime.h"
+#include "owner.h"
 #include "params_file.h"
 #include "plan.h"
 #include "sim_check.h"
@@ -435,6 +436,8 @@ int plan_build(plan *p, json_t *spec, const char *run_dir, const plan_tools *t, 
     snprintf(rv, sizeof rv, "%s/rendezvous", p->sock_dir);
     if (mkdir(rv, 0700) != 0)
         return errbuf_fail(err, size, "cannot create %s", rv);
+    if (owner_mark_private_dir(p->sock_dir) != 0)
+        return errbuf_fail(err, size, "cannot write the owner of %s", p->sock_dir);
     p->nhosts_total = (int)json_array_size(json_object_get(spec, "hosts"));
     json_t *hosts = json_object_get(spec, "hosts");
     char files[SNAPSHOT_KEY_HEX + 1] = "";
