@@ -90,6 +90,7 @@ static void peer_message(void *state, unsigned port, const mortar_msg *msg)
     memset(buf, 0, sizeof buf);
     mortar_pcie_dma_done *done = (mortar_pcie_dma_done *)buf;
     done->req_id = d->req_id;
+    done->addr_low = (uint16_t)d->addr;
     done->size = size;
     done->status = size ? 0 : 1;
     mortar_send(f->self, port, MORTAR_PCIE_DMA_READ_DONE, buf,

@@ -82,9 +82,8 @@ static int send_inproc(mortar_component *c, struct port *p, uint8_t type, const 
         return MORTAR_ETOOBIG;
     event ev = {.order = event_order(p->inproc.peer->index, EV_MESSAGE,
                                      (uint8_t)p->inproc.peer_port)};
-    uint64_t wire_ps =
-        mortar_link_timing_wire_ps(&p->inproc.timing, wire_bytes ? wire_bytes : size);
-    if (mortar_link_timing_stamp(&p->inproc.timing, c->loop->now, wire_ps, &ev.time) != 0)
+    if (mortar_link__timing_stamp_message(&p->inproc.timing, c->loop->now, type, payload, size,
+                                          wire_bytes, &ev.time) != 0)
         return MORTAR_EINVAL;
     ev.seq = p->inproc.peer->ports[p->inproc.peer_port].rx_seq++;
     ev.msg.type = type;

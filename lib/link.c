@@ -31,6 +31,19 @@ int link_set_error(mortar_link *link, int code, const char *fmt, ...)
     return code;
 }
 
+int mortar_link__timing_stamp_message(mortar_link_timing *t, uint64_t now, uint8_t type,
+                                      const void *payload, uint32_t size,
+                                      uint32_t wire_bytes, uint64_t *stamp)
+{
+    if (!t->pcie.gen) {
+        uint64_t wire_ps = mortar_link_timing_wire_ps(t, wire_bytes ? wire_bytes : size);
+        return mortar_link_timing_stamp(t, now, wire_ps, stamp);
+    }
+    mortar_pcie_cost c;
+    mortar_pcie_wire_cost(&t->pcie, type, payload, size, &c);
+    return mortar_link_timing_stamp_cost(t, now, c.host_ps, c.wire_ps, c.first_ps, stamp);
+}
+
 void mortar_link_params_init(mortar_link_params *p)
 {
     memset(p, 0, sizeof *p);
@@ -49,6 +62,7 @@ int mortar_link_params_check(const mortar_link_params *p, char *err, size_t err_
     const char *name = p->name ? p->name : "?";
     uint64_t interval = p->sync_interval_ps ? p->sync_interval_ps : p->latency_ps;
     const char *why = NULL;
+    char pcie_why[120];
     if (p->latency_ps == 0)
         why = "latency must be greater than 0";
     else if (interval > p->latency_ps)
@@ -65,6 +79,12 @@ int mortar_link_params_check(const mortar_link_params *p, char *err, size_t err_
         why = "unknown wait policy";
     else if (p->upper_intro_size > 65536)
         why = "upper intro larger than 64 KiB";
+    else if (p->pcie.gen && p->protocol != MORTAR_PROTO_PCIE)
+        why = "a PCIe transaction layer on a link that does not speak PCIe";
+    else if (p->pcie.gen && p->bandwidth_bps)
+        why = "a PCIe link takes its rate from its generation and width, not a bandwidth";
+    else if (mortar_pcie_wire_check(&p->pcie, pcie_why + 5, sizeof pcie_why - 5))
+        why = memcpy(pcie_why, "pcie.", 5);
     if (!why)
         return MORTAR_OK;
     if (err)
@@ -115,6 +135,7 @@ const char *mortar_link_errmsg(const mortar_link *l) { return l->err[0] ? l->err
 uint64_t mortar_link_latency(const mortar_link *l) { return l->hot.timing.latency_ps; }
 uint64_t mortar_link_sync_interval(const mortar_link *l) { return l->sync_interval_ps; }
 uint64_t mortar_link_bandwidth(const mortar_link *l) { return l->hot.timing.bandwidth_bps; }
+const mortar_pcie_wire *mortar_link_pcie(const mortar_link *l) { return &l->hot.timing.pcie; }
 mortar_sync_mode mortar_link_sync_mode(const mortar_link *l) { return l->hot.sync_mode; }
 uint32_t mortar_link_protocol(const mortar_link *l) { return l->protocol; }
 uint32_t mortar_link_max_payload(const mortar_link *l)
@@ -238,9 +259,7 @@ int mortar_link_commit(mortar_link *link, uint64_t now_ps, uint8_t type, uint32_
     mortar_slot_header *h = link->reserved;
     if (!h)
         return link_set_error(link, MORTAR_ESTATE, "commit without reserve");
-    uint64_t wire_ps =
-        mortar_link_timing_wire_ps(&link->hot.timing, wire_bytes ? wire_bytes : size);
-    int rc = mortar_link__commit(link, h, now_ps, type, size, wire_ps, stamp);
+    int rc = mortar_link__commit(link, h, now_ps, type, size, wire_bytes, stamp);
     if (rc == MORTAR_OK)
         link->reserved = NULL;
     return rc;

@@ -57,6 +57,7 @@ static mortar_link *link_alloc(const mortar_link_params *p)
     link->hot.slot_count = p->slot_count;
     link->hot.timing.latency_ps = p->latency_ps;
     link->hot.timing.bandwidth_bps = p->bandwidth_bps;
+    link->hot.timing.pcie = p->pcie;
     link->sync_interval_ps = p->sync_interval_ps ? p->sync_interval_ps : p->latency_ps;
     link->hot.sync_mode = p->sync_mode;
     link->wait_policy = p->wait_policy;
@@ -121,6 +122,7 @@ static void fill_intro(const mortar_link *link, mortar_link_intro *in)
     in->latency_ps = link->hot.timing.latency_ps;
     in->sync_interval_ps = link->sync_interval_ps;
     in->bandwidth_bps = link->hot.timing.bandwidth_bps;
+    in->pcie = link->hot.timing.pcie;
     in->shm_size = link->shm_size;
     in->upper_intro_size = link->my_intro_size;
 }
@@ -221,6 +223,9 @@ static int check_intro(mortar_link *link, const mortar_link_intro *in, bool from
     p.sync_interval_ps = in->sync_interval_ps;
     p.slot_size = in->slot_size;
     p.slot_count = in->slot_count;
+    p.protocol = in->protocol;
+    p.bandwidth_bps = in->bandwidth_bps;
+    p.pcie = in->pcie;
     char why[256];
     if (mortar_link_params_check(&p, why, sizeof why) != 0)
         return link_set_error(link, MORTAR_EPROTO, "peer's intro is invalid: %s", why);
@@ -441,6 +446,7 @@ static int map_listener_region(mortar_link *link, const mortar_link_intro *in)
     link->shm_size = in->shm_size;
     link->hot.timing.latency_ps = in->latency_ps;
     link->hot.timing.bandwidth_bps = in->bandwidth_bps;
+    link->hot.timing.pcie = in->pcie;
     link->sync_interval_ps = in->sync_interval_ps;
     struct stat st;
     if (fstat(link->shm_fd, &st) != 0 || st.st_size < (off_t)link->shm_size)

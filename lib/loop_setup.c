@@ -155,8 +155,8 @@ static void join_one_way(port_state *from, mortar_component *peer, unsigned peer
     from->binding = PORT_INPROC;
     from->inproc.peer = peer;
     from->inproc.peer_port = peer_port;
-    from->inproc.timing = (mortar_link_timing){.latency_ps = p->latency_ps,
-                                               .bandwidth_bps = p->bandwidth_bps};
+    from->inproc.timing = (mortar_link_timing){
+        .latency_ps = p->latency_ps, .bandwidth_bps = p->bandwidth_bps, .pcie = p->pcie};
     snprintf(from->inproc.name, sizeof from->inproc.name, "%s", p->name ? p->name : "inproc");
     from->inproc.max_payload = p->slot_size - MORTAR_SLOT_HEADER_SIZE;
 }

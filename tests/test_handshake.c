@@ -26,6 +26,7 @@
 
 #include "mortar/error.h"
 #include "mortar/link.h"
+#include "mortar/pcie.h"
 
 static char sock_path[108];
 
@@ -103,6 +104,37 @@ static void test_handshake_exchanges_upper_intros(void **state)
     mortar_msg m;
     assert_int_equal(mortar_link_peek(lj.link, &m), 1);
     assert_memory_equal(m.payload, "hi", 2);
+    mortar_link_close(conn);
+    mortar_link_close(lj.link);
+}
+
+static void test_handshake_gives_the_connector_the_listeners_pcie_layer(void **state)
+{
+    (void)state;
+    listener_job lj = {0};
+    params(&lj.p, "pcie1", MORTAR_PROTO_PCIE);
+    mortar_pcie_wire_init(&lj.p.pcie);
+    lj.p.pcie.lanes = 8;
+    lj.p.pcie.dma_read_host_ps = 123000;
+    mortar_link_params cp;
+    params(&cp, "pcie1", MORTAR_PROTO_PCIE); /* no layer of its own */
+    mortar_link *conn;
+    char err[512];
+    assert_int_equal(handshake(&lj, &cp, &conn, err, sizeof err), 0);
+    const mortar_pcie_wire *w = mortar_link_pcie(conn);
+    assert_int_equal(w->gen, 3);
+    assert_int_equal(w->lanes, 8);
+    assert_int_equal(w->mps, 256);
+    assert_int_equal(w->dma_read_host_ps, 123000);
+    /* and the connector's messages cost their TLPs: an MMIO write of 4
+     * bytes is one of 24 bytes after the latency */
+    uint8_t wr[sizeof(mortar_pcie_mmio) + 4] = {0};
+    *(mortar_pcie_mmio *)wr = (mortar_pcie_mmio){.offset = 0x40, .size = 4, .posted = 1};
+    uint64_t stamp = 0;
+    assert_int_equal(mortar_link_send(conn, 0, MORTAR_PCIE_MMIO_WRITE, wr, sizeof wr, 0,
+                                      &stamp),
+                     0);
+    assert_int_equal(stamp, mortar_link_latency(conn) + mortar_pcie_wire_ps(w, 24));
     mortar_link_close(conn);
     mortar_link_close(lj.link);
 }
@@ -232,6 +264,19 @@ static void test_handshake_reports_version_mismatch(void **state)
     assert_int_equal(connect_to_fake(&f, err, sizeof err), MORTAR_EVERSION);
     assert_non_null(strstr(err, "version mismatch"));
     assert_non_null(strstr(err, "victim"));
+}
+
+static void test_handshake_refuses_a_pcie_layer_on_another_protocol(void **state)
+{
+    (void)state;
+    fake_listener f;
+    good_intro(&f.intro);
+    mortar_pcie_wire_init(&f.intro.pcie); /* on a test link */
+    f.bytes = sizeof f.intro;
+    char err[512];
+    assert_int_equal(connect_to_fake(&f, err, sizeof err), MORTAR_EPROTO);
+    assert_non_null(strstr(err, "peer's intro is invalid"));
+    assert_non_null(strstr(err, "does not speak PCIe"));
 }
 
 static void test_handshake_reports_truncated_intro(void **state)
@@ -450,7 +495,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_handshake_exchanges_upper_intros),
+        cmocka_unit_test(test_handshake_gives_the_connector_the_listeners_pcie_layer),
         cmocka_unit_test(test_handshake_reports_protocol_mismatch),
+        cmocka_unit_test(test_handshake_refuses_a_pcie_layer_on_another_protocol),
         cmocka_unit_test(test_handshake_reports_sync_mode_conflict),
         cmocka_unit_test(test_handshake_reports_latency_mismatch),
         cmocka_unit_test(test_handshake_reports_version_mismatch),

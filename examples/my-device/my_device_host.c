@@ -176,7 +176,8 @@ static void serve_dma_read(host *h, const mortar_pcie_dma *d)
     if (!done)
         return;
     *done =
-        (mortar_pcie_dma_done){.req_id = d->req_id, .size = size, .status = src ? 0 : 1};
+        (mortar_pcie_dma_done){.req_id = d->req_id, .size = size, .status = src ? 0 : 1,
+                              .addr_low = (uint16_t)d->addr};
     if (src)
         memcpy(done->data, src, size);
     else

@@ -13,6 +13,13 @@
  * arrives after it has been serialized behind earlier traffic:
  *     start = max(now, link busy until); busy until = start + bytes/bandwidth;
  *     stamp = busy until + latency.
+ * A PCIe link with a transaction layer (mortar/pcie_wire.h) computes the
+ * wire time of each message itself, from the packets PCIe would carry for
+ * it, at its generation and width (the caller's `wire_bytes` is not used);
+ * a host-side time may delay the start, and a read request is stamped at
+ * the arrival of its first packet:
+ *     start = max(now + host time, busy until); busy until = start + wire;
+ *     stamp = start + (first packet's wire, or wire) + latency.
  * Stamps on a link never decrease. A message stamped t promises that nothing
  * stamped earlier than t will follow on that link. A side that has sent
  * nothing for one sync interval sends a null (sync) message to renew that
@@ -29,12 +36,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mortar/pcie_wire.h"
 #include "mortar/time.h"
 
 /* ---- wire constants (see docs/protocol.md) ---------------------------- */
 
 #define MORTAR_LINK_MAGIC       0x4b4e4c4dU /* "MLNK" little-endian */
-#define MORTAR_LINK_VERSION     2
+#define MORTAR_LINK_VERSION     3
 #define MORTAR_SLOT_HEADER_SIZE 64
 #define MORTAR_SHM_HEADER_SIZE  4096
 
@@ -70,7 +78,7 @@ typedef struct mortar_slot_header {
 typedef struct mortar_link_intro {
     uint32_t magic;       /* MORTAR_LINK_MAGIC */
     uint16_t version;     /* MORTAR_LINK_VERSION */
-    uint16_t intro_size;  /* sizeof(mortar_link_intro) == 64 */
+    uint16_t intro_size;  /* sizeof(mortar_link_intro) == 128 */
     uint32_t protocol;    /* MORTAR_PROTO_* */
     uint32_t sync_mode;   /* mortar_sync_mode */
     uint32_t slot_size;   /* bytes per slot, header included; multiple of 64 */
@@ -81,7 +89,13 @@ typedef struct mortar_link_intro {
     uint64_t shm_size;      /* size of the shared region (listener's intro) */
     uint32_t upper_intro_size;
     uint32_t reserved;
+    /* version 3: the PCIe transaction layer (gen 0: none; the listener's
+     * counts, the connector sends its own, which is not used) */
+    mortar_pcie_wire pcie;
+    uint8_t reserved2[40];
 } mortar_link_intro;
+
+_Static_assert(sizeof(mortar_link_intro) == 128, "link intro layout");
 
 /* ---- configuration ----------------------------------------------------- */
 
@@ -109,6 +123,9 @@ typedef struct mortar_link_params {
     uint64_t latency_ps; /* default 500 ns */
     uint64_t sync_interval_ps; /* default: latency */
     uint64_t bandwidth_bps;    /* default 0 */
+    /* PCIe links only: the transaction layer (mortar/pcie_wire.h); default
+     * gen 0, none: messages cost the latency alone. Not with a bandwidth. */
+    mortar_pcie_wire pcie;
     mortar_sync_mode sync_mode; /* default ON */
     mortar_wait_policy wait_policy; /* default BLOCK */
     uint32_t spin_ns;               /* default 2000 */
@@ -171,6 +188,8 @@ const char *mortar_link_errmsg(const mortar_link *link);
 uint64_t mortar_link_latency(const mortar_link *link);
 uint64_t mortar_link_sync_interval(const mortar_link *link);
 uint64_t mortar_link_bandwidth(const mortar_link *link);
+/* The link's PCIe transaction layer (gen 0: none), the listener's. */
+const mortar_pcie_wire *mortar_link_pcie(const mortar_link *link);
 mortar_sync_mode mortar_link_sync_mode(const mortar_link *link);
 uint32_t mortar_link_protocol(const mortar_link *link);
 /* Largest payload a message may carry: slot size minus the 64-byte header. */
@@ -203,7 +222,8 @@ bool mortar_link_peer_terminated(const mortar_link *link);
 /*
  * Stamps and sends one message of `type` (0x10-0x7f) sent at `now_ps`.
  * `wire_bytes` is the size used for serialization when the link has a
- * bandwidth (0 means the payload size). Returns the stamp in *stamp (may be
+ * bandwidth (0 means the payload size); a PCIe transaction layer computes
+ * it from the message instead. Returns the stamp in *stamp (may be
  * NULL). Fails with MORTAR_ETOOBIG when the payload exceeds the slot,
  * MORTAR_EAGAIN when the ring is full (nothing is sent then),
  * MORTAR_EINVAL when `now_ps` is earlier than a previous send.

@@ -37,6 +37,7 @@ typedef struct mortar_link_timing {
     uint64_t busy_until_ps; /* the sender's wire is busy until then */
     uint64_t last_send_ps;  /* `now` of the last send (data or sync) */
     uint64_t last_stamp_ps; /* stamps never decrease */
+    mortar_pcie_wire pcie;  /* gen 0: no PCIe transaction layer */
 } mortar_link_timing;
 
 /* How long a message of `wire_bytes` occupies the wire. */
@@ -46,20 +47,41 @@ static inline uint64_t mortar_link_timing_wire_ps(const mortar_link_timing *t,
     return t->bandwidth_bps ? mortar_serialization_ps(wire_bytes, t->bandwidth_bps) : 0;
 }
 
+/* The stamp of a message sent at `now` that waits `host_ps` before it
+ * enters the wire, occupies it for `wire_ps` and is acted on at the
+ * arrival of its first `first_ps` of wire time; updates the state.
+ * MORTAR_EINVAL when `now` goes back. */
+static inline int mortar_link_timing_stamp_cost(mortar_link_timing *t, uint64_t now,
+                                                uint64_t host_ps, uint64_t wire_ps,
+                                                uint64_t first_ps, uint64_t *stamp)
+{
+    if (now < t->last_send_ps)
+        return MORTAR_EINVAL;
+    uint64_t start = now + host_ps > t->busy_until_ps ? now + host_ps : t->busy_until_ps;
+    t->busy_until_ps = start + wire_ps;
+    t->last_send_ps = now;
+    /* not below an earlier stamp: that message's first packet left no
+     * later than this one's (it is behind it on the wire) */
+    uint64_t s = start + first_ps + t->latency_ps;
+    t->last_stamp_ps = s > t->last_stamp_ps ? s : t->last_stamp_ps;
+    *stamp = s;
+    return MORTAR_OK;
+}
+
 /* The stamp of a message sent at `now` that occupies the wire for
  * `wire_ps`; updates the state. MORTAR_EINVAL when `now` goes back. */
 static inline int mortar_link_timing_stamp(mortar_link_timing *t, uint64_t now,
                                            uint64_t wire_ps, uint64_t *stamp)
 {
-    if (now < t->last_send_ps)
-        return MORTAR_EINVAL;
-    uint64_t start = now > t->busy_until_ps ? now : t->busy_until_ps;
-    t->busy_until_ps = start + wire_ps;
-    t->last_send_ps = now;
-    t->last_stamp_ps = t->busy_until_ps + t->latency_ps;
-    *stamp = t->last_stamp_ps;
-    return MORTAR_OK;
+    return mortar_link_timing_stamp_cost(t, now, 0, wire_ps, wire_ps, stamp);
 }
+
+/* The stamp of message `type` with `payload` sent at `now`: the PCIe
+ * transaction layer's cost when the timing has one, else `wire_bytes` (0:
+ * `size`) at the bandwidth. Library: a PCIe message costs a parse. */
+int mortar_link__timing_stamp_message(mortar_link_timing *t, uint64_t now, uint8_t type,
+                                      const void *payload, uint32_t size,
+                                      uint32_t wire_bytes, uint64_t *stamp);
 
 /* The stamp of a null message at `now`: now + latency, but never below an
  * earlier stamp (a frame still on the wire arrives later than that). */
@@ -163,16 +185,30 @@ MORTAR_LINK__HOT void mortar_link__publish(mortar_link *link, mortar_slot_header
     }
 }
 
-/* Stamps and publishes the data message whose payload is in slot `h`, on
- * the wire for `wire_ps`. */
+/* The stamp of the data message whose payload is in slot `h`: on the wire
+ * for `wire_bytes` (0: `size`) at the bandwidth, or what the PCIe
+ * transaction layer makes of it. */
+MORTAR_LINK__HOT int mortar_link__stamp(mortar_link_hot *k, const mortar_slot_header *h,
+                                        uint64_t now_ps, uint8_t type, uint32_t size,
+                                        uint32_t wire_bytes, uint64_t *ts)
+{
+    if (__builtin_expect(k->timing.pcie.gen != 0, 0))
+        return mortar_link__timing_stamp_message(&k->timing, now_ps, type,
+                                                 (const uint8_t *)h + MORTAR_SLOT_HEADER_SIZE,
+                                                 size, wire_bytes, ts);
+    uint64_t wire_ps = mortar_link_timing_wire_ps(&k->timing, wire_bytes ? wire_bytes : size);
+    return mortar_link_timing_stamp(&k->timing, now_ps, wire_ps, ts);
+}
+
+/* Stamps and publishes the data message whose payload is in slot `h`. */
 MORTAR_LINK__HOT int mortar_link__commit(mortar_link *link, mortar_slot_header *h,
                                          uint64_t now_ps, uint8_t type, uint32_t size,
-                                         uint64_t wire_ps, uint64_t *stamp)
+                                         uint32_t wire_bytes, uint64_t *stamp)
 {
     mortar_link_hot *k = mortar_link__hot(link);
     uint64_t ts;
     if (__builtin_expect(type < MORTAR_MSG_UPPER_MIN || type > MORTAR_MSG_TYPE_MASK ||
-                             mortar_link_timing_stamp(&k->timing, now_ps, wire_ps, &ts) !=
+                             mortar_link__stamp(k, h, now_ps, type, size, wire_bytes, &ts) !=
                                  0,
                          0))
         return mortar_link__commit_refused(link, type, now_ps);
@@ -201,9 +237,7 @@ MORTAR_LINK__HOT int mortar_link_send(mortar_link *link, uint64_t now_ps, uint8_
     }
     if (size)
         memcpy((uint8_t *)h + MORTAR_SLOT_HEADER_SIZE, payload, size);
-    uint64_t wire_ps =
-        mortar_link_timing_wire_ps(&k->timing, wire_bytes ? wire_bytes : size);
-    return mortar_link__commit(link, h, now_ps, type, size, wire_ps, stamp);
+    return mortar_link__commit(link, h, now_ps, type, size, wire_bytes, stamp);
 }
 
 /* ---- receiving ----------------------------------------------------------- */

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "mortar/link.h"
+#include "mortar/pcie_wire.h"
 
 /* Host -> device. */
 #define MORTAR_PCIE_MMIO_READ      0x10
@@ -59,9 +60,14 @@ typedef struct mortar_pcie_dev_intro {
     uint16_t msix_vectors; /* 0: no MSI-X capability */
     uint8_t msix_table_bar, msix_pba_bar;
     uint8_t intx_pin; /* 0: no INTx, 1-4: INTA-INTD */
-    uint8_t reserved0;
+    /* Link capabilities, as the PCIe capability's register says them: the
+     * fastest generation (1-5) and the widest link (1-16 lanes) the device
+     * supports; 0: not stated. A link to the device runs at the lower of
+     * these and its slot's (mortar_pcie_wire_train). */
+    uint8_t link_gen;
     uint32_t msix_table_offset, msix_pba_offset;
-    uint32_t reserved1;
+    uint8_t link_lanes;
+    uint8_t reserved1[3];
     mortar_pcie_bar bars[MORTAR_PCIE_BARS];
 } mortar_pcie_dev_intro;
 
@@ -110,11 +116,15 @@ typedef struct mortar_pcie_dma {
 
 /* DMA completion (host -> device): reads carry `size` bytes of data; writes
  * carry none. `status` is 0 on success, nonzero when the host refused the
- * address (the device should treat it as a master abort). */
+ * address (the device should treat it as a master abort). A read's
+ * completion carries the low 16 bits of the address it read, as PCIe's
+ * completions carry their lower address: the link cuts it into the
+ * completion TLPs PCIe would send for that address (mortar/pcie_wire.h). */
 typedef struct mortar_pcie_dma_done {
     uint64_t req_id;
     uint32_t size;
-    uint32_t status;
+    uint16_t status;
+    uint16_t addr_low;
     uint8_t data[];
 } mortar_pcie_dma_done;
 
@@ -137,6 +147,13 @@ _Static_assert(sizeof(mortar_pcie_mmio_done) == 16, "mmio done layout");
 _Static_assert(sizeof(mortar_pcie_dma) == 24, "dma layout");
 _Static_assert(sizeof(mortar_pcie_dma_done) == 16, "dma done layout");
 _Static_assert(sizeof(mortar_pcie_interrupt) == 8, "interrupt layout");
+
+/*
+ * The link a device trains to in a slot of parameters `slot`: the lower of
+ * the slot's and the device's (intro) generation and width; the slot's
+ * other parameters. A slot without a transaction layer (gen 0) stays so.
+ */
+void mortar_pcie_wire_train(mortar_pcie_wire *slot, const mortar_pcie_dev_intro *dev);
 
 /* Default slot size for PCIe links: room for an 8 KiB DMA plus headers. */
 #define MORTAR_PCIE_SLOT_SIZE 9216

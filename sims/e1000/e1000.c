@@ -32,6 +32,11 @@ static void fill_intro(mortar_pcie_dev_intro *in)
     in->revision = E1000_REVISION;
     in->msi_vectors = 1;
     in->intx_pin = 1;
+    /* The 82540EM is a 32-bit PCI device (33/66 MHz, 133/266 MB/s on a bus
+     * both directions share); mortar has no shared bus and puts it on the
+     * slowest PCIe link, 1.0 x1 (250 MB/s each way): docs/pcie.md. */
+    in->link_gen = 1;
+    in->link_lanes = 1;
     in->bars[0] = (mortar_pcie_bar){.size = E1000_BAR0_SIZE};
     in->bars[1] = (mortar_pcie_bar){.size = E1000_BAR1_SIZE, .flags = MORTAR_PCIE_BAR_IO};
 }

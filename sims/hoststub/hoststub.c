@@ -94,6 +94,7 @@ static void serve_dma_read(hoststub *h, const mortar_pcie_dma *d)
     if (!done)
         return;
     done->req_id = d->req_id;
+    done->addr_low = (uint16_t)d->addr;
     void *src = hoststub_mem(h, d->addr, d->size);
     if (!src || size != d->size) {
         done->status = 1;

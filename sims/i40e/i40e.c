@@ -51,6 +51,9 @@ static void fill_intro(mortar_pcie_dev_intro *in)
     in->msix_table_offset = 0;
     in->msix_pba_offset = I40E_MSIX_PBA_OFF;
     in->intx_pin = 0; /* MSI-X only (see docs/models/i40e.md) */
+    /* the XL710 is a PCIe 3.0 (8 GT/s) x8 device (its datasheet, 332464) */
+    in->link_gen = 3;
+    in->link_lanes = 8;
     in->bars[0] = (mortar_pcie_bar){.size = I40E_BAR0_SIZE, .flags = MORTAR_PCIE_BAR_64};
     in->bars[3] = (mortar_pcie_bar){.size = I40E_BAR3_SIZE};
 }

@@ -12,14 +12,16 @@
 
 #include "mortar/error.h"
 #include "mortar/name.h"
+#include "mortar/pcie.h"
 #include "mortar/time.h"
 #include "sims/plugins.h"
 
 #define SLOT_SIZE_PCIE 9216 /* a 4 KiB TLP payload and its header, twice */
 #define SLOT_SIZE_ETH  9088 /* a 9000-byte jumbo frame and its header */
 
-const char *const sim_check_link_keys[] = {"latency", "sync_interval", "bandwidth", "wait",
-                                           "spin",    "slot_size",     "slot_count", NULL};
+const char *const sim_check_link_keys[] = {"latency",   "sync_interval", "bandwidth",
+                                           "wait",      "spin",          "slot_size",
+                                           "slot_count", "pcie",         NULL};
 
 static int fail(char *err, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -146,8 +148,10 @@ void sim_check_link_defaults(mortar_link_params *p, uint32_t protocol)
 {
     mortar_link_params_init(p);
     p->protocol = protocol;
-    if (protocol == MORTAR_PROTO_PCIE)
+    if (protocol == MORTAR_PROTO_PCIE) {
         p->slot_size = SLOT_SIZE_PCIE;
+        mortar_pcie_wire_init(&p->pcie);
+    }
     if (protocol == MORTAR_PROTO_ETH)
         p->slot_size = SLOT_SIZE_ETH;
 }
@@ -242,6 +246,81 @@ static int link_choices(json_t *l, mortar_link_params *p, const char *where, cha
     return 0;
 }
 
+/* pcie[key], when present, an integer from 0 to 65535, into *out. */
+static int pcie_number(json_t *pcie, const char *key, uint32_t max, uint32_t *out,
+                       const char *where, char *err, size_t size)
+{
+    json_t *v = json_object_get(pcie, key);
+    if (!v)
+        return 0;
+    if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > max)
+        return fail(err, size, "%s.pcie.%s: expected an integer from 0 to %u", where, key,
+                    max);
+    *out = (uint32_t)json_integer_value(v);
+    return 0;
+}
+
+/* The PCIe transaction layer: "pcie": {"gen", "lanes", "mps", "mrrs",
+ * "rcb", "dma_read_host", "mmio_read_host"} over the defaults already in
+ * p->pcie (the slot's), or false for none. */
+static int link_pcie(json_t *l, mortar_link_params *p, const char *where, char *err,
+                     size_t size)
+{
+    static const char *const keys[] = {"gen",  "lanes",         "mps",           "mrrs",
+                                       "rcb",  "dma_read_host", "mmio_read_host", NULL};
+    json_t *pcie = json_object_get(l, "pcie");
+    if (!pcie)
+        return 0;
+    if (p->protocol != MORTAR_PROTO_PCIE)
+        return fail(err, size, "%s.pcie: only a PCIe link has a transaction layer", where);
+    if (json_is_false(pcie)) {
+        p->pcie = (mortar_pcie_wire){0};
+        return 0;
+    }
+    if (!json_is_object(pcie))
+        return fail(err, size, "%s.pcie: expected an object or false", where);
+    const char *key;
+    json_t *v;
+    json_object_foreach(pcie, key, v) {
+        int k = 0;
+        while (keys[k] && strcmp(keys[k], key))
+            k++;
+        if (!keys[k])
+            return fail(err, size,
+                        "%s.pcie.%.64s: unknown key (gen, lanes, mps, mrrs, rcb, "
+                        "dma_read_host, mmio_read_host)",
+                        where, key);
+    }
+    uint32_t gen = p->pcie.gen, lanes = p->pcie.lanes, mps = p->pcie.mps,
+             mrrs = p->pcie.mrrs, rcb = p->pcie.rcb;
+    char at[96];
+    snprintf(at, sizeof at, "%s.pcie", where);
+    if (pcie_number(pcie, "gen", 255, &gen, where, err, size) ||
+        pcie_number(pcie, "lanes", 255, &lanes, where, err, size) ||
+        pcie_number(pcie, "mps", 65535, &mps, where, err, size) ||
+        pcie_number(pcie, "mrrs", 65535, &mrrs, where, err, size) ||
+        pcie_number(pcie, "rcb", 65535, &rcb, where, err, size) ||
+        link_time(pcie, "dma_read_host", false, MORTAR_MS(1), &p->pcie.dma_read_host_ps, at,
+                  err, size) ||
+        link_time(pcie, "mmio_read_host", false, MORTAR_MS(1), &p->pcie.mmio_read_host_ps, at,
+                  err, size))
+        return MORTAR_EINVAL;
+    p->pcie.gen = (uint8_t)gen;
+    p->pcie.lanes = (uint8_t)lanes;
+    p->pcie.mps = (uint16_t)mps;
+    p->pcie.mrrs = (uint16_t)mrrs;
+    p->pcie.rcb = (uint16_t)rcb;
+    char why[128];
+    if (mortar_pcie_wire_check(&p->pcie, why, sizeof why))
+        return fail(err, size, "%s.pcie.%s", where, why);
+    if (p->pcie.gen && p->bandwidth_bps)
+        return fail(err, size,
+                    "%s: a PCIe link takes its rate from pcie.gen and pcie.lanes; give "
+                    "\"bandwidth\" only with \"pcie\": false",
+                    where);
+    return 0;
+}
+
 int sim_check_link_options(json_t *l, const char *where, mortar_link_params *p, char *err,
                            size_t size)
 {
@@ -253,13 +332,25 @@ int sim_check_link_options(json_t *l, const char *where, mortar_link_params *p, 
         link_time(l, "spin", false, MORTAR_S(4), &spin_ps, where, err, size) ||
         link_time(l, "timeout", false, MORTAR_S(86400), &timeout_ps, where, err, size) ||
         link_bandwidth(l, p, where, err, size) || link_choices(l, p, where, err, size) ||
+        link_pcie(l, p, where, err, size) ||
         link_count(l, "slot_size", &p->slot_size, where, err, size) ||
         link_count(l, "slot_count", &p->slot_count, where, err, size))
         return MORTAR_EINVAL;
+    if (p->protocol != MORTAR_PROTO_PCIE || p->bandwidth_bps)
+        p->pcie.gen = 0; /* not PCIe, or a PCIe link timed by a bandwidth */
     p->spin_ns = (uint32_t)(spin_ps / MORTAR_NS(1));
     p->handshake_timeout_ms = (uint32_t)(timeout_ps / MORTAR_MS(1));
     char why[256];
     if (mortar_link_params_check(p, why, sizeof why))
         return fail(err, size, "%s: %s", where, why);
     return 0;
+}
+
+void sim_check_link_train(mortar_link_params *p, const void *intro, uint32_t size)
+{
+    mortar_pcie_dev_intro dev;
+    if (p->protocol != MORTAR_PROTO_PCIE || !intro || size < sizeof dev)
+        return;
+    memcpy(&dev, intro, sizeof dev);
+    mortar_pcie_wire_train(&p->pcie, &dev);
 }

@@ -22,7 +22,7 @@
 
 /* The link options both formats may carry and sim_check_link_options reads
  * (NULL-terminated): latency, sync_interval, bandwidth, wait, spin,
- * slot_size, slot_count. mortar-sim also reads "sync", "timeout" and
+ * slot_size, slot_count, pcie. mortar-sim also reads "sync", "timeout" and
  * "protocol" (the orchestrator sets those itself). */
 extern const char *const sim_check_link_keys[];
 
@@ -64,17 +64,28 @@ int sim_check_port(mortar_loop *loop, const char *ref, const char *where,
 /* The defaults of a link on a port of `protocol`: mortar_link_params_init's
  * (latency 500 ns, sync interval = latency, no bandwidth, block after a
  * 2 us spin, 1024 slots, 30 s handshake), with slots of 9216 bytes for
- * PCIe, 9088 for Ethernet, 2048 otherwise. */
+ * PCIe, 9088 for Ethernet, 2048 otherwise; a PCIe link has the transaction
+ * layer of a PCIe 3.0 x16 slot (mortar_pcie_wire_init). */
 void sim_check_link_defaults(mortar_link_params *p, uint32_t protocol);
 
 /*
  * Reads the link options of `l` present in it over the defaults already in
  * `p` (sim_check_link_defaults): sim_check_link_keys and also "sync",
  * "timeout" and "protocol". Durations need a unit; latency, sync_interval
- * and bandwidth, when given, are greater than 0; then the link rule
- * (mortar_link_params_check: 0 < sync_interval <= latency, slot geometry).
+ * and bandwidth, when given, are greater than 0; "pcie" (PCIe links only)
+ * is false or an object of gen, lanes, mps, mrrs, rcb (integers) and
+ * dma_read_host, mmio_read_host (durations), checked by
+ * mortar_pcie_wire_check; then the link rule (mortar_link_params_check:
+ * 0 < sync_interval <= latency, slot geometry).
  */
 int sim_check_link_options(json_t *l, const char *where, mortar_link_params *p, char *err,
                            size_t size);
+
+/*
+ * The link of `p` trained with the device on one of its ends: `intro` and
+ * `size` the upper intro of a port of the link (a PCIe device's intro, or
+ * anything else, which leaves `p` as it is). mortar_pcie_wire_train.
+ */
+void sim_check_link_train(mortar_link_params *p, const void *intro, uint32_t size);
 
 #endif

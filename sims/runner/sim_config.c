@@ -10,7 +10,8 @@
  *              {"name": "l2", "port": "nic.0", "connect": "/run/y.sock"}]}
  * Link options: protocol ("test", "pcie", "eth"; default: the port's),
  * latency, sync_interval, bandwidth, sync (bool), wait ("spin", "yield",
- * "block"), spin ("20us"), slot_size, slot_count, timeout ("30s").
+ * "block"), spin ("20us"), slot_size, slot_count, timeout ("30s"), pcie
+ * (the slot's transaction layer; the link trains with the device's intro).
  * Components, ports and link options are checked, and the links' defaults
  * set, by sim_check.c, the checker `mortar spec` uses too.
  *
@@ -169,11 +170,16 @@ static int one_link(mortar_loop *loop, json_t *l, size_t i, pending_link *pl, bo
     p.name = pl->name;
     if ((rc = sim_check_link_options(l, where, &p, err, size)))
         return rc;
+    uint32_t isize;
+    const void *intro = mortar_component_port_intro(comp, port, &isize);
+    sim_check_link_train(&p, intro, isize);
     if (peer) {
         mortar_component *pc;
         unsigned pp;
         if ((rc = sim_check_port(loop, peer, where, &pc, &pp, err, size)))
             return rc;
+        intro = mortar_component_port_intro(pc, pp, &isize);
+        sim_check_link_train(&p, intro, isize);
         if (mortar_loop_connect(loop, comp, port, pc, pp, &p) != 0)
             return fail(err, size, "%s: %s", where, mortar_loop_errmsg(loop));
         *external = false;

@@ -144,6 +144,7 @@ static void serve_dma_read(MortarPCIState *s, const mortar_pcie_dma *d)
     g_autofree uint8_t *buf = g_malloc0(sizeof(mortar_pcie_dma_done) + size);
     mortar_pcie_dma_done *done = (mortar_pcie_dma_done *)buf;
     done->req_id = d->req_id;
+    done->addr_low = (uint16_t)d->addr; /* the link cuts the completions by it */
     done->size = size;
     if (size != d->size || pci_dma_read(&s->pdev, d->addr, done->data, size) != MEMTX_OK) {
         done->status = 1;
