@@ -37,6 +37,7 @@ enum {
     REG_DMA_CMD = 0x20,
     REG_DMA_STATUS = 0x24,
     REG_DMA_RESULT = 0x28,
+    REG_DMA_TIME = 0x2c, /* ns from the command to the last completion */
     REG_IRQ_RAISE = 0x30,
     REG_IRQ_ACK = 0x34,
     REG_IRQ_COUNT = 0x38,
@@ -300,6 +301,7 @@ static int cmd_dma_irq(const char *irq_mode)
     mortar_guest_write32(t.regs, REG_DMA_CMD, DMA_CMD_WRITE);
     uint64_t write_wait = wait_irq(&t, t.dma_vector, start, "DMA write");
     check_dma_done(&t, "DMA write");
+    uint32_t write_dma_ns = mortar_guest_read32(t.regs, REG_DMA_TIME);
     size_t bad = 0, first_bad = 0;
     for (uint32_t i = 0; i < DMA_TEST_BYTES; i++) {
         if (buf[i] != (uint8_t)(DMA_SEED + i) && bad++ == 0) {
@@ -323,6 +325,7 @@ static int cmd_dma_irq(const char *irq_mode)
     mortar_guest_write32(t.regs, REG_DMA_CMD, DMA_CMD_READ);
     uint64_t read_wait = wait_irq(&t, t.dma_vector, start, "DMA read");
     check_dma_done(&t, "DMA read");
+    uint32_t read_dma_ns = mortar_guest_read32(t.regs, REG_DMA_TIME);
     uint32_t result = mortar_guest_read32(t.regs, REG_DMA_RESULT);
     if (result != sum) {
         cli_die("DMA read: DMA_RESULT=%u, expected the byte sum %u", result, sum);
@@ -337,12 +340,13 @@ static int cmd_dma_irq(const char *irq_mode)
 
     printf("dma_bytes=%u pattern_ok=1 irq=%s vector=%u irq_wait_ns=%llu readback_ok=1 "
            "readback_sum=%u readback_wait_ns=%llu raise_vector=%u raise_wait_ns=%llu "
-           "irq_count=%u delivery=%s dma_phys=0x%llx huge=%d\n",
+           "irq_count=%u delivery=%s dma_phys=0x%llx huge=%d write_dma_ns=%u "
+           "read_dma_ns=%u\n",
            DMA_TEST_BYTES, mortar_guest_irq_mode_name(mode), t.dma_vector,
            (unsigned long long)write_wait, sum, (unsigned long long)read_wait,
            t.raise_vector, (unsigned long long)raise_wait, count1 - count0,
            mode == MORTAR_GUEST_IRQ_INTX ? "uio" : "mailbox", (unsigned long long)phys,
-           mortar_guest_dma_is_huge(dma));
+           mortar_guest_dma_is_huge(dma), write_dma_ns, read_dma_ns);
     mortar_guest_close(t.dev); /* interrupts off, bus mastering off */
     mortar_guest_dma_free(dma);
     return 0;

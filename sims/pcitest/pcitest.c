@@ -11,10 +11,14 @@
  *   0x1c DMA pattern seed          0x20 DMA command: 1 write pattern, 2 read and sum
  *   0x24 DMA status: bit0 busy, bit1 done, bit2 error (write 0 clears)
  *   0x28 DMA result (byte sum of a read)
+ *   0x2c DMA time: ns from the command's arrival to the last completion
+ *        of the last DMA (read-only; what the link's PCIe layer made of it)
  *   0x30 IRQ raise (write a vector)  0x34 IRQ ack (deassert INTx)
  *   0x38 IRQ count                 0x3c DMA-done vector (0xffffffff: none)
  * Interrupts go out as MSI-X if enabled, else MSI, else INTx.
- * Parameter: chunk (DMA bytes per message, default 4096).
+ * Parameters: chunk (DMA bytes per message, default 4096), outstanding
+ * (chunks in flight, default 1: one at a time; completions come back in
+ * order on a PCIe link, so reads still sum in order).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +40,7 @@
 #define REG_DMA_CMD 0x20
 #define REG_DMA_STATUS 0x24
 #define REG_DMA_RESULT 0x28
+#define REG_DMA_TIME 0x2c
 #define REG_IRQ_RAISE 0x30
 #define REG_IRQ_ACK 0x34
 #define REG_IRQ_COUNT 0x38
@@ -51,10 +56,11 @@ typedef struct pcitest {
     mortar_component *self;
     uint32_t regs[0x40 / 4];
     uint32_t counter, irq_count, ctrl;
-    uint64_t chunk;
+    uint64_t chunk, outstanding;
     /* the DMA in progress */
-    uint64_t dma_addr;
+    uint64_t dma_addr, dma_start_ps;
     uint32_t dma_len, dma_sent, dma_done, dma_cmd;
+    uint64_t first_req; /* the request id of its first chunk */
     uint64_t sum;
     uint64_t next_req;
     uint64_t mmio_reads, mmio_writes, unknown;
@@ -78,15 +84,21 @@ static void raise_irq(pcitest *t, uint16_t vector)
     mortar_send(t->self, PORT, MORTAR_PCIE_INTERRUPT, &in, sizeof in, 0, NULL);
 }
 
-/* ---- DMA: one chunk at a time, in order ------------------------------------ */
+/* ---- DMA: up to `outstanding` chunks in flight, in order ------------------- */
 
-static void dma_next(pcitest *t)
+static uint32_t chunks_in_flight(const pcitest *t)
+{
+    return (uint32_t)((t->dma_sent - t->dma_done + t->chunk - 1) / t->chunk);
+}
+
+/* Sends the next chunk; false when all are sent or enough are in flight. */
+static bool dma_next(pcitest *t)
 {
     uint32_t n = t->dma_len - t->dma_sent;
     if (n > t->chunk)
         n = (uint32_t)t->chunk;
-    if (n == 0)
-        return;
+    if (n == 0 || chunks_in_flight(t) >= t->outstanding)
+        return false;
     uint8_t buf[sizeof(mortar_pcie_dma) + 8192];
     mortar_pcie_dma *d = (mortar_pcie_dma *)buf;
     *d = (mortar_pcie_dma){.req_id = ++t->next_req, .addr = t->dma_addr + t->dma_sent, .size = n};
@@ -100,12 +112,20 @@ static void dma_next(pcitest *t)
     }
     t->dma_sent += n;
     mortar_send(t->self, PORT, type, buf, size, 0, NULL);
+    return true;
+}
+
+static void dma_fill(pcitest *t)
+{
+    while (dma_next(t))
+        ;
 }
 
 static void dma_finish(pcitest *t, uint32_t status)
 {
     t->regs[REG_DMA_STATUS / 4] = status;
     t->regs[REG_DMA_RESULT / 4] = (uint32_t)t->sum;
+    t->regs[REG_DMA_TIME / 4] = (uint32_t)((mortar_now(t->self) - t->dma_start_ps) / 1000);
     if (reg(t, REG_DMA_VECTOR) != NO_VECTOR)
         raise_irq(t, (uint16_t)reg(t, REG_DMA_VECTOR));
 }
@@ -124,13 +144,17 @@ static void dma_start(pcitest *t, uint32_t cmd)
     t->dma_cmd = cmd;
     t->sum = 0;
     t->regs[REG_DMA_STATUS / 4] = ST_BUSY;
-    dma_next(t);
+    t->dma_start_ps = mortar_now(t->self);
+    t->first_req = t->next_req + 1;
+    dma_fill(t);
 }
 
 static void dma_completed(pcitest *t, const mortar_msg *m)
 {
     const mortar_pcie_dma_done *d = m->payload;
-    if (m->size < sizeof *d || !(reg(t, REG_DMA_STATUS) & ST_BUSY) || d->req_id != t->next_req) {
+    /* the link keeps completions in order: the next is the oldest chunk's */
+    uint64_t expected = t->first_req + t->dma_done / t->chunk;
+    if (m->size < sizeof *d || !(reg(t, REG_DMA_STATUS) & ST_BUSY) || d->req_id != expected) {
         t->unknown++;
         return;
     }
@@ -141,11 +165,12 @@ static void dma_completed(pcitest *t, const mortar_msg *m)
     if (m->type == MORTAR_PCIE_DMA_READ_DONE)
         for (uint32_t i = 0; i < d->size && sizeof *d + i < m->size; i++)
             t->sum += d->data[i];
-    t->dma_done = t->dma_sent;
+    uint32_t n = t->dma_len - t->dma_done;
+    t->dma_done += n < t->chunk ? n : (uint32_t)t->chunk;
     if (t->dma_done == t->dma_len)
         dma_finish(t, ST_DONE);
     else
-        dma_next(t);
+        dma_fill(t);
 }
 
 /* ---- registers ---------------------------------------------------------------- */
@@ -247,7 +272,7 @@ static void pcitest_message(void *state, unsigned port, const mortar_msg *m)
 
 static int pcitest_create(mortar_component *self, const mortar_params *p, void **state)
 {
-    static const char *const known[] = {"chunk", NULL};
+    static const char *const known[] = {"chunk", "outstanding", NULL};
     pcitest *t = calloc(1, sizeof *t);
     if (!t)
         return MORTAR_ENOMEM;
@@ -256,6 +281,10 @@ static int pcitest_create(mortar_component *self, const mortar_params *p, void *
         rc = mortar_params_u64(p, "chunk", 4096, &t->chunk);
     if (!rc && (t->chunk == 0 || t->chunk > 8192))
         rc = mortar_params_error(p, "chunk", "must be between 1 and 8192 bytes");
+    if (!rc)
+        rc = mortar_params_u64(p, "outstanding", 1, &t->outstanding);
+    if (!rc && (t->outstanding == 0 || t->outstanding > 1024))
+        rc = mortar_params_error(p, "outstanding", "must be between 1 and 1024 chunks");
     if (rc) {
         free(t);
         return rc;

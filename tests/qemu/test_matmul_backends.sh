@@ -10,10 +10,12 @@
 # For the devices it also checks the compute time the device reports, 64
 # tile steps of 12,000 (a, regcopy) or 16,000 (b) cycles at 400 MHz: 1,920
 # and 2,560 us at speed 1, and the service time against the model's cost
-# (docs/models/matmul.md, L = 1 us, C = step time): design a between
-# C + 8L and C + 10L per step; design b S*C + 6L for a request that finds
-# the ring empty, and its second request queued behind the first (both are
-# in the ring at once). The register copy moves every operand word with a
+# (docs/models/matmul.md, L = 1 us, C = step time, W = a 16 KiB tile on the
+# link's wire, PCIe 3.0 x16 here: the default slot): design a between
+# C + 8L + 2W and C + 10L + 2W per step, and W more for each of the 16
+# result tiles its status poll waits behind; design b S*C + 6L + 3W (6W with
+# int32 results) for a request that finds the ring empty, and its second
+# request queued behind the first (both are in the ring at once). The register copy moves every operand word with a
 # posted 8-byte MMIO write and every 8 bytes of the int8 result with an
 # 8-byte MMIO read (a round trip each: about 68 ms of simulated time per
 # request). The software baseline runs in design a's guest.
@@ -78,6 +80,10 @@ check() {
     fi
 }
 
+# W: 64 TLPs of 8 + 12 + 256 bytes at PCIe 3.0 x16 (docs/pcie.md, "The
+# rate": 1015.625 ps a byte a lane, 1 - 16/168 - 4/1538 of it for TLPs).
+W=$(awk 'BEGIN { printf "%.0f", 64 * 276 * 1015.625 / 16 / (1 - 16/168 - 4/1538) / 1000 }')
+
 # Design a, then the software baseline in the same guest, int8 and int32.
 # Per step C = 30 us. a holds one request: --inflight 4 (a load run's
 # setting) queues the rest.
@@ -87,7 +93,7 @@ run_host a a "mortar-matmul-server --backend a --inflight 4 --selftest 2 &&
 printf '%s\n' "$LOG" | grep -q '^note: backend a takes 1 request at a time' ||
     qh_fail "a: --inflight 4 did not say that a takes one request at a time"
 check a a "$(printf '%s\n' "$LOG" | sed -n '1,/^backend=a /p')" \
-    1920000 $((64 * 38000)) $((64 * 40000 + 50000))
+    1920000 $((64 * (38000 + 2 * W))) $((64 * (40000 + 2 * W) + 16 * W + 50000))
 check software software "$(printf '%s\n' "$LOG" | sed -n '/^backend=a /,/^backend=software /p')" \
     "" "" ""
 check software-int32 software "$(printf '%s\n' "$LOG" |
@@ -100,12 +106,12 @@ finish_host
 run_host b b "mortar-matmul-server --backend b --inflight 2 --selftest 2 &&
     mortar-matmul-server --backend b --inflight 2 --result int32 --selftest 2"
 seg8=$(printf '%s\n' "$LOG" | sed -n '1,/^backend=b /p')
-check b b "$seg8" 2560000 $((2560000 + 6000)) $((2560000 + 6000 + 20000))
+check b b "$seg8" 2560000 $((2560000 + 6000 + 3 * W)) $((2560000 + 6000 + 3 * W + 20000))
 line=$(printf '%s\n' "$seg8" | grep '^req=1 ' | tail -n 1)
 [ "$(value "$line" queued_behind)" = 1 ] ||
     qh_fail "b: request 1 was not queued behind request 0"
 check b-int32 b "$(printf '%s\n' "$LOG" | sed -n '/^backend=b result=int8 /,$p' | sed 1d)" \
-    2560000 $((2560000 + 6000)) $((2560000 + 6000 + 20000)) int32
+    2560000 $((2560000 + 6000 + 6 * W)) $((2560000 + 6000 + 6 * W + 20000)) int32
 finish_host
 
 # Register copy: design a's unit, 8-byte MMIO accesses for all data.
