@@ -129,15 +129,44 @@ static int send_external(mortar_component *c, struct port *p, uint8_t type,
     }
 }
 
+/* Records the wire time of the PCIe message just sent on `p`, as an event
+ * "pcie_wire" at the arrival of its first byte: arg0 how long its bytes
+ * take to arrive, arg1 its type (docs/traces.md). */
+static void trace_wire(mortar_component *c, struct port *p, uint8_t type)
+{
+    uint64_t start, wire, latency;
+    if (p->binding == PORT_INPROC) {
+        const mortar_link_timing *t = &p->inproc.timing;
+        if (!t->pcie.gen)
+            return;
+        start = t->last_wire_start_ps;
+        wire = t->last_wire_ps;
+        latency = t->latency_ps;
+    } else {
+        if (!mortar_link_pcie(p->link)->gen)
+            return;
+        mortar_link_last_wire(p->link, &start, &wire);
+        latency = mortar_link_latency(p->link);
+    }
+    if (wire == 0)
+        return;
+    mortar_trace_event ev = {.time_ps = start + latency, .component = c->trace_id,
+                             .kind = c->loop->wire_kind, .arg0 = wire, .arg1 = type};
+    mortar_trace_writer_event(c->loop->trace, &ev);
+}
+
 int mortar_send(mortar_component *c, unsigned port, uint8_t type, const void *payload,
                 uint32_t size, uint32_t wire_bytes, uint64_t *stamp)
 {
     if (port >= c->nports || c->ports[port].binding == PORT_UNBOUND)
         return MORTAR_EINVAL;
     struct port *p = &c->ports[port];
-    if (p->binding == PORT_INPROC)
-        return send_inproc(c, p, type, payload, size, wire_bytes, stamp);
-    return send_external(c, p, type, payload, size, wire_bytes, stamp);
+    int rc = p->binding == PORT_INPROC
+                 ? send_inproc(c, p, type, payload, size, wire_bytes, stamp)
+                 : send_external(c, p, type, payload, size, wire_bytes, stamp);
+    if (rc == MORTAR_OK && c->loop->trace)
+        trace_wire(c, p, type);
+    return rc;
 }
 
 /* ---- timers ------------------------------------------------------------------ */

@@ -136,6 +136,11 @@ uint64_t mortar_link_latency(const mortar_link *l) { return l->hot.timing.latenc
 uint64_t mortar_link_sync_interval(const mortar_link *l) { return l->sync_interval_ps; }
 uint64_t mortar_link_bandwidth(const mortar_link *l) { return l->hot.timing.bandwidth_bps; }
 const mortar_pcie_wire *mortar_link_pcie(const mortar_link *l) { return &l->hot.timing.pcie; }
+void mortar_link_last_wire(const mortar_link *l, uint64_t *start_ps, uint64_t *wire_ps)
+{
+    *start_ps = l->hot.timing.last_wire_start_ps;
+    *wire_ps = l->hot.timing.last_wire_ps;
+}
 mortar_sync_mode mortar_link_sync_mode(const mortar_link *l) { return l->hot.sync_mode; }
 uint32_t mortar_link_protocol(const mortar_link *l) { return l->protocol; }
 uint32_t mortar_link_max_payload(const mortar_link *l)

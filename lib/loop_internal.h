@@ -142,6 +142,7 @@ struct mortar_loop {
     mortar_trace_writer *trace;
     char **kinds; /* trace kind names, by id, known with or without a trace */
     uint16_t nkinds;
+    uint16_t wire_kind; /* "pcie_wire" (component.c), registered with the trace */
     /* profile (mortar_loop_get_profile): the run's span in CLOCK_MONOTONIC
      * ns and in wall_ticks (wall_ticks.h), waits in ticks (profile.c
      * converts them) */

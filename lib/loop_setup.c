@@ -196,6 +196,7 @@ int mortar_loop_trace_to(mortar_loop *loop, const char *path)
                                                                  loop->comps[i]->name);
     for (uint16_t k = 0; k < loop->nkinds; k++)
         mortar_trace_writer_kind(loop->trace, loop->kinds[k]); /* same ids, same order */
+    loop->wire_kind = loop_trace_kind(loop, "pcie_wire");
     return MORTAR_OK;
 }
 

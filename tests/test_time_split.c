@@ -1,6 +1,7 @@
 /*
  * test_time_split.c - splitting one joined request's end-to-end time into
- * client software, network, server software, host interface and compute
+ * client software, network, server software, host interface, PCIe wire and
+ * compute
  * (cli/trace/time_split.h), on synthetic traces written with the trace writer and
  * joined as `mortar trace` joins them. Each expected split is worked out by
  * hand from the rule in docs/traces.md ("Where the time goes"); the test
@@ -201,6 +202,7 @@ static void assert_split(const time_split *t, uint64_t client_us, uint64_t net_u
     assert_int_equal(t->part_ps[SPLIT_SERVER_SOFTWARE], server_us * US);
     assert_int_equal(t->part_ps[SPLIT_HOST_INTERFACE], iface_us * US);
     assert_int_equal(t->part_ps[SPLIT_COMPUTE], compute_us * US);
+    assert_int_equal(t->part_ps[SPLIT_PCIE_WIRE], 0);
     assert_int_equal(sum(t), t->end_ps - t->start_ps);
 }
 
@@ -237,6 +239,35 @@ static void test_overlapping_activities_count_once(void **state)
     time_split t = split_of(*state, &s);
     /* compute [17, 29] = 12; host interface [12, 32] less that = 8 */
     assert_split(&t, 3, 12, 10, 8, 12);
+}
+
+/*
+ * Bytes arriving over PCIe links (pcie_wire: at their first byte, for arg0
+ * ps): the device's are their own part, beating the host interface they
+ * lie in but not compute; a NIC's are network.
+ *   server.accel [15, 16.5]: read completions inside the DMA reads  +1.5
+ *   accel [27.5, 28.5]: the result write inside the DMA write        +1
+ *   server.accel [20, 22]: during compute: compute keeps it          +0
+ *   server.nic_server [8, 9]: a NIC's DMA in the server's stretch:
+ *   network 13, server software 9
+ * host interface 10 - 2.5 = 7.5
+ */
+static void test_pcie_wire_of_a_device_is_its_own_part(void **state)
+{
+    scenario s = {.n = 0};
+    device_request(&s);
+    add(&s, "server.accel", "pcie_wire", 15000, 0, 1500 * NS, 0x13);
+    add(&s, "accel", "pcie_wire", 27500, 0, 1000 * NS, 0x21);
+    add(&s, "server.accel", "pcie_wire", 20000, 0, 2000 * NS, 0x13);
+    add(&s, "server.nic_server", "pcie_wire", 8000, 0, 1000 * NS, 0x13);
+    time_split t = split_of(*state, &s);
+    assert_int_equal(t.part_ps[SPLIT_PCIE_WIRE], 2500 * NS);
+    assert_int_equal(t.part_ps[SPLIT_HOST_INTERFACE], 7500 * NS);
+    assert_int_equal(t.part_ps[SPLIT_COMPUTE], 10 * US);
+    assert_int_equal(t.part_ps[SPLIT_NETWORK], 13 * US);
+    assert_int_equal(t.part_ps[SPLIT_SERVER_SOFTWARE], 9 * US);
+    assert_int_equal(t.part_ps[SPLIT_CLIENT_SOFTWARE], 3 * US);
+    assert_int_equal(sum(&t), t.end_ps - t.start_ps);
 }
 
 /* No device: the server computes on its own CPU from 11 to 311 us. */
@@ -385,7 +416,7 @@ static void test_parts_always_sum_to_latency(void **state)
     }
 }
 
-static void test_json_lists_the_five_parts_in_order(void **state)
+static void test_json_lists_the_six_parts_in_order(void **state)
 {
     scenario s = {.n = 0};
     device_request(&s);
@@ -396,9 +427,9 @@ static void test_json_lists_the_five_parts_in_order(void **state)
     assert_int_equal(json_integer_value(json_object_get(out, "latency_ps")), 45 * US);
     json_t *parts = json_object_get(out, "parts");
     assert_int_equal(json_array_size(parts), SPLIT_NPARTS);
-    const char *keys[] = {"client_software", "network", "server_software",
-                          "host_interface", "compute"};
-    const uint64_t us[] = {3, 12, 10, 10, 10};
+    const char *keys[] = {"client_software", "network",   "server_software",
+                          "host_interface",  "pcie_wire", "compute"};
+    const uint64_t us[] = {3, 12, 10, 10, 0, 10};
     for (size_t p = 0; p < SPLIT_NPARTS; p++) {
         json_t *part = json_array_get(parts, p);
         assert_string_equal(json_string_value(json_object_get(part, "part")), keys[p]);
@@ -414,6 +445,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(
             test_device_request_splits_by_rule_and_sums_to_latency, setup, teardown),
         cmocka_unit_test_setup_teardown(test_overlapping_activities_count_once, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_pcie_wire_of_a_device_is_its_own_part, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(
             test_request_without_device_has_no_compute_or_host_interface, setup,
@@ -434,7 +467,7 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_parts_always_sum_to_latency, setup,
                                         teardown),
-        cmocka_unit_test_setup_teardown(test_json_lists_the_five_parts_in_order, setup,
+        cmocka_unit_test_setup_teardown(test_json_lists_the_six_parts_in_order, setup,
                                         teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1170,9 +1170,9 @@ static void test_command_exit_codes_and_messages(void **state)
     doc = json_load_file(out_path, 0, &jerr);
     assert_int_equal(num(doc, "request"), 2);
     json_t *parts = json_object_get(doc, "parts");
-    assert_int_equal(json_array_size(parts), 5);
+    assert_int_equal(json_array_size(parts), 6);
     int64_t total = 0;
-    for (size_t p = 0; p < 5; p++)
+    for (size_t p = 0; p < 6; p++)
         total += num(json_array_get(parts, p), "ps");
     assert_int_equal(total, (int64_t)req_latency[2]);
     json_decref(doc);

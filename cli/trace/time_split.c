@@ -3,16 +3,19 @@
  * is in docs/traces.md, "Where the time goes").
  *
  * The algorithm: turn the joined request into activity intervals, each
- * belonging to one part (compute, host interface, network), then sweep the
- * window once. Each stretch of time goes to the highest-priority part with
- * an activity in flight (compute > host interface > network); a stretch with
- * none is software: the server's while the server holds the request (its
- * request_received .. reply_sent marks), otherwise the software of the host
- * that acts next (its next mark or register access ends the stretch). Every picosecond of
- * the window falls in exactly one stretch, so the parts sum to the latency.
+ * belonging to one part (compute, PCIe wire, host interface, network), then
+ * sweep the window once. Each stretch of time goes to the highest-priority
+ * part with an activity in flight (compute > PCIe wire > host interface >
+ * network); a stretch with none is software: the server's while the server
+ * holds the request (its request_received .. reply_sent marks), otherwise
+ * the software of the host that acts next (its next mark or register access
+ * ends the stretch). Every picosecond of the window falls in exactly one
+ * stretch, so the parts sum to the latency.
  *
  * What an interval is, by the role of the component (never its name):
  *   - a device's compute slice                       -> compute
+ *   - the bytes of a message to or from a device arriving over its PCIe
+ *     link (pcie_wire events)                        -> PCIe wire
  *   - a device's DMA slice; a host's MMIO read of a device (the round trip);
  *     a causal arrow between a host and a device (doorbell chain,
  *     interrupt); the time between two register accesses of a host to one
@@ -69,10 +72,11 @@ typedef struct split_work {
 } split_work;
 
 static const char *const part_keys[SPLIT_NPARTS] = {
-    "client_software", "network", "server_software", "host_interface", "compute"};
+    "client_software", "network", "server_software", "host_interface", "pcie_wire",
+    "compute"};
 static const char *const part_labels[SPLIT_NPARTS] = {
     "client software", "network", "server software", "host interface and link",
-    "compute"};
+    "PCIe wire", "compute"};
 
 const char *time_split_key(split_part p)
 {
@@ -253,6 +257,9 @@ static int event_intervals(split_work *w, const tj_event *e)
         return add_interval(w, j->start_ps, e->start_ps, SPLIT_COMPUTE);
     if (part == SPLIT_NPARTS)
         return 0;
+    if (named(e, "pcie_wire")) /* a message's bytes arriving over a PCIe link */
+        return add_interval(w, e->start_ps, e->start_ps + e->begin.arg0,
+                            part == SPLIT_HOST_INTERFACE ? SPLIT_PCIE_WIRE : part);
     bool transfer = named(e, "dma_read") || named(e, "dma_write");
     if ((model && transfer) || (!model && named(e, "mmio_read")))
         return add_interval(w, e->start_ps, e->slice ? e->end_ps : j->end_ps, part);
@@ -364,7 +371,8 @@ static bool any_between(const uint64_t *v, size_t n, uint64_t from, uint64_t unt
 }
 
 /* The times of the host's events on other tracks than the view and its
- * device: what interrupts a run of register accesses. */
+ * device: what interrupts a run of register accesses (not bytes on a link:
+ * nobody acts then). */
 static uint64_t *other_host_times(const split_work *w, size_t view, size_t *n)
 {
     const trace_join *j = w->j;
@@ -375,7 +383,7 @@ static uint64_t *other_host_times(const split_work *w, size_t view, size_t *n)
     for (size_t i = 0; v && i < j->nevents; i++) {
         const tj_event *e = &j->events[i];
         if (e->track == view || (long)e->track == dev || !w->owner[e->track] ||
-            strcmp(w->owner[e->track], host))
+            strcmp(w->owner[e->track], host) || named(e, "pcie_wire"))
             continue;
         v[(*n)++] = e->start_ps;
         if (e->slice)
@@ -475,8 +483,8 @@ static split_part software_part(const split_work *w, uint64_t from, uint64_t unt
 
 static void sweep(split_work *w, time_split *out)
 {
-    static const split_part priority[] = {SPLIT_COMPUTE, SPLIT_HOST_INTERFACE,
-                                          SPLIT_NETWORK};
+    static const split_part priority[] = {SPLIT_COMPUTE, SPLIT_PCIE_WIRE,
+                                          SPLIT_HOST_INTERFACE, SPLIT_NETWORK};
     qsort(w->bounds, w->nbounds, sizeof *w->bounds, by_bound);
     qsort(w->points, w->npoints, sizeof *w->points, by_point);
     long active[SPLIT_NPARTS] = {0};

@@ -1,11 +1,13 @@
 /*
  * time_split.h - where one request's time goes: every picosecond of its
  * end-to-end interval (the client's request_start mark to its request_end
- * mark) given to exactly one of five parts, from the joined request
+ * mark) given to exactly one of six parts, from the joined request
  * (trace_join.h): client software, network (NICs, wire, switch), server
  * software, host interface and link (register accesses, DMA, doorbells and
- * interrupts between a host and an attached device), and compute (the device
- * busy computing). The parts sum to the latency exactly. The rule is in
+ * interrupts between a host and an attached device), PCIe wire (the bytes
+ * of DMA and register traffic to or from an attached device arriving over
+ * its PCIe link: mortar/pcie_wire.h) and compute (the device busy
+ * computing). The parts sum to the latency exactly. The rule is in
  * docs/traces.md ("Where the time goes").
  *
  * Components are told apart by what the trace shows of them, never by name:
@@ -28,6 +30,7 @@ typedef enum split_part {
     SPLIT_NETWORK,
     SPLIT_SERVER_SOFTWARE,
     SPLIT_HOST_INTERFACE,
+    SPLIT_PCIE_WIRE,
     SPLIT_COMPUTE,
     SPLIT_NPARTS
 } split_part;
@@ -40,7 +43,7 @@ typedef struct time_split {
 } time_split;
 
 /* The part's key in JSON ("client_software", "network", "server_software",
- * "host_interface", "compute"); NULL for anything else. */
+ * "host_interface", "pcie_wire", "compute"); NULL for anything else. */
 const char *time_split_key(split_part p);
 
 /* The part's name for people ("client software", "host interface and link"). */

@@ -637,6 +637,8 @@ static const arg_decoder decoders[] = {
      {{"step", SRC_ARG0, FMT_INT}, {"step_ps", SRC_ARG1, FMT_INT}}},
     {"compute_end", SIDE_ANY, {{"step", SRC_ARG0, FMT_INT}}},
     {"doorbell", SIDE_ANY, {{"value", SRC_ARG0, FMT_HEX}, {"arg1", SRC_ARG1, FMT_INT}}},
+    /* a PCIe message's bytes arriving (docs/pcie.md): for wire_ps, its type */
+    {"pcie_wire", SIDE_ANY, {{"wire_ps", SRC_ARG0, FMT_INT}, {"type", SRC_ARG1, FMT_HEX}}},
     /* the guests' marks: the request index is the req_id */
     {"request_start", SIDE_ANY, {{NULL, 0, 0}}},
     {"request_end", SIDE_ANY, {{NULL, 0, 0}}},

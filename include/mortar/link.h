@@ -242,6 +242,12 @@ void *mortar_link_reserve(mortar_link *link, uint32_t size);
 int mortar_link_commit(mortar_link *link, uint64_t now_ps, uint8_t type, uint32_t size,
                        uint32_t wire_bytes, uint64_t *stamp);
 
+/* The wire time of the last data message sent: it started to leave at
+ * *start_ps and took *wire_ps on the wire (its first byte arrives at
+ * *start_ps + latency); *wire_ps is 0 when it cost no wire time. For
+ * traces (mortar/pcie_wire.h). */
+void mortar_link_last_wire(const mortar_link *link, uint64_t *start_ps, uint64_t *wire_ps);
+
 /* Sends a null message stamped now + latency. */
 int mortar_link_send_sync(mortar_link *link, uint64_t now_ps);
 

@@ -37,7 +37,10 @@ typedef struct mortar_link_timing {
     uint64_t busy_until_ps; /* the sender's wire is busy until then */
     uint64_t last_send_ps;  /* `now` of the last send (data or sync) */
     uint64_t last_stamp_ps; /* stamps never decrease */
-    mortar_pcie_wire pcie;  /* gen 0: no PCIe transaction layer */
+    /* the last data message on the wire: it left at last_wire_start_ps
+     * and took last_wire_ps (0: it cost no wire time) */
+    uint64_t last_wire_start_ps, last_wire_ps;
+    mortar_pcie_wire pcie; /* gen 0: no PCIe transaction layer */
 } mortar_link_timing;
 
 /* How long a message of `wire_bytes` occupies the wire. */
@@ -59,6 +62,8 @@ static inline int mortar_link_timing_stamp_cost(mortar_link_timing *t, uint64_t 
         return MORTAR_EINVAL;
     uint64_t start = now + host_ps > t->busy_until_ps ? now + host_ps : t->busy_until_ps;
     t->busy_until_ps = start + wire_ps;
+    t->last_wire_start_ps = start;
+    t->last_wire_ps = wire_ps;
     t->last_send_ps = now;
     /* not below an earlier stamp: that message's first packet left no
      * later than this one's (it is behind it on the wire) */

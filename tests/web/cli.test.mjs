@@ -91,10 +91,11 @@ test("the page summarizes every grid run's traced median request; traces/<id>.js
     const where = `run ${g.run_id}`;
     assert.deepEqual(Object.keys(t).sort(), ['end_ps', 'events', 'file', 'latency_ps', 'request', 'split', 'start_ps'],
       `${where}: ${t.error}`);
-    // Where its time goes: the five parts, summing to its latency.
+    // Where its time goes: the six parts, summing to its latency.
     assert.equal(t.split.latency_ps, t.latency_ps, where);
     assert.deepEqual(t.split.parts.map((p) => p.part),
-      ['client_software', 'network', 'server_software', 'host_interface', 'compute'], where);
+      ['client_software', 'network', 'server_software', 'host_interface', 'pcie_wire', 'compute'],
+      where);
     assert.equal(t.split.parts.reduce((n, p) => n + p.ps, 0), t.latency_ps, `${where}: the parts' sum`);
     assert.equal(t.file, `traces/${g.run_id}.js`);
     assert.equal(t.request, 5);

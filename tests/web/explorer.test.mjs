@@ -188,7 +188,7 @@ test('clicking a map cell selects it: the sliders and the cards follow', async (
   }
 });
 
-// The split of the traced median request in a card: the five parts in
+// The split of the traced median request in a card: the six parts in
 // order, in picoseconds as data-ps and in µs as text.
 async function cardSplit(design) {
   const b = page.locator(`#card-${design} .breakdown`);
@@ -205,7 +205,8 @@ async function cardSplit(design) {
 }
 
 test("each traced card shows where its median request's time goes, the parts summing to it", async () => {
-  const order = ['client_software', 'network', 'server_software', 'host_interface', 'compute'];
+  const order = ['client_software', 'network', 'server_software', 'host_interface', 'pcie_wire',
+    'compute'];
   for (const g of fx.manifest.grid) {
     await page.locator(`#map .map-cell[data-x="${g.pcie_latency_us}"][data-series="${g.speed}"]`).click();
     const where = `design ${g.design} at L=${g.pcie_latency_us} us, ${g.speed}x`;
@@ -218,7 +219,7 @@ test("each traced card shows where its median request's time goes, the parts sum
     assert.ok(split, `${where}: a split`);
     // make_db's median request (index 5) took exactly the run's median.
     assert.equal(split.latencyPs, Math.round(g.median_us * 1e6), `${where}: the median request`);
-    assert.deepEqual(split.parts.map((p) => p.part), order, `${where}: the five parts`);
+    assert.deepEqual(split.parts.map((p) => p.part), order, `${where}: the six parts`);
     assert.equal(split.parts.reduce((t, p) => t + p.ps, 0), split.latencyPs, `${where}: sum`);
     for (const p of split.parts) assert.match(p.text, /[\d.,]+ µs$/, `${where}: ${p.part} in µs`);
     assert.ok(split.segments >= 3, `${where}: a stacked bar`);

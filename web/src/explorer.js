@@ -514,7 +514,8 @@
   // Where the median request's time goes (docs/traces.md, "Where the time
   // goes"): the split in the run's traced request summary; null when the run
   // was not traced or its trace could not be split.
-  const SPLIT_PARTS = ['client_software', 'network', 'server_software', 'host_interface', 'compute'];
+  const SPLIT_PARTS = ['client_software', 'network', 'server_software', 'host_interface', 'pcie_wire',
+    'compute'];
   function splitOf(m) {
     const t = m ? traceSummary(m.run_id) : null;
     const s = t ? t.split : null;

@@ -27,6 +27,7 @@
 
 #include "mortar_hub.h"
 #include "mortar_hub_profile.h"
+#include "mortar_hub_trace.h"
 #include "mortar/error.h"
 #include "mortar/pcie.h"
 #include "mortar/progress.h"
@@ -109,12 +110,27 @@ static void sync_others_at(const mortar_endpoint *full, uint64_t now)
     }
 }
 
+/* The wire time of the message just sent on `ep`, as the runtime records
+ * it (lib/component.c): at the arrival of its first byte. */
+static void trace_wire(mortar_endpoint *ep, uint8_t type)
+{
+    uint64_t start, wire;
+    mortar_link_last_wire(ep->link, &start, &wire);
+    if (wire && mortar_link_pcie(ep->link)->gen) {
+        mortar_trace_device(ep->name, MORTAR_EV_PCIE_WIRE,
+                            start + mortar_link_latency(ep->link), 0, wire, type);
+    }
+}
+
 void mortar_hub_send(mortar_endpoint *ep, uint8_t type, const void *payload, uint32_t size)
 {
     uint64_t now = mortar_hub_now_ps();
     for (unsigned tries = 0;; tries++) {
         int rc = mortar_link_send(ep->link, now, type, payload, size, 0, NULL);
         if (rc == 0) {
+            if (mortar_trace_on()) {
+                trace_wire(ep, type);
+            }
             return;
         }
         if (rc != MORTAR_EAGAIN) {

@@ -18,6 +18,7 @@ static const char *const mark_names[] = {
 
 static const char *const event_names[MORTAR_EV_COUNT] = {
     "mmio_read", "mmio_read_done", "mmio_write", "dma_read", "dma_write", "interrupt",
+    "pcie_wire",
 };
 
 static struct {

@@ -21,6 +21,7 @@ typedef enum mortar_host_event {
     MORTAR_EV_DMA_READ,
     MORTAR_EV_DMA_WRITE,
     MORTAR_EV_INTERRUPT,
+    MORTAR_EV_PCIE_WIRE, /* a message's bytes arriving: arg0 their wire time, arg1 its type */
     MORTAR_EV_COUNT
 } mortar_host_event;
 
