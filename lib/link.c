@@ -62,7 +62,7 @@ int mortar_link_params_check(const mortar_link_params *p, char *err, size_t err_
     const char *name = p->name ? p->name : "?";
     uint64_t interval = p->sync_interval_ps ? p->sync_interval_ps : p->latency_ps;
     const char *why = NULL;
-    char pcie_why[120];
+    char pcie_why[120] = "pcie."; /* the layer's own message follows the prefix */
     if (p->latency_ps == 0)
         why = "latency must be greater than 0";
     else if (interval > p->latency_ps)
@@ -84,7 +84,7 @@ int mortar_link_params_check(const mortar_link_params *p, char *err, size_t err_
     else if (p->pcie.gen && p->bandwidth_bps)
         why = "a PCIe link takes its rate from its generation and width, not a bandwidth";
     else if (mortar_pcie_wire_check(&p->pcie, pcie_why + 5, sizeof pcie_why - 5))
-        why = memcpy(pcie_why, "pcie.", 5);
+        why = pcie_why;
     if (!why)
         return MORTAR_OK;
     if (err)
