@@ -129,11 +129,13 @@ static int send_external(mortar_component *c, struct port *p, uint8_t type,
     }
 }
 
-/* Records the wire time of the PCIe message just sent on `p`, as an event
+/* Records the wire time of the DMA data just sent on `p`, as an event
  * "pcie_wire" at the arrival of its first byte: arg0 how long its bytes
- * take to arrive, arg1 its type (docs/traces.md). */
+ * take to arrive, arg1 the message's type (docs/traces.md). */
 static void trace_wire(mortar_component *c, struct port *p, uint8_t type)
 {
+    if (!mortar_pcie_moves_dma_data(type))
+        return;
     uint64_t start, wire, latency;
     if (p->binding == PORT_INPROC) {
         const mortar_link_timing *t = &p->inproc.timing;

@@ -363,6 +363,11 @@ static void cost_device_message(const mortar_pcie_wire *w, uint8_t type,
     }
 }
 
+bool mortar_pcie_moves_dma_data(uint8_t type)
+{
+    return type == MORTAR_PCIE_DMA_WRITE || type == MORTAR_PCIE_DMA_READ_DONE;
+}
+
 void mortar_pcie_wire_cost(const mortar_pcie_wire *w, uint8_t type, const void *payload,
                            uint32_t size, mortar_pcie_cost *out)
 {

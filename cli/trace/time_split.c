@@ -14,8 +14,8 @@
  *
  * What an interval is, by the role of the component (never its name):
  *   - a device's compute slice                       -> compute
- *   - the bytes of a message to or from a device arriving over its PCIe
- *     link (pcie_wire events)                        -> PCIe wire
+ *   - DMA data to or from a device arriving over its PCIe link (pcie_wire
+ *     events)                                        -> PCIe wire
  *   - a device's DMA slice; a host's MMIO read of a device (the round trip);
  *     a causal arrow between a host and a device (doorbell chain,
  *     interrupt); the time between two register accesses of a host to one

@@ -4,11 +4,11 @@
  * mark) given to exactly one of six parts, from the joined request
  * (trace_join.h): client software, network (NICs, wire, switch), server
  * software, host interface and link (register accesses, DMA, doorbells and
- * interrupts between a host and an attached device), PCIe wire (the bytes
- * of DMA and register traffic to or from an attached device arriving over
- * its PCIe link: mortar/pcie_wire.h) and compute (the device busy
- * computing). The parts sum to the latency exactly. The rule is in
- * docs/traces.md ("Where the time goes").
+ * interrupts between a host and an attached device), PCIe wire (the DMA
+ * data to or from an attached device arriving over its PCIe link:
+ * mortar/pcie_wire.h) and compute (the device busy computing). The parts
+ * sum to the latency exactly. The rule is in docs/traces.md ("Where the
+ * time goes").
  *
  * Components are told apart by what the trace shows of them, never by name:
  * a model that sends or receives frames is a network element; any other

@@ -37,6 +37,7 @@
 #ifndef MORTAR_PCIE_WIRE_H
 #define MORTAR_PCIE_WIRE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -87,6 +88,11 @@ typedef struct mortar_pcie_cost {
  */
 void mortar_pcie_wire_cost(const mortar_pcie_wire *w, uint8_t type, const void *payload,
                            uint32_t size, mortar_pcie_cost *out);
+
+/* True for the messages that carry DMA data over the link (a DMA write, a
+ * DMA read's completion): the ones whose wire time traces record
+ * (docs/traces.md, pcie_wire). */
+bool mortar_pcie_moves_dma_data(uint8_t type);
 
 /* The link time of `bytes` bytes (TLPs with their framing) at the rate of
  * `w`, rounded up to the next picosecond. */

@@ -110,13 +110,13 @@ static void sync_others_at(const mortar_endpoint *full, uint64_t now)
     }
 }
 
-/* The wire time of the message just sent on `ep`, as the runtime records
+/* The wire time of the DMA data just sent on `ep`, as the runtime records
  * it (lib/component.c): at the arrival of its first byte. */
 static void trace_wire(mortar_endpoint *ep, uint8_t type)
 {
     uint64_t start, wire;
     mortar_link_last_wire(ep->link, &start, &wire);
-    if (wire && mortar_link_pcie(ep->link)->gen) {
+    if (wire && mortar_link_pcie(ep->link)->gen && mortar_pcie_moves_dma_data(type)) {
         mortar_trace_device(ep->name, MORTAR_EV_PCIE_WIRE,
                             start + mortar_link_latency(ep->link), 0, wire, type);
     }
