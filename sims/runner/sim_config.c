@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "mortar/error.h"
+#include "mortar/log.h"
 #include "mortar/runtime.h"
 #include "sim_check.h"
 
@@ -141,6 +142,16 @@ static int setup_external(mortar_loop *loop, pending_link *pls, size_t n, char *
     return rc;
 }
 
+/* Says what a PCIe link trained to (MORTAR_LOG=info shows it). */
+static void log_pcie_link(const mortar_link_params *p)
+{
+    const mortar_pcie_wire *w = &p->pcie;
+    if (w->gen)
+        mortar_log(MORTAR_LOG_INFO, "mortar-sim",
+                   "link '%s': PCIe %u.0 x%u, MPS %u, MRRS %u, RCB %u", p->name, w->gen,
+                   w->lanes, w->mps, w->mrrs, w->rcb);
+}
+
 static int one_link(mortar_loop *loop, json_t *l, size_t i, pending_link *pl, bool *external,
                     char *err, size_t size)
 {
@@ -180,11 +191,13 @@ static int one_link(mortar_loop *loop, json_t *l, size_t i, pending_link *pl, bo
             return rc;
         intro = mortar_component_port_intro(pc, pp, &isize);
         sim_check_link_train(&p, intro, isize);
+        log_pcie_link(&p);
         if (mortar_loop_connect(loop, comp, port, pc, pp, &p) != 0)
             return fail(err, size, "%s: %s", where, mortar_loop_errmsg(loop));
         *external = false;
         return 0;
     }
+    log_pcie_link(&p);
     *external = true;
     snprintf(pl->path_in_spec, sizeof pl->path_in_spec, "%s", where);
     snprintf(pl->socket, sizeof pl->socket, "%s", lsn ? lsn : con);
