@@ -85,6 +85,8 @@ static const check_case cases[] = {
     {SWITCH, "sw.0", "sw.1", "\"slot_count\": 1", "links[0]: link 'l0': slot count must be"},
     {SWITCH, "sw.0", "sw.1", "\"slot_count\": \"many\"",
      "links[0].slot_count: expected a positive integer"},
+    {SWITCH, "sw.0", "sw.1", "\"pcie\": {\"gen\": 3}",
+     "links[0].pcie: only a PCIe link has a transaction layer"},
     /* good ones */
     {SWITCH, "sw.0", "sw.1", "", NULL},
     {SWITCH, "sw", "sw.1", "", NULL}, /* "component" is port 0 */
@@ -174,6 +176,81 @@ static void test_links_default_alike(void **state)
     assert_int_equal(p.slot_count, 1024);
 }
 
+/* The options of a PCIe link `text` (a JSON object) over the defaults; the
+ * error in `err` ("" when accepted). */
+static mortar_link_params pcie_options(const char *text, char *err, size_t size)
+{
+    mortar_link_params p;
+    sim_check_link_defaults(&p, MORTAR_PROTO_PCIE);
+    p.name = "l0";
+    json_t *l = json_loads(text, 0, NULL);
+    assert_non_null(l);
+    err[0] = '\0';
+    sim_check_link_options(l, "links[0]", &p, err, size);
+    json_decref(l);
+    return p;
+}
+
+static void test_a_pcie_link_reads_its_transaction_layer_and_trains(void **state)
+{
+    (void)state;
+    char err[512];
+    mortar_link_params p = pcie_options("{}", err, sizeof err);
+    assert_string_equal(err, ""); /* the default: a PCIe 3.0 x16 slot */
+    assert_int_equal(p.pcie.gen, 3);
+    assert_int_equal(p.pcie.lanes, 16);
+    assert_int_equal(p.pcie.mps, 256);
+    assert_int_equal(p.pcie.mrrs, 512);
+    assert_int_equal(p.pcie.rcb, 64);
+    p = pcie_options("{\"pcie\": {\"gen\": 2, \"lanes\": 4, \"mps\": 512, \"mrrs\": "
+                     "1024, \"rcb\": 128, \"dma_read_host\": \"400ns\", \"mmio_read_host\": "
+                     "\"1us\"}}",
+                     err, sizeof err);
+    assert_string_equal(err, "");
+    assert_int_equal(p.pcie.gen, 2);
+    assert_int_equal(p.pcie.lanes, 4);
+    assert_int_equal(p.pcie.mps, 512);
+    assert_int_equal(p.pcie.mrrs, 1024);
+    assert_int_equal(p.pcie.rcb, 128);
+    assert_int_equal(p.pcie.dma_read_host_ps, MORTAR_NS(400));
+    assert_int_equal(p.pcie.mmio_read_host_ps, MORTAR_US(1));
+    p = pcie_options("{\"pcie\": false}", err, sizeof err);
+    assert_string_equal(err, "");
+    assert_int_equal(p.pcie.gen, 0);
+    /* a bandwidth alone times the link as before; with a layer it is refused */
+    p = pcie_options("{\"bandwidth\": \"10Gbps\"}", err, sizeof err);
+    assert_string_equal(err, "");
+    assert_int_equal(p.pcie.gen, 0);
+    pcie_options("{\"bandwidth\": \"10Gbps\", \"pcie\": {\"lanes\": 8}}", err, sizeof err);
+    assert_non_null(strstr(err, "links[0]: a PCIe link takes its rate from pcie.gen"));
+    pcie_options("{\"pcie\": {\"lanes\": 3}}", err, sizeof err);
+    assert_non_null(strstr(err, "links[0].pcie.lanes: 3 is not one of 1, 2, 4, 8, 16"));
+    pcie_options("{\"pcie\": {\"width\": 8}}", err, sizeof err);
+    assert_non_null(strstr(err, "links[0].pcie.width: unknown key"));
+    pcie_options("{\"pcie\": {\"gen\": \"3\"}}", err, sizeof err);
+    assert_non_null(strstr(err, "links[0].pcie.gen: expected an integer"));
+    pcie_options("{\"pcie\": {\"dma_read_host\": \"400\"}}", err, sizeof err);
+    assert_non_null(strstr(err, "links[0].pcie.dma_read_host: '400' is not a duration"));
+    pcie_options("{\"pcie\": 16}", err, sizeof err);
+    assert_non_null(strstr(err, "links[0].pcie: expected an object or false"));
+
+    /* the XL710 states 3.0 x8: the default slot trains to it */
+    p = pcie_options("{}", err, sizeof err);
+    mortar_loop *loop;
+    assert_int_equal(mortar_loop_create(&loop), 0);
+    json_t *c = json_loads("{\"name\": \"nic\", \"kind\": \"i40e\"}", 0, NULL);
+    mortar_component *nic;
+    assert_int_equal(sim_check_add_component(loop, c, "components[0]", &nic, err, sizeof err),
+                     0);
+    uint32_t size;
+    const void *intro = mortar_component_port_intro(nic, 0, &size);
+    sim_check_link_train(&p, intro, size);
+    assert_int_equal(p.pcie.gen, 3);
+    assert_int_equal(p.pcie.lanes, 8);
+    json_decref(c);
+    mortar_loop_destroy(loop);
+}
+
 /* ---- plugins ------------------------------------------------------------------ */
 
 #define ECHO "{\"name\": \"e\", \"kind\": \"test-echo\"}"
@@ -240,6 +317,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_spec_and_sim_give_the_same_verdict_for_each_rule),
         cmocka_unit_test(test_links_default_alike),
+        cmocka_unit_test(test_a_pcie_link_reads_its_transaction_layer_and_trains),
         cmocka_unit_test(test_spec_and_sim_find_plugins_alike),
         cmocka_unit_test(test_mortar_spec_accepts_a_plugin_kind),
     };
