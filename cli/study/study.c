@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "errbuf.h"
+#include "knob_scale.h"
 #include "spec.h"
 #include "mortar/name.h"
 #include "mortar/time.h"
@@ -900,19 +901,6 @@ int study_resolve_spec(study *st, const char *path, char *const sets[], size_t n
     return 1;
 }
 
-/* Picoseconds in one `unit`, or 0 when it is not a time unit. */
-static double time_unit_ps(const char *unit)
-{
-    static const struct {
-        const char *name;
-        double ps;
-    } units[] = {{"ps", 1}, {"ns", 1e3}, {"us", 1e6}, {"ms", 1e9}, {"s", 1e12}};
-    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
-        if (unit && !strcmp(unit, units[i].name))
-            return units[i].ps;
-    return 0;
-}
-
 int study_knob_number(const study_knob *k, json_t *value, double *out)
 {
     if (json_is_number(value)) {
@@ -926,7 +914,7 @@ int study_knob_number(const study_knob *k, json_t *value, double *out)
     const char *text = json_string_value(value);
     if (!text || !text[0])
         return -1;
-    double unit_ps = time_unit_ps(k->unit);
+    double unit_ps = knob_time_unit_ps(k->unit);
     uint64_t ps;
     if (unit_ps > 0 && mortar_time_parse(text, &ps) == 0) {
         *out = (double)ps / unit_ps;
