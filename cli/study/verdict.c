@@ -37,26 +37,16 @@
 #include "db_query.h"
 #include "spec.h"
 #include "study.h"
+#include "study_runs.h"
 #include "time_split.h"
 #include "trace_export.h"
 #include "verdict_axes.h"
 
 /* The metric's parts the verdict reads per run (the study's first ones). */
-#define VERDICT_MAX_PARTS 8
+#define VERDICT_MAX_PARTS STUDY_RUN_MAX_PARTS
 
-/* One finished run, as the verdict sees it; NAN stands for SQL NULL and
- * for a knob value the run does not have. */
-typedef struct vrun {
-    int64_t id;
-    char variant[64];
-    double x, series, load; /* the knob values, in the knobs' units */
-    double median_us, p99_us, mean_us, min_us, max_us, throughput_rps;
-    double part_us[VERDICT_MAX_PARTS]; /* medians over the requests; NAN: none known */
-    double share; /* the load share's counters (study_load_share); NAN: unknown */
-    char run_dir[1024];
-    json_t *split; /* the median request's split (owned), or an {"error"}; NULL
-                      when the run has no trace */
-} vrun;
+/* One finished run, as the verdict sees it (study_runs.h). */
+typedef study_run vrun;
 
 /* Sorted distinct values (a grid axis). */
 typedef struct dlist {
@@ -71,8 +61,7 @@ typedef struct verdict_ctx {
     double series_at, load_at; /* the reference values; NAN: no such knob */
     size_t nparts;             /* the metric parts read */
     char xu[16], su[16];       /* the x and series units as text follows a value */
-    vrun *runs;                /* the newest ok run of each cell, in id order */
-    size_t nruns, cap;
+    study_runs rs;             /* the newest ok run of each cell, in id order */
     dlist xs, series;   /* the grid: unloaded runs of the compared variants */
     double *alone[2];   /* per series value; NAN where the variant has no run */
     bool splits;        /* each traced run's split is wanted */
@@ -81,14 +70,6 @@ typedef struct verdict_ctx {
 } verdict_ctx;
 
 /* ---- small helpers ---- */
-
-static bool same_value(double x, double y)
-{
-    if (isnan(x) || isnan(y))
-        return isnan(x) && isnan(y);
-    double scale = fabs(x) > 1 ? fabs(x) : 1;
-    return fabs(x - y) <= 1e-9 * scale;
-}
 
 /* The name of the first (0) or second (1) variant the study compares. */
 static const char *vname(const verdict_ctx *c, int i)
@@ -168,14 +149,6 @@ static void set_err(verdict_ctx *c, const char *what, const char *why)
 
 /* ---- the study's axes ---- */
 
-/* The knob's value in the run's variables, NAN when it has none (or no
- * such knob). */
-static double knob_value(const study_knob *k, json_t *vars)
-{
-    double x;
-    return k && !study_knob_number(k, json_object_get(vars, k->name), &x) ? x : NAN;
-}
-
 static void init_axes(verdict_ctx *c)
 {
     c->ax = verdict_axes_of(c->st);
@@ -190,103 +163,34 @@ static void init_axes(verdict_ctx *c)
 /* Whether the run is at the load axis' lowest value (always, without one). */
 static bool unloaded(const verdict_ctx *c, const vrun *r)
 {
-    return !c->ax.load || isnan(r->load) || same_value(r->load, c->load_at);
+    return study_runs_unloaded(&c->rs, r);
 }
 
 /* Whether the run is at the series knob's reference value (always, without one). */
 static bool at_series(const verdict_ctx *c, const vrun *r)
 {
-    return !c->ax.series || same_value(r->series, c->series_at);
+    return !c->ax.series || study_same_value(r->series, c->series_at);
 }
 
 /* ---- reading the runs ---- */
-
-static size_t run_index(const verdict_ctx *c, const vrun *key)
-{
-    for (size_t i = 0; i < c->nruns; i++) {
-        const vrun *r = &c->runs[i];
-        if (!strcmp(r->variant, key->variant) && same_value(r->x, key->x) &&
-            same_value(r->series, key->series) && same_value(r->load, key->load))
-            return i;
-    }
-    return c->nruns;
-}
 
 /* The unloaded run of a cell, or NULL. */
 static const vrun *find_run(const verdict_ctx *c, const char *variant, double x,
                             double series)
 {
-    for (size_t i = 0; i < c->nruns; i++) {
-        const vrun *r = &c->runs[i];
-        if (!strcmp(r->variant, variant) && same_value(r->x, x) &&
-            same_value(r->series, series) && unloaded(c, r))
-            return r;
-    }
-    return NULL;
+    return study_runs_find(&c->rs, variant, x, series);
 }
 
 /* The unloaded run of a cell with a median, or NULL. */
 static const vrun *grid_run(const verdict_ctx *c, const char *variant, double x,
                             double series)
 {
-    const vrun *r = find_run(c, variant, x, series);
-    return r && !isnan(r->median_us) ? r : NULL;
-}
-
-/* Adds a run, replacing an older one of the same cell (rows come in id order). */
-static int keep_run(verdict_ctx *c, const vrun *r)
-{
-    size_t i = run_index(c, r);
-    if (i == c->nruns) {
-        if (c->nruns == c->cap) {
-            size_t cap = c->cap ? 2 * c->cap : 64;
-            vrun *runs = realloc(c->runs, cap * sizeof *runs);
-            if (!runs)
-                return -1;
-            c->runs = runs;
-            c->cap = cap;
-        }
-        c->nruns++;
-    }
-    c->runs[i] = *r;
-    return 0;
-}
-
-/* Keeps a finished run from the database (db_each_ok_run). */
-static int take_run(void *ctx, const db_ok_run *row)
-{
-    verdict_ctx *c = ctx;
-    vrun r = {.id = row->id,
-              .x = knob_value(c->ax.x, row->vars),
-              .series = knob_value(c->ax.series, row->vars),
-              .load = knob_value(c->ax.load, row->vars),
-              .median_us = row->median_us,
-              .p99_us = row->p99_us,
-              .mean_us = row->mean_us,
-              .min_us = row->min_us,
-              .max_us = row->max_us,
-              .throughput_rps = row->throughput_rps,
-              .share = NAN};
-    char variant[sizeof r.variant];
-    json_t *v = json_object_get(row->vars, c->st->axis);
-    if (spec_value_text(v, variant, sizeof variant))
-        variant[0] = '\0';
-    snprintf(r.variant, sizeof r.variant, "%s", variant);
-    snprintf(r.run_dir, sizeof r.run_dir, "%s", row->run_dir);
-    if (keep_run(c, &r)) {
-        snprintf(c->err, c->err_size, "out of memory reading the runs");
-        return -1;
-    }
-    return 0;
+    return study_runs_cell(&c->rs, variant, x, series);
 }
 
 static int load_runs(verdict_ctx *c)
 {
-    char why[512];
-    int rc = db_each_ok_run(c->db, take_run, c, why, sizeof why);
-    if (rc < 0)
-        set_err(c, "reading the runs", why);
-    return rc ? -1 : 0;
+    return study_runs_load(&c->rs, c->db, c->st, c->err, c->err_size);
 }
 
 /*
@@ -334,14 +238,14 @@ static json_t *run_split(const vrun *r)
 
 static void load_splits(verdict_ctx *c)
 {
-    for (size_t i = 0; i < c->nruns; i++)
-        c->runs[i].split = run_split(&c->runs[i]);
+    for (size_t i = 0; i < c->rs.n; i++)
+        c->rs.runs[i].split = run_split(&c->rs.runs[i]);
 }
 
 static int load_request_medians(verdict_ctx *c)
 {
-    for (size_t i = 0; i < c->nruns; i++) {
-        vrun *r = &c->runs[i];
+    for (size_t i = 0; i < c->rs.n; i++) {
+        vrun *r = &c->rs.runs[i];
         for (size_t p = 0; p < c->nparts; p++)
             if (request_median_us(c, r->id, c->st->metric.parts[p].field, &r->part_us[p]))
                 return -1;
@@ -356,7 +260,7 @@ static int load_request_medians(verdict_ctx *c)
 static void add_distinct(dlist *l, double x)
 {
     for (size_t i = 0; i < l->n; i++)
-        if (same_value(l->v[i], x))
+        if (study_same_value(l->v[i], x))
             return;
     l->v[l->n++] = x;
 }
@@ -378,7 +282,7 @@ static void sort_list(dlist *l)
 
 static int build_axes(verdict_ctx *c)
 {
-    size_t cap = c->nruns ? c->nruns : 1; /* never more distinct values than runs */
+    size_t cap = c->rs.n ? c->rs.n : 1; /* never more distinct values than runs */
     c->xs.v = calloc(cap, sizeof(double));
     c->series.v = calloc(cap, sizeof(double));
     c->alone[0] = calloc(cap, sizeof(double));
@@ -387,8 +291,8 @@ static int build_axes(verdict_ctx *c)
         snprintf(c->err, c->err_size, "out of memory");
         return -1;
     }
-    for (size_t i = 0; i < c->nruns; i++) {
-        const vrun *r = &c->runs[i];
+    for (size_t i = 0; i < c->rs.n; i++) {
+        const vrun *r = &c->rs.runs[i];
         if (unloaded(c, r) && is_ab(c, r->variant) && !isnan(r->x)) {
             add_distinct(&c->xs, r->x);
             add_distinct(&c->series, r->series);
@@ -415,7 +319,7 @@ static void series_text(const verdict_ctx *c, double series, char *buf, size_t s
     for (size_t i = 0; k && i < k->nvalues; i++) {
         json_t *v = json_string(k->values[i]);
         double x;
-        bool same = !study_knob_number(k, v, &x) && same_value(x, series);
+        bool same = !study_knob_number(k, v, &x) && study_same_value(x, series);
         json_decref(v);
         if (same) {
             snprintf(buf, size, "%s", k->values[i]);
@@ -794,10 +698,10 @@ static json_t *baselines_json(const verdict_ctx *c)
 {
     const char **variants = calloc(c->st->nvariants + 2, sizeof *variants);
     size_t nv = variants ? baseline_variants(c, variants) : 0;
-    dlist xs = {.v = calloc(c->nruns ? c->nruns : 1, sizeof(double))};
+    dlist xs = {.v = calloc(c->rs.n ? c->rs.n : 1, sizeof(double))};
     json_t *arr = json_array();
-    for (size_t i = 0; xs.v && i < c->nruns; i++) {
-        const vrun *r = &c->runs[i];
+    for (size_t i = 0; xs.v && i < c->rs.n; i++) {
+        const vrun *r = &c->rs.runs[i];
         bool known = false;
         for (size_t d = 0; d < nv; d++)
             known |= !strcmp(r->variant, variants[d]);
@@ -838,12 +742,12 @@ static int compare_load(const void *x, const void *y)
 
 static json_t *load_json(const verdict_ctx *c)
 {
-    const vrun **rows = calloc(c->nruns ? c->nruns : 1, sizeof *rows);
+    const vrun **rows = calloc(c->rs.n ? c->rs.n : 1, sizeof *rows);
     json_t *arr = json_array();
     size_t n = 0;
-    for (size_t i = 0; c->ax.load && rows && i < c->nruns; i++)
-        if (is_ab(c, c->runs[i].variant) && at_series(c, &c->runs[i]))
-            rows[n++] = &c->runs[i];
+    for (size_t i = 0; c->ax.load && rows && i < c->rs.n; i++)
+        if (is_ab(c, c->rs.runs[i].variant) && at_series(c, &c->rs.runs[i]))
+            rows[n++] = &c->rs.runs[i];
     if (n)
         qsort(rows, n, sizeof *rows, compare_load);
     for (size_t i = 0; i < n; i++) {
@@ -901,13 +805,13 @@ static json_t *loss_warning(const verdict_ctx *c, const vrun *r, json_t *loss)
 static json_t *warnings_json(const verdict_ctx *c)
 {
     json_t *arr = json_array();
-    for (size_t i = 0; i < c->nruns; i++) {
-        if (!run_is_used(c, &c->runs[i]))
+    for (size_t i = 0; i < c->rs.n; i++) {
+        if (!run_is_used(c, &c->rs.runs[i]))
             continue;
-        json_t *losses = db_run_losses(c->db, c->runs[i].id), *l;
+        json_t *losses = db_run_losses(c->db, c->rs.runs[i].id), *l;
         size_t k;
         json_array_foreach(losses, k, l)
-            json_array_append_new(arr, loss_warning(c, &c->runs[i], l));
+            json_array_append_new(arr, loss_warning(c, &c->rs.runs[i], l));
         json_decref(losses);
     }
     return arr;
@@ -918,8 +822,8 @@ static json_t *warnings_json(const verdict_ctx *c)
 static json_t *splits_json(const verdict_ctx *c)
 {
     json_t *arr = json_array();
-    for (size_t i = 0; i < c->nruns; i++) {
-        const vrun *r = &c->runs[i];
+    for (size_t i = 0; i < c->rs.n; i++) {
+        const vrun *r = &c->rs.runs[i];
         if (!r->split)
             continue;
         json_t *row = json_pack("{s:I, s:s, s:o, s:o, s:o}", "run_id", (json_int_t)r->id,
@@ -1241,9 +1145,7 @@ static json_t *build_verdict(const verdict_ctx *c)
 
 static void ctx_free(verdict_ctx *c)
 {
-    for (size_t i = 0; i < c->nruns; i++)
-        json_decref(c->runs[i].split);
-    free(c->runs);
+    study_runs_free(&c->rs);
     free(c->xs.v);
     free(c->series.v);
     free(c->alone[0]);
