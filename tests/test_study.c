@@ -377,6 +377,10 @@ static void test_refine_takes_a_resolution_in_the_x_knobs_unit(void **state)
                              "\"refine\": {\"resolution\": \"2ps\"}"));
     assert_true(fabs(st.refine.resolution - 0.002) < 1e-12);
     study_free(&st);
+    /* the case study refines its crossings to 0.05 us (its main job does) */
+    load_ok(&st, matmul("study.json"));
+    assert_true(st.refine.on && fabs(st.refine.resolution - 0.05) < 1e-12);
+    study_free(&st);
 }
 
 /* ---- setup ------------------------------------------------------------------ */
