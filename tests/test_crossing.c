@@ -3,8 +3,8 @@
  * winner estimated on a straight line between grid points, or measured
  * when extra points bracket it; every change reported when the ranking
  * flips more than once; ties; the intervals a refinement still bisects,
- * down to the resolution; extra points outside their grid neighbours'
- * range.
+ * down to the resolution; the stretches between grid points where a curve
+ * rises and falls.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -94,20 +94,24 @@ static void test_open_intervals_stop_at_the_resolution(void **state)
     assert_int_equal(crossings_open(tie, N(tie), 0.05, open), 2);
 }
 
-static void test_extra_points_outside_their_grid_neighbours(void **state)
+static void test_stretches_where_a_curve_rises_and_falls(void **state)
 {
     (void)state;
     const curve_point p[] = {{1.0, 100, true},  {1.125, 130, false}, {1.25, 120, false},
-                             {1.375, 99, false}, {1.5, 120, true},   {2.0, 140, true}};
-    curve_outlier o[N(p)];
-    assert_int_equal(curve_outliers(p, N(p), o), 2);
-    assert_int_equal(o[0].at, 1);
-    assert_int_equal(o[0].lo, 0);
-    assert_int_equal(o[0].hi, 4);
-    assert_int_equal(o[1].at, 3);
-    /* an extra point past the last grid point has no range to leave */
-    const curve_point q[] = {{1.0, 100, true}, {1.5, 200, false}};
-    assert_int_equal(curve_outliers(q, N(q), o), 0);
+                             {1.5, 125, true},  {1.75, 130, false},  {2.0, 140, true},
+                             {2.25, 150, false}, {2.5, 150, true}};
+    curve_stretch s[8];
+    /* 1 to 1.5: up, down, up (inside the range of its ends, still a turn);
+     * 1.5 to 2: up, up; 2 to 2.5: up, flat */
+    assert_int_equal(curve_turns(p, 8, s), 1);
+    assert_int_equal(s[0].lo, 0);
+    assert_int_equal(s[0].hi, 3);
+    /* an extra point outside the range of its grid neighbours is a turn */
+    const curve_point q[] = {{1.0, 100, true}, {1.25, 90, false}, {1.5, 120, true}};
+    assert_int_equal(curve_turns(q, 3, s), 1);
+    /* an extra point past the last grid point is in no stretch */
+    const curve_point r[] = {{1.0, 100, true}, {1.5, 200, false}, {1.75, 150, false}};
+    assert_int_equal(curve_turns(r, 3, s), 0);
 }
 
 int main(void)
@@ -118,7 +122,7 @@ int main(void)
         cmocka_unit_test(test_every_flip_is_reported),
         cmocka_unit_test(test_a_tie_between_the_signs_is_the_estimate),
         cmocka_unit_test(test_open_intervals_stop_at_the_resolution),
-        cmocka_unit_test(test_extra_points_outside_their_grid_neighbours),
+        cmocka_unit_test(test_stretches_where_a_curve_rises_and_falls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

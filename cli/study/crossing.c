@@ -1,7 +1,7 @@
 /*
  * crossing.c - crossings of two measured curves, the intervals a
- * refinement still bisects, and the extra points that break a curve's
- * monotony (crossing.h). Each is one pass over a sorted array: O(N), N the
+ * refinement still bisects, and the stretches between grid points where a
+ * curve is not monotonic (crossing.h). Each is one pass over a sorted array: O(N), N the
  * points of one series (a grid's and a refinement's: tens).
  */
 #include "crossing.h"
@@ -76,35 +76,30 @@ size_t crossings_open(const cross_point *p, size_t n, double resolution, size_t 
     return count;
 }
 
-/* The nearest grid point before `at` (searching down) and after it; false
- * when one side has none. */
-static bool grid_neighbours(const curve_point *p, size_t n, size_t at, size_t *lo,
-                            size_t *hi)
+/* Whether the curve both rises and falls between successive points of
+ * p[lo..hi]. */
+static bool turns(const curve_point *p, size_t lo, size_t hi)
 {
-    bool below = false, above = false;
-    for (size_t k = at; k-- > 0 && !below;)
-        if (p[k].grid) {
-            *lo = k;
-            below = true;
-        }
-    for (size_t k = at + 1; k < n && !above; k++)
-        if (p[k].grid) {
-            *hi = k;
-            above = true;
-        }
-    return below && above;
+    bool rises = false, falls = false;
+    for (size_t i = lo; i < hi; i++) {
+        rises |= p[i + 1].y > p[i].y;
+        falls |= p[i + 1].y < p[i].y;
+    }
+    return rises && falls;
 }
 
-size_t curve_outliers(const curve_point *p, size_t n, curve_outlier *out)
+size_t curve_turns(const curve_point *p, size_t n, curve_stretch *out)
 {
     size_t count = 0;
+    bool have_lo = false;
+    size_t lo = 0; /* the last grid point */
     for (size_t i = 0; i < n; i++) {
-        size_t lo, hi;
-        if (p[i].grid || !grid_neighbours(p, n, i, &lo, &hi))
+        if (!p[i].grid)
             continue;
-        double low = fmin(p[lo].y, p[hi].y), high = fmax(p[lo].y, p[hi].y);
-        if (p[i].y < low || p[i].y > high)
-            out[count++] = (curve_outlier){.at = i, .lo = lo, .hi = hi};
+        if (have_lo && i > lo + 1 && turns(p, lo, i))
+            out[count++] = (curve_stretch){.lo = lo, .hi = i};
+        have_lo = true;
+        lo = i;
     }
     return count;
 }

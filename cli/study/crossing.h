@@ -61,15 +61,17 @@ typedef struct curve_point {
     bool grid;
 } curve_point;
 
-/* An extra point outside the range of the grid points around it. */
-typedef struct curve_outlier {
-    size_t at;     /* the extra point */
-    size_t lo, hi; /* the nearest grid points below and above it */
-} curve_outlier;
+/* A stretch of one curve between two neighbouring grid points (indexes
+ * into the curve's points) with extra points in between. */
+typedef struct curve_stretch {
+    size_t lo, hi;
+} curve_stretch;
 
-/* The extra points of a curve (sorted by x) whose value lies outside the
- * range of the nearest grid points on either side: the curve is not
- * monotonic between them. Into out (room for n); returns how many. */
-size_t curve_outliers(const curve_point *p, size_t n, curve_outlier *out);
+/* The stretches of a curve (sorted by x) between neighbouring grid points
+ * along which it is not monotonic: it rises between some two successive
+ * points of the stretch and falls between others (an extra point outside
+ * the range of the grid points around it is one such). Into out (room for
+ * n); returns how many. */
+size_t curve_turns(const curve_point *p, size_t n, curve_stretch *out);
 
 #endif

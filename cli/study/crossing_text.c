@@ -8,8 +8,8 @@
  *   At 1x, A wins below 1.24 us, B up to 1.37 us and A above (...; ...).
  *   At 1x, the ranking flips 3 times between 1 and 1.5 us: the curves are
  *   not monotonic there.
- *   At 1x, A is not monotonic between 1 and 1.5 us: its median at 1.25 us
- *   (2710.2 us) lies outside the 2650.1 to 2690.3 us of those grid points.
+ *   At 1x, A is not monotonic between 1 and 1.5 us: its median is 2696.9
+ *   us at 1, 2857.9 at 1.125, 2825.7 at 1.25 and 2956.7 at 1.5 us.
  *
  * Bracket ends are written exactly ("%.10g": 1.015625), estimates with
  * two decimals as before.
@@ -125,34 +125,24 @@ static void flip_notes(const words *w, json_t *list, json_t *notes)
     }
 }
 
-/* "At 1x, A is not monotonic between 1 and 1.5 us: its median at 1.25 us
- * (2710.2 us) lies outside ..." for each variant and grid interval with
- * extra points outside the range of its ends. */
-static void outlier_notes(const words *w, json_t *outliers, json_t *notes)
+/* "At 1x, A is not monotonic between 1 and 1.5 us: its median is 2696.9 us
+ * at 1, 2857.9 at 1.125, 2825.7 at 1.25 and 2956.7 at 1.5 us." for each
+ * stretch of a curve that rises and falls between two grid points. */
+static void turn_notes(const words *w, json_t *turns, json_t *notes)
 {
-    size_t n = json_array_size(outliers);
-    for (size_t i = 0; i < n;) {
-        json_t *o = json_array_get(outliers, i);
-        size_t j = i + 1;
-        while (j < n && !strcmp(label(w, json_array_get(outliers, j), "variant"),
-                                label(w, o, "variant")) &&
-               jnum(json_array_get(outliers, j), "from_x") == jnum(o, "from_x"))
-            j++;
+    size_t i, k;
+    json_t *t, *p;
+    json_array_foreach(turns, i, t) {
+        json_t *points = json_object_get(t, "points");
+        size_t n = json_array_size(points);
         sentence b = {.n = 0};
-        sentence_add(&b, "%s%s is not monotonic between %.10g and %.10g%s: its median%s at ",
-                     w->pre, label(w, o, "variant"), jnum(o, "from_x"), jnum(o, "to_x"), w->xu,
-                     j - i > 1 ? "s" : "");
-        for (size_t k = i; k < j; k++) {
-            json_t *p = json_array_get(outliers, k);
-            sentence_add(&b, "%s%.10g%s (%.1f us)", k == i ? "" : k + 1 == j ? " and " : ", ",
-                         jnum(p, "x"), w->xu, jnum(p, "median_us"));
-        }
-        double lo = fmin(jnum(o, "from_median_us"), jnum(o, "to_median_us"));
-        double hi = fmax(jnum(o, "from_median_us"), jnum(o, "to_median_us"));
-        sentence_add(&b, " lie%s outside the %.1f to %.1f us of those grid points.",
-                     j - i > 1 ? "" : "s", lo, hi);
+        sentence_add(&b, "%s%s is not monotonic between %.10g and %.10g%s: its median is ",
+                     w->pre, label(w, t, "variant"), jnum(t, "from_x"), jnum(t, "to_x"), w->xu);
+        json_array_foreach(points, k, p)
+            sentence_add(&b, "%s%.1f%s at %.10g", k == 0 ? "" : k + 1 == n ? " and " : ", ",
+                         jnum(p, "median_us"), k == 0 ? " us" : "", jnum(p, "x"));
+        sentence_add(&b, "%s.", w->xu);
         sentence_append_to(notes, &b);
-        i = j;
     }
 }
 
@@ -171,6 +161,6 @@ void crossing_text_set(const study *st, const verdict_axes *ax, json_t *crossove
         no_crossing_sentence(&w, &b, crossover);
     json_object_set_new(crossover, "text", json_string(b.s));
     flip_notes(&w, list, notes);
-    outlier_notes(&w, json_object_get(crossover, "non_monotonic"), notes);
+    turn_notes(&w, json_object_get(crossover, "non_monotonic"), notes);
     json_object_set_new(crossover, "notes", notes);
 }

@@ -532,24 +532,26 @@ static json_t *crossing_entry(const verdict_ctx *c, const cross_point *p, const 
                      num(k->grid_hi));
 }
 
-/* The extra points of compared variant `d` in the series outside the range
- * of the grid points around them (crossing.h). */
-static void add_outliers(const verdict_ctx *c, int d, double series, json_t *arr)
+/* The stretches between grid points along which compared variant `d`'s
+ * curve in the series is not monotonic (crossing.h), each with its points. */
+static void add_turns(const verdict_ctx *c, int d, double series, json_t *arr)
 {
     size_t room = c->rs.n ? c->rs.n : 1;
     curve_point *p = calloc(room, sizeof *p);
-    curve_outlier *o = calloc(room, sizeof *o);
-    size_t np = p && o ? study_runs_curve(&c->rs, d, series, p, NULL) : 0;
-    size_t no = curve_outliers(p, np, o);
-    for (size_t i = 0; i < no; i++) {
-        const curve_point *at = &p[o[i].at], *lo = &p[o[i].lo], *hi = &p[o[i].hi];
-        json_array_append_new(
-            arr, json_pack("{s:s, s:f, s:f, s:f, s:f, s:f, s:f}", "variant", vname(c, d),
-                           "x", at->x, "median_us", at->y, "from_x", lo->x, "to_x", hi->x,
-                           "from_median_us", lo->y, "to_median_us", hi->y));
+    curve_stretch *t = calloc(room, sizeof *t);
+    size_t np = p && t ? study_runs_curve(&c->rs, d, series, p, NULL) : 0;
+    size_t nt = curve_turns(p, np, t);
+    for (size_t i = 0; i < nt; i++) {
+        json_t *points = json_array();
+        for (size_t k = t[i].lo; k <= t[i].hi; k++)
+            json_array_append_new(points, json_pack("{s:f, s:f}", "x", p[k].x, "median_us",
+                                                    p[k].y));
+        json_array_append_new(arr, json_pack("{s:s, s:f, s:f, s:o}", "variant", vname(c, d),
+                                             "from_x", p[t[i].lo].x, "to_x", p[t[i].hi].x,
+                                             "points", points));
     }
     free(p);
-    free(o);
+    free(t);
 }
 
 /* Every change of the winner along x in one series (crossing.h), with the
@@ -560,7 +562,7 @@ static json_t *crossover_of(const verdict_ctx *c, double series, const cross_poi
                             size_t n, crossing *k)
 {
     size_t nk = crossings_find(p, n, k);
-    json_t *list = json_array(), *outliers = json_array();
+    json_t *list = json_array(), *turns = json_array();
     for (size_t i = 0; i < nk; i++)
         json_array_append_new(list, crossing_entry(c, p, &k[i]));
     int wins = 0;
@@ -578,9 +580,9 @@ static json_t *crossover_of(const verdict_ctx *c, double series, const cross_poi
         "measured", first ? json_boolean(k[0].measured) : json_null(), "first_x",
         num(n ? p[0].x : NAN), "last_x", num(n ? p[n - 1].x : NAN), "with_ties", ties);
     json_object_set_new(x, "crossings", list);
-    add_outliers(c, 0, series, outliers);
-    add_outliers(c, 1, series, outliers);
-    json_object_set_new(x, "non_monotonic", outliers);
+    add_turns(c, 0, series, turns);
+    add_turns(c, 1, series, turns);
+    json_object_set_new(x, "non_monotonic", turns);
     crossing_text_set(c->st, &c->ax, x);
     return x;
 }
