@@ -797,29 +797,30 @@ static void test_a_tie_between_the_signs_is_the_crossing(void **state)
     close_db(&t);
 }
 
-/* A and B at 0.5x (the alone runs are cheap) at each x of `xs` (grid
- * values 1, 1.5 and 2 us and extra ones between) with those medians. */
-static void add_pairs(test_db *t, const double *xs, const double *a, const double *b,
-                      size_t n)
+/* A new database with A and B at 0.5x (the alone runs are cheap) at each
+ * x of `xs` (grid values 1, 1.5 and 2 us and extra ones between), their
+ * medians `a` and B's `b_us` everywhere, and the verdict on it. */
+static json_t *verdict_of_pairs(test_db *t, const double *xs, const double *a, double b_us,
+                                size_t n)
 {
+    open_db(t);
     for (size_t i = 0; i < n; i++) {
         add(t->db, "a", "ok", xs[i], 0.5, a[i]);
-        add(t->db, "b", "ok", xs[i], 0.5, b[i]);
+        add(t->db, "b", "ok", xs[i], 0.5, b_us);
     }
+    char err[512];
+    json_t *v = verdict_compute(t->db, &case_study, err, sizeof err);
+    if (!v)
+        fail_msg("%s", err);
+    return v;
 }
 
 static void test_a_crossing_bracketed_by_extra_runs_is_measured(void **state)
 {
     (void)state;
     test_db t;
-    open_db(&t);
-    const double xs[] = {1.0, 1.5, 2.0, 1.125, 1.25}, a[] = {1000, 1300, 1400, 1040, 1120},
-                 b[] = {1100, 1100, 1100, 1100, 1100};
-    add_pairs(&t, xs, a, b, 5);
-    char err[512];
-    json_t *v = verdict_compute(t.db, &case_study, err, sizeof err);
-    if (!v)
-        fail_msg("%s", err);
+    const double xs[] = {1.0, 1.5, 2.0, 1.125, 1.25}, a[] = {1000, 1300, 1400, 1040, 1120};
+    json_t *v = verdict_of_pairs(&t, xs, a, 1100, 5);
     /* the grid is the declared values; the extra runs are cells of their own */
     assert_int_equal(json_array_size(json_object_get(v, "x_values")), 3);
     assert_int_equal(json_array_size(json_object_get(v, "cells")), 3);
@@ -851,20 +852,14 @@ static void test_a_crossing_bracketed_by_extra_runs_is_measured(void **state)
     close_db(&t);
 }
 
-static void test_every_flip_and_a_curve_out_of_range_are_reported(void **state)
+static void test_every_flip_and_a_curve_that_turns_are_reported(void **state)
 {
     (void)state;
     test_db t;
-    open_db(&t);
     /* winners A, B, A, B, B from 1 to 1.5 us; A rises, falls, rises and
      * falls between them */
-    const double xs[] = {1.0, 1.5, 1.25, 1.375, 1.4375}, a[] = {1000, 1300, 1150, 1080, 1350},
-                 b[] = {1100, 1100, 1100, 1100, 1100};
-    add_pairs(&t, xs, a, b, 5);
-    char err[512];
-    json_t *v = verdict_compute(t.db, &case_study, err, sizeof err);
-    if (!v)
-        fail_msg("%s", err);
+    const double xs[] = {1.0, 1.5, 1.25, 1.375, 1.4375}, a[] = {1000, 1300, 1150, 1080, 1350};
+    json_t *v = verdict_of_pairs(&t, xs, a, 1100, 5);
     json_t *x = json_array_get(json_object_get(v, "crossovers"), 0);
     json_t *list = json_object_get(x, "crossings");
     assert_int_equal(json_array_size(list), 3);
@@ -1089,7 +1084,7 @@ int main(void)
     const struct CMUnitTest alone_dbs[] = {
         cmocka_unit_test(test_a_tie_between_the_signs_is_the_crossing),
         cmocka_unit_test(test_a_crossing_bracketed_by_extra_runs_is_measured),
-        cmocka_unit_test(test_every_flip_and_a_curve_out_of_range_are_reported),
+        cmocka_unit_test(test_every_flip_and_a_curve_that_turns_are_reported),
         cmocka_unit_test(test_every_loss_of_a_used_run_is_a_warning),
         cmocka_unit_test(test_runs_without_losses_give_no_warning),
         cmocka_unit_test(test_an_empty_database_has_no_finished_runs),
