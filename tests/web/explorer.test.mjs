@@ -429,6 +429,11 @@ test("a refinement's extra runs are on the latency chart and in its table, and t
   const est = page.locator('#crossovers tbody tr[data-series="2"]');
   assert.equal(await est.getAttribute('data-measured'), 'false');
   assert.match(await est.textContent(), /estimated on a straight line between 0\.5 µs and 1 µs/);
+  // Its sentences wrap inside the table's column instead of running under the next one.
+  assert.ok(await page.evaluate(() => {
+    const t = document.getElementById('crossovers');
+    return t.getBoundingClientRect().right <= t.parentElement.getBoundingClientRect().right + 1;
+  }), 'the crossings table overflows its column');
   // The extra runs are no grid: no slider stop, no map cell, no baselines row.
   assert.deepEqual(data.verdict.x_values, fx.manifest.latencies_us);
   assert.equal(await page.locator('#map .map-cell[data-x="1.25"]').count(), 0);
