@@ -42,6 +42,9 @@ const cli_flag cli_flags[] = {
     {CLI_KEY_CSV, "csv", NULL},
     {CLI_KEY_REQUESTS, "requests", NULL},
     {CLI_KEY_COLD_BOOT, "cold-boot", NULL},
+    {CLI_KEY_REFINE, "refine", NULL},
+    {CLI_KEY_NO_REFINE, "no-refine", NULL},
+    {CLI_KEY_RESOLUTION, "resolution", "RES"},
     {0, NULL, NULL},
 };
 
@@ -123,7 +126,12 @@ const cli_command mortar_cmd_sweep = {
     "run a grid of experiments, several at a time, resumably",
     "The points are the cross product of the grids (a SWEEPFILE, JSON with \"parts\",\n"
     "or a STUDY, docs/studies.md, names its own); a spec without --grid is not a sweep. Points that have an ok run\n"
-    "in the database are skipped. Exits 130 when interrupted.\n",
+    "in the database are skipped. Exits 130 when interrupted.\n"
+    "With --refine (the default for a STUDY with \"refine\"), after the grid, wherever the\n"
+    "compared ranking changes between neighbouring values of the study's first knob, both\n"
+    "compared variants run at the midpoint, again and again, until every crossing is\n"
+    "bracketed within the resolution (for a time knob 0.05us unless the study or\n"
+    "--resolution says otherwise), in every series; resumable like the grid.\n",
     {{CLI_KEY_GRID, "a parameter's values (repeatable; the first varies slowest)"},
      {CLI_KEY_SET, "fix a value for every point (repeatable)"},
      {CLI_KEY_JOBS, "runs at a time, 1 to 256 (default the number of cores)"},
@@ -132,7 +140,13 @@ const cli_command mortar_cmd_sweep = {
      {CLI_KEY_TRACE, "trace every run"},
      {CLI_KEY_NO_TRACE, "do not trace (the default)"},
      {CLI_KEY_COLD_BOOT, "every run boots its hosts instead of starting from snapshots"},
-     {CLI_KEY_DRY_RUN, "list the points and which are done; run nothing"}},
+     {CLI_KEY_DRY_RUN, "list the points and which are done; run nothing"},
+     {CLI_KEY_REFINE, "after the grid, bisect where the compared ranking changes"},
+     {CLI_KEY_NO_REFINE, "do not refine, even when the study asks for it"},
+     {CLI_KEY_RESOLUTION, "how narrow a crossing's bracket gets, in the first knob's kind "
+                          "(\"0.05us\"); implies --refine"},
+     {CLI_KEY_STUDY, "the study whose compared variants a SPEC's or SWEEPFILE's refinement "
+                     "follows (default the case study's; a STUDY is its own)"}},
     mortar_sweep_main,
 };
 

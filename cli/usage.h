@@ -65,6 +65,9 @@ typedef enum cli_key {
     CLI_KEY_REQUESTS,
     CLI_KEY_COLD_BOOT,
     CLI_KEY_STUDY,
+    CLI_KEY_REFINE,
+    CLI_KEY_NO_REFINE,
+    CLI_KEY_RESOLUTION,
 } cli_key;
 
 /* A flag: its long name (without "--") and the name of its value (NULL

@@ -342,6 +342,45 @@ static void test_study_mistakes_are_named_with_their_field(void **state)
                 "parts[0]: expected an object with \"variants\"");
     study_fails("\"name\": \"s\"", "\"name\": \"s\", \"name\": \"t\"",
                 "duplicate object key");
+    study_fails("\"parts\": [", "\"refine\": {}, \"parts\": [",
+                "refine.resolution: missing: knob speed is not a time");
+    study_fails("\"parts\": [", "\"refine\": {\"resolution\": \"0.1us\"}, \"parts\": [",
+                "refine.resolution: speed: expected a number above 0");
+    study_fails("\"parts\": [", "\"refine\": {\"resolution\": 0}, \"parts\": [",
+                "refine.resolution: speed: expected a number above 0");
+    study_fails("\"parts\": [", "\"refine\": {\"step\": 1}, \"parts\": [",
+                "refine: unknown key 'step'");
+    study_fails("\"parts\": [", "\"refine\": true, \"parts\": [",
+                "refine: expected an object");
+}
+
+/* "refine": a resolution in the x knob's unit; none, no refinement. */
+static void test_refine_takes_a_resolution_in_the_x_knobs_unit(void **state)
+{
+    (void)state;
+    study st;
+    load_ok(&st, write_study(NULL, NULL));
+    assert_false(st.refine.on);
+    study_free(&st);
+    load_ok(&st, write_study("\"parts\": [", "\"refine\": {\"resolution\": \"0.125\"}, \"parts\": ["));
+    assert_true(st.refine.on);
+    assert_true(st.refine.resolution == 0.125);
+    study_free(&st);
+    /* a time knob: a duration, in the knob's unit; 0.05 us by default */
+    load_ok(&st, write_study("\"speed\": {\"values\": [0.5, 1]}}",
+                             "\"speed\": {\"unit\": \"ns\", \"values\": [0.5, 1]}}, "
+                             "\"refine\": {}"));
+    assert_true(st.refine.on && fabs(st.refine.resolution - 50) < 1e-9);
+    study_free(&st);
+    load_ok(&st, write_study("\"speed\": {\"values\": [0.5, 1]}}",
+                             "\"speed\": {\"unit\": \"ns\", \"values\": [0.5, 1]}}, "
+                             "\"refine\": {\"resolution\": \"2ps\"}"));
+    assert_true(fabs(st.refine.resolution - 0.002) < 1e-12);
+    study_free(&st);
+    /* the case study refines its crossings to 0.05 us (its main job does) */
+    load_ok(&st, matmul("study.json"));
+    assert_true(st.refine.on && fabs(st.refine.resolution - 0.05) < 1e-12);
+    study_free(&st);
 }
 
 /* ---- setup ------------------------------------------------------------------ */
@@ -445,6 +484,7 @@ int main(void)
         cmocka_unit_test(test_a_missing_study_file_is_named),
         cmocka_unit_test(test_the_small_study_loads),
         cmocka_unit_test(test_study_mistakes_are_named_with_their_field),
+        cmocka_unit_test(test_refine_takes_a_resolution_in_the_x_knobs_unit),
         cmocka_unit_test(test_case_study_names_its_knobs_parts_and_load_share),
         cmocka_unit_test(test_knob_values_read_in_the_knobs_unit),
         cmocka_unit_test(test_names_and_share_mistakes_are_named),

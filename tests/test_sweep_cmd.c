@@ -1,7 +1,9 @@
 /*
  * test_sweep_cmd.c - `mortar sweep`'s command line: a spec without --grid
  * is not a sweep (usage, nothing runs), and --dry-run neither creates nor
- * changes the database. Nothing here reaches QEMU.
+ * changes the database; a refinement's next runs listed from the runs in a
+ * database, for a study and for a sweep file, and its options checked.
+ * Nothing here reaches QEMU.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "cli_util.h"
+#include "db.h"
 
 static bool exists(const char *path)
 {
@@ -68,12 +71,104 @@ static void test_sweep_file_needs_no_grid(void **state)
     remove_tree(dir);
 }
 
+/* An ok run of the case study's `design` at `latency` and speed 1. */
+static void add_run(db_conn *db, const char *design, const char *latency, double median_us)
+{
+    json_t *spec = json_pack("{s:{s:s, s:s, s:i, s:i}}", "vars", "design", design,
+                             "pcie.latency", latency, "speed", 1, "inflight", 1);
+    db_run_info info = {.name = "t", .run_dir = "", .spec = spec};
+    int64_t id = db_begin_run(db, &info);
+    json_decref(spec);
+    assert_true(id > 0);
+    db_request one = {.latency_ns = (int64_t)(median_us * 1000), .verified = 1};
+    db_summary sum = {.requests = 1, .verified = 1, .median_us = median_us};
+    assert_int_equal(db_finish_run(db, id, "ok", NULL, 1, NULL, NULL, &one, 1, &sum), 0);
+}
+
+/* dir/mortar.db where A wins at 1 us and B at 1.5 and 2 us (speed 1). */
+static void write_runs(const char *dir)
+{
+    char path[256], err[256];
+    snprintf(path, sizeof path, "%s/mortar.db", dir);
+    db_conn *db;
+    if (db_open(&db, path, err, sizeof err))
+        fail_msg("%s", err);
+    const char *lat[] = {"1us", "1.5us", "2us"};
+    const double a[] = {1000, 1300, 1400};
+    for (int i = 0; i < 3; i++) {
+        add_run(db, "a", lat[i], a[i]);
+        add_run(db, "b", lat[i], 1100);
+    }
+    db_close(db);
+}
+
+static void test_a_refining_dry_run_lists_the_next_midpoints(void **state)
+{
+    (void)state;
+    const char *dir = scratch_dir();
+    write_runs(dir);
+    char args[1024];
+    snprintf(args, sizeof args, "sweep '%s/experiments/matmul/study.json' --refine --dry-run",
+             source_dir());
+    cli_result r = run_program(dir, "mortar", args);
+    if (r.status != 0)
+        fail_msg("status %d, stderr: %s", r.status, r.err);
+    assert_non_null(strstr(r.out, "      refine design-a pcie.latency=1.25us speed=1\n"));
+    assert_non_null(strstr(r.out, "      refine design-b pcie.latency=1.25us speed=1\n"));
+    assert_non_null(strstr(r.out, "speed=0.5: 0 pcie.latency value(s) with runs of both "
+                                  "variants: nothing to bisect"));
+    assert_non_null(strstr(r.out, "speed=1: 1 crossing(s), the widest bracket 0.5 us, at "
+                                  "most 8 runs left"));
+    assert_non_null(strstr(r.err, "then refining the crossings of a and b along "
+                                  "pcie.latency to 0.05us"));
+    cli_result_free(&r);
+    /* a sweep file refines for the default study, keeping its points' values */
+    snprintf(args, sizeof args,
+             "sweep '%s/experiments/matmul/sweep-quick.json' --resolution 0.1us --dry-run",
+             source_dir());
+    r = run_program(dir, "mortar", args);
+    if (r.status != 0)
+        fail_msg("status %d, stderr: %s", r.status, r.err);
+    assert_non_null(strstr(r.out, "      refine design-b pcie.latency=1.25us\n"));
+    assert_non_null(strstr(r.out, "at most 6 runs left"));
+    cli_result_free(&r);
+    remove_tree(dir);
+}
+
+/* Each refinement option's mistake is a usage error naming it; nothing runs. */
+static void test_refine_options_are_checked(void **state)
+{
+    (void)state;
+    const char *dir = scratch_dir();
+    static const struct {
+        const char *operand, *options, *says;
+    } bad[] = {
+        {"study.json", "--resolution 0.05", "--resolution 0.05: expected a duration"},
+        {"study.json", "--resolution -1us", "--resolution -1us: expected a duration"},
+        {"study.json", "--refine --no-refine", "--refine and --no-refine together"},
+        {"study.json", "--no-refine --resolution 1us", "--resolution 1us with --no-refine"},
+        {"study.json", "--refine --study x.json", "is a study, and the one refined for"},
+        {"sweep-quick.json", "--study x.json", "a sweep names a study only to --refine"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char args[2048], err[4096];
+        snprintf(args, sizeof args, "sweep --dry-run --db none.db '%s/experiments/matmul/%s' %s",
+                 source_dir(), bad[i].operand, bad[i].options);
+        int rc = run_mortar(dir, args, err, sizeof err);
+        if (rc != 2 || !strstr(err, bad[i].says))
+            fail_msg("%s: status %d, stderr: %s", args, rc, err);
+    }
+    remove_tree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_spec_without_grid_prints_usage_and_runs_nothing),
         cmocka_unit_test(test_dry_run_creates_no_database),
         cmocka_unit_test(test_sweep_file_needs_no_grid),
+        cmocka_unit_test(test_a_refining_dry_run_lists_the_next_midpoints),
+        cmocka_unit_test(test_refine_options_are_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -370,7 +370,7 @@ static void test_crossover_is_interpolated_between_measured_points(void **state)
     assert_near(num(x, "x"), 5.0 / 6.0, 1e-6);
     assert_string_equal(str(x, "below"), "a");
     assert_string_equal(str(x, "above"), "b");
-    assert_string_equal(str(x, "text"), "At 1x, A wins below 0.83 us and B above.");
+    assert_string_equal(str(x, "text"), "At 1x, A wins below 0.83 us and B above (estimated on a straight line between the runs at 0.5 and 1 us).");
 }
 
 static void test_no_crossing_when_one_design_wins_everywhere(void **state)
@@ -496,7 +496,7 @@ static bool summary_has_in(json_t *v, const char *text)
 
 static void test_summary_states_the_conclusions_with_numbers(void **state)
 {
-    assert_true(summary_has(state, "At 1x, A wins below 0.83 us and B above."));
+    assert_true(summary_has(state, "At 1x, A wins below 0.83 us and B above (estimated on a straight line between the runs at 0.5 and 1 us)."));
     assert_true(summary_has(state, "A wins 4 and B 2 of the 6 cells where both ran"));
     assert_true(summary_has(state, "Alone, A is faster at every speed (A 1920.00 us, B "
                                    "2560.00 us at 1x); in the system the ranking flips "
@@ -576,7 +576,7 @@ static void test_labels_and_baselines_come_from_the_study(void **state)
         wins |= strstr(json_string_value(s), "Alpha wins 4 and Beta 2 of the 6 cells") !=
                 NULL;
         cross |= !strcmp(json_string_value(s),
-                         "At 1x, Alpha wins below 0.83 us and Beta above.");
+                         "At 1x, Alpha wins below 0.83 us and Beta above (estimated on a straight line between the runs at 0.5 and 1 us).");
         assert_null(strstr(json_string_value(s), "register copy"));
     }
     assert_true(wins);
@@ -622,7 +622,7 @@ static void test_knob_labels_and_units_come_from_the_study(void **state)
     json_t *v = verdict_compute(f->t.db, &st, err, sizeof err);
     assert_non_null(v);
     assert_near(json_number_value(json_array_get(json_object_get(v, "x_values"), 0)), 500, 1e-9);
-    assert_true(summary_has_in(v, "At 1 GHz, A wins below 833.33 ns and B above."));
+    assert_true(summary_has_in(v, "At 1 GHz, A wins below 833.33 ns and B above (estimated on a straight line between the runs at 500 and 1000 ns)."));
     assert_true(summary_has_in(v, "At 2 GHz, A wins at every delay from 500.00 to 1500.00 ns"));
     assert_true(summary_has_in(v, "Alone, A is faster at every rate (A 1920.00 us, B 2560.00 us "
                                   "at 1 GHz)"));
@@ -671,7 +671,7 @@ static void test_a_study_with_one_knob_has_one_series(void **state)
     assert_int_equal(json_array_size(json_object_get(v, "series_values")), 1);
     assert_int_equal(json_array_size(json_object_get(v, "cells")), 3);
     assert_json_null(json_array_get(json_object_get(v, "cells"), 0), "series");
-    assert_true(summary_has_in(v, "A wins below 0.83 us and B above."));
+    assert_true(summary_has_in(v, "A wins below 0.83 us and B above (estimated on a straight line between the runs at 0.5 and 1 us)."));
     assert_true(summary_has_in(v, "From 0.50 to 1.50 us A's median moves by +800.0 us"));
     assert_json_null(json_array_get(json_object_get(v, "alone"), 0), "a_us");
     assert_int_equal(json_array_size(json_object_get(v, "load")), 0);
@@ -687,7 +687,7 @@ static void test_a_study_with_one_knob_has_one_series(void **state)
     assert_int_equal(system(cmd), 0);
     char *text = slurp(text_path);
     assert_non_null(text);
-    assert_non_null(strstr(text, "  A wins below 0.83 us and B above.\n"));
+    assert_non_null(strstr(text, "  A wins below 0.83 us and B above (estimated on a straight line between the runs at 0.5 and 1 us).\n"));
     assert_null(strstr(text, "Load"));
     free(text);
     unlink(text_path);
@@ -728,7 +728,9 @@ static char *mortar_output(const fixture *f, const char *args)
 
 /* The verdict's text and JSON and `results --json` (but for each run's
  * started_at, the wall clock) are byte for byte what they were when the
- * variants' names were in the code. */
+ * variants' names were in the code, but for what issue 32 added: how each
+ * crossing was found (its sentence's parentheses and the crossovers' new
+ * keys) and the extra cells (none here). */
 static void test_verdict_and_results_are_as_before_the_study_file(void **state)
 {
     fixture *f = *state;
@@ -791,6 +793,93 @@ static void test_a_tie_between_the_signs_is_the_crossing(void **state)
     json_t *c = json_array_get(json_object_get(v, "cells"), 1);
     assert_string_equal(str(c, "winner"), "tie");
     assert_near(num(c, "margin_us"), 0, 0);
+    json_decref(v);
+    close_db(&t);
+}
+
+/* A new database with A and B at 0.5x (the alone runs are cheap) at each
+ * x of `xs` (grid values 1, 1.5 and 2 us and extra ones between), their
+ * medians `a` and B's `b_us` everywhere, and the verdict on it. */
+static json_t *verdict_of_pairs(test_db *t, const double *xs, const double *a, double b_us,
+                                size_t n)
+{
+    open_db(t);
+    for (size_t i = 0; i < n; i++) {
+        add(t->db, "a", "ok", xs[i], 0.5, a[i]);
+        add(t->db, "b", "ok", xs[i], 0.5, b_us);
+    }
+    char err[512];
+    json_t *v = verdict_compute(t->db, &case_study, err, sizeof err);
+    if (!v)
+        fail_msg("%s", err);
+    return v;
+}
+
+static void test_a_crossing_bracketed_by_extra_runs_is_measured(void **state)
+{
+    (void)state;
+    test_db t;
+    const double xs[] = {1.0, 1.5, 2.0, 1.125, 1.25}, a[] = {1000, 1300, 1400, 1040, 1120};
+    json_t *v = verdict_of_pairs(&t, xs, a, 1100, 5);
+    /* the grid is the declared values; the extra runs are cells of their own */
+    assert_int_equal(json_array_size(json_object_get(v, "x_values")), 3);
+    assert_int_equal(json_array_size(json_object_get(v, "cells")), 3);
+    json_t *extra = json_object_get(v, "extra_cells");
+    assert_int_equal(json_array_size(extra), 2);
+    assert_near(num(json_array_get(extra, 0), "x"), 1.125, 0);
+    assert_string_equal(str(json_array_get(extra, 1), "winner"), "b");
+    assert_near(num(json_object_get(json_array_get(extra, 1), "a"), "median_us"), 1120, 0);
+    json_t *x = json_array_get(json_object_get(v, "crossovers"), 0);
+    assert_true(json_is_true(json_object_get(x, "measured")));
+    assert_near(num(x, "from_x"), 1.125, 0);
+    assert_near(num(x, "to_x"), 1.25, 0);
+    assert_near(num(x, "x"), 1.125 + 60.0 / 80.0 * 0.125, 1e-9);
+    assert_int_equal(json_array_size(json_object_get(x, "crossings")), 1);
+    assert_int_equal(json_array_size(json_object_get(x, "non_monotonic")), 0);
+    assert_string_equal(str(x, "text"), "At 0.5x, A wins below 1.22 us and B above (measured "
+                                        "between runs at 1.125 and 1.25 us).");
+    assert_true(summary_has_in(v, "(measured between runs at 1.125 and 1.25 us)"));
+    /* the extra runs are not grid rows anywhere */
+    assert_int_equal(json_object_size(json_object_get(
+                         json_array_get(json_object_get(v, "ranking"), 0), "system_winners")),
+                     3);
+    json_decref(v);
+    fixture f = {.t = t};
+    char *text = mortar_output(&f, "verdict");
+    assert_non_null(strstr(text, "Runs between the grid's L(us) values"));
+    assert_non_null(strstr(text, "   0.5      1.125    1040.0    1100.0      A\n"));
+    free(text);
+    close_db(&t);
+}
+
+static void test_every_flip_and_a_curve_that_turns_are_reported(void **state)
+{
+    (void)state;
+    test_db t;
+    /* winners A, B, A, B, B from 1 to 1.5 us; A rises, falls, rises and
+     * falls between them */
+    const double xs[] = {1.0, 1.5, 1.25, 1.375, 1.4375}, a[] = {1000, 1300, 1150, 1080, 1350};
+    json_t *v = verdict_of_pairs(&t, xs, a, 1100, 5);
+    json_t *x = json_array_get(json_object_get(v, "crossovers"), 0);
+    json_t *list = json_object_get(x, "crossings");
+    assert_int_equal(json_array_size(list), 3);
+    assert_string_equal(str(json_array_get(list, 1), "below"), "b");
+    assert_string_equal(str(json_array_get(list, 1), "above"), "a");
+    assert_string_equal(str(x, "below"), "a");
+    assert_string_equal(str(x, "above"), "b");
+    assert_non_null(strstr(str(x, "text"), "At 0.5x, A wins below 1.17 us, B up to 1.34 us, "
+                                           "A up to 1.38 us and B above (measured"));
+    json_t *out = json_object_get(x, "non_monotonic");
+    assert_int_equal(json_array_size(out), 1); /* A; B is flat */
+    assert_string_equal(str(json_array_get(out, 0), "variant"), "a");
+    assert_near(num(json_array_get(out, 0), "from_x"), 1.0, 0);
+    assert_near(num(json_array_get(out, 0), "to_x"), 1.5, 0);
+    assert_int_equal(json_array_size(json_object_get(json_array_get(out, 0), "points")), 5);
+    assert_true(summary_has_in(v, "At 0.5x, the ranking flips 3 times between 1 and 1.5 us: "
+                                  "the curves are not monotonic there."));
+    assert_true(summary_has_in(v, "At 0.5x, A is not monotonic between 1 and 1.5 us: its "
+                                  "median is 1000.0 us at 1, 1150.0 at 1.25, 1080.0 at "
+                                  "1.375, 1350.0 at 1.4375 and 1300.0 at 1.5 us."));
     json_decref(v);
     close_db(&t);
 }
@@ -995,6 +1084,8 @@ int main(void)
     };
     const struct CMUnitTest alone_dbs[] = {
         cmocka_unit_test(test_a_tie_between_the_signs_is_the_crossing),
+        cmocka_unit_test(test_a_crossing_bracketed_by_extra_runs_is_measured),
+        cmocka_unit_test(test_every_flip_and_a_curve_that_turns_are_reported),
         cmocka_unit_test(test_every_loss_of_a_used_run_is_a_warning),
         cmocka_unit_test(test_runs_without_losses_give_no_warning),
         cmocka_unit_test(test_an_empty_database_has_no_finished_runs),

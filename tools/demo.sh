@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The main job: the matmul case study. The designs on the component bench
 # ("alone": mortar alone, each run recorded), then the case study's sweep
-# (experiments/matmul/sweep.json, or SWEEP=quick for
-# experiments/matmul/sweep-quick.json), then the
-# verdict computed from the runs and the explorer page.
+# (its study, experiments/matmul/study.json: sweep.json's 62 points, then
+# more runs between the latencies where A and B swap places at each speed,
+# by bisection, until each crossing is bracketed within 0.05 us; or
+# SWEEP=quick for experiments/matmul/sweep-quick.json, not refined), then
+# the verdict computed from the runs and the explorer page.
 #
 # The sweep resumes: run it again after an interruption and finished runs
 # are kept. Results go to mortar.db, run directories to runs/, the page to
@@ -13,7 +15,7 @@ cd "$(dirname "$0")/.."
 mortar=build/bin/mortar
 [ -x "$mortar" ] || { echo "demo: build first (make)" >&2; exit 1; }
 case "${SWEEP:-full}" in
-  full) sweep=experiments/matmul/sweep.json ;;
+  full) sweep=experiments/matmul/study.json ;;
   quick) sweep=experiments/matmul/sweep-quick.json ;;
   *) sweep=$SWEEP ;;
 esac

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "errbuf.h"
+#include "knob_scale.h"
 #include "spec.h"
 #include "mortar/name.h"
 #include "mortar/time.h"
@@ -678,6 +679,37 @@ static int read_parts(const where *w, study *st, json_t *root)
     return 0;
 }
 
+/* ---- refining ---------------------------------------------------------------- */
+
+/* "refine": {"resolution": ...}: the x knob (the first) is what a
+ * refinement bisects, so the resolution is one of its values' kind: a
+ * duration for a time knob (default 0.05us), a number for another (no
+ * default). */
+static int read_refine(const where *w, study *st, json_t *root)
+{
+    static const char *const keys[] = {"resolution", NULL};
+    int rc = 0;
+    json_t *jr = want_object(w, root, "refine", "refine", false, &rc);
+    if (rc || !jr)
+        return rc;
+    if (check_keys(w, jr, "refine", keys))
+        return -1;
+    if (st->nknobs == 0)
+        return fail(w, "refine", "the study has no knob to refine along");
+    const study_knob *x = &st->knobs[0];
+    knob_scale scale = knob_scale_of(x);
+    json_t *res = json_object_get(jr, "resolution");
+    char why[256];
+    st->refine = (study_refine){.on = true,
+                                .resolution = knob_scale_default_resolution(&scale)};
+    if (!res && isnan(st->refine.resolution))
+        return fail(w, "refine.resolution",
+                    "missing: knob %s is not a time, so there is no default", x->name);
+    if (res && knob_scale_resolution(&scale, res, &st->refine.resolution, why, sizeof why))
+        return fail(w, "refine.resolution", "%s: %s", x->name, why);
+    return 0;
+}
+
 /* ---- loading ---------------------------------------------------------------- */
 
 static json_t *load_json(const char *path)
@@ -709,7 +741,8 @@ static int read_name(const where *w, study *st, json_t *root)
 int study_load(study *st, const char *path, char *err, size_t err_size)
 {
     static const char *const keys[] = {"name", "description", "variants", "knobs",
-                                       "load", "metric",      "parts",    NULL};
+                                       "load", "metric",      "parts",    "refine",
+                                       NULL};
     *st = (study){.path = xstrdup(path)};
     where w = {.file = path, .err = err, .size = err_size};
     json_error_t jerr;
@@ -729,7 +762,8 @@ int study_load(study *st, const char *path, char *err, size_t err_size)
     else if (!check_keys(&w, root, "study", keys) && !read_name(&w, st, root) &&
              !read_variants(&w, st, root, dir) && !read_knobs(&w, st, root) &&
              !read_load(&w, st, root) && !check_alone_commands(&w, st) &&
-             !read_metric(&w, st, root) && !read_parts(&w, st, root))
+             !read_metric(&w, st, root) && !read_parts(&w, st, root) &&
+             !read_refine(&w, st, root))
         rc = 0;
     json_decref(root);
     return rc;
@@ -900,19 +934,6 @@ int study_resolve_spec(study *st, const char *path, char *const sets[], size_t n
     return 1;
 }
 
-/* Picoseconds in one `unit`, or 0 when it is not a time unit. */
-static double time_unit_ps(const char *unit)
-{
-    static const struct {
-        const char *name;
-        double ps;
-    } units[] = {{"ps", 1}, {"ns", 1e3}, {"us", 1e6}, {"ms", 1e9}, {"s", 1e12}};
-    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
-        if (unit && !strcmp(unit, units[i].name))
-            return units[i].ps;
-    return 0;
-}
-
 int study_knob_number(const study_knob *k, json_t *value, double *out)
 {
     if (json_is_number(value)) {
@@ -926,7 +947,7 @@ int study_knob_number(const study_knob *k, json_t *value, double *out)
     const char *text = json_string_value(value);
     if (!text || !text[0])
         return -1;
-    double unit_ps = time_unit_ps(k->unit);
+    double unit_ps = knob_time_unit_ps(k->unit);
     uint64_t ps;
     if (unit_ps > 0 && mortar_time_parse(text, &ps) == 0) {
         *out = (double)ps / unit_ps;

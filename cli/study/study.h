@@ -88,6 +88,14 @@ typedef struct study_part {
     json_t *set;  /* {"path": value} or NULL */
 } study_part;
 
+/* How `mortar sweep STUDY` refines the crossings along the x knob
+ * (docs/studies.md, "Refining the crossing"): on when the file has
+ * "refine"; the resolution is in the x knob's unit. */
+typedef struct study_refine {
+    bool on;
+    double resolution; /* the bracket a crossing is narrowed to */
+} study_refine;
+
 typedef struct study {
     char *path; /* the study file as given */
     char *name;
@@ -104,6 +112,7 @@ typedef struct study {
     study_metric metric;
     study_part *parts;
     size_t nparts;
+    study_refine refine; /* off when the file has no "refine" */
 } study;
 
 /* Whether `path` holds a study file (a JSON object with "variants"). */

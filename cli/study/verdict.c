@@ -34,29 +34,22 @@
 #include <string.h>
 
 #include "alone.h"
+#include "crossing.h"
+#include "crossing_text.h"
 #include "db_query.h"
 #include "spec.h"
+#include "sentence.h"
 #include "study.h"
+#include "study_runs.h"
 #include "time_split.h"
 #include "trace_export.h"
 #include "verdict_axes.h"
 
 /* The metric's parts the verdict reads per run (the study's first ones). */
-#define VERDICT_MAX_PARTS 8
+#define VERDICT_MAX_PARTS STUDY_RUN_MAX_PARTS
 
-/* One finished run, as the verdict sees it; NAN stands for SQL NULL and
- * for a knob value the run does not have. */
-typedef struct vrun {
-    int64_t id;
-    char variant[64];
-    double x, series, load; /* the knob values, in the knobs' units */
-    double median_us, p99_us, mean_us, min_us, max_us, throughput_rps;
-    double part_us[VERDICT_MAX_PARTS]; /* medians over the requests; NAN: none known */
-    double share; /* the load share's counters (study_load_share); NAN: unknown */
-    char run_dir[1024];
-    json_t *split; /* the median request's split (owned), or an {"error"}; NULL
-                      when the run has no trace */
-} vrun;
+/* One finished run, as the verdict sees it (study_runs.h). */
+typedef study_run vrun;
 
 /* Sorted distinct values (a grid axis). */
 typedef struct dlist {
@@ -71,8 +64,7 @@ typedef struct verdict_ctx {
     double series_at, load_at; /* the reference values; NAN: no such knob */
     size_t nparts;             /* the metric parts read */
     char xu[16], su[16];       /* the x and series units as text follows a value */
-    vrun *runs;                /* the newest ok run of each cell, in id order */
-    size_t nruns, cap;
+    study_runs rs;             /* the newest ok run of each cell, in id order */
     dlist xs, series;   /* the grid: unloaded runs of the compared variants */
     double *alone[2];   /* per series value; NAN where the variant has no run */
     bool splits;        /* each traced run's split is wanted */
@@ -81,14 +73,6 @@ typedef struct verdict_ctx {
 } verdict_ctx;
 
 /* ---- small helpers ---- */
-
-static bool same_value(double x, double y)
-{
-    if (isnan(x) || isnan(y))
-        return isnan(x) && isnan(y);
-    double scale = fabs(x) > 1 ? fabs(x) : 1;
-    return fabs(x - y) <= 1e-9 * scale;
-}
 
 /* The name of the first (0) or second (1) variant the study compares. */
 static const char *vname(const verdict_ctx *c, int i)
@@ -168,14 +152,6 @@ static void set_err(verdict_ctx *c, const char *what, const char *why)
 
 /* ---- the study's axes ---- */
 
-/* The knob's value in the run's variables, NAN when it has none (or no
- * such knob). */
-static double knob_value(const study_knob *k, json_t *vars)
-{
-    double x;
-    return k && !study_knob_number(k, json_object_get(vars, k->name), &x) ? x : NAN;
-}
-
 static void init_axes(verdict_ctx *c)
 {
     c->ax = verdict_axes_of(c->st);
@@ -190,103 +166,34 @@ static void init_axes(verdict_ctx *c)
 /* Whether the run is at the load axis' lowest value (always, without one). */
 static bool unloaded(const verdict_ctx *c, const vrun *r)
 {
-    return !c->ax.load || isnan(r->load) || same_value(r->load, c->load_at);
+    return study_runs_unloaded(&c->rs, r);
 }
 
 /* Whether the run is at the series knob's reference value (always, without one). */
 static bool at_series(const verdict_ctx *c, const vrun *r)
 {
-    return !c->ax.series || same_value(r->series, c->series_at);
+    return !c->ax.series || study_same_value(r->series, c->series_at);
 }
 
 /* ---- reading the runs ---- */
-
-static size_t run_index(const verdict_ctx *c, const vrun *key)
-{
-    for (size_t i = 0; i < c->nruns; i++) {
-        const vrun *r = &c->runs[i];
-        if (!strcmp(r->variant, key->variant) && same_value(r->x, key->x) &&
-            same_value(r->series, key->series) && same_value(r->load, key->load))
-            return i;
-    }
-    return c->nruns;
-}
 
 /* The unloaded run of a cell, or NULL. */
 static const vrun *find_run(const verdict_ctx *c, const char *variant, double x,
                             double series)
 {
-    for (size_t i = 0; i < c->nruns; i++) {
-        const vrun *r = &c->runs[i];
-        if (!strcmp(r->variant, variant) && same_value(r->x, x) &&
-            same_value(r->series, series) && unloaded(c, r))
-            return r;
-    }
-    return NULL;
+    return study_runs_find(&c->rs, variant, x, series);
 }
 
 /* The unloaded run of a cell with a median, or NULL. */
 static const vrun *grid_run(const verdict_ctx *c, const char *variant, double x,
                             double series)
 {
-    const vrun *r = find_run(c, variant, x, series);
-    return r && !isnan(r->median_us) ? r : NULL;
-}
-
-/* Adds a run, replacing an older one of the same cell (rows come in id order). */
-static int keep_run(verdict_ctx *c, const vrun *r)
-{
-    size_t i = run_index(c, r);
-    if (i == c->nruns) {
-        if (c->nruns == c->cap) {
-            size_t cap = c->cap ? 2 * c->cap : 64;
-            vrun *runs = realloc(c->runs, cap * sizeof *runs);
-            if (!runs)
-                return -1;
-            c->runs = runs;
-            c->cap = cap;
-        }
-        c->nruns++;
-    }
-    c->runs[i] = *r;
-    return 0;
-}
-
-/* Keeps a finished run from the database (db_each_ok_run). */
-static int take_run(void *ctx, const db_ok_run *row)
-{
-    verdict_ctx *c = ctx;
-    vrun r = {.id = row->id,
-              .x = knob_value(c->ax.x, row->vars),
-              .series = knob_value(c->ax.series, row->vars),
-              .load = knob_value(c->ax.load, row->vars),
-              .median_us = row->median_us,
-              .p99_us = row->p99_us,
-              .mean_us = row->mean_us,
-              .min_us = row->min_us,
-              .max_us = row->max_us,
-              .throughput_rps = row->throughput_rps,
-              .share = NAN};
-    char variant[sizeof r.variant];
-    json_t *v = json_object_get(row->vars, c->st->axis);
-    if (spec_value_text(v, variant, sizeof variant))
-        variant[0] = '\0';
-    snprintf(r.variant, sizeof r.variant, "%s", variant);
-    snprintf(r.run_dir, sizeof r.run_dir, "%s", row->run_dir);
-    if (keep_run(c, &r)) {
-        snprintf(c->err, c->err_size, "out of memory reading the runs");
-        return -1;
-    }
-    return 0;
+    return study_runs_cell(&c->rs, variant, x, series);
 }
 
 static int load_runs(verdict_ctx *c)
 {
-    char why[512];
-    int rc = db_each_ok_run(c->db, take_run, c, why, sizeof why);
-    if (rc < 0)
-        set_err(c, "reading the runs", why);
-    return rc ? -1 : 0;
+    return study_runs_load(&c->rs, c->db, c->st, c->err, c->err_size);
 }
 
 /*
@@ -334,14 +241,14 @@ static json_t *run_split(const vrun *r)
 
 static void load_splits(verdict_ctx *c)
 {
-    for (size_t i = 0; i < c->nruns; i++)
-        c->runs[i].split = run_split(&c->runs[i]);
+    for (size_t i = 0; i < c->rs.n; i++)
+        c->rs.runs[i].split = run_split(&c->rs.runs[i]);
 }
 
 static int load_request_medians(verdict_ctx *c)
 {
-    for (size_t i = 0; i < c->nruns; i++) {
-        vrun *r = &c->runs[i];
+    for (size_t i = 0; i < c->rs.n; i++) {
+        vrun *r = &c->rs.runs[i];
         for (size_t p = 0; p < c->nparts; p++)
             if (request_median_us(c, r->id, c->st->metric.parts[p].field, &r->part_us[p]))
                 return -1;
@@ -356,7 +263,7 @@ static int load_request_medians(verdict_ctx *c)
 static void add_distinct(dlist *l, double x)
 {
     for (size_t i = 0; i < l->n; i++)
-        if (same_value(l->v[i], x))
+        if (study_same_value(l->v[i], x))
             return;
     l->v[l->n++] = x;
 }
@@ -376,9 +283,23 @@ static void sort_list(dlist *l)
         qsort(l->v, l->n, sizeof *l->v, compare_doubles);
 }
 
+/* Whether the run is at an x value of the knob's grid, not between (an
+ * extra run of a refinement). */
+static bool on_grid(const verdict_ctx *c, const vrun *r)
+{
+    return study_runs_on_grid(&c->rs, r->x);
+}
+
+/* Whether the run is one of the grid's: a compared variant's, unloaded, at
+ * a grid value of x. */
+static bool is_grid_run(const verdict_ctx *c, const vrun *r)
+{
+    return unloaded(c, r) && is_ab(c, r->variant) && !isnan(r->x) && on_grid(c, r);
+}
+
 static int build_axes(verdict_ctx *c)
 {
-    size_t cap = c->nruns ? c->nruns : 1; /* never more distinct values than runs */
+    size_t cap = c->rs.n ? c->rs.n : 1; /* never more distinct values than runs */
     c->xs.v = calloc(cap, sizeof(double));
     c->series.v = calloc(cap, sizeof(double));
     c->alone[0] = calloc(cap, sizeof(double));
@@ -387,9 +308,9 @@ static int build_axes(verdict_ctx *c)
         snprintf(c->err, c->err_size, "out of memory");
         return -1;
     }
-    for (size_t i = 0; i < c->nruns; i++) {
-        const vrun *r = &c->runs[i];
-        if (unloaded(c, r) && is_ab(c, r->variant) && !isnan(r->x)) {
+    for (size_t i = 0; i < c->rs.n; i++) {
+        const vrun *r = &c->rs.runs[i];
+        if (is_grid_run(c, r)) {
             add_distinct(&c->xs, r->x);
             add_distinct(&c->series, r->series);
         }
@@ -415,7 +336,7 @@ static void series_text(const verdict_ctx *c, double series, char *buf, size_t s
     for (size_t i = 0; k && i < k->nvalues; i++) {
         json_t *v = json_string(k->values[i]);
         double x;
-        bool same = !study_knob_number(k, v, &x) && same_value(x, series);
+        bool same = !study_knob_number(k, v, &x) && study_same_value(x, series);
         json_decref(v);
         if (same) {
             snprintf(buf, size, "%s", k->values[i]);
@@ -525,9 +446,11 @@ static void set_margin(json_t *cell, const vrun *a, const vrun *b)
 }
 
 /* The cell at (x, series), or NULL when neither variant ran there. */
-static json_t *cell_json(const verdict_ctx *c, size_t xi, size_t si)
+/* The cell at (x, the series' value si), or NULL when neither variant ran
+ * there. */
+static json_t *cell_json(const verdict_ctx *c, double x, size_t si)
 {
-    double x = c->xs.v[xi], series = c->series.v[si];
+    double series = c->series.v[si];
     const vrun *a = find_run(c, vname(c, 0), x, series);
     const vrun *b = find_run(c, vname(c, 1), x, series);
     if (!a && !b)
@@ -547,10 +470,40 @@ static json_t *cells_json(const verdict_ctx *c)
     json_t *cells = json_array();
     for (size_t si = 0; si < c->series.n; si++)
         for (size_t xi = 0; xi < c->xs.n; xi++) {
-            json_t *cell = cell_json(c, xi, si);
+            json_t *cell = cell_json(c, c->xs.v[xi], si);
             if (cell)
                 json_array_append_new(cells, cell);
         }
+    return cells;
+}
+
+/* The distinct x values of the series' value si between the grid's (a
+ * compared variant's unloaded runs there), sorted, into xs (room for the
+ * runs). */
+static void extra_xs(const verdict_ctx *c, size_t si, dlist *xs)
+{
+    for (size_t i = 0; i < c->rs.n; i++) {
+        const vrun *r = &c->rs.runs[i];
+        if (unloaded(c, r) && is_ab(c, r->variant) && !isnan(r->x) && !on_grid(c, r) &&
+            study_same_value(r->series, c->series.v[si]))
+            add_distinct(xs, r->x);
+    }
+    sort_list(xs);
+}
+
+/* The cells between the grid's x values (the extra runs of a refinement),
+ * by series, then x: the layout of "cells". */
+static json_t *extra_cells_json(const verdict_ctx *c)
+{
+    json_t *cells = json_array();
+    dlist xs = {.v = calloc(c->rs.n ? c->rs.n : 1, sizeof(double))};
+    for (size_t si = 0; xs.v && si < c->series.n; si++) {
+        xs.n = 0;
+        extra_xs(c, si, &xs);
+        for (size_t xi = 0; xi < xs.n; xi++)
+            json_array_append_new(cells, cell_json(c, xs.v[xi], si));
+    }
+    free(xs.v);
     return cells;
 }
 
@@ -564,117 +517,87 @@ static json_t *list_json(const dlist *l)
 
 /* ---- crossovers ---- */
 
-/* An x where both variants ran, and median A - median B there. */
-typedef struct diff_point {
-    double x, diff_us;
-} diff_point;
-
-static size_t diff_points(const verdict_ctx *c, double series, diff_point *p)
+/* The compared variant that wins on `side` (cross_side), or null for a tie. */
+static json_t *side_name(const verdict_ctx *c, int side)
 {
-    size_t n = 0;
-    for (size_t xi = 0; xi < c->xs.n; xi++) {
-        double x = c->xs.v[xi];
-        const vrun *a = grid_run(c, vname(c, 0), x, series);
-        const vrun *b = grid_run(c, vname(c, 1), x, series);
-        if (a && b)
-            p[n++] = (diff_point){x, a->median_us - b->median_us};
+    return side ? json_string(vname(c, side > 0)) : json_null();
+}
+
+static json_t *crossing_entry(const verdict_ctx *c, const cross_point *p, const crossing *k)
+{
+    return json_pack("{s:f, s:f, s:f, s:o, s:o, s:b, s:b, s:o, s:o}", "x", k->x, "from_x",
+                     p[k->lo].x, "to_x", p[k->hi].x, "below", side_name(c, k->below),
+                     "above", side_name(c, k->above), "measured", k->measured, "tied",
+                     k->hi > k->lo + 1, "grid_from_x", num(k->grid_lo), "grid_to_x",
+                     num(k->grid_hi));
+}
+
+/* The stretches between grid points along which compared variant `d`'s
+ * curve in the series is not monotonic (crossing.h), each with its points. */
+static void add_turns(const verdict_ctx *c, int d, double series, json_t *arr)
+{
+    size_t room = c->rs.n ? c->rs.n : 1;
+    curve_point *p = calloc(room, sizeof *p);
+    curve_stretch *t = calloc(room, sizeof *t);
+    size_t np = p && t ? study_runs_curve(&c->rs, d, series, p, NULL) : 0;
+    size_t nt = curve_turns(p, np, t);
+    for (size_t i = 0; i < nt; i++) {
+        json_t *points = json_array();
+        for (size_t k = t[i].lo; k <= t[i].hi; k++)
+            json_array_append_new(points, json_pack("{s:f, s:f}", "x", p[k].x, "median_us",
+                                                    p[k].y));
+        json_array_append_new(arr, json_pack("{s:s, s:f, s:f, s:o}", "variant", vname(c, d),
+                                             "from_x", p[t[i].lo].x, "to_x", p[t[i].hi].x,
+                                             "points", points));
     }
-    return n;
+    free(p);
+    free(t);
 }
 
-/* Who wins where the difference has this (nonzero) sign: A when A is lower. */
-static const char *side(const verdict_ctx *c, double diff_us)
+/* Every change of the winner along x in one series (crossing.h), with the
+ * first one's place and bracket at the top; "below" is who wins below the
+ * first crossing and "above" who wins above the last (without a crossing:
+ * who wins everywhere, or null). The sentences come from crossing_text.c. */
+static json_t *crossover_of(const verdict_ctx *c, double series, const cross_point *p,
+                            size_t n, crossing *k)
 {
-    return diff_us < 0 ? vname(c, 0) : vname(c, 1);
-}
-
-/* "At 1x, " before a sentence about one series value; "" without a series. */
-static const char *at_prefix(const verdict_ctx *c, double series, char *buf, size_t size)
-{
-    if (c->ax.series)
-        snprintf(buf, size, "At %g%s, ", series, c->su);
-    else
-        buf[0] = '\0';
-    return buf;
-}
-
-static json_t *crossover(double series, double at, const char *below, const char *above,
-                         const char *text)
-{
-    return json_pack("{s:o, s:o, s:o, s:o, s:s}", "series", num(series), "x", num(at),
-                     "below", below ? json_string(below) : json_null(), "above",
-                     above ? json_string(above) : json_null(), "text", text);
-}
-
-static json_t *crossing_json(const verdict_ctx *c, double series, double at,
-                             const char *below, const char *above)
-{
-    char text[512], pre[64];
-    snprintf(text, sizeof text, "%s%s wins below %.2f%s and %s above.",
-             at_prefix(c, series, pre, sizeof pre), upper(c, below), at, c->xu,
-             upper(c, above));
-    return crossover(series, at, below, above, text);
-}
-
-/* No sign change: one variant wins (or ties) everywhere, or nothing to compare. */
-static json_t *no_crossing_json(const verdict_ctx *c, double series, const diff_point *p,
-                                size_t n, int last)
-{
-    char text[512], pre[64];
-    const char *x_phrase = c->ax.x ? c->ax.x->phrase : "value";
-    at_prefix(c, series, pre, sizeof pre);
-    if (n == 0) {
-        snprintf(text, sizeof text, "%s%s %s has runs of both %s and %s.", pre,
-                 pre[0] ? "no" : "No", x_phrase, upper(c, vname(c, 0)),
-                 upper(c, vname(c, 1)));
-        return crossover(series, NAN, NULL, NULL, text);
-    }
-    if (last < 0) {
-        snprintf(text, sizeof text, "%s%s and %s tie at every %s measured.", pre,
-                 upper(c, vname(c, 0)), upper(c, vname(c, 1)), x_phrase);
-        return crossover(series, NAN, NULL, NULL, text);
-    }
+    size_t nk = crossings_find(p, n, k);
+    json_t *list = json_array(), *turns = json_array();
+    for (size_t i = 0; i < nk; i++)
+        json_array_append_new(list, crossing_entry(c, p, &k[i]));
+    int wins = 0;
     bool ties = false;
-    for (size_t i = 0; i < n; i++)
-        ties |= p[i].diff_us == 0;
-    const char *w = side(c, p[last].diff_us);
-    snprintf(text, sizeof text,
-             "%s%s wins%s at every %s from %.2f to %.2f%s: no crossing in range.", pre,
-             upper(c, w), ties ? " or ties" : "", x_phrase, p[0].x, p[n - 1].x, c->xu);
-    return crossover(series, NAN, w, w, text);
+    for (size_t i = 0; i < n; i++) {
+        ties |= cross_side(p[i].diff) == 0;
+        wins = cross_side(p[i].diff) ? cross_side(p[i].diff) : wins;
+    }
+    json_t *first = json_array_get(list, 0);
+    json_t *x = json_pack(
+        "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "series", num(series), "x",
+        num(first ? k[0].x : NAN), "below", side_name(c, nk ? k[0].below : wins), "above",
+        side_name(c, nk ? k[nk - 1].above : wins), "from_x",
+        num(first ? p[k[0].lo].x : NAN), "to_x", num(first ? p[k[0].hi].x : NAN),
+        "measured", first ? json_boolean(k[0].measured) : json_null(), "first_x",
+        num(n ? p[0].x : NAN), "last_x", num(n ? p[n - 1].x : NAN), "with_ties", ties);
+    json_object_set_new(x, "crossings", list);
+    add_turns(c, 0, series, turns);
+    add_turns(c, 1, series, turns);
+    json_object_set_new(x, "non_monotonic", turns);
+    crossing_text_set(c->st, &c->ax, x);
+    return x;
 }
 
-/*
- * The first change of sign of median A - median B across the sorted x
- * values. Between two measured points the difference is interpolated
- * linearly; when ties sit between the two signs, the crossing is the first
- * tie.
- */
 static json_t *crossover_json(const verdict_ctx *c, double series)
 {
-    diff_point *p = calloc(c->xs.n ? c->xs.n : 1, sizeof *p);
-    if (!p)
-        return NULL;
-    size_t n = diff_points(c, series, p);
-    int last = -1; /* the last point with a nonzero difference */
-    json_t *out = NULL;
-    for (size_t j = 0; j < n && !out; j++) {
-        if (p[j].diff_us == 0)
-            continue;
-        if (last >= 0 && (p[j].diff_us < 0) != (p[last].diff_us < 0)) {
-            const diff_point *p0 = &p[last], *p1 = &p[j];
-            double at = j == (size_t)last + 1
-                            ? p0->x + p0->diff_us / (p0->diff_us - p1->diff_us) *
-                                          (p1->x - p0->x)
-                            : p[last + 1].x;
-            out = crossing_json(c, series, at, side(c, p0->diff_us), side(c, p1->diff_us));
-        }
-        last = (int)j;
-    }
-    if (!out)
-        out = no_crossing_json(c, series, p, n, last);
+    size_t room = c->rs.n ? c->rs.n : 1;
+    cross_point *p = calloc(room, sizeof *p);
+    crossing *k = calloc(room, sizeof *k);
+    json_t *x = NULL;
+    if (p && k)
+        x = crossover_of(c, series, p, study_runs_cross_points(&c->rs, series, p), k);
     free(p);
-    return out;
+    free(k);
+    return x;
 }
 
 static json_t *crossovers_json(const verdict_ctx *c)
@@ -794,14 +717,15 @@ static json_t *baselines_json(const verdict_ctx *c)
 {
     const char **variants = calloc(c->st->nvariants + 2, sizeof *variants);
     size_t nv = variants ? baseline_variants(c, variants) : 0;
-    dlist xs = {.v = calloc(c->nruns ? c->nruns : 1, sizeof(double))};
+    dlist xs = {.v = calloc(c->rs.n ? c->rs.n : 1, sizeof(double))};
     json_t *arr = json_array();
-    for (size_t i = 0; xs.v && i < c->nruns; i++) {
-        const vrun *r = &c->runs[i];
+    for (size_t i = 0; xs.v && i < c->rs.n; i++) {
+        const vrun *r = &c->rs.runs[i];
         bool known = false;
         for (size_t d = 0; d < nv; d++)
             known |= !strcmp(r->variant, variants[d]);
-        if (known && unloaded(c, r) && at_series(c, r) && !isnan(r->x))
+        if (known && unloaded(c, r) && at_series(c, r) && !isnan(r->x) &&
+            (on_grid(c, r) || !is_ab(c, r->variant)))
             add_distinct(&xs, r->x);
     }
     sort_list(&xs);
@@ -838,12 +762,13 @@ static int compare_load(const void *x, const void *y)
 
 static json_t *load_json(const verdict_ctx *c)
 {
-    const vrun **rows = calloc(c->nruns ? c->nruns : 1, sizeof *rows);
+    const vrun **rows = calloc(c->rs.n ? c->rs.n : 1, sizeof *rows);
     json_t *arr = json_array();
     size_t n = 0;
-    for (size_t i = 0; c->ax.load && rows && i < c->nruns; i++)
-        if (is_ab(c, c->runs[i].variant) && at_series(c, &c->runs[i]))
-            rows[n++] = &c->runs[i];
+    for (size_t i = 0; c->ax.load && rows && i < c->rs.n; i++)
+        if (is_ab(c, c->rs.runs[i].variant) && at_series(c, &c->rs.runs[i]) &&
+            (on_grid(c, &c->rs.runs[i]) || !unloaded(c, &c->rs.runs[i])))
+            rows[n++] = &c->rs.runs[i];
     if (n)
         qsort(rows, n, sizeof *rows, compare_load);
     for (size_t i = 0; i < n; i++) {
@@ -901,13 +826,13 @@ static json_t *loss_warning(const verdict_ctx *c, const vrun *r, json_t *loss)
 static json_t *warnings_json(const verdict_ctx *c)
 {
     json_t *arr = json_array();
-    for (size_t i = 0; i < c->nruns; i++) {
-        if (!run_is_used(c, &c->runs[i]))
+    for (size_t i = 0; i < c->rs.n; i++) {
+        if (!run_is_used(c, &c->rs.runs[i]))
             continue;
-        json_t *losses = db_run_losses(c->db, c->runs[i].id), *l;
+        json_t *losses = db_run_losses(c->db, c->rs.runs[i].id), *l;
         size_t k;
         json_array_foreach(losses, k, l)
-            json_array_append_new(arr, loss_warning(c, &c->runs[i], l));
+            json_array_append_new(arr, loss_warning(c, &c->rs.runs[i], l));
         json_decref(losses);
     }
     return arr;
@@ -918,8 +843,8 @@ static json_t *warnings_json(const verdict_ctx *c)
 static json_t *splits_json(const verdict_ctx *c)
 {
     json_t *arr = json_array();
-    for (size_t i = 0; i < c->nruns; i++) {
-        const vrun *r = &c->runs[i];
+    for (size_t i = 0; i < c->rs.n; i++) {
+        const vrun *r = &c->rs.runs[i];
         if (!r->split)
             continue;
         json_t *row = json_pack("{s:I, s:s, s:o, s:o, s:o}", "run_id", (json_int_t)r->id,
@@ -934,30 +859,6 @@ static json_t *splits_json(const verdict_ctx *c)
 
 /* ---- the summary: sentences built from the sections above ---- */
 
-typedef struct sbuf {
-    char s[1024];
-    size_t n;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void sb_add(sbuf *b, const char *fmt, ...)
-{
-    if (b->n >= sizeof b->s - 1)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->n, sizeof b->s - b->n, fmt, ap);
-    va_end(ap);
-    b->n = strlen(b->s);
-}
-
-static void add_sentence(json_t *summary, const sbuf *b)
-{
-    if (b->n)
-        json_array_append_new(summary, json_string(b->s));
-}
-
 /* Whether two numbers of the JSON (null: no such knob) are the same. */
 static bool same_json(const json_t *a, const json_t *b, const char *key)
 {
@@ -966,19 +867,19 @@ static bool same_json(const json_t *a, const json_t *b, const char *key)
 }
 
 /* " at 0.50 us and 2x": where a cell is. */
-static void add_at(const verdict_ctx *c, sbuf *b, json_t *cell)
+static void add_at(const verdict_ctx *c, sentence *b, json_t *cell)
 {
-    sb_add(b, " at %.2f%s", jnum(cell, "x"), c->xu);
+    sentence_add(b, " at %.2f%s", jnum(cell, "x"), c->xu);
     if (c->ax.series)
-        sb_add(b, " and %g%s", jnum(cell, "series"), c->su);
+        sentence_add(b, " and %g%s", jnum(cell, "series"), c->su);
 }
 
 /* ", A's largest margin is 300.0 us (12.0%) at 2.50 us and 1x" */
-static void add_best(const verdict_ctx *c, sbuf *b, const char *variant, json_t *cell)
+static void add_best(const verdict_ctx *c, sentence *b, const char *variant, json_t *cell)
 {
     if (!cell)
         return;
-    sb_add(b, ", %s's largest margin is %.1f us (%.1f%%)", upper(c, variant),
+    sentence_add(b, ", %s's largest margin is %.1f us (%.1f%%)", upper(c, variant),
            jnum(cell, "margin_us"), jnum(cell, "margin_pct"));
     add_at(c, b, cell);
 }
@@ -1002,23 +903,27 @@ static void summarize_wins(const verdict_ctx *c, json_t *summary, json_t *cells)
     }
     if (!total)
         return;
-    sbuf b = {.n = 0};
-    sb_add(&b, "%s wins %zu and %s %zu of the %zu cells where both ran",
+    sentence b = {.n = 0};
+    sentence_add(&b, "%s wins %zu and %s %zu of the %zu cells where both ran",
            upper(c, vname(c, 0)), wins[0], upper(c, vname(c, 1)), wins[1], total);
     if (wins[0] + wins[1] < total)
-        sb_add(&b, " (%zu tied)", total - wins[0] - wins[1]);
+        sentence_add(&b, " (%zu tied)", total - wins[0] - wins[1]);
     add_best(c, &b, vname(c, 0), best[0]);
     add_best(c, &b, vname(c, 1), best[1]);
-    sb_add(&b, ".");
-    add_sentence(summary, &b);
+    sentence_add(&b, ".");
+    sentence_append_to(summary, &b);
 }
 
+/* Each series' crossing sentence, then its notes on the curves' shape. */
 static void summarize_crossovers(json_t *summary, json_t *crossovers)
 {
-    size_t i;
-    json_t *x;
-    json_array_foreach(crossovers, i, x)
+    size_t i, k;
+    json_t *x, *note;
+    json_array_foreach(crossovers, i, x) {
         json_array_append_new(summary, json_string(jstr(x, "text")));
+        json_array_foreach(json_object_get(x, "notes"), k, note)
+            json_array_append(summary, note);
+    }
 }
 
 /* "Alone, A is faster at every <series phrase> (A 1920.00 us, B 2560.00 us at 1x); in
@@ -1042,42 +947,42 @@ static void summarize_alone(const verdict_ctx *c, json_t *summary, json_t *alone
     if (!w)
         return;
     const study_knob *sk = c->ax.series;
-    sbuf b = {.n = 0};
+    sentence b = {.n = 0};
     if (same && strcmp(w, "tie"))
-        sb_add(&b, "Alone, %s is faster", upper(c, w));
+        sentence_add(&b, "Alone, %s is faster", upper(c, w));
     else
-        sb_add(&b, "Alone, neither %s is faster", c->st->axis);
+        sentence_add(&b, "Alone, neither %s is faster", c->st->axis);
     if (sk)
-        sb_add(&b, " at every %s", sk->phrase);
+        sentence_add(&b, " at every %s", sk->phrase);
     char a_key[TEXT_KEY_MAX], b_key[TEXT_KEY_MAX];
-    sb_add(&b, " (%s %.2f us, %s %.2f us", upper(c, vname(c, 0)),
+    sentence_add(&b, " (%s %.2f us, %s %.2f us", upper(c, vname(c, 0)),
            jnum(ref, key_of(a_key, vname(c, 0), "_us")), upper(c, vname(c, 1)),
            jnum(ref, key_of(b_key, vname(c, 1), "_us")));
     if (sk)
-        sb_add(&b, " at %g%s", jnum(ref, "series"), c->su);
-    sb_add(&b, ")");
+        sentence_add(&b, " at %g%s", jnum(ref, "series"), c->su);
+    sentence_add(&b, ")");
     json_array_foreach(ranking, i, row) {
         if (json_is_true(json_object_get(row, "flips"))) {
             if (sk)
-                sb_add(&b, "%s%g%s", flips ? ", " : "; in the system the ranking flips at ",
+                sentence_add(&b, "%s%g%s", flips ? ", " : "; in the system the ranking flips at ",
                        jnum(row, "series"), c->su);
             else
-                sb_add(&b, "; in the system the ranking flips");
+                sentence_add(&b, "; in the system the ranking flips");
             flips = true;
         }
     }
     if (flips)
-        sb_add(&b, ".");
+        sentence_add(&b, ".");
     else
-        sb_add(&b, "; in the system the ranking holds at every %s.",
+        sentence_add(&b, "; in the system the ranking holds at every %s.",
                c->ax.x ? c->ax.x->phrase : "value");
-    add_sentence(summary, &b);
+    sentence_append_to(summary, &b);
 }
 
 /* "A's median moves by +1152.0 us (+45.9%)", or "B's by ..." after the first. */
-static void add_move(const verdict_ctx *c, sbuf *b, json_t *m, bool first)
+static void add_move(const verdict_ctx *c, sentence *b, json_t *m, bool first)
 {
-    sb_add(b, "%s's%s by %+.1f us (%+.1f%%)", upper(c, jstr(m, "variant")),
+    sentence_add(b, "%s's%s by %+.1f us (%+.1f%%)", upper(c, jstr(m, "variant")),
            first ? " median moves" : "", jnum(m, "delta_us"), jnum(m, "delta_pct"));
 }
 
@@ -1089,29 +994,29 @@ static void summarize_movement(const verdict_ctx *c, json_t *summary, json_t *mo
     for (size_t i = 0; i < n; i++) {
         json_t *m = json_array_get(movement, i), *next = json_array_get(movement, i + 1);
         bool pair = next && same_json(next, m, "series");
-        sbuf b = {.n = 0};
+        sentence b = {.n = 0};
         if (c->ax.series)
-            sb_add(&b, "At %g%s, from", jnum(m, "series"), c->su);
+            sentence_add(&b, "At %g%s, from", jnum(m, "series"), c->su);
         else
-            sb_add(&b, "From");
-        sb_add(&b, " %.2f to %.2f%s ", jnum(m, "from_x"), jnum(m, "to_x"), c->xu);
+            sentence_add(&b, "From");
+        sentence_add(&b, " %.2f to %.2f%s ", jnum(m, "from_x"), jnum(m, "to_x"), c->xu);
         add_move(c, &b, m, true);
         if (pair) {
-            sb_add(&b, " and ");
+            sentence_add(&b, " and ");
             add_move(c, &b, next, false);
             if (jnum(next, "from_x") != jnum(m, "from_x") ||
                 jnum(next, "to_x") != jnum(m, "to_x"))
-                sb_add(&b, " (from %.2f to %.2f%s)", jnum(next, "from_x"),
+                sentence_add(&b, " (from %.2f to %.2f%s)", jnum(next, "from_x"),
                        jnum(next, "to_x"), c->xu);
             i++;
         }
-        sb_add(&b, ".");
-        add_sentence(summary, &b);
+        sentence_add(&b, ".");
+        sentence_append_to(summary, &b);
     }
 }
 
 /* ", software 50000.0 to 50010.0 us": the range of one baselines column. */
-static void add_range(sbuf *b, json_t *baselines, const char *key, const char *label)
+static void add_range(sentence *b, json_t *baselines, const char *key, const char *label)
 {
     double lo = NAN, hi = NAN;
     size_t i;
@@ -1126,9 +1031,9 @@ static void add_range(sbuf *b, json_t *baselines, const char *key, const char *l
     if (isnan(lo))
         return;
     if (lo == hi)
-        sb_add(b, ", %s %.1f us", label, lo);
+        sentence_add(b, ", %s %.1f us", label, lo);
     else
-        sb_add(b, ", %s %.1f to %.1f us", label, lo, hi);
+        sentence_add(b, ", %s %.1f to %.1f us", label, lo, hi);
 }
 
 static void summarize_baselines(const verdict_ctx *c, json_t *summary, json_t *baselines)
@@ -1136,12 +1041,12 @@ static void summarize_baselines(const verdict_ctx *c, json_t *summary, json_t *b
     size_t n = json_array_size(baselines);
     if (!n)
         return;
-    sbuf b = {.n = 0};
+    sentence b = {.n = 0};
     if (c->ax.series)
-        sb_add(&b, "At %g%s over", c->series_at, c->su);
+        sentence_add(&b, "At %g%s over", c->series_at, c->su);
     else
-        sb_add(&b, "Over");
-    sb_add(&b, " %.2f to %.2f%s, the medians are", jnum(json_array_get(baselines, 0), "x"),
+        sentence_add(&b, "Over");
+    sentence_add(&b, " %.2f to %.2f%s, the medians are", jnum(json_array_get(baselines, 0), "x"),
            jnum(json_array_get(baselines, n - 1), "x"), c->xu);
     size_t head = b.n;
     const char **variants = calloc(c->st->nvariants + 2, sizeof *variants);
@@ -1153,29 +1058,29 @@ static void summarize_baselines(const verdict_ctx *c, json_t *summary, json_t *b
     }
     free(variants);
     b.s[head] = ':'; /* the first ", " becomes ": " */
-    sb_add(&b, ".");
-    add_sentence(summary, &b);
+    sentence_add(&b, ".");
+    sentence_append_to(summary, &b);
 }
 
 /* "At 0.50 us and 1x, A goes from ... as requests in flight go from 1 to 4". */
 static void load_sentence(const verdict_ctx *c, json_t *summary, json_t *first,
                           json_t *last)
 {
-    sbuf b = {.n = 0};
-    sb_add(&b, "At %.2f%s", jnum(first, "x"), c->xu);
+    sentence b = {.n = 0};
+    sentence_add(&b, "At %.2f%s", jnum(first, "x"), c->xu);
     if (c->ax.series)
-        sb_add(&b, " and %g%s", c->series_at, c->su);
-    sb_add(&b,
+        sentence_add(&b, " and %g%s", c->series_at, c->su);
+    sentence_add(&b,
            ", %s goes from %.1f to %.1f requests/s and from a median of %.1f to %.1f us as "
            "%s go from %g to %g",
            upper(c, jstr(first, "variant")), jnum(first, "throughput_rps"),
            jnum(last, "throughput_rps"), jnum(first, "median_us"), jnum(last, "median_us"),
            c->ax.load->phrase, jnum(first, "load"), jnum(last, "load"));
     if (!isnan(jnum(first, "share")) && !isnan(jnum(last, "share")))
-        sb_add(&b, "; %s for %.0f%% of requests, then %.0f%%", c->st->load_share.phrase,
+        sentence_add(&b, "; %s for %.0f%% of requests, then %.0f%%", c->st->load_share.phrase,
                100 * jnum(first, "share"), 100 * jnum(last, "share"));
-    sb_add(&b, ".");
-    add_sentence(summary, &b);
+    sentence_add(&b, ".");
+    sentence_append_to(summary, &b);
 }
 
 /* Per variant and x value with several loads: the first and last. */
@@ -1224,8 +1129,9 @@ static json_t *axes_json(const verdict_ctx *c)
 
 static json_t *build_verdict(const verdict_ctx *c)
 {
-    json_t *v = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "axes",
-                          axes_json(c), "cells", cells_json(c), "x_values",
+    json_t *v = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+                          "axes", axes_json(c), "cells", cells_json(c), "extra_cells",
+                          extra_cells_json(c), "x_values",
                           list_json(&c->xs), "series_values", list_json(&c->series),
                           "crossovers", crossovers_json(c), "movement", movement_json(c),
                           "alone", alone_json(c), "ranking", ranking_json(c), "baselines",
@@ -1241,9 +1147,7 @@ static json_t *build_verdict(const verdict_ctx *c)
 
 static void ctx_free(verdict_ctx *c)
 {
-    for (size_t i = 0; i < c->nruns; i++)
-        json_decref(c->runs[i].split);
-    free(c->runs);
+    study_runs_free(&c->rs);
     free(c->xs.v);
     free(c->series.v);
     free(c->alone[0]);

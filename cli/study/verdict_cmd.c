@@ -249,13 +249,37 @@ static void print_cells(const study *st, const axes_text *t, json_t *cells)
     }
 }
 
+/* The runs between the grid's x values (a refinement's), when there are
+ * any: where each crossing was measured. */
+static void print_extra_cells(const study *st, const axes_text *t, json_t *cells)
+{
+    if (!json_array_size(cells))
+        return;
+    size_t i;
+    json_t *c;
+    char b[2][32], h[2][80];
+    printf("\nRuns between the grid's %s values (medians in us):\n", t->xhead);
+    printf("%6s %10s %9s %9s %6s\n", series_head(t), t->xhead, head(h[0], 80, st, 0, ""),
+           head(h[1], 80, st, 1, ""), "winner");
+    json_array_foreach(cells, i, c) {
+        printf("%6g %10.10g %9s %9s %6s\n", jnum(c, "series"), jnum(c, "x"),
+               fmt(b[0], 32, variant_value(c, vname(st, 0), "median_us"), 1),
+               fmt(b[1], 32, variant_value(c, vname(st, 1), "median_us"), 1),
+               upper(st, jstr(c, "winner")));
+    }
+}
+
 static void print_crossovers(json_t *crossovers)
 {
-    size_t i;
-    json_t *x;
-    printf("\nWhere the ranking flips (linear interpolation between measured points):\n");
-    json_array_foreach(crossovers, i, x)
+    size_t i, k;
+    json_t *x, *note;
+    printf("\nWhere the ranking flips (measured between runs, or estimated on a straight"
+           " line between grid points):\n");
+    json_array_foreach(crossovers, i, x) {
         printf("  %s\n", jstr(x, "text"));
+        json_array_foreach(json_object_get(x, "notes"), k, note)
+            printf("    %s\n", json_string_value(note));
+    }
 }
 
 static void print_movement(const study *st, const axes_text *t, json_t *movement)
@@ -403,6 +427,7 @@ static void print_report(const study *st, json_t *v)
     axes_text t = axes_text_of(st, v);
     print_map(st, &t, v);
     print_cells(st, &t, json_object_get(v, "cells"));
+    print_extra_cells(st, &t, json_object_get(v, "extra_cells"));
     print_crossovers(json_object_get(v, "crossovers"));
     print_movement(st, &t, json_object_get(v, "movement"));
     print_alone(st, &t, json_object_get(v, "alone"), json_object_get(v, "ranking"));

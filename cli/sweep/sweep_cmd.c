@@ -41,6 +41,8 @@
 #include "sweep_progress.h"
 #include "sweep_cmd.h"
 #include "sweep_plan.h"
+#include "sweep_refine.h"
+#include "study.h"
 #include "usage.h"
 
 #define MAX_ARGS         64
@@ -52,6 +54,9 @@ typedef struct sweep_opts {
     size_t ngrids, nsets;
     long jobs;
     bool trace, dry_run, cold_boot;
+    int refine;             /* 1 --refine, 0 --no-refine, -1 neither: the study's */
+    const char *resolution; /* --resolution, or NULL */
+    const char *study;      /* --study, or NULL */
 } sweep_opts;
 
 /* A run in progress. */
@@ -64,6 +69,11 @@ typedef struct job {
 typedef struct sweep {
     const sweep_opts *opts;
     sweep_plan plan;
+    size_t grid_npoints;  /* the grid's points; refinement points follow them */
+    bool refining;        /* after the grid, the refinement (refine) */
+    sweep_refine refine;
+    size_t refine_ok, refine_failed, refine_interrupted;
+    bool refine_error;    /* the refinement stopped on an error */
     db_conn *db;
     int64_t last_id_before; /* runs recorded by this sweep have larger ids */
     char dir[PATH_MAX];     /* the sweep's logs */
@@ -71,8 +81,9 @@ typedef struct sweep {
     size_t njobs;
     size_t next;                /* the next point to consider */
     size_t skipped, ok, failed; /* skipped: already done before */
-    size_t interrupted;         /* ended by a Ctrl-C of the sweep */
+    size_t interrupted;         /* ended by a Ctrl-C of the sweep (grid points) */
     char **errors;              /* per point: "failed: <point>: <error>", or NULL */
+    size_t errors_room;
     progress prog;
     double start_s;
 } sweep;
@@ -118,11 +129,39 @@ static int add_arg(char **list, size_t *n, const char *arg, const char *what)
     return CLI_PARSED;
 }
 
+static int set_refine(sweep_opts *o, int on)
+{
+    if (o->refine >= 0 && o->refine != on)
+        return cli_usage_error(&mortar_cmd_sweep, "--refine and --no-refine together");
+    o->refine = on;
+    return CLI_PARSED;
+}
+
+/* --resolution means refining; a STUDY is its own --study. */
+static int check_refine_args(sweep_opts *o)
+{
+    if (o->resolution && o->refine == 0)
+        return cli_usage_error(&mortar_cmd_sweep, "--resolution %s with --no-refine",
+                               o->resolution);
+    if (o->resolution)
+        o->refine = 1;
+    if (o->study && access(o->path, R_OK) == 0 && study_is_study_file(o->path))
+        return cli_usage_error(&mortar_cmd_sweep,
+                               "--study %s: %s is a study, and the one refined for", o->study,
+                               o->path);
+    if (o->study && o->refine != 1)
+        return cli_usage_error(&mortar_cmd_sweep,
+                               "--study %s: a sweep names a study only to --refine",
+                               o->study);
+    return CLI_PARSED;
+}
+
 /* Returns CLI_PARSED, or the exit status after --help, --version or a usage
  * error. */
 static int parse_args(int argc, char **argv, sweep_opts *o)
 {
-    *o = (sweep_opts){.db_path = "mortar.db", .out_dir = "runs", .jobs = default_jobs()};
+    *o = (sweep_opts){
+        .db_path = "mortar.db", .out_dir = "runs", .jobs = default_jobs(), .refine = -1};
     const cli_command *cmd = &mortar_cmd_sweep;
     cli_parser p;
     cli_parser_init(&p, cmd, argc, argv);
@@ -144,6 +183,12 @@ static int parse_args(int argc, char **argv, sweep_opts *o)
             o->cold_boot = true;
         else if (key == CLI_KEY_TRACE || key == CLI_KEY_NO_TRACE)
             o->trace = key == CLI_KEY_TRACE;
+        else if (key == CLI_KEY_REFINE || key == CLI_KEY_NO_REFINE)
+            rc = set_refine(o, key == CLI_KEY_REFINE);
+        else if (key == CLI_KEY_RESOLUTION)
+            o->resolution = p.value;
+        else if (key == CLI_KEY_STUDY)
+            o->study = p.value;
         else
             return cli_stop_status(key);
         if (rc != CLI_PARSED)
@@ -155,7 +200,7 @@ static int parse_args(int argc, char **argv, sweep_opts *o)
     /* a spec without a grid is one run: that is `mortar run` */
     if (o->ngrids == 0 && access(o->path, R_OK) == 0 && !sweep_plan_is_sweep_file(o->path))
         return cli_usage_error(cmd, "%s is a spec and no --grid is given", o->path);
-    return CLI_PARSED;
+    return check_refine_args(o);
 }
 
 /* ---- preparing -------------------------------------------------------------- */
@@ -213,6 +258,22 @@ static int find_done(sweep *s, char *err, size_t size)
     return 0;
 }
 
+/* Whether and how the sweep refines: a study refines when it has "refine"
+ * or --refine asks (not with --no-refine); a sweep file or a spec only with
+ * --refine, for --study or the default study. */
+static int prepare_refine(sweep *s, char *err, size_t size)
+{
+    const sweep_opts *o = s->opts;
+    bool is_study = study_is_study_file(o->path);
+    if (o->refine == 0 || (o->refine < 0 && !is_study))
+        return 0;
+    if (sweep_refine_init(&s->refine, &s->plan, is_study ? o->path : o->study,
+                          o->resolution, err, size))
+        return -1;
+    s->refining = o->refine == 1 || s->refine.st.refine.on;
+    return 0;
+}
+
 /* Loads the plan, opens the database, finds what is done. Returns 0, or
  * the exit code. */
 static int prepare(sweep *s)
@@ -226,6 +287,11 @@ static int prepare(sweep *s)
     }
     if (check_set_counts(&s->plan))
         return 2;
+    s->grid_npoints = s->plan.npoints;
+    if (prepare_refine(s, err, sizeof err)) {
+        fprintf(stderr, "mortar sweep: %s\n", err);
+        return 2;
+    }
     if (find_done(s, err, sizeof err)) {
         fprintf(stderr, "mortar sweep: %s\n", err);
         return 1;
@@ -235,6 +301,7 @@ static int prepare(sweep *s)
     s->njobs = (size_t)o->jobs;
     s->jobs = calloc(s->njobs, sizeof *s->jobs);
     s->errors = calloc(s->plan.npoints + 1, sizeof *s->errors);
+    s->errors_room = s->plan.npoints + 1;
     if (!s->jobs || !s->errors)
         return 1;
     sweep_dir_path(s);
@@ -243,9 +310,22 @@ static int prepare(sweep *s)
 
 /* ---- running one point ------------------------------------------------------ */
 
+/* point-NNN.log for a grid point (its place in the grid); a refinement
+ * run's log is named by its label, which says what it runs
+ * (refine-design-b_x=1.25us.log, any other character as '_'). */
 static void point_log_path(const sweep *s, size_t point, char *buf, size_t size)
 {
-    snprintf(buf, size, "%s/point-%03zu.log", s->dir, point + 1);
+    if (point < s->grid_npoints) {
+        snprintf(buf, size, "%s/point-%03zu.log", s->dir, point + 1);
+        return;
+    }
+    char name[256];
+    snprintf(name, sizeof name, "%s", s->plan.points[point].label);
+    for (char *c = name; *c; c++)
+        if (!(*c == '.' || *c == '=' || *c == '-' || (*c >= '0' && *c <= '9') ||
+              ((*c | 0x20) >= 'a' && (*c | 0x20) <= 'z')))
+            *c = c == name + 6 ? '-' : '_';
+    snprintf(buf, size, "%s/%s.log", s->dir, name);
 }
 
 /* The `mortar run` command line of a point (NULL-terminated, to free; the
@@ -309,10 +389,10 @@ static pid_t start_run(const sweep *s, const sweep_point *pt, const char *log, s
     return pid;
 }
 
-/* The next point that is not done yet, or npoints. */
+/* The next grid point that is not done yet, or grid_npoints. */
 static size_t next_todo(sweep *s)
 {
-    while (s->next < s->plan.npoints && s->plan.points[s->next].done_run_id > 0)
+    while (s->next < s->grid_npoints && s->plan.points[s->next].done_run_id > 0)
         s->next++;
     return s->next;
 }
@@ -341,32 +421,38 @@ static void record_failure(sweep *s, size_t point, const char *error)
              s->plan.points[point].label, error);
     free(s->errors[point]);
     s->errors[point] = strdup(text);
+    bool grid = point < s->grid_npoints;
     if (stop_signals)
-        s->interrupted++;
+        (*(grid ? &s->interrupted : &s->refine_interrupted))++;
     else
-        s->failed++;
+        (*(grid ? &s->failed : &s->refine_failed))++;
 }
 
 /* Starts runs while slots are free and points are left. */
+/* Starts a run of the point in job slot j. */
+static void start_point(sweep *s, size_t point, job *j)
+{
+    char log[PATH_MAX + 300];
+    point_log_path(s, point, log, sizeof log);
+    pid_t pid = start_run(s, &s->plan.points[point], log, (size_t)(j - s->jobs));
+    s->plan.points[point].started = true;
+    progress_started(&s->prog);
+    if (pid < 0) {
+        char why[PATH_MAX + 340];
+        snprintf(why, sizeof why, "cannot start mortar run (log %s)", log);
+        record_failure(s, point, why);
+        progress_finished(&s->prog, false, 0, why);
+        return;
+    }
+    *j = (job){.pid = pid, .point = point, .start_s = progress_now()};
+}
+
+/* Starts grid runs while slots are free and points are left. */
 static void start_runs(sweep *s)
 {
     job *j;
-    while (!stop_signals && next_todo(s) < s->plan.npoints && (j = free_job(s))) {
-        size_t point = s->next++;
-        char log[PATH_MAX + 32];
-        point_log_path(s, point, log, sizeof log);
-        pid_t pid = start_run(s, &s->plan.points[point], log, (size_t)(j - s->jobs));
-        if (pid < 0) {
-            char why[PATH_MAX + 64];
-            snprintf(why, sizeof why, "cannot start mortar run (log %s)", log);
-            record_failure(s, point, why);
-            progress_started(&s->prog);
-            progress_finished(&s->prog, false, 0, why);
-            continue;
-        }
-        *j = (job){.pid = pid, .point = point, .start_s = progress_now()};
-        progress_started(&s->prog);
-    }
+    while (!stop_signals && next_todo(s) < s->grid_npoints && (j = free_job(s)))
+        start_point(s, s->next++, j);
 }
 
 /* The run's last line in its log (not the sweep's header), for a run that
@@ -419,7 +505,7 @@ static void finish_job(sweep *s, job *j, int status)
     const char *label = s->plan.points[j->point].label;
     char line[PATH_MAX + 2048];
     if (ok) {
-        s->ok++;
+        (*(j->point < s->grid_npoints ? &s->ok : &s->refine_ok))++;
         snprintf(line, sizeof line, "run %lld ok      %s (%.0f s)", (long long)r.id,
                  label, wall);
     } else {
@@ -477,6 +563,82 @@ static void handle_stop(sweep *s, int *forwarded)
     }
 }
 
+/* ---- the refinement ---------------------------------------------------------- */
+
+/* Room for an error text per point of the plan, which refinement grows. */
+static int grow_errors(sweep *s)
+{
+    char **e = realloc(s->errors, (s->plan.npoints + 1) * sizeof *e);
+    if (!e)
+        return -1;
+    for (size_t i = s->errors_room; i <= s->plan.npoints; i++)
+        e[i] = NULL;
+    s->errors = e;
+    s->errors_room = s->plan.npoints + 1;
+    return 0;
+}
+
+/* Asks the refinement for its next runs (read from the database) and
+ * starts those not started yet while slots are free; the progress bar's
+ * total becomes the grid, the refinement runs ended and those to come.
+ * Returns how many started, or -1 after an error (reported). */
+static int start_refine_runs(sweep *s)
+{
+    size_t *points = NULL, n = 0, left = 0, started = 0;
+    char err[2048];
+    int rc = sweep_refine_next(&s->refine, &s->plan, s->db, &points, &n, &left, err,
+                               sizeof err);
+    if (grow_errors(s) && !rc)
+        rc = errbuf_fail(err, sizeof err, "out of memory");
+    if (rc) {
+        progress_message(&s->prog, "[sweep] refinement stopped: %s", err);
+        s->refine_error = true;
+        free(points);
+        return -1;
+    }
+    size_t ended = s->refine_ok + s->refine_failed + s->refine_interrupted;
+    progress_set_total(&s->prog, s->grid_npoints + ended + left);
+    job *j;
+    for (size_t i = 0; i < n && (j = free_job(s)); i++)
+        if (!s->plan.points[points[i]].started) {
+            start_point(s, points[i], j);
+            started++;
+        }
+    free(points);
+    return (int)started;
+}
+
+/* After the grid: the refinement's runs, planned afresh whenever a run
+ * ends, as many at a time as the grid's, until none is needed (or one
+ * failed: it is not tried again in this invocation), or Ctrl-C. */
+static void refine_all(sweep *s)
+{
+    int forwarded = 0;
+    bool replan = true;
+    double last_draw = 0;
+    progress_message(&s->prog, "[sweep] refining the crossings along %s to %.10g%s",
+                     s->refine.st.knobs[0].name, s->refine.resolution,
+                     s->refine.st.knobs[0].unit);
+    for (;;) {
+        handle_stop(s, &forwarded);
+        if (replan && !stop_signals && free_job(s)) {
+            replan = false;
+            if (start_refine_runs(s) < 0 && running_jobs(s) == 0)
+                return;
+        }
+        if (running_jobs(s) == 0)
+            return;
+        size_t ended = s->prog.finished_here;
+        reap_runs(s);
+        replan |= s->prog.finished_here != ended;
+        if (progress_now() - last_draw >= 1) {
+            progress_draw(&s->prog);
+            last_draw = progress_now();
+        }
+        usleep(100000);
+    }
+}
+
 static void run_all(sweep *s)
 {
     int forwarded = 0;
@@ -499,18 +661,55 @@ static void run_all(sweep *s)
 
 static void print_header(const sweep *s)
 {
-    size_t todo = s->plan.npoints - s->skipped;
-    fprintf(stderr, "[sweep] %s: %zu points", s->plan.name, s->plan.npoints);
+    size_t todo = s->grid_npoints - s->skipped;
+    fprintf(stderr, "[sweep] %s: %zu points", s->plan.name, s->grid_npoints);
     if (s->plan.nduplicates)
         fprintf(stderr, " (%zu duplicates merged)", s->plan.nduplicates);
     fprintf(stderr, ", %zu already done, %zu to run, %zu at a time; logs in %s\n",
             s->skipped, todo, s->njobs, s->dir);
+    if (s->refining)
+        fprintf(stderr,
+                "[sweep] then refining the crossings of %s and %s along %s to %.10g%s "
+                "(%s), in %zu series\n",
+                s->refine.st.variants[s->refine.st.compared[0]].name,
+                s->refine.st.variants[s->refine.st.compared[1]].name,
+                s->refine.st.knobs[0].name, s->refine.resolution, s->refine.st.knobs[0].unit,
+                s->refine.st.path, s->refine.nseries);
+}
+
+/* Each series of the refinement: where it stands. */
+static void print_refine_status(const sweep *s)
+{
+    for (size_t i = 0; i < s->refine.nseries; i++) {
+        char line[512];
+        sweep_refine_status_line(&s->refine, i, line, sizeof line);
+        printf("  %s\n", line);
+    }
+}
+
+/* --dry-run of the refinement: the runs it would start next, from the runs
+ * in the database now (the ones after them depend on their results). */
+static void print_refine_plan(sweep *s)
+{
+    size_t *points = NULL, n = 0, left = 0;
+    char err[2048];
+    if (sweep_refine_next(&s->refine, &s->plan, s->db, &points, &n, &left, err, sizeof err)) {
+        fprintf(stderr, "mortar sweep: %s\n", err);
+        free(points);
+        return;
+    }
+    printf("refinement, next (from the runs in the database now; at most %zu runs left):\n",
+           left);
+    for (size_t i = 0; i < n; i++)
+        printf("      %s\n", s->plan.points[points[i]].label);
+    print_refine_status(s);
+    free(points);
 }
 
 /* --dry-run: every point, and the run that already did it. */
 static void print_points(const sweep *s)
 {
-    for (size_t i = 0; i < s->plan.npoints; i++) {
+    for (size_t i = 0; i < s->grid_npoints; i++) {
         const sweep_point *pt = &s->plan.points[i];
         printf("%4zu  %s", i + 1, pt->label);
         if (pt->done_run_id > 0)
@@ -523,10 +722,10 @@ static void print_summary(const sweep *s, bool interrupted)
 {
     double wall = progress_now() - s->start_s;
     size_t ran = s->ok + s->failed + s->interrupted;
-    size_t not_run = s->plan.npoints - s->skipped - ran;
+    size_t not_run = s->grid_npoints - s->skipped - ran;
     char d[32];
     printf("\nsweep %s: %zu points: %zu ok, %zu failed, %zu skipped (already done)",
-           s->plan.name, s->plan.npoints, s->ok, s->failed, s->skipped);
+           s->plan.name, s->grid_npoints, s->ok, s->failed, s->skipped);
     if (s->interrupted)
         printf(", %zu interrupted", s->interrupted);
     if (not_run)
@@ -535,12 +734,21 @@ static void print_summary(const sweep *s, bool interrupted)
     for (size_t i = 0; i < s->plan.npoints; i++)
         if (s->errors[i])
             printf("  %s\n", s->errors[i]);
+    size_t refined = s->refine_ok + s->refine_failed + s->refine_interrupted;
+    if (s->refining) {
+        printf("refinement: %zu runs: %zu ok, %zu failed", refined, s->refine_ok,
+               s->refine_failed);
+        if (s->refine_interrupted)
+            printf(", %zu interrupted", s->refine_interrupted);
+        printf("%s\n", s->refine_error ? " (stopped on an error)" : "");
+        print_refine_status(s);
+    }
     printf("wall %s, %.2f runs per minute\n", progress_format_duration(wall, d, sizeof d),
-           wall > 0 ? (double)ran * 60.0 / wall : 0.0);
+           wall > 0 ? (double)(ran + refined) * 60.0 / wall : 0.0);
     if (interrupted)
         printf(
             "interrupted: run the same command again to resume (done runs are kept)\n");
-    else if (s->failed)
+    else if (s->failed || s->refine_failed)
         printf("run the same command again to retry the failed points\n");
     printf("next: mortar verdict --db %s\n", s->opts->db_path);
     fflush(stdout);
@@ -557,10 +765,11 @@ static void install_signals(void)
 
 static void sweep_free(sweep *s)
 {
-    for (size_t i = 0; s->errors && i < s->plan.npoints; i++)
+    for (size_t i = 0; s->errors && i < s->errors_room; i++)
         free(s->errors[i]);
     free(s->errors);
     free(s->jobs);
+    sweep_refine_free(&s->refine);
     sweep_plan_free(&s->plan);
     if (s->db)
         db_close(s->db);
@@ -581,16 +790,20 @@ int mortar_sweep_main(int argc, char **argv)
     print_header(&s);
     if (o.dry_run) {
         print_points(&s);
+        if (s.refining)
+            print_refine_plan(&s);
         sweep_free(&s);
         return 0;
     }
     install_signals();
-    progress_init(&s.prog, s.plan.npoints, s.skipped, s.njobs, isatty(STDERR_FILENO));
+    progress_init(&s.prog, s.grid_npoints, s.skipped, s.njobs, isatty(STDERR_FILENO));
     run_all(&s);
+    if (s.refining && !stop_signals)
+        refine_all(&s);
     progress_end(&s.prog);
     bool interrupted = stop_signals > 0;
     print_summary(&s, interrupted);
-    bool all_ok = s.skipped + s.ok == s.plan.npoints;
+    bool all_ok = s.skipped + s.ok == s.grid_npoints && !s.refine_failed && !s.refine_error;
     sweep_free(&s);
     return interrupted ? EXIT_INTERRUPTED : all_ok ? 0 : 1;
 }

@@ -415,22 +415,28 @@ static int resolve_point(sweep_point *pt, char *err, size_t size)
                          : errbuf_fail(err, size, "%s: cannot encode the spec", pt->spec_path);
 }
 
-static bool plan_has(const sweep_plan *plan, const char *canonical)
+/* The index of the point with this resolved spec, or plan->npoints. */
+static size_t plan_index(const sweep_plan *plan, const char *canonical)
 {
     for (size_t i = 0; i < plan->npoints; i++)
         if (!strcmp(plan->points[i].canonical, canonical))
-            return true;
-    return false;
+            return i;
+    return plan->npoints;
 }
 
-/* Resolves the point and appends it, unless an identical one is there. */
-static int plan_add_point(sweep_plan *plan, sweep_point pt, char *err, size_t size)
+/* Resolves the point and appends it, unless an identical one is there;
+ * its index in *index (NULL: not wanted). */
+static int plan_add_point(sweep_plan *plan, sweep_point pt, size_t *index, char *err,
+                          size_t size)
 {
     if (resolve_point(&pt, err, size)) {
         point_free(&pt);
         return -1;
     }
-    if (plan_has(plan, pt.canonical)) {
+    size_t i = plan_index(plan, pt.canonical);
+    if (index)
+        *index = i;
+    if (i < plan->npoints) {
         plan->nduplicates++;
         point_free(&pt);
         return 0;
@@ -438,6 +444,20 @@ static int plan_add_point(sweep_plan *plan, sweep_point pt, char *err, size_t si
     plan->points = xrealloc(plan->points, (plan->npoints + 1) * sizeof *plan->points);
     plan->points[plan->npoints++] = pt;
     return 0;
+}
+
+int sweep_plan_add(sweep_plan *plan, const char *spec_path, char *const sets[],
+                   size_t nsets, const char *label, size_t *index, char *err,
+                   size_t err_size)
+{
+    sweep_point pt = {.spec_path = xstrdup(spec_path), .label = xstrdup(label)};
+    pt.sets = xcalloc(nsets + 1, sizeof *pt.sets);
+    for (size_t i = 0; i < nsets; i++)
+        pt.sets[pt.nsets++] = xstrdup(sets[i]);
+    size_t before = plan->nduplicates;
+    int rc = plan_add_point(plan, pt, index, err, err_size);
+    plan->nduplicates = before; /* a point asked for again is no duplicate of the grid */
+    return rc;
 }
 
 /* Advances the odometer (last axis fastest); false when it wrapped. */
@@ -458,7 +478,7 @@ static int plan_add_part(sweep_plan *plan, const part *p, char *err, size_t size
     for (size_t s = 0; !rc && s < p->specs.n; s++) {
         memset(pos, 0, (p->naxes + 1) * sizeof *pos);
         do
-            rc = plan_add_point(plan, make_point(p, p->specs.v[s], pos), err, size);
+            rc = plan_add_point(plan, make_point(p, p->specs.v[s], pos), NULL, err, size);
         while (!rc && next_position(p, pos));
     }
     free(pos);

@@ -43,6 +43,7 @@ typedef struct sweep_point {
     char *label;         /* "small pcie.latency=0.5us mtu=9000": spec + grid values */
     char *canonical;     /* the resolved spec as runs.spec holds it */
     int64_t done_run_id; /* > 0: an ok run of this point exists (sweep_plan_match_done) */
+    bool started;        /* this invocation started a run of it */
 } sweep_point;
 
 typedef struct sweep_plan {
@@ -65,6 +66,14 @@ int sweep_plan_load(sweep_plan *plan, const char *path, char *const grids[],
                     size_t err_size);
 
 void sweep_plan_free(sweep_plan *plan);
+
+/* Resolves and validates one more point, `spec_path` with `sets`
+ * ("path=value") labelled `label`, and appends it unless a point with the
+ * same resolved spec is there; either way its index goes to *index.
+ * Returns 0, or -1 with why in `err` (the plan unchanged). */
+int sweep_plan_add(sweep_plan *plan, const char *spec_path, char *const sets[],
+                   size_t nsets, const char *label, size_t *index, char *err,
+                   size_t err_size);
 
 /* Whether `path` is a sweep file or a study (a JSON object with "parts"),
  * not a spec. */

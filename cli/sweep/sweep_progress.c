@@ -40,6 +40,11 @@ void progress_init(progress *p, size_t total, size_t done_before, size_t jobs, b
                     .tty = tty};
 }
 
+void progress_set_total(progress *p, size_t total)
+{
+    p->total = total > p->done + p->running ? total : p->done + p->running;
+}
+
 /* "ETA 1h10m", or "ETA --" before the first run ended. */
 static const char *eta_text(const progress *p, char *buf, size_t size)
 {

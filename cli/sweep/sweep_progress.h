@@ -35,6 +35,10 @@ double progress_now(void);
 /* Starts the display: `done_before` of `total` points are already done. */
 void progress_init(progress *p, size_t total, size_t done_before, size_t jobs, bool tty);
 
+/* The sweep's points became `total` (a refinement adds runs as it goes);
+ * never fewer than those done or running. */
+void progress_set_total(progress *p, size_t total);
+
 /* A run started. */
 void progress_started(progress *p);
 

@@ -16,7 +16,7 @@ before(() => {
   fx = freshDatabase('cli');
 });
 
-const allRuns = (m) => 1 + m.grid.length + m.baselines.length + m.load.length; // + the failed one
+const allRuns = (m) => 1 + m.grid.length + m.baselines.length + m.load.length + m.extra.length; // + the failed one
 
 const traced = (m) => m.grid.filter((g) => g.traced);
 
@@ -55,7 +55,7 @@ test("the page's data describes the study and places every run in it", () => {
   assert.deepEqual(st.metric.parts.map((p) => [p.name, p.field]),
     [['service', 'service_ns'], ['compute', 'device_compute_ns']]);
   // Each run's variant and knob values, from its variables, as make_db wrote them.
-  const written = [...fx.manifest.grid, ...fx.manifest.baselines, ...fx.manifest.load];
+  const written = [...fx.manifest.grid, ...fx.manifest.baselines, ...fx.manifest.load, ...fx.manifest.extra];
   assert.ok(written.length > 0);
   for (const w of written) {
     const r = data.runs.find((run) => run.id === w.run_id);

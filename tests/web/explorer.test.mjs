@@ -115,7 +115,8 @@ async function sliderIndexes() {
 test('the page loads without console errors and shows the verdict', async () => {
   assert.deepEqual(problems, []);
   assert.match(await page.title(), /mortar explorer/);
-  const runs = 1 + fx.manifest.grid.length + fx.manifest.baselines.length + fx.manifest.load.length;
+  const runs = 1 + fx.manifest.grid.length + fx.manifest.baselines.length + fx.manifest.load.length +
+    fx.manifest.extra.length;
   assert.match(await page.textContent('#meta'), new RegExp(`^${runs} runs \\(${runs - 1} finished ok\\)`));
   if (data.verdict) {
     assert.equal(await page.textContent('#verdict-headline'), data.verdict.summary[0]);
@@ -376,6 +377,68 @@ test('the charts and tables hold the database numbers', async () => {
   assert.equal(await page.locator('#load tbody tr').count(), loadRows);
   const tput = await page.evaluate(() => window.Chart.getChart('load-throughput-chart').data.datasets.length);
   assert.equal(tput, 4);
+  assert.deepEqual(problems, []);
+});
+
+test("a refinement's extra runs are on the latency chart and in its table, and the crossing says it was measured", async () => {
+  await page.locator('#map .map-cell[data-x="1"][data-series="1"]').click();
+  const extra = fx.manifest.extra;
+  const byX = (d) => [...fx.manifest.latencies_us.map((L) => [L, gridRun(fx.manifest, d, L, 1).median_us, false]),
+    ...extra.filter((e) => e.design === d).map((e) => [e.pcie_latency_us, e.median_us, true])]
+    .sort((p, q) => p[0] - q[0]);
+  // The curves hold the grid's and the extra runs' medians in x order, the
+  // extra ones drawn smaller, as diamonds.
+  const drawn = await page.evaluate(() => {
+    const chart = window.Chart.getChart('latency-chart');
+    return chart.data.datasets.map((d, i) => ({
+      label: d.label,
+      points: d.data.map((p, j) => {
+        const el = chart.getDatasetMeta(i).data[j];
+        return [p.x, p.y, !!p.extra, el.options.radius, el.options.pointStyle];
+      }),
+    }));
+  });
+  for (const [i, d] of [[0, 'a'], [1, 'b']]) {
+    assert.deepEqual(drawn[i].points.map((p) => p.slice(0, 3)), byX(d), `design ${d}`);
+    for (const p of drawn[i].points) {
+      assert.equal(p[3], p[2] ? 2.5 : 4, `design ${d} at ${p[0]}: radius`);
+      assert.equal(p[4], p[2] ? 'rectRot' : 'circle', `design ${d} at ${p[0]}: style`);
+    }
+  }
+  const cross = data.verdict.crossovers.find((c) => c.series === 1);
+  assert.equal(cross.measured, true);
+  assert.equal(cross.from_x, 1);
+  assert.equal(cross.to_x, 1.03125);
+  assert.match(drawn[2].label, /^crossover at L ≈ 1\.01 µs, measured between 1 µs and 1\.03125 µs$/);
+  assert.equal(await page.textContent('#crossover-text'), cross.text);
+  assert.match(cross.text, /\(measured between runs at 1 and 1\.03125 us\)\.$/);
+  // The table: every x of both, the extra rows marked and said so.
+  const rows = await page.locator('#latency-table tbody tr').evaluateAll((trs) =>
+    trs.map((tr) => [+tr.dataset.x, tr.dataset.extra, tr.cells[0].textContent, tr.classList.contains('extra')]));
+  assert.deepEqual(rows.map((r) => r[0]), byX('a').map((p) => p[0]));
+  for (const r of rows) {
+    const isExtra = extra.some((e) => e.pcie_latency_us === r[0]);
+    assert.equal(r[1], String(isExtra));
+    assert.equal(r[3], isExtra);
+    if (isExtra) assert.match(r[2], / µs \(extra run\)$/);
+  }
+  assert.match(await page.textContent('#latency-caption'), /the small diamonds are extra runs at 3 values between the grid's, where the ranking changes/);
+  // The verdict's table of crossings says how each was found.
+  const row = page.locator('#crossovers tbody tr[data-series="1"]');
+  assert.equal(await row.getAttribute('data-measured'), 'true');
+  assert.match(await row.textContent(), /measured between runs at 1 µs and 1\.03125 µs/);
+  const est = page.locator('#crossovers tbody tr[data-series="2"]');
+  assert.equal(await est.getAttribute('data-measured'), 'false');
+  assert.match(await est.textContent(), /estimated on a straight line between 0\.5 µs and 1 µs/);
+  // Its sentences wrap inside the table's column instead of running under the next one.
+  assert.ok(await page.evaluate(() => {
+    const t = document.getElementById('crossovers');
+    return t.getBoundingClientRect().right <= t.parentElement.getBoundingClientRect().right + 1;
+  }), 'the crossings table overflows its column');
+  // The extra runs are no grid: no slider stop, no map cell, no baselines row.
+  assert.deepEqual(data.verdict.x_values, fx.manifest.latencies_us);
+  assert.equal(await page.locator('#map .map-cell[data-x="1.25"]').count(), 0);
+  assert.equal(await page.locator('#baselines tbody tr').count(), fx.manifest.latencies_us.length);
   assert.deepEqual(problems, []);
 });
 

@@ -8,6 +8,9 @@
  *     high, and the crossover differs per speed);
  *   - the baselines: software and register copy at each latency, 1x;
  *   - load: A and B with 2 and 4 requests in flight at 0.5 and 2 us;
+ *   - extra runs of A and B between the grid's latencies at 1x (as a
+ *     refinement makes: 1.25, 1.0625 and 1.03125 us, where they cross, the
+ *     first a value the study does not declare either), untraced;
  *   - one failed run.
  *
  * Every run gets a run directory under OUT_DIR; the A and B grid runs but
@@ -349,7 +352,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "web_make_db: %s\n", err);
         return 1;
     }
-    json_t *grid = json_array(), *baselines = json_array(), *load = json_array();
+    json_t *grid = json_array(), *baselines = json_array(), *load = json_array(),
+           *extra = json_array();
     int failed = 0;
 
     /* An older failed run at a grid point: the page must ignore it. */
@@ -394,6 +398,18 @@ int main(int argc, char **argv)
             json_array_append_new(baselines, expected_json(both[k], id, rps));
         }
     }
+    /* A refinement's extra runs at 1x: A - B is 633 L - 640 us, so they
+     * cross at 1.011 us, inside the last bracket (1, 1.03125). */
+    const double extra_latencies[] = {1.25, 1.0625, 1.03125};
+    for (size_t li = 0; li < 3; li++) {
+        for (const char *d = "a"; d; d = d[0] == 'a' ? "b" : NULL) {
+            expected e = grid_point(d, extra_latencies[li], 1.0);
+            double rps = 1e6 / e.median_us;
+            int64_t id = record(db, out_dir, &e, "ok", NULL, rps, 0);
+            failed |= id < 0;
+            json_array_append_new(extra, expected_json(&e, id, rps));
+        }
+    }
     /* Load: A serves one request at a time, B overlaps the next with the
      * current one. */
     const double load_latencies[] = {0.5, 2.0};
@@ -418,8 +434,8 @@ int main(int argc, char **argv)
         return 1;
     }
     json_t *manifest =
-        json_pack("{s:o,s:o,s:o,s:[f,f,f],s:[f,f]}", "grid", grid, "baselines", baselines,
-                  "load", load, "latencies_us", latencies_us[0], latencies_us[1],
+        json_pack("{s:o,s:o,s:o,s:o,s:[f,f,f],s:[f,f]}", "grid", grid, "baselines", baselines,
+                  "load", load, "extra", extra, "latencies_us", latencies_us[0], latencies_us[1],
                   latencies_us[2], "speeds", speeds[0], speeds[1]);
     int rc = json_dump_file(manifest, argv[3], JSON_INDENT(1));
     json_decref(manifest);

@@ -95,6 +95,12 @@
   }
   const fmtKnob = (k, v) => (isNum(v) ? trim(v) + unitText(k) : '—');
   const fmtX = (v) => fmtKnob(X, v);
+  // A knob value exactly as measured (1.21875 µs), for the ends of a bracket.
+  const fmtExact = (v) => (isNum(v) ? String(+v.toPrecision(10)) + unitText(X) : '—');
+  // Whether x is one of the values the study's x knob declares (the grid);
+  // any other x is an extra run between them (a refinement's).
+  const sameValue = (p, q) => Math.abs(p - q) <= 1e-9 * Math.max(1, Math.abs(p));
+  const onGrid = (x) => !Array.isArray(X.values) || X.values.some((v) => isNum(v) && sameValue(v, x));
   const fmtS = (v) => fmtKnob(SK, v);
   const fmtLoad = (v) => (isNum(v) ? trim(v) : '—');
 
@@ -180,6 +186,7 @@
       }
       const byCell = new Map();
       for (const r of grid.values()) {
+        if (!onGrid(r.x)) continue;
         const k = key(r.x, r.series);
         if (!byCell.has(k)) {
           const cell = { x: r.x, series: SK ? r.series : null, winner: null, margin_us: null, margin_pct: null };
@@ -195,8 +202,10 @@
     const series = !SK ? [null] : verdict && Array.isArray(verdict.series_values) && verdict.series_values.length
       ? uniqueSorted(verdict.series_values) : uniqueSorted(cells.map((c) => c.series));
     const cellMap = new Map(cells.map((c) => [key(+c.x, SK ? +c.series : null), c]));
+    const extraCells = verdict && Array.isArray(verdict.extra_cells)
+      ? verdict.extra_cells.filter((c) => isNum(c.x) && seriesOk(c.series)) : [];
 
-    return { data, runs, ok, verdict, runsById, cells, cellMap, xs, series,
+    return { data, runs, ok, verdict, runsById, cells, cellMap, extraCells, xs, series,
       baselines: verdict && Array.isArray(verdict.baselines) ? verdict.baselines : baselinesFromRuns(ok),
       load: verdict && Array.isArray(verdict.load) ? verdict.load : loadFromRuns(ok) };
   }
@@ -342,11 +351,15 @@
     const seriesHead = SK ? [cap(SK.label)] : [];
     const seriesCell = (value) => (SK ? [fmtS(value)] : []);
     const cross = v && Array.isArray(v.crossovers) ? v.crossovers : [];
-    setTable($('crossovers'), [...seriesHead, `${a} and ${b} cross at`, 'Faster below', 'Faster above'],
+    const each = (c) => (Array.isArray(c.crossings) && c.crossings.length ? c.crossings : []);
+    setTable($('crossovers'), [...seriesHead, `${a} and ${b} cross at`, 'How it was found', 'Faster below', 'Faster above'],
       cross.map((c) => ({
-        attrs: { data: { series: String(c.series) }, title: c.text || '' },
+        attrs: { data: { series: String(c.series), measured: String(c.measured === true),
+          crossings: String(each(c).length) }, title: c.text || '' },
         cells: [...seriesCell(c.series),
-          isNum(c.x) ? `${X.label} ≈ ${fmtNumber(c.x, 2)}${unitText(X)}` : 'no crossing in the measured range',
+          each(c).length ? each(c).map((k) => `${X.label} ≈ ${fmtNumber(k.x, 2)}${unitText(X)}`).join(', ')
+            : 'no crossing in the measured range',
+          each(c).length ? each(c).map(howFound).join('; ') : '—',
           variantName(c.below), variantName(c.above)],
       })));
 
@@ -379,6 +392,13 @@
           `${fmtUs(m.from_median_us)} → ${fmtUs(m.to_median_us)}`,
           `${isNum(m.delta_us) && m.delta_us >= 0 ? '+' : ''}${fmtUs(m.delta_us)} (${isNum(m.delta_pct) && m.delta_pct < 0 ? '−' : '+'}${fmtPct(m.delta_pct)})`],
       })));
+  }
+
+  // How the verdict found a crossing (its entry in crossovers[].crossings).
+  function howFound(k) {
+    if (k.tied) return `the runs tie at ${fmtExact(k.x)}`;
+    return `${k.measured ? 'measured between runs at' : 'estimated on a straight line between'} ` +
+      `${fmtExact(k.from_x)} and ${fmtExact(k.to_x)}`;
   }
 
   // ---------------------------------------------------------------- sliders, map
@@ -898,31 +918,43 @@
   function renderLatencyChart() {
     const s = currentS();
     const [a, b] = PAIR;
-    const points = (d) => M.xs.map((x) => {
-      const c = cellAt(x, s);
-      return c && c[d] && isNum(c[d].median_us) ? { x, y: c[d].median_us } : null;
-    }).filter(Boolean);
+    // The grid's cells and the extra runs between them (a refinement's),
+    // in x order: the curves as measured.
+    const rows = [...M.xs.map((x) => ({ x, c: cellAt(x, s), extra: false })),
+      ...M.extraCells.filter((c) => (SK ? +c.series === +s : true)).map((c) => ({ x: c.x, c, extra: true }))]
+      .sort((p, q) => p.x - q.x);
+    const points = (d) => rows.filter((r) => r.c && r.c[d] && isNum(r.c[d].median_us))
+      .map((r) => ({ x: r.x, y: r.c[d].median_us, extra: r.extra }));
     const pa = points(a), pb = points(b);
     const cross = M.verdict && Array.isArray(M.verdict.crossovers)
       ? M.verdict.crossovers.find((c) => (SK ? +c.series === +s : true)) : null;
-    const datasets = [line(variantName(a), variantColor(a), pa), line(variantName(b), variantColor(b), pb)];
-    if (cross && isNum(cross.x)) {
-      const y = interpolate(pa, cross.x);
-      if (y !== null) {
-        datasets.push(line(`crossover at ${X.label} ≈ ${fmtNumber(cross.x, 2)}${unitText(X)}`, '#0f172a',
-          [{ x: cross.x, y }], { showLine: false, pointRadius: 8, pointStyle: 'crossRot', borderWidth: 3 }));
-      }
+    // Extra runs are small diamonds on the same lines.
+    const extraStyle = { pointRadius: (c) => (c.raw && c.raw.extra ? 2.5 : 4),
+      pointStyle: (c) => (c.raw && c.raw.extra ? 'rectRot' : 'circle') };
+    const datasets = [line(variantName(a), variantColor(a), pa, extraStyle),
+      line(variantName(b), variantColor(b), pb, extraStyle)];
+    const crossings = cross && Array.isArray(cross.crossings) ? cross.crossings : [];
+    for (const k of crossings.filter((k) => isNum(k.x))) {
+      const y = interpolate(pa, k.x);
+      if (y === null) continue;
+      const how = k.measured ? `, measured between ${fmtExact(k.from_x)} and ${fmtExact(k.to_x)}` : '';
+      datasets.push(line(`crossover at ${X.label} ≈ ${fmtNumber(k.x, 2)}${unitText(X)}${how}`, '#0f172a',
+        [{ x: k.x, y }], { showLine: false, pointRadius: 8, pointStyle: 'crossRot', borderWidth: 3 }));
     }
+    const extras = rows.filter((r) => r.extra).length;
     $('latency-caption').textContent = `End-to-end median of ${label(a)} and ${label(b)}` +
       (SK ? ` at ${SK.title} ${fmtS(s)}` : '') +
-      ` for each measured ${X.title}; the dashed line is the selected ${X.phrase}.`;
+      ` for each measured ${X.title}; the dashed line is the selected ${X.phrase}` +
+      (extras ? `; the small diamonds are extra runs at ${extras} value${extras === 1 ? '' : 's'} between ` +
+        'the grid\'s, where the ranking changes (refinement).' : '.');
     setTable($('latency-table'), [cap(X.title), variantName(a), variantName(b), 'Faster', 'By'],
-      M.xs.map((x) => {
-        const c = cellAt(x, s);
+      rows.map(({ x, c, extra }) => {
         const w = c && (isPair(c.winner) || c.winner === 'tie') ? c.winner : null;
         return {
-          attrs: { data: { x: String(x) }, class: +x === +currentX() ? 'current' : null },
-          cells: [fmtX(x), fmtUs(c && c[a] && c[a].median_us), fmtUs(c && c[b] && c[b].median_us),
+          attrs: { data: { x: String(x), extra: String(extra) },
+            class: extra ? 'extra' : +x === +currentX() ? 'current' : null },
+          cells: [extra ? `${fmtExact(x)} (extra run)` : fmtX(x),
+            fmtUs(c && c[a] && c[a].median_us), fmtUs(c && c[b] && c[b].median_us),
             w ? variantName(w) : '—',
             isPair(w) ? `${fmtUs(Math.abs(num(c.margin_us) || 0))} (${fmtPct(c.margin_pct)})` : '—'],
         };

@@ -1,0 +1,23 @@
+/*
+ * crossing_text.h - the sentences about where the two compared variants
+ * cross along the x knob in one series, written from the verdict's
+ * crossover entry (docs/experiments.md, "The verdict"; verdict.c computes
+ * it): who wins below and above each crossing, whether each was measured
+ * between runs or estimated on a straight line, and where a curve is not
+ * monotonic between two grid points. Names, labels, phrases and units are
+ * the study's.
+ */
+#ifndef MORTAR_CLI_CROSSING_TEXT_H
+#define MORTAR_CLI_CROSSING_TEXT_H
+
+#include <jansson.h>
+
+#include "study.h"
+#include "verdict_axes.h"
+
+/* Sets the entry's "text" (one sentence) and "notes" (an array of
+ * sentences, empty when both curves are monotonic between the grid points
+ * and the ranking flips at most once between any two). */
+void crossing_text_set(const study *st, const verdict_axes *ax, json_t *crossover);
+
+#endif
