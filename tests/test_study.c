@@ -44,11 +44,12 @@ static void test_case_study_declares_variants_compared_and_baselines(void **stat
     load_ok(&st, matmul("study.json"));
     assert_string_equal(st.name, "matmul");
     assert_string_equal(st.axis, "design");
-    const char *names[] = {"a", "b", "regcopy", "software", "rtl-b"};
-    const char *specs[] = {"design-a.json", "design-b.json", "design-regcopy.json",
-                           "software.json", "design-rtl-b.json"};
-    assert_int_equal(st.nvariants, 5);
-    for (size_t i = 0; i < 5; i++) {
+    const char *names[] = {"a", "b", "regcopy", "software", "a-x8", "b-x8", "rtl-b"};
+    const char *specs[] = {"design-a.json",     "design-b.json",     "design-regcopy.json",
+                           "software.json",     "design-a-x8.json",  "design-b-x8.json",
+                           "design-rtl-b.json"};
+    assert_int_equal(st.nvariants, 7);
+    for (size_t i = 0; i < 7; i++) {
         assert_string_equal(st.variants[i].name, names[i]);
         assert_string_equal(st.variants[i].spec_path, matmul(specs[i]));
     }
@@ -58,9 +59,11 @@ static void test_case_study_declares_variants_compared_and_baselines(void **stat
     assert_string_equal(study_variant_named(&st, "regcopy")->label, "regcopy");
     assert_string_equal(study_variant_named(&st, "regcopy")->phrase, "register copy");
     assert_string_equal(study_variant_named(&st, "a")->phrase, "A");
-    assert_int_equal(st.nbaselines, 2);
+    assert_int_equal(st.nbaselines, 4);
     assert_string_equal(st.variants[st.baselines[0]].name, "software");
     assert_string_equal(st.variants[st.baselines[1]].name, "regcopy");
+    assert_string_equal(st.variants[st.baselines[2]].name, "a-x8");
+    assert_string_equal(study_variant_named(&st, "b-x8")->label, "B at x8");
     study_free(&st);
 }
 
@@ -103,7 +106,7 @@ static void test_case_study_alone_benchmarks_are_per_variant(void **state)
     assert_string_equal(study_variant_named(&st, "rtl-b")->alone.command,
                         "mortar-matmul-alone --design rtl-b --speed 1");
     assert_null(study_variant_named(&st, "software")->alone.command);
-    assert_int_equal(st.nparts, 3);
+    assert_int_equal(st.nparts, 4);
     assert_int_equal(st.parts[1].nvariants, 2);
     assert_string_equal(st.parts[1].variants[0], "software");
     study_free(&st);
@@ -195,7 +198,7 @@ static void test_a_study_run_without_or_with_a_wrong_variant_is_refused(void **s
 {
     (void)state;
     char *none[] = {"speed=1"};
-    pick_fails(none, 1, "--set design=VARIANT (one of a, b, regcopy, software, rtl-b)");
+    pick_fails(none, 1, "--set design=VARIANT (one of a, b, regcopy, software, a-x8, b-x8, rtl-b)");
     char *unknown[] = {"design=c"};
     pick_fails(unknown, 1, "--set design=c: not a variant of the study");
     char *twice[] = {"design=a", "design=b"};

@@ -1,6 +1,6 @@
 /*
  * test_sweep_plan.c - the points of `mortar sweep`: grids crossed in order,
- * the case study's sweep file (62 points after merging the duplicates),
+ * the case study's sweep file (72 points after merging the duplicates),
  * its study file giving the very same points, the variant axis left to a
  * study's parts,
  * spec paths relative to the sweep file, every kind of bad input rejected
@@ -149,18 +149,21 @@ static void test_case_study_sweep_file_has_the_grid_baselines_and_load(void **st
     sweep_plan plan;
     load_ok(&plan, matmul("sweep.json"), NULL, 0, NULL, 0);
     assert_string_equal(plan.name, "matmul");
-    /* 40 grid + 10 baselines + 16 load, 4 of which (1 in flight) are grid points */
-    assert_int_equal(plan.npoints, 62);
+    /* 40 grid + 10 baselines + 10 at x8 + 16 load, 4 of which (1 in flight)
+     * are grid points */
+    assert_int_equal(plan.npoints, 72);
     assert_int_equal(plan.nduplicates, 4);
     assert_int_equal(count_label(&plan, "design-a "), 26);
     assert_int_equal(count_label(&plan, "design-b "), 26);
     assert_int_equal(count_label(&plan, "software "), 5);
     assert_int_equal(count_label(&plan, "design-regcopy "), 5);
+    assert_int_equal(count_label(&plan, "design-a-x8 "), 5);
+    assert_int_equal(count_label(&plan, "design-b-x8 "), 5);
     for (size_t i = 0; i < plan.npoints; i++)
         if (access(plan.points[i].spec_path, R_OK))
             fail_msg("point %zu: spec %s is not readable", i, plan.points[i].spec_path);
     assert_string_equal(plan.points[0].label, "design-a pcie.latency=0.5us speed=0.25");
-    assert_string_equal(plan.points[61].label, "design-b pcie.latency=2.5us inflight=8");
+    assert_string_equal(plan.points[71].label, "design-b pcie.latency=2.5us inflight=8");
     sweep_plan_free(&plan);
 }
 
@@ -231,7 +234,7 @@ static void test_command_line_grids_extend_every_part(void **state)
     char *grids[] = {"seed=1,2"};
     sweep_plan plan;
     load_ok(&plan, matmul("sweep.json"), grids, 1, NULL, 0);
-    assert_int_equal(plan.npoints, 124);
+    assert_int_equal(plan.npoints, 144);
     sweep_plan_free(&plan);
 }
 

@@ -562,7 +562,7 @@ static void test_labels_and_baselines_come_from_the_study(void **state)
                                  "\"label\": \"Alpha\"",
                                  "\"label\": \"B\"",
                                  "\"label\": \"Beta\"",
-                                 "\"baselines\": [\"software\", \"regcopy\"]",
+                                 "\"baselines\": [\"software\", \"regcopy\", \"a-x8\", \"b-x8\"]",
                                  "\"baselines\": [\"software\"]"};
     study st;
     load_edited_study(&st, edits, 6);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: the matmul case study. The designs on the component bench
 # ("alone": mortar alone, each run recorded), then the case study's sweep
-# (its study, experiments/matmul/study.json: sweep.json's 62 points, then
+# (its study, experiments/matmul/study.json: sweep.json's 72 points, then
 # more runs between the latencies where A and B swap places at each speed,
 # by bisection, until each crossing is bracketed within 0.05 us; or
 # SWEEP=quick for experiments/matmul/sweep-quick.json, not refined), then

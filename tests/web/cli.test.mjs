@@ -42,7 +42,7 @@ test("the page's data describes the study and places every run in it", () => {
   const st = data.study;
   assert.equal(st.axis, 'design');
   assert.deepEqual(st.compare, ['a', 'b']);
-  assert.deepEqual(st.baselines, ['software', 'regcopy']);
+  assert.deepEqual(st.baselines, ['software', 'regcopy', 'a-x8', 'b-x8']);
   assert.deepEqual(st.variants.filter((v) => st.compare.includes(v.name)).map((v) => v.label), ['A', 'B']);
   assert.equal(st.x, 'pcie.latency');
   assert.equal(st.series, 'speed');

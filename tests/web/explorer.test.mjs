@@ -143,7 +143,8 @@ test('the page names the variants, knobs and parts as the study in its data does
   // The case study's names, as they read before they came from the study.
   assert.equal(x.title, 'one-way PCIe latency');
   assert.deepEqual(await page.$$eval('#baselines thead th', (ths) => ths.map((t) => t.textContent)),
-    ['One-way PCIe latency', 'Software', 'Register copy', 'Design A', 'Design B']);
+    ['One-way PCIe latency', 'Software', 'Register copy', 'Design A at x8', 'Design B at x8',
+      'Design A', 'Design B']);
   assert.deepEqual(await page.$$eval('#load thead th', (ths) => ths.map((t) => t.textContent)),
     ['Design', 'One-way PCIe latency', 'In flight', 'Throughput', 'Median', 'p99', 'Next queued']);
   assert.equal(await page.textContent('#map .corner'), 'speed ↑ / L →');
