@@ -293,6 +293,18 @@ static uint64_t carried(uint64_t said, uint32_t size, uint32_t fixed)
     return said < size - fixed ? said : size - fixed;
 }
 
+/* A memory request at `addr`: a read of `len` bytes, or a write of the
+ * `len` bytes it says (as many as its message of `size` bytes, `fixed` of
+ * them its header, carries). */
+static void charge_request(const mortar_pcie_wire *w, bool read, uint64_t addr, uint64_t len,
+                           uint32_t size, uint32_t fixed, mortar_pcie_cost *out)
+{
+    if (read)
+        charge_read(w, addr, len, out);
+    else
+        charge_write(w, addr, carried(len, size, fixed), out);
+}
+
 static void cost_host_message(const mortar_pcie_wire *w, uint8_t type, const void *payload,
                               uint32_t size, mortar_pcie_cost *out)
 {
@@ -303,12 +315,9 @@ static void cost_host_message(const mortar_pcie_wire *w, uint8_t type, const voi
         if (size < sizeof m)
             return;
         memcpy(&m, payload, sizeof m);
-        if (type == MORTAR_PCIE_MMIO_READ) {
-            charge_read(w, m.offset, m.size, out);
+        charge_request(w, type == MORTAR_PCIE_MMIO_READ, m.offset, m.size, size, sizeof m, out);
+        if (type == MORTAR_PCIE_MMIO_READ)
             out->host_ps = w->mmio_read_host_ps;
-        } else {
-            charge_write(w, m.offset, carried(m.size, size, sizeof m), out);
-        }
         return;
     }
     case MORTAR_PCIE_DMA_READ_DONE: {
@@ -333,10 +342,7 @@ static void cost_device_message(const mortar_pcie_wire *w, uint8_t type,
         if (size < sizeof d)
             return;
         memcpy(&d, payload, sizeof d);
-        if (type == MORTAR_PCIE_DMA_READ)
-            charge_read(w, d.addr, d.size, out);
-        else
-            charge_write(w, d.addr, carried(d.size, size, sizeof d), out);
+        charge_request(w, type == MORTAR_PCIE_DMA_READ, d.addr, d.size, size, sizeof d, out);
         return;
     }
     case MORTAR_PCIE_MMIO_READ_DONE:
