@@ -57,7 +57,8 @@ static double gen3_stream_rate(unsigned lanes, unsigned hdr)
 
 /* ---- links ------------------------------------------------------------------ */
 
-static void make_pcie_pair(mortar_link **host, mortar_link **dev, unsigned lanes)
+/* A PCIe link of latency LAT, PCIe 3.0 with `lanes` lanes (0: no layer). */
+static mortar_link_params pcie_params(unsigned lanes)
 {
     mortar_link_params p;
     mortar_link_params_init(&p);
@@ -66,8 +67,16 @@ static void make_pcie_pair(mortar_link **host, mortar_link **dev, unsigned lanes
     p.slot_size = BIGSLOT;
     p.slot_count = 1024;
     p.latency_ps = LAT;
-    mortar_pcie_wire_init(&p.pcie);
-    p.pcie.lanes = (uint8_t)lanes;
+    if (lanes) {
+        mortar_pcie_wire_init(&p.pcie);
+        p.pcie.lanes = (uint8_t)lanes;
+    }
+    return p;
+}
+
+static void make_pcie_pair(mortar_link **host, mortar_link **dev, unsigned lanes)
+{
+    mortar_link_params p = pcie_params(lanes);
     assert_int_equal(mortar_link_pair(host, dev, &p), 0);
 }
 
@@ -200,13 +209,7 @@ static void test_an_mmio_read_completes_after_a_posted_write_before_it(void **st
 static void test_host_times_delay_read_completions_and_mmio_reads(void **state)
 {
     (void)state;
-    mortar_link_params p;
-    mortar_link_params_init(&p);
-    p.protocol = MORTAR_PROTO_PCIE;
-    p.slot_size = BIGSLOT;
-    p.latency_ps = LAT;
-    mortar_pcie_wire_init(&p.pcie);
-    p.pcie.lanes = 8;
+    mortar_link_params p = pcie_params(8);
     p.pcie.dma_read_host_ps = 400000;
     p.pcie.mmio_read_host_ps = 150000;
     mortar_link *host, *dev;
@@ -227,13 +230,8 @@ static void test_host_times_delay_read_completions_and_mmio_reads(void **state)
 static void test_a_link_without_the_layer_costs_the_latency_alone(void **state)
 {
     (void)state;
-    mortar_link_params p;
-    mortar_link_params_init(&p);
-    p.protocol = MORTAR_PROTO_PCIE;
-    p.slot_size = BIGSLOT;
-    p.latency_ps = LAT;
     mortar_link *host, *dev;
-    assert_int_equal(mortar_link_pair(&host, &dev, &p), 0);
+    make_pcie_pair(&host, &dev, 0);
     assert_int_equal(send_dma(dev, 0, MORTAR_PCIE_DMA_WRITE, 0, 16 * KIB), LAT);
     close_pair(host, dev);
 }
@@ -311,12 +309,7 @@ static void test_an_in_process_connection_stamps_like_a_link(void **state)
     mortar_component *h, *d;
     assert_int_equal(mortar_loop_add(loop, &side_ops, "host", NULL, &h), 0);
     assert_int_equal(mortar_loop_add(loop, &side_ops, "dev", NULL, &d), 0);
-    mortar_link_params p;
-    mortar_link_params_init(&p);
-    p.protocol = MORTAR_PROTO_PCIE;
-    p.slot_size = BIGSLOT;
-    p.latency_ps = LAT;
-    mortar_pcie_wire_init(&p.pcie);
+    mortar_link_params p = pcie_params(16);
     assert_int_equal(mortar_loop_connect(loop, h, 0, d, 0, &p), 0);
     assert_int_equal(mortar_loop_run(loop, MORTAR_TIME_MAX), 0);
     dev_side *hs = mortar_component_state(h);
