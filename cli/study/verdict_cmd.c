@@ -20,6 +20,7 @@
 
 #include "db.h"
 #include "study.h"
+#include "time_split.h"
 #include "usage.h"
 #include "verdict.h"
 #include "verdict_axes.h"
@@ -398,27 +399,28 @@ static void print_splits(const study *st, const axes_text *t, json_t *splits)
         return;
     size_t i;
     json_t *s;
-    char b[8][32];
+    char b[4][32];
     /* The load's column is 4 wide: its name, cut there. */
     const char *load = t->ax.load ? t->ax.load->name : "-";
     printf("\nWhere the median request's time goes (traced runs, us; the parts sum to"
            " its latency):\n");
-    printf("%8s %6s %6s %4.4s %5s %9s %9s %9s %9s %9s %9s\n", st->axis, t->xhead,
-           series_head(t), load, "req", "latency", "client", "network", "server", "iface",
-           "compute");
+    printf("%8s %6s %6s %4.4s %5s %9s", st->axis, t->xhead, series_head(t), load, "req",
+           "latency");
+    for (int p = 0; p < SPLIT_NPARTS; p++)
+        printf(" %9s", time_split_head((split_part)p));
+    printf("\n");
     json_array_foreach(splits, i, s) {
+        printf("%8s %6.2f %6s %4s", upper(st, jstr(s, "variant")), jnum(s, "x"),
+               gfmt(b[0], 32, jnum(s, "series")), fmt(b[1], 32, jnum(s, "load"), 0));
         if (jstr(s, "error")) {
-            printf("%8s %6.2f %6s %4s  %s\n", upper(st, jstr(s, "variant")), jnum(s, "x"),
-                   gfmt(b[6], 32, jnum(s, "series")), fmt(b[7], 32, jnum(s, "load"), 0),
-                   jstr(s, "error"));
+            printf("  %s\n", jstr(s, "error"));
             continue;
         }
-        printf("%8s %6.2f %6s %4s %5lld %9s %9s %9s %9s %9s %9s\n",
-               upper(st, jstr(s, "variant")), jnum(s, "x"), gfmt(b[6], 32, jnum(s, "series")),
-               fmt(b[7], 32, jnum(s, "load"), 0), (long long)jnum(s, "request"),
-               fmt(b[0], 32, jnum(s, "latency_us"), 1), fmt(b[1], 32, part_us(s, 0), 1),
-               fmt(b[2], 32, part_us(s, 1), 1), fmt(b[3], 32, part_us(s, 2), 1),
-               fmt(b[4], 32, part_us(s, 3), 1), fmt(b[5], 32, part_us(s, 4), 1));
+        printf(" %5lld %9s", (long long)jnum(s, "request"),
+               fmt(b[2], 32, jnum(s, "latency_us"), 1));
+        for (size_t p = 0; p < SPLIT_NPARTS; p++)
+            printf(" %9s", fmt(b[3], 32, part_us(s, p), 1));
+        printf("\n");
     }
 }
 

@@ -78,6 +78,9 @@ static const char *const part_labels[SPLIT_NPARTS] = {
     "client software", "network", "server software", "host interface and link",
     "PCIe wire", "compute"};
 
+static const char *const part_heads[SPLIT_NPARTS] = {"client", "network", "server",
+                                                     "iface",  "wire",    "compute"};
+
 const char *time_split_key(split_part p)
 {
     return (unsigned)p < SPLIT_NPARTS ? part_keys[p] : NULL;
@@ -86,6 +89,11 @@ const char *time_split_key(split_part p)
 const char *time_split_label(split_part p)
 {
     return (unsigned)p < SPLIT_NPARTS ? part_labels[p] : NULL;
+}
+
+const char *time_split_head(split_part p)
+{
+    return (unsigned)p < SPLIT_NPARTS ? part_heads[p] : NULL;
 }
 
 /* ---- small helpers ---------------------------------------------------------------- */

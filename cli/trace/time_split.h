@@ -49,6 +49,9 @@ const char *time_split_key(split_part p);
 /* The part's name for people ("client software", "host interface and link"). */
 const char *time_split_label(split_part p);
 
+/* The part's name in a narrow column ("client", "iface", "wire"). */
+const char *time_split_head(split_part p);
+
 /*
  * Splits the joined request `j`. Returns 0 with *out filled, its parts
  * summing to end_ps - start_ps; or -1 with `err` set when the request lacks
