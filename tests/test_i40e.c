@@ -928,6 +928,45 @@ static void test_itr_shorter_cause_cuts_a_pending_wait(void **state)
     bench_close(b);
 }
 
+static void test_itr_rewritten_interval_lets_the_next_cause_fire_at_once(void **state)
+{
+    (void)state;
+    bench *b = bench_open(NULL, 40000000000ull);
+    queues_setup(b, TX_RING, RING_LEN);
+    link_up(b);
+    /* RX cause with ITR index 0, interval 25 x 2 us = 50 us */
+    wr(b, I40E_PFINT_ITRN(0, 0), 25);
+    wr(b, I40E_QINT_RQCTL(0), 1 | 0u << I40E_QINT_ITR_INDX_SHIFT | I40E_QINT_CAUSE_ENA);
+    wr(b, I40E_QINT_TQCTL(0), 0);
+    drain_interrupts(b);
+    wr(b, I40E_PFINT_DYN_CTLN(0), I40E_DYN_INTENA | 3u << I40E_DYN_ITR_INDX_SHIFT);
+    uint8_t f[100];
+    uint32_t len = make_rx_frame(f, 100, 1);
+    peer_send_at(b->peer, hoststub_now(b->h) + MORTAR_US(2), f, len);
+    uint16_t vec = 0;
+    assert_true(hoststub_wait_interrupt(b->h, TIMEOUT, &vec, NULL));
+    uint64_t first = hoststub_now(b->h);
+    /* the handler re-enables and writes index 0's interval again, as the
+     * driver's adaptive moderation does: the next cause does not wait */
+    wr(b, I40E_PFINT_DYN_CTLN(0),
+       I40E_DYN_INTENA | 0u << I40E_DYN_ITR_INDX_SHIFT | 25u << I40E_DYN_INTERVAL_SHIFT);
+    peer_send_at(b->peer, first + MORTAR_US(5), f, len);
+    assert_true(hoststub_wait_interrupt(b->h, TIMEOUT, &vec, NULL));
+    uint64_t second = hoststub_now(b->h);
+    assert_true(second - first < MORTAR_US(10));
+    assert_int_equal(rd(b, I40E_PFINT_ITRN(0, 0)), 25);
+    /* re-enabled without a new interval: the next one waits the 50 us
+     * again, from that firing */
+    wr(b, I40E_PFINT_DYN_CTLN(0), I40E_DYN_INTENA | 3u << I40E_DYN_ITR_INDX_SHIFT);
+    peer_send_at(b->peer, second + MORTAR_US(5), f, len);
+    assert_true(hoststub_wait_interrupt(b->h, TIMEOUT, &vec, NULL));
+    uint64_t third = hoststub_now(b->h);
+    assert_true(third - second >= MORTAR_US(50) - MORTAR_US(2));
+    assert_true(third - second <= MORTAR_US(50) + MORTAR_US(2));
+    assert_int_equal(counters(b).rx_frames, 3);
+    bench_close(b);
+}
+
 static void test_malformed_descriptor_is_counted_and_skipped(void **state)
 {
     (void)state;
@@ -1293,6 +1332,7 @@ int main(void)
         cmocka_unit_test(test_rx_descriptors_are_fetched_before_frames_need_them),
         cmocka_unit_test(test_itr_spaces_interrupts_of_a_vector),
         cmocka_unit_test(test_itr_shorter_cause_cuts_a_pending_wait),
+        cmocka_unit_test(test_itr_rewritten_interval_lets_the_next_cause_fire_at_once),
         cmocka_unit_test(test_malformed_descriptor_is_counted_and_skipped),
         cmocka_unit_test(test_dma_error_drops_the_packet_and_is_counted),
         cmocka_unit_test(test_unknown_registers_read_zero_and_are_counted),
