@@ -206,11 +206,11 @@ typedef struct i40e_fc {
 #define I40E_PHY_PAUSE_RX 0x02
 
 typedef struct i40e_vector {
-    bool pending; /* a cause arrived that has not been signalled */
+    uint8_t causes;  /* ITR indexes (bit 0-2, bit 3: none) of causes not yet signalled */
+    uint8_t expired; /* ITR indexes whose interval was rewritten since the last firing */
     bool ever_fired;
     uint64_t last_fire_ps;
-    uint64_t timer;
-    uint8_t itr_idx; /* ITR index of the pending causes (lowest interval wins) */
+    uint64_t timer, timer_ps; /* the planned firing */
 } i40e_vector;
 
 /* Port statistics the model counts (64-bit, the driver reads 48 bits). */

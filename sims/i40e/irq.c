@@ -9,13 +9,22 @@
  *
  * A vector fires (one MSI-X message) when it has a pending cause, its
  * interrupt is enabled (the driver wrote INTENA to PFINT_DYN_CTL0/DYN_CTLN)
- * and the throttling interval has passed since it last fired: the interval
- * of the cause's ITR index (PFINT_ITR0/ITRN, in 2 us units; index 3 means
- * none), the shortest one when several causes wait. Firing clears INTENA
- * (the hardware masks the vector until the driver re-enables it, as the
- * driver's interrupt handlers expect). A DYN_CTL write may also set a new
- * interval for an ITR index (ITR_INDX, INTERVAL) or trigger a software
- * interrupt (SWINT_TRIG); INTENA_MSK leaves INTENA as it was.
+ * and the throttling interval of a pending cause's ITR index has passed
+ * since the vector last fired (PFINT_ITR0/ITRN, in 2 us units; index 3
+ * means none): each index times on its own, and the first to run out with
+ * a cause waiting fires the vector. Firing clears INTENA (the hardware
+ * masks the vector until the driver re-enables it, as the driver's
+ * interrupt handlers expect). A DYN_CTL write may also set a new interval
+ * for an ITR index (ITR_INDX, INTERVAL) or trigger a software interrupt
+ * (SWINT_TRIG); INTENA_MSK leaves INTENA as it was.
+ *
+ * Rewriting an index's interval through DYN_CTL lets that index's timer
+ * run out at once: a cause on it, waiting or the next to come, fires the
+ * vector without waiting for the interval (the Linux driver, i40e_txrx.c
+ * above ITR_COUNTDOWN_START: "The act of updating the ITR will cause it
+ * to immediately trigger", which is why its adaptive moderation changes
+ * one interval at most every few interrupts). The next firing starts every
+ * index's interval anew.
  */
 #include "i40e_internal.h"
 
@@ -48,10 +57,10 @@ static bool enabled(const i40e *d, uint32_t vec)
 static void fire(i40e *d, uint32_t vec)
 {
     i40e_vector *v = &d->vec[vec];
-    v->pending = false;
+    v->causes = 0;
+    v->expired = 0;
     v->ever_fired = true;
     v->last_fire_ps = mortar_now(d->self);
-    v->itr_idx = ITR_NONE;
     i40e_reg_set(d, dyn_ctl_off(vec), i40e_reg(d, dyn_ctl_off(vec)) & ~I40E_DYN_INTENA);
     d->c.interrupts++;
     mortar_trace(d->self, d->tk_irq, d->c.interrupts, vec, 0);
@@ -59,21 +68,24 @@ static void fire(i40e *d, uint32_t vec)
     i40e_send_pcie(d, MORTAR_PCIE_INTERRUPT, &in, sizeof in);
 }
 
-static void update(i40e *d, uint32_t vec)
+/* When the vector may fire for its pending causes: the earliest time one
+ * of their ITR indexes runs out. */
+static uint64_t due_ps(const i40e *d, uint32_t vec)
 {
-    i40e_vector *v = &d->vec[vec];
-    if (!v->pending || !enabled(d, vec) || !d->msix_enabled || v->timer)
-        return;
-    uint64_t now = mortar_now(d->self);
-    uint64_t due =
-        v->ever_fired ? v->last_fire_ps + itr_interval_ps(d, vec, v->itr_idx) : now;
-    if (due <= now)
-        fire(d, vec);
-    else
-        v->timer = mortar_timer_set(d->self, due, I40E_TIMER(I40E_TIMER_ITR, vec));
+    const i40e_vector *v = &d->vec[vec];
+    uint64_t now = mortar_now(d->self), due = UINT64_MAX;
+    for (uint32_t idx = 0; idx <= ITR_NONE; idx++) {
+        if (!(v->causes & 1u << idx))
+            continue;
+        uint64_t t = now;
+        if (v->ever_fired && !(v->expired & 1u << idx))
+            t = v->last_fire_ps + itr_interval_ps(d, vec, idx);
+        due = t < due ? t : due;
+    }
+    return due > now ? due : now;
 }
 
-/* Drops the vector's planned firing, so update() plans it anew. */
+/* Drops the vector's planned firing. */
 static void forget_timer(i40e *d, uint32_t vec)
 {
     if (d->vec[vec].timer) {
@@ -82,18 +94,27 @@ static void forget_timer(i40e *d, uint32_t vec)
     }
 }
 
-/* A cause with a shorter interval than the pending ones brings the
- * interrupt forward: each ITR index has its own timer in the hardware, and
- * the vector fires when any pending cause's timer has run out. */
-static void raise(i40e *d, uint32_t vec, uint32_t itr_idx)
+/* Fires the vector now or plans its firing, as its causes, its enable and
+ * its ITR timers say (called after any of them changes). */
+static void update(i40e *d, uint32_t vec)
 {
     i40e_vector *v = &d->vec[vec];
-    if (!v->pending ||
-        itr_interval_ps(d, vec, itr_idx) < itr_interval_ps(d, vec, v->itr_idx)) {
-        v->itr_idx = (uint8_t)itr_idx;
+    if (!v->causes || !enabled(d, vec) || !d->msix_enabled)
+        return; /* a planned firing finds nothing to do and plans nothing */
+    uint64_t due = due_ps(d, vec);
+    if (due <= mortar_now(d->self)) {
         forget_timer(d, vec);
+        fire(d, vec);
+    } else if (!v->timer || v->timer_ps != due) {
+        forget_timer(d, vec);
+        v->timer_ps = due;
+        v->timer = mortar_timer_set(d->self, due, I40E_TIMER(I40E_TIMER_ITR, vec));
     }
-    v->pending = true;
+}
+
+static void raise(i40e *d, uint32_t vec, uint32_t itr_idx)
+{
+    d->vec[vec].causes |= (uint8_t)(1u << itr_idx);
     update(d, vec);
 }
 
@@ -138,7 +159,7 @@ uint32_t i40e_irq_read_icr0(i40e *d)
 {
     uint32_t v = i40e_reg(d, I40E_PFINT_ICR0);
     i40e_reg_set(d, I40E_PFINT_ICR0, 0);
-    d->vec[0].pending = false;
+    d->vec[0].causes = 0;
     return v;
 }
 
@@ -150,10 +171,10 @@ void i40e_irq_dyn_ctl_write(i40e *d, uint32_t vec, uint32_t v)
     uint32_t old = i40e_reg(d, off);
     uint32_t idx = v >> I40E_DYN_ITR_INDX_SHIFT & 3;
     if (idx != ITR_NONE) {
-        /* a new interval applies to a firing already planned */
+        /* the new interval, and its timer runs out at once (see the top) */
         i40e_reg_set(d, itr_off(vec, idx),
                      v >> I40E_DYN_INTERVAL_SHIFT & I40E_DYN_INTERVAL_MASK);
-        forget_timer(d, vec);
+        d->vec[vec].expired |= (uint8_t)(1u << idx);
     }
     uint32_t keep = v & ~(I40E_DYN_CLEARPBA | I40E_DYN_SWINT_TRIG | I40E_DYN_INTENA_MSK);
     if (v & I40E_DYN_INTENA_MSK)
@@ -183,6 +204,6 @@ void i40e_irq_reset(i40e *d)
     for (uint32_t v = 0; v < I40E_NVEC; v++) {
         if (d->vec[v].timer)
             mortar_timer_cancel(d->self, d->vec[v].timer);
-        d->vec[v] = (i40e_vector){.itr_idx = ITR_NONE};
+        d->vec[v] = (i40e_vector){0};
     }
 }

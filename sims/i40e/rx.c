@@ -14,7 +14,12 @@
  * The buffer drains into host memory through the queue's descriptor ring:
  * hardware owns the descriptors from the head up to the tail (QRX_TAIL).
  * They are prefetched by DMA (sims/common/desc_prefetch.h), 16 or 32 bytes
- * each as the queue context says. A frame of n bytes (plus the FCS unless the
+ * each as the queue context says, as soon as the driver hands them over
+ * (a tail write) and whenever the on-chip cache has room again, never only
+ * when a frame is waiting for them: the driver returns buffers 32 at a
+ * time (I40E_RX_BUFFER_WRITE, "one at a time is too slow"), and a fetch
+ * started by a frame would hold that frame in the buffer for a PCIe round
+ * trip, once per 32 frames. A frame of n bytes (plus the FCS unless the
  * context strips it) takes ceil(n / buffer size) descriptors, the buffer
  * size being the context's DBUFF x 128; the head frame waits until that
  * many are available. Its data goes to the buffers, then each descriptor is
@@ -51,6 +56,8 @@ static uint32_t desc_size(const i40e_rxq *r)
 {
     return r->desc32 ? 32 : 16;
 }
+
+static void prefetch(i40e *d, i40e_rxq *r);
 
 static void queue_stop(i40e *d, i40e_rxq *r)
 {
@@ -141,6 +148,7 @@ void i40e_rx_ctx_loaded(i40e *d, uint32_t q, uint32_t gen, const uint8_t *ctx)
     desc_prefetch_reset(&r->cache, r->head);
     r->ctx_ready = true;
     i40e_reg_set(d, I40E_QRX_ENA(q), I40E_QENA_REQ | I40E_QENA_STAT);
+    prefetch(d, r);
     i40e_rx_kick(d);
 }
 
@@ -153,6 +161,7 @@ void i40e_rx_tail_write(i40e *d, uint32_t q, uint32_t v)
     }
     i40e_reg_set(d, I40E_QRX_TAIL(q), v);
     r->cache.failed = false;
+    prefetch(d, r);
     i40e_rx_kick(d);
 }
 
@@ -177,13 +186,18 @@ static void fetch_done(void *ctx, const dmaq_req *req, uint32_t status,
         d->c.ring_errors++; /* retried at the next tail write */
         return;
     case DESC_FETCH_DONE:
+        prefetch(d, r);
         i40e_rx_kick(d);
         return;
     }
 }
 
-static void fetch(i40e *d, i40e_rxq *r)
+/* Reads the descriptors the driver has handed over, as many as the cache
+ * takes (nothing while a fetch is in flight or after a failed one). */
+static void prefetch(i40e *d, i40e_rxq *r)
 {
+    if (!r->ctx_ready)
+        return;
     desc_prefetch_start(&r->cache, &d->dma, OWNER_RX(r->idx), r->gen, ring_view(r),
                         i40e_reg(d, I40E_QRX_TAIL(r->idx)), fetch_done);
 }
@@ -273,8 +287,9 @@ static void drain(i40e *d)
         } else if (r->cache.count >= need) {
             deliver(d, r, f, data, len, need);
             pop_head(rx);
+            prefetch(d, r);
         } else {
-            fetch(d, r);
+            prefetch(d, r);
             return;
         }
     }
