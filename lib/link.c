@@ -65,6 +65,8 @@ int mortar_link_params_check(const mortar_link_params *p, char *err, size_t err_
     char pcie_why[120] = "pcie."; /* the layer's own message follows the prefix */
     if (p->latency_ps == 0)
         why = "latency must be greater than 0";
+    else if (p->latency_ps > MORTAR_LINK_MAX_LATENCY_PS)
+        why = "latency must be at most 1 s";
     else if (interval > p->latency_ps)
         why = "sync interval must not exceed the latency (0 < sync_interval <= latency)";
     else if (p->slot_size < MORTAR_SLOT_HEADER_SIZE || p->slot_size % 64 != 0)

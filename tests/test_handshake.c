@@ -231,6 +231,7 @@ static int connect_to_fake(fake_listener *f, char *err, size_t size)
     usleep(20000);
     mortar_link_params cp;
     params(&cp, "victim", MORTAR_PROTO_TEST);
+    cp.latency_ps = 0; /* take the listener's, as a host does */
     mortar_link *conn = NULL;
     int rc = mortar_link_connect(&conn, sock_path, &cp, err, size);
     pthread_join(t, NULL);
@@ -277,6 +278,19 @@ static void test_handshake_refuses_a_pcie_layer_on_another_protocol(void **state
     assert_int_equal(connect_to_fake(&f, err, sizeof err), MORTAR_EPROTO);
     assert_non_null(strstr(err, "peer's intro is invalid"));
     assert_non_null(strstr(err, "does not speak PCIe"));
+}
+
+static void test_handshake_refuses_a_latency_that_would_overflow_time(void **state)
+{
+    (void)state;
+    fake_listener f;
+    good_intro(&f.intro);
+    f.intro.latency_ps = UINT64_MAX; /* stamps would wrap */
+    f.intro.sync_interval_ps = 500000;
+    f.bytes = sizeof f.intro;
+    char err[512];
+    assert_int_equal(connect_to_fake(&f, err, sizeof err), MORTAR_EPROTO);
+    assert_non_null(strstr(err, "latency must be at most 1 s"));
 }
 
 static void test_handshake_reports_truncated_intro(void **state)
@@ -498,6 +512,7 @@ int main(void)
         cmocka_unit_test(test_handshake_gives_the_connector_the_listeners_pcie_layer),
         cmocka_unit_test(test_handshake_reports_protocol_mismatch),
         cmocka_unit_test(test_handshake_refuses_a_pcie_layer_on_another_protocol),
+        cmocka_unit_test(test_handshake_refuses_a_latency_that_would_overflow_time),
         cmocka_unit_test(test_handshake_reports_sync_mode_conflict),
         cmocka_unit_test(test_handshake_reports_latency_mismatch),
         cmocka_unit_test(test_handshake_reports_version_mismatch),

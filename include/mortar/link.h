@@ -114,13 +114,17 @@ typedef enum {
     MORTAR_WAIT_BLOCK = 2, /* then sleep on the futex word; the producer wakes us */
 } mortar_wait_policy;
 
+/* The longest one-way latency a link may have: 1 s. Any longer is not a
+ * link mortar models, and the stamps of a run of months would overflow. */
+#define MORTAR_LINK_MAX_LATENCY_PS MORTAR_S(1)
+
 typedef struct mortar_link_params {
     const char *name; /* used in every error message; copied */
     uint32_t protocol;
     uint32_t slot_size;  /* default 2048; PCIe links use 9216; a multiple of
                           * 64, at least 64 (the header alone: no payload) */
     uint32_t slot_count; /* default 1024 */
-    uint64_t latency_ps; /* default 500 ns */
+    uint64_t latency_ps; /* default 500 ns; at most MORTAR_LINK_MAX_LATENCY_PS */
     uint64_t sync_interval_ps; /* default: latency */
     uint64_t bandwidth_bps;    /* default 0 */
     /* PCIe links only: the transaction layer (mortar/pcie_wire.h); default

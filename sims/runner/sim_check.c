@@ -325,9 +325,10 @@ int sim_check_link_options(json_t *l, const char *where, mortar_link_params *p, 
                            size_t size)
 {
     uint64_t spin_ps = MORTAR_NS(p->spin_ns), timeout_ps = MORTAR_MS(p->handshake_timeout_ms);
-    if (link_time(l, "latency", true, MORTAR_TIME_MAX, &p->latency_ps, where, err, size) ||
-        link_time(l, "sync_interval", true, MORTAR_TIME_MAX, &p->sync_interval_ps, where, err,
+    if (link_time(l, "latency", true, MORTAR_LINK_MAX_LATENCY_PS, &p->latency_ps, where, err,
                   size) ||
+        link_time(l, "sync_interval", true, MORTAR_LINK_MAX_LATENCY_PS, &p->sync_interval_ps,
+                  where, err, size) ||
         /* the link keeps them in 32 bits: spin in ns, the timeout in ms */
         link_time(l, "spin", false, MORTAR_S(4), &spin_ps, where, err, size) ||
         link_time(l, "timeout", false, MORTAR_S(86400), &timeout_ps, where, err, size) ||
