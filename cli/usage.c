@@ -212,6 +212,18 @@ int cli_next(cli_parser *p)
         print_try_help(p->cmd);
         return CLI_STOP_USAGE;
     }
+    if (optarg && !optarg[0] && c != '?' && c != ':') {
+        /* an empty value names no file and sets nothing ("--db=" once put a
+         * run's record in SQLite's temporary database) */
+        if (longindex >= 0)
+            fprintf(stderr, "mortar %s: option '--%s' wants a value; it is empty\n",
+                    p->cmd->name, p->longopts[longindex].name);
+        else
+            fprintf(stderr, "mortar %s: option '-%c' wants a value; it is empty\n",
+                    p->cmd->name, c);
+        print_try_help(p->cmd);
+        return CLI_STOP_USAGE;
+    }
     switch (c) {
     case -1:
         p->first_operand = optind;

@@ -23,7 +23,7 @@ static const char *const commands[] = {
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
 static const char *const bench_programs[] = {"bench-link", "bench-run", "bench-net",
-                                             "bench-boot", "bench-rtl"};
+                                             "bench-boot", "bench-rtl", "bench-pcie"};
 #define N_BENCH (sizeof bench_programs / sizeof bench_programs[0])
 
 static cli_result mortar(const char *dir, const char *fmt, ...)
@@ -114,6 +114,22 @@ static void test_missing_value_is_a_usage_error(void **state)
     expect(&r, 2, "results --db");
     assert_non_null(strstr(r.err, "option '--db' requires an argument"));
     cli_result_free(&r);
+}
+
+/* "--db=" once recorded a run in SQLite's temporary database, lost on
+ * close: an empty value is refused for every option, before anything runs. */
+static void test_empty_value_is_a_usage_error(void **state)
+{
+    const char *lines[] = {"run experiments/examples/pcitest.json --db=",
+                           "results --db ''", "sweep x.json --out=", "trace 1 -o ''",
+                           "run x.json --set ''"};
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        cli_result r = mortar(*state, "%s", lines[i]);
+        expect(&r, 2, lines[i]);
+        if (!strstr(r.err, "wants a value; it is empty"))
+            fail_msg("%s: %s", lines[i], r.err);
+        cli_result_free(&r);
+    }
 }
 
 static void test_abbreviated_option_is_refused(void **state)
@@ -417,6 +433,7 @@ int main(void)
         cmocka_unit_test(test_every_command_prints_its_help_on_stdout),
         cmocka_unit_test(test_unknown_option_is_a_usage_error_on_stderr),
         cmocka_unit_test(test_missing_value_is_a_usage_error),
+        cmocka_unit_test(test_empty_value_is_a_usage_error),
         cmocka_unit_test(test_abbreviated_option_is_refused),
         cmocka_unit_test(test_option_value_after_equals_works_like_separate),
         cmocka_unit_test(test_failure_exits_1_and_usage_error_2),
