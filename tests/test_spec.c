@@ -273,6 +273,11 @@ static void test_rejects_host_values_out_of_range(void **state)
     memset(long_run + strlen(long_run), 'x', 65537);
     char *run[] = {long_run};
     expect_error(run, 1, "hosts[0].run: longer than 65536 bytes");
+    /* an empty command once dropped the guest to a shell until --timeout */
+    char *empty[] = {"hosts.0.run="};
+    expect_error(empty, 1, "hosts[0].run: empty (the guest's command)");
+    char *blank[] = {"hosts.0.run= \t "};
+    expect_error(blank, 1, "hosts[0].run: empty");
 }
 
 static void test_rejects_link_values_out_of_range(void **state)

@@ -234,8 +234,11 @@ static int check_host(json_t *hosts, size_t i, char *err, size_t size)
     if (check_object(h, where, err, size) || check_keys(h, host_keys, NULL, where, err, size) ||
         check_name(h, "name", true, where, err, size))
         return -1;
-    if (!json_is_string(json_object_get(h, "run")))
+    const char *run = json_string_value(json_object_get(h, "run"));
+    if (!run)
         return errbuf_fail(err, size, "%s.run: required (the guest's command)", where);
+    if (!run[strspn(run, " \t\r\n")]) /* the guest would drop to a shell and wait */
+        return errbuf_fail(err, size, "%s.run: empty (the guest's command)", where);
     if (json_string_length(json_object_get(h, "run")) > HOST_RUN_MAX)
         return errbuf_fail(err, size,
                            "%s.run: longer than %d bytes",
