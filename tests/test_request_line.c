@@ -20,9 +20,33 @@ static void test_a_field_is_read_by_its_key_and_only_as_a_whole_key(void **state
     const char *line = "req=7 xlatency_ns=5 latency_ns=2431800 verified=1\n";
     assert_true(request_line_is(line));
     assert_false(request_line_is("MORTAR-TCP-RETRANS 3"));
-    assert_int_equal(request_line_int(line, "req"), 7);
-    assert_int_equal(request_line_int(line, "latency_ns"), 2431800);
-    assert_int_equal(request_line_int(line, "start_ns"), -1);
+    int64_t v = 0;
+    assert_int_equal(request_line_int(line, "req", &v), REQUEST_FIELD_OK);
+    assert_int_equal(v, 7);
+    assert_int_equal(request_line_int(line, "latency_ns", &v), REQUEST_FIELD_OK);
+    assert_int_equal(v, 2431800);
+    assert_int_equal(request_line_int(line, "start_ns", &v), REQUEST_FIELD_ABSENT);
+}
+
+/* One strict rule for every number a guest prints: "abc" was 0, "12abc"
+ * 12, "1x" a verified request, a 20-digit number INT64_MAX. */
+static void test_a_field_is_a_whole_integer_or_malformed(void **state)
+{
+    (void)state;
+    const char *bad[] = {"req=1 latency_ns=abc", "req=1 latency_ns=12abc",
+                         "req=1 latency_ns=1x",  "req=1 latency_ns=",
+                         "req=1 latency_ns=-",   "req=1 latency_ns=99999999999999999999",
+                         "req=1 latency_ns=+5",  "req=1 latency_ns=1.5"};
+    int64_t v;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (request_line_int(bad[i], "latency_ns", &v) != REQUEST_FIELD_MALFORMED)
+            fail_msg("'%s' was taken as %lld", bad[i], (long long)v);
+    assert_int_equal(request_line_int("req=1 latency_ns=-3\n", "latency_ns", &v),
+                     REQUEST_FIELD_OK);
+    assert_int_equal(v, -3);
+    assert_int_equal(request_line_int("req=1 latency_ns=9223372036854775807", "latency_ns", &v),
+                     REQUEST_FIELD_OK);
+    assert_int_equal(v, INT64_MAX);
 }
 
 static void test_every_other_numeric_field_is_a_named_field(void **state)
@@ -51,6 +75,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_field_is_read_by_its_key_and_only_as_a_whole_key),
+        cmocka_unit_test(test_a_field_is_a_whole_integer_or_malformed),
         cmocka_unit_test(test_every_other_numeric_field_is_a_named_field),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -86,12 +86,14 @@ static void test_timeouts_must_be_whole_seconds(void **state)
     (void)state;
     const char *dir = scratch_dir();
     char args[1024];
-    const char *bad[] = {"--timeout 5x", "--timeout 0", "--stall-timeout -3",
-                         "--timeout ''"};
+    const char *bad[][2] = {{"--timeout 5x", "is not a number of seconds"},
+                            {"--timeout 0", "is not a number of seconds"},
+                            {"--stall-timeout -3", "is not a number of seconds"},
+                            {"--timeout ''", "'--timeout' wants a value; it is empty"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         snprintf(args, sizeof args, "run '%s/experiments/examples/pcitest.json' %s",
-                 source_dir(), bad[i]);
-        expect_refused(dir, args, 2, "is not a number of seconds");
+                 source_dir(), bad[i][0]);
+        expect_refused(dir, args, 2, bad[i][1]);
     }
     remove_tree(dir);
 }

@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,14 +18,35 @@ bool request_line_is(const char *line)
     return !strncmp(line, "req=", 4);
 }
 
-int64_t request_line_int(const char *line, const char *key)
+/* Whether [value, end) is a whole decimal integer that fits; into *out. */
+static bool whole_integer(const char *value, const char *end, int64_t *out)
+{
+    const char *digits = value + (*value == '-');
+    if (digits == end || (size_t)(end - digits) != strspn(digits, "0123456789") ||
+        end - digits > 19)
+        return false;
+    char buf[24], *stop;
+    snprintf(buf, sizeof buf, "%.*s", (int)(end - value), value);
+    errno = 0;
+    long long v = strtoll(buf, &stop, 10);
+    if (errno || *stop)
+        return false;
+    *out = v;
+    return true;
+}
+
+int request_line_int(const char *line, const char *key, int64_t *out)
 {
     char pat[KEY_MAX + 2];
     snprintf(pat, sizeof pat, "%s=", key);
     const char *p = strstr(line, pat);
-    while (p && p != line && p[-1] != ' ')
+    while (p && p != line && p[-1] != ' ' && p[-1] != '\t')
         p = strstr(p + 1, pat);
-    return p ? strtoll(p + strlen(pat), NULL, 10) : -1;
+    if (!p)
+        return REQUEST_FIELD_ABSENT;
+    const char *value = p + strlen(pat);
+    const char *end = value + strcspn(value, " \t\r\n");
+    return whole_integer(value, end, out) ? REQUEST_FIELD_OK : REQUEST_FIELD_MALFORMED;
 }
 
 /* The keys of the contract that are a request's own columns. */
@@ -56,14 +78,11 @@ void request_line_fields(json_t *fields, const char *line)
         size_t len = strcspn(p, " \t\r\n");
         size_t klen = key_length(p, len);
         const char *value = p + klen + 1;
-        if (klen && !is_contract_key(p, klen) &&
-            (isdigit((unsigned char)*value) || *value == '-')) {
-            char key[KEY_MAX], *end;
+        int64_t v;
+        if (klen && !is_contract_key(p, klen) && whole_integer(value, p + len, &v)) {
+            char key[KEY_MAX];
             snprintf(key, sizeof key, "%.*s", (int)klen, p);
-            errno = 0;
-            long long v = strtoll(value, &end, 10);
-            if (end == p + len && end != value && errno == 0)
-                json_object_set_new(fields, key, json_integer(v));
+            json_object_set_new(fields, key, json_integer(v));
         }
         p += len;
         p += strspn(p, " \t\r\n");

@@ -29,8 +29,18 @@
 /* Whether `line` is a per-request line (it starts with "req="). */
 bool request_line_is(const char *line);
 
-/* The integer value of field `key` of `line`; -1 when it has none. */
-int64_t request_line_int(const char *line, const char *key);
+/* What request_line_int found. */
+enum { REQUEST_FIELD_OK = 0, REQUEST_FIELD_ABSENT = 1, REQUEST_FIELD_MALFORMED = -1 };
+
+/*
+ * The value of field `key` of `line` (a word "<key>=<value>") into *out:
+ * REQUEST_FIELD_OK when the value is a whole decimal integer that fits 64
+ * bits (an optional '-', digits, nothing else up to the next space),
+ * REQUEST_FIELD_ABSENT when the line has no such field,
+ * REQUEST_FIELD_MALFORMED for anything else ("abc", "12abc", "1x", "",
+ * "99999999999999999999"). The first such word counts.
+ */
+int request_line_int(const char *line, const char *key, int64_t *out);
 
 /* Adds every `<key>=<integer>` field of `line` but the contract's own to
  * `fields` (a JSON object; a later one replaces an earlier one). A key is

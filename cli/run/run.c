@@ -28,6 +28,7 @@
 #include "db.h"
 #include "dirs.h"
 #include "errbuf.h"
+#include "guest_console.h"
 #include "host_tools.h"
 #include "losses.h"
 #include "owner.h"
@@ -35,7 +36,7 @@
 #include "plan.h"
 #include "snapshot_cache.h"
 #include "procs.h"
-#include "request_line.h"
+#include "request_read.h"
 #include "profile_data.h"
 #include "run.h"
 #include "run_record.h"
@@ -264,31 +265,29 @@ static void show_failure(const plan *p, const proc *pr)
 
 /* A guest that crashed, or whose program failed, cannot finish its part:
  * the others would wait for it until the stall watch. Looks for the
- * kernel's oops lines and for "MORTAR-EXIT <nonzero>" (guest/init). */
+ * kernel's crash reports and for "MORTAR-EXIT <nonzero>" (guest/init). */
 static bool guest_failed(const plan *p, char *err, size_t size)
 {
-    static const char *const oops[] = {"general protection fault", "double fault",
-                                       "Kernel panic", "BUG: ", "Oops: "};
-    char line[4096];
-    for (int i = 0; i < p->nhosts; i++) {
+    char *line = NULL;
+    size_t cap = 0;
+    bool failed = false;
+    for (int i = 0; i < p->nhosts && !failed; i++) {
         FILE *f = fopen(p->hosts[i].console, "r");
-        while (f && fgets(line, sizeof line, f)) {
-            bool crashed = false;
-            for (size_t k = 0; k < sizeof oops / sizeof oops[0]; k++)
-                crashed |= strstr(line, oops[k]) != NULL;
-            long code = !strncmp(line, "MORTAR-EXIT ", 12) ? strtol(line + 12, NULL, 10) : 0;
-            if (crashed || code != 0) {
+        while (f && !failed && getline(&line, &cap, f) >= 0) {
+            long code = 0;
+            bool crashed = guest_console_kernel_crash(line);
+            if (crashed || (guest_console_exit(line, &code) && code != 0)) {
                 line[strcspn(line, "\n")] = '\0';
-                snprintf(err, size, "host %s: %s: %s", p->hosts[i].name,
+                snprintf(err, size, "host %s: %s: %.200s", p->hosts[i].name,
                          crashed ? "the guest kernel crashed" : "its program failed", line);
-                fclose(f);
-                return true;
+                failed = true;
             }
         }
         if (f)
             fclose(f);
     }
-    return false;
+    free(line);
+    return failed;
 }
 
 /* The simulated time every process reported (mortar/progress.h), summed:
@@ -569,50 +568,6 @@ static int build_snapshots(json_t *spec, const plan *run_plan, plan_tools pt,
 
 /* ---- results ------------------------------------------------------------------ */
 
-static db_request *find_req(db_request *reqs, size_t n, int64_t idx)
-{
-    for (size_t i = 0; i < n; i++)
-        if (reqs[i].idx == idx)
-            return &reqs[i];
-    return NULL;
-}
-
-/* Reads "req=<i> latency_ns=<n> verified=<0|1> [start_ns=<n>] ..." lines
- * of the measuring host and "req=<i> <key>=<n> ..." lines of the others:
- * every other numeric field of a request's lines is one of its fields. */
-static size_t collect_requests(const plan *p, const char *measure, db_request *reqs)
-{
-    size_t n = 0;
-    char line[4096];
-    for (int pass = 0; pass < 2; pass++) {
-        for (int i = 0; i < p->nhosts; i++) {
-            bool is_measure = !strcmp(p->hosts[i].name, measure);
-            if (is_measure != (pass == 0))
-                continue;
-            FILE *f = fopen(p->hosts[i].console, "r");
-            while (f && fgets(line, sizeof line, f)) {
-                if (!request_line_is(line))
-                    continue;
-                int64_t idx = request_line_int(line, REQUEST_KEY_ID);
-                db_request *r = NULL;
-                if (pass == 0 && request_line_int(line, REQUEST_KEY_VALUE) >= 0 && n < MAX_REQUESTS) {
-                    r = &reqs[n++];
-                    *r = (db_request){.idx = idx, .latency_ns = request_line_int(line, REQUEST_KEY_VALUE),
-                                      .verified = request_line_int(line, REQUEST_KEY_VERIFIED) == 1,
-                                      .start_ns = request_line_int(line, REQUEST_KEY_START),
-                                      .fields = json_object()};
-                } else if (pass == 1)
-                    r = find_req(reqs, n, idx);
-                if (r)
-                    request_line_fields(r->fields, line);
-            }
-            if (f)
-                fclose(f);
-        }
-    }
-    return n;
-}
-
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -864,7 +819,17 @@ int mortar_run_main(int argc, char **argv)
 
     const char *measure = json_string_value(json_object_get(json_object_get(spec, "measure"), "host"));
     db_request *reqs = calloc(MAX_REQUESTS, sizeof *reqs);
-    size_t n = collect_requests(&p, measure ? measure : "", reqs);
+    request_source src[PLAN_MAX];
+    for (int i = 0; i < p.nhosts; i++)
+        src[i] = (request_source){p.hosts[i].name, p.hosts[i].console};
+    size_t n = 0;
+    char read_err[512];
+    if (request_read(src, (size_t)p.nhosts, measure, reqs, MAX_REQUESTS, &n, read_err,
+                     sizeof read_err) &&
+        !rc) {
+        snprintf(err, sizeof err, "%s", read_err);
+        rc = -1;
+    }
     db_summary sum = summarize(reqs, n);
     if (!rc && measure && (n == 0 || sum.verified != sum.requests)) {
         snprintf(err, sizeof err, "%lld of %lld requests verified",

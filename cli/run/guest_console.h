@@ -1,0 +1,24 @@
+/*
+ * guest_console.h - what a line of a guest's console says about the guest:
+ * that its kernel crashed, or that its program ended (guest/init prints
+ * "MORTAR-EXIT <status>").
+ *
+ * A kernel's crash report is a kernel message: it starts the line, after
+ * the printk time stamp ("[   12.345678] ") when there is one. Text that
+ * merely contains one of its phrases ("DEBUG: ...", a program that prints
+ * "no BUG: here") is not a crash.
+ */
+#ifndef MORTAR_CLI_GUEST_CONSOLE_H
+#define MORTAR_CLI_GUEST_CONSOLE_H
+
+#include <stdbool.h>
+
+/* Whether `line` is the start of a kernel crash report (BUG, Oops, general
+ * protection fault, double fault, Kernel panic). */
+bool guest_console_kernel_crash(const char *line);
+
+/* Whether `line` is init's "MORTAR-EXIT <status>"; the status in *status
+ * (a status that is not a number counts as 255). */
+bool guest_console_exit(const char *line, long *status);
+
+#endif

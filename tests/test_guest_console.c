@@ -1,0 +1,61 @@
+/*
+ * test_guest_console.c - what a guest's console line says
+ * (cli/run/guest_console.c): a kernel crash only as a kernel message (a
+ * program's "DEBUG: " once failed its run as a crashed kernel), and init's
+ * exit status.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "guest_console.h"
+
+static void test_a_crash_is_a_kernel_message_that_starts_with_its_phrase(void **state)
+{
+    (void)state;
+    const char *crashes[] = {
+        "[   12.345678] BUG: kernel NULL pointer dereference, address: 0000000000000000\n",
+        "[    0.000001] Oops: 0000 [#1] PREEMPT SMP NOPTI\n",
+        "[ 1234.5] general protection fault, probably for non-canonical address\n",
+        "Kernel panic - not syncing: VFS: Unable to mount root fs\n",
+        "BUG: soft lockup - CPU#0 stuck for 22s!\n",
+    };
+    for (size_t i = 0; i < sizeof crashes / sizeof crashes[0]; i++)
+        if (!guest_console_kernel_crash(crashes[i]))
+            fail_msg("not a crash: %s", crashes[i]);
+    const char *fine[] = {
+        "DEBUG: step 3\n",
+        "req=1 latency_ns=5 note=BUG: \n",
+        "[   12.3] i40e 0000:00:04.0: no BUG: here\n",
+        "[12.3]BUG: no space after the stamp is not the kernel's\n",
+        "mortar-matmul-server: Oops: the input was short\n",
+        "\n",
+    };
+    for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++)
+        if (guest_console_kernel_crash(fine[i]))
+            fail_msg("taken for a crash: %s", fine[i]);
+}
+
+static void test_init_exit_line_gives_the_status(void **state)
+{
+    (void)state;
+    long status = -1;
+    assert_true(guest_console_exit("MORTAR-EXIT 0\n", &status));
+    assert_int_equal(status, 0);
+    assert_true(guest_console_exit("MORTAR-EXIT 3\n", &status));
+    assert_int_equal(status, 3);
+    assert_true(guest_console_exit("MORTAR-EXIT x\n", &status));
+    assert_int_equal(status, 255);
+    assert_false(guest_console_exit("echo MORTAR-EXIT 0\n", &status));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_a_crash_is_a_kernel_message_that_starts_with_its_phrase),
+        cmocka_unit_test(test_init_exit_line_gives_the_status),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
