@@ -81,14 +81,18 @@ m = re.search(r"<script type=\"application/json\" id=\"mortar-data\">(.*?)</scri
               open(sys.argv[1]).read(), re.S)
 print(m.group(1) if m else "null")' "$page" >"$QH_DIR/page-data.json"
 # The cells' runs, medians and winners (the page has no split in its cells:
-# it has one per trace). The margin to the ns: `mortar verdict --json`
-# prints reals with 10 significant digits, the page with all of them.
+# it has one per trace), and their margins within 1 ns: `mortar verdict
+# --json` prints reals with 10 significant digits, the page with all of
+# them (7825.9425 against 7825.942499999999 us once rounded to different ns).
 cells() {
-    jq -c '[.[] | {x, series, winner, margin_ns: (.margin_us * 1000 | round), variants: [to_entries[] |
+    jq -c '[.[] | {x, series, winner, variants: [to_entries[] |
             select(.value | type == "object") | {(.key): .value.run_id, median: .value.median_us}]}]'
 }
 [ "$(jq .verdict.cells "$QH_DIR/page-data.json" | cells)" = "$(jq .cells "$QH_DIR/verdict.json" | cells)" ] ||
     qh_fail "the page's verdict is not mortar verdict's: $(jq -c '.verdict_error' "$QH_DIR/page-data.json")"
+jq -e --slurpfile cli "$QH_DIR/verdict.json" '[.verdict.cells, $cli[0].cells] | transpose |
+    all(.[0].margin_us - .[1].margin_us | fabs < 0.001)' "$QH_DIR/page-data.json" >/dev/null ||
+    qh_fail "the page's margins are not mortar verdict's"
 for v in "${VARIANTS[@]}"; do
     grep -qF "$(label "$v")" "$page" || qh_fail "the page does not name $v by its label"
     id=$(jq -r --arg v "$v" '.runs[] | select(.vars.nic == $v) | .id' "$QH_DIR/results.json")
