@@ -62,3 +62,49 @@ int dirs_write_new_json(json_t *json, const char *path)
     int rc = json_dumpfd(json, fd, JSON_INDENT(1));
     return close(fd) || rc ? -1 : 0;
 }
+
+int dirs_open_at(int at, const char *name, const char *shown, char *err, size_t size)
+{
+    int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0)
+        return fd;
+    struct stat st;
+    if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+        return errbuf_fail(err, size, "%s is a symbolic link: not writing through it", shown);
+    return errbuf_fail(err, size, "cannot open %s: %s", shown, strerror(errno));
+}
+
+/* Writes all of `data` to `fd`. */
+static int write_all(int fd, const char *data, size_t len)
+{
+    while (len) {
+        ssize_t k = write(fd, data, len);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        data += k;
+        len -= (size_t)k;
+    }
+    return 0;
+}
+
+int dirs_replace_file(int dirfd, const char *name, const char *shown, const void *data,
+                      size_t len, char *err, size_t size)
+{
+    char tmp[NAME_MAX + 1];
+    if (snprintf(tmp, sizeof tmp, ".%s.%ld.tmp", name, (long)getpid()) >= (int)sizeof tmp)
+        return errbuf_fail(err, size, "%s: name too long", shown);
+    unlinkat(dirfd, tmp, 0); /* a leftover, or a link planted there: gone, not followed */
+    int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return errbuf_fail(err, size, "cannot write %s: %s", shown, strerror(errno));
+    int failed = write_all(fd, data, len);
+    failed |= close(fd);
+    if (failed || renameat(dirfd, tmp, dirfd, name) != 0) {
+        errbuf_fail(err, size, "cannot write %s: %s", shown, strerror(errno));
+        unlinkat(dirfd, tmp, 0);
+        return -1;
+    }
+    return 0;
+}

@@ -26,4 +26,24 @@ int dirs_make_fresh(const char *parent, const char *base, char *dir, size_t size
  * Returns 0, or -1 when the file exists, is a link or cannot be written. */
 int dirs_write_new_json(json_t *json, const char *path);
 
+/*
+ * Opens directory `name` of the directory open as `at` (AT_FDCWD: the
+ * current one) itself, never a symbolic link in its place (O_DIRECTORY |
+ * O_NOFOLLOW): a file descriptor, or -1 with the reason naming `shown` in
+ * err ("OUT/traces is a symbolic link: not writing through it").
+ */
+int dirs_open_at(int at, const char *name, const char *shown, char *err, size_t size);
+
+/*
+ * Replaces file `name` in the directory open as `dirfd` (dirs_open) with
+ * `len` bytes of `data`, so that a reader never sees half of it and nothing
+ * is written through a link: the bytes go to a new temporary file in that
+ * directory (O_CREAT | O_EXCL | O_NOFOLLOW, a link or file already at its
+ * name removed first, never followed), which is then renamed over `name`
+ * (a link at `name` is replaced, its target untouched). Returns 0, or -1
+ * with the reason naming `shown` (how the caller names the file) in err.
+ */
+int dirs_replace_file(int dirfd, const char *name, const char *shown, const void *data,
+                      size_t len, char *err, size_t size);
+
 #endif

@@ -7,11 +7,14 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "dirs.h"
 #include "report_cmd.h"
@@ -33,80 +36,79 @@ static int join_path(char *path, size_t size, const char *dir, const char *name,
     return 0;
 }
 
-/* Writes a file next to its final name, then renames it there, so that a
- * browser reloading the page never sees half of it. */
-static int write_file(const char *path, const char *text, size_t len, char *err,
-                      size_t err_size)
-{
-    char tmp[PATH_MAX + 16];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        snprintf(err, err_size, "cannot write %s: %s", tmp, strerror(errno));
-        return -1;
-    }
-    int failed = fwrite(text, 1, len, f) != len;
-    failed |= fclose(f) != 0;
-    if (failed || rename(tmp, path) != 0) {
-        snprintf(err, err_size, "cannot write %s: %s", path, strerror(errno));
-        remove(tmp);
-        return -1;
-    }
-    return 0;
-}
-
 /* What the report wrote, for its closing message. */
 typedef struct report_files {
     size_t page_bytes, traces, trace_bytes, stale;
 } report_files;
 
+/* The traces folder of the output folder open as `out`, created when
+ * missing; never a link in its place (dirs_open_at). */
+static int open_traces(int out, const char *out_dir, bool create, char *err,
+                       size_t err_size)
+{
+    char shown[PATH_MAX];
+    if (join_path(shown, sizeof shown, out_dir, REPORT_DATA_TRACES_DIR, err, err_size))
+        return -1;
+    if (create && mkdirat(out, REPORT_DATA_TRACES_DIR, 0755) != 0 && errno != EEXIST) {
+        snprintf(err, err_size, "cannot create %s: %s", shown, strerror(errno));
+        return -1;
+    }
+    return dirs_open_at(out, REPORT_DATA_TRACES_DIR, shown, err, err_size);
+}
+
 /* Writes each of `timelines` ({"<run id>": timeline}) to
  * out_dir/traces/<run id>.js, creating the folder when there is one. */
-static int write_traces(const char *out_dir, json_t *timelines, report_files *done,
+static int write_traces(int out, const char *out_dir, json_t *timelines, report_files *done,
                         char *err, size_t err_size)
 {
-    char dir[PATH_MAX], path[PATH_MAX];
     if (!json_object_size(timelines))
         return 0;
-    if (join_path(dir, sizeof dir, out_dir, REPORT_DATA_TRACES_DIR, err, err_size) ||
-        dirs_make(dir, err, err_size))
+    int dir = open_traces(out, out_dir, true, err, err_size);
+    if (dir < 0)
         return -1;
     const char *key;
     json_t *timeline;
+    int rc = 0;
     json_object_foreach(timelines, key, timeline) {
         json_int_t id = (json_int_t)strtoll(key, NULL, 10);
-        char file[64];
+        char file[64], name[64], shown[PATH_MAX];
         report_data_trace_file(id, file, sizeof file);
+        snprintf(name, sizeof name, "%s", strrchr(file, '/') ? strrchr(file, '/') + 1 : file);
         size_t len;
         char *script = report_page_trace_script(id, timeline, &len);
         if (!script) {
             snprintf(err, err_size, "cannot serialize the trace of run %s", key);
-            return -1;
+            rc = -1;
+            break;
         }
-        int rc = join_path(path, sizeof path, out_dir, file, err, err_size) ||
-                 write_file(path, script, len, err, err_size);
+        rc = join_path(shown, sizeof shown, out_dir, file, err, err_size) ||
+             dirs_replace_file(dir, name, shown, script, len, err, err_size);
         free(script);
         if (rc)
-            return -1;
+            break;
         done->traces++;
         done->trace_bytes += len;
     }
-    return 0;
+    close(dir);
+    return rc ? -1 : 0;
 }
 
 /* Removes the trace scripts an earlier report left in out_dir/traces that
  * this one did not write (only names of the form <run id>.js), and the
- * folder when that empties it. Failing to is only worth a warning: the page
- * never loads them. */
-static void remove_stale_traces(const char *out_dir, json_t *timelines,
+ * folder when that empties it; through no link (a traces folder that is a
+ * link to elsewhere is left alone). Failing to is only worth a warning:
+ * the page never loads them. */
+static void remove_stale_traces(int out, const char *out_dir, json_t *timelines,
                                 report_files *done)
 {
-    char dir[PATH_MAX], path[PATH_MAX], err[PATH_MAX + 64];
-    if (join_path(dir, sizeof dir, out_dir, REPORT_DATA_TRACES_DIR, err, sizeof err))
+    char err[PATH_MAX + 64];
+    int dir = open_traces(out, out_dir, false, err, sizeof err);
+    DIR *d = dir >= 0 ? fdopendir(dir) : NULL;
+    if (!d) {
+        if (dir >= 0)
+            close(dir);
         return;
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
+    }
     struct dirent *e;
     while ((e = readdir(d))) {
         json_int_t id;
@@ -114,17 +116,16 @@ static void remove_stale_traces(const char *out_dir, json_t *timelines,
         if (report_data_trace_id(e->d_name, &id))
             continue;
         snprintf(key, sizeof key, "%lld", (long long)id);
-        if (json_object_get(timelines, key) ||
-            join_path(path, sizeof path, dir, e->d_name, err, sizeof err))
+        if (json_object_get(timelines, key))
             continue;
-        if (unlink(path) == 0)
+        if (unlinkat(dirfd(d), e->d_name, 0) == 0)
             done->stale++;
         else
-            fprintf(stderr, "mortar report: warning: cannot remove the old %s: %s\n",
-                    path, strerror(errno));
+            fprintf(stderr, "mortar report: warning: cannot remove the old %s/%s/%s: %s\n",
+                    out_dir, REPORT_DATA_TRACES_DIR, e->d_name, strerror(errno));
     }
     closedir(d);
-    rmdir(dir); /* only succeeds when empty */
+    unlinkat(out, REPORT_DATA_TRACES_DIR, AT_REMOVEDIR); /* only succeeds when empty */
 }
 
 /* "812 kB", "27.5 MB". */
@@ -194,15 +195,26 @@ int mortar_report_main(int argc, char **argv)
         fprintf(stderr, "mortar report: %s\n", err);
         return 1;
     }
-    /* The traces first, so that the new page finds each one it names. */
+    /* The traces first, so that the new page finds each one it names. The
+     * output folder is the user's (a link to it is followed); inside it
+     * nothing is written through a link. */
     char path[PATH_MAX];
+    int out = -1;
     int rc = join_path(path, sizeof path, out_dir, "index.html", err, sizeof err) ||
-             dirs_make(out_dir, err, sizeof err) ||
-             write_traces(out_dir, timelines, &done, err, sizeof err) ||
-             write_file(path, page, done.page_bytes, err, sizeof err);
+             dirs_make(out_dir, err, sizeof err);
+    if (!rc && (out = open(out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+        snprintf(err, sizeof err, "cannot open %s: %s", out_dir, strerror(errno));
+        rc = 1;
+    }
+    if (!rc)
+        rc = write_traces(out, out_dir, timelines, &done, err, sizeof err) ||
+             dirs_replace_file(out, "index.html", path, page, done.page_bytes, err,
+                               sizeof err);
     free(page);
     if (!rc)
-        remove_stale_traces(out_dir, timelines, &done);
+        remove_stale_traces(out, out_dir, timelines, &done);
+    if (out >= 0)
+        close(out);
     json_decref(timelines);
     if (rc) {
         fprintf(stderr, "mortar report: %s\n", err);

@@ -3,7 +3,9 @@
 // (the page, and a script per traced request), the HTTP answers, and every
 // error's message and exit code.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync,
+} from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -158,6 +160,43 @@ test('a report of runs without traces writes no traces/ and removes an old one',
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, new RegExp(`none of the runs it shows has a trace .*; removed ${traced(fx.manifest).length} old trace files`));
   assert.ok(!existsSync(join(out, 'traces')), 'the emptied traces/ is removed');
+});
+
+// Nothing in the output folder is written through a symbolic link: a link
+// at index.html (or at the temporary file beside it) is replaced, never
+// followed; a traces/ that is a link to another folder is refused, and
+// nothing in that folder is written or removed.
+test('report writes through no symbolic link in its folder', () => {
+  const out = join(fx.dir, 'linked');
+  const elsewhere = join(fx.dir, 'elsewhere');
+  mkdirSync(out, { recursive: true });
+  mkdirSync(elsewhere, { recursive: true });
+  const victim = join(elsewhere, 'victim.txt');
+  writeFileSync(victim, 'keep me\n');
+  symlinkSync(victim, join(out, 'index.html'));
+  symlinkSync(victim, join(out, 'index.html.tmp'));
+  let r = run(MORTAR, ['report', '--db', fx.db, '--out', out]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(readFileSync(victim, 'utf8'), 'keep me\n');
+  assert.ok(lstatSync(join(out, 'index.html')).isFile(), 'index.html is the page, not the link');
+
+  const traces = join(out, 'traces');
+  const other = join(fx.dir, 'other-traces');
+  mkdirSync(other, { recursive: true });
+  writeFileSync(join(other, '999999.js'), 'theirs');
+  r = run('rm', ['-rf', traces]);
+  symlinkSync(other, traces);
+  r = run(MORTAR, ['report', '--db', fx.db, '--out', out]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /traces is a symbolic link: not writing through it/);
+  assert.deepEqual(readdirSync(other), ['999999.js']);
+  assert.equal(readFileSync(join(other, '999999.js'), 'utf8'), 'theirs');
+  // a report with no trace to write leaves the linked folder alone as well
+  const empty = join(fx.dir, 'untraced-linked.db');
+  assert.equal(run(MAKE_DB, ['--empty', empty]).code, 0);
+  r = run(MORTAR, ['report', '--db', empty, '--out', out]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(readdirSync(other), ['999999.js']);
 });
 
 test('report --out creates the directories it needs', () => {
