@@ -6,10 +6,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include "errbuf.h"
 
@@ -107,4 +109,21 @@ int dirs_replace_file(int dirfd, const char *name, const char *shown, const void
         return -1;
     }
     return 0;
+}
+
+int dirs_full_note(const char *dir, char *note, size_t size)
+{
+    struct statvfs fs;
+    note[0] = '\0';
+    if (statvfs(dir, &fs) != 0)
+        return 0;
+    /* f_bfree, not f_bavail: mortar's processes may write into blocks
+     * reserved for root */
+    unsigned long long free_bytes = (unsigned long long)fs.f_bfree * fs.f_frsize;
+    bool no_inode = fs.f_files > 0 && fs.f_ffree == 0;
+    if (free_bytes >= DIRS_FULL_BYTES && !no_inode)
+        return 0;
+    snprintf(note, size, "the file system holding %s is full: %s (%llu KiB free%s)", dir,
+             strerror(ENOSPC), free_bytes / 1024, no_inode ? ", no free inode" : "");
+    return 1;
 }

@@ -46,4 +46,17 @@ int dirs_open_at(int at, const char *name, const char *shown, char *err, size_t 
 int dirs_replace_file(int dirfd, const char *name, const char *shown, const void *data,
                       size_t len, char *err, size_t size);
 
+/* Below this many free bytes a file system counts as full: a process
+ * writing its log or trace there has likely failed with ENOSPC, and may
+ * have had no room left to say so. */
+#define DIRS_FULL_BYTES (1024 * 1024)
+
+/*
+ * When the file system holding `dir` is full (under DIRS_FULL_BYTES free,
+ * or no free inode), says so in `note` ("the file system holding DIR is
+ * full: No space left on device (12 KiB free)") and returns 1; else
+ * returns 0 with `note` empty.
+ */
+int dirs_full_note(const char *dir, char *note, size_t size);
+
 #endif

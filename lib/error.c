@@ -14,7 +14,7 @@ const char *mortar_strerror(int code)
     case MORTAR_EVERSION: return "protocol version mismatch";
     case MORTAR_ETOOBIG: return "message too big for a slot";
     case MORTAR_EAGAIN: return "try again";
-    case MORTAR_EPEER: return "peer closed the link";
+    case MORTAR_EPEER: return "peer died or closed the link";
     case MORTAR_ETIMEDOUT: return "timed out";
     case MORTAR_ENOENT: return "not found";
     case MORTAR_ESTATE: return "invalid in the current state";

@@ -59,8 +59,8 @@ int mortar_link_check_peer(mortar_link *link)
         /* The peer may have sent terminate just before exiting. */
         if (mortar_link_has_input(link))
             return MORTAR_OK;
-        return link_set_error(link, MORTAR_EPEER,
-                              "peer died or closed the link without terminating");
+        return link_set_error(link, MORTAR_EPEER, "%s without terminating",
+                              mortar_strerror(MORTAR_EPEER));
     }
     return MORTAR_OK;
 }

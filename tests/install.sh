@@ -100,7 +100,7 @@ echo "6.1.0-install-test" >"$cache/guest/$guest_key/kernel-version"
 if mortar run "$spec" --db "$work/run.db" --out "$work/runs" 2>"$work/run2.err"; then
     fail "mortar run succeeded with a QEMU that exits"
 fi
-grep -q "host h0 exited with status 3" "$work/run2.err" ||
+grep -q "host h0: exited with status 3" "$work/run2.err" ||
     { cat "$work/run2.err" >&2; fail "the run did not get as far as the host"; }
 [ -e "$work/qemu-args" ] || fail "the cached QEMU was not started"
 grep -qxF "$cache/guest/$guest_key/vmlinuz" "$work/qemu-args" ||

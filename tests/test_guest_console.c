@@ -51,11 +51,22 @@ static void test_init_exit_line_gives_the_status(void **state)
     assert_false(guest_console_exit("echo MORTAR-EXIT 0\n", &status));
 }
 
+static void test_init_fail_line_gives_the_reason(void **state)
+{
+    (void)state;
+    const char *why = NULL;
+    assert_true(guest_console_setup_failed("MORTAR-FAIL a program was not installed", &why));
+    assert_string_equal(why, "a program was not installed");
+    assert_false(guest_console_setup_failed("echo MORTAR-FAIL x", &why));
+    assert_false(guest_console_setup_failed("MORTAR-FAILED x", &why));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_crash_is_a_kernel_message_that_starts_with_its_phrase),
         cmocka_unit_test(test_init_exit_line_gives_the_status),
+        cmocka_unit_test(test_init_fail_line_gives_the_reason),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

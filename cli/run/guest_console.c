@@ -42,3 +42,11 @@ bool guest_console_exit(const char *line, long *status)
     *status = number ? v : 255;
     return true;
 }
+
+bool guest_console_setup_failed(const char *line, const char **why)
+{
+    if (strncmp(line, "MORTAR-FAIL ", 12))
+        return false;
+    *why = line + 12;
+    return true;
+}

@@ -1,7 +1,8 @@
 /*
  * guest_console.h - what a line of a guest's console says about the guest:
- * that its kernel crashed, or that its program ended (guest/init prints
- * "MORTAR-EXIT <status>").
+ * that its kernel crashed, that it could not be set up as its spec says
+ * (guest/init prints "MORTAR-FAIL <why>"), or that its program ended
+ * ("MORTAR-EXIT <status>").
  *
  * A kernel's crash report is a kernel message: it starts the line, after
  * the printk time stamp ("[   12.345678] ") when there is one. Text that
@@ -16,6 +17,9 @@
 /* Whether `line` is the start of a kernel crash report (BUG, Oops, general
  * protection fault, double fault, Kernel panic). */
 bool guest_console_kernel_crash(const char *line);
+
+/* Whether `line` is init's "MORTAR-FAIL <why>"; *why points into `line`. */
+bool guest_console_setup_failed(const char *line, const char **why);
 
 /* Whether `line` is init's "MORTAR-EXIT <status>"; the status in *status
  * (a status that is not a number counts as 255). */

@@ -35,6 +35,7 @@
 #include "paths.h"
 #include "plan.h"
 #include "snapshot_cache.h"
+#include "proc_end.h"
 #include "procs.h"
 #include "request_read.h"
 #include "profile_data.h"
@@ -263,9 +264,61 @@ static void show_failure(const plan *p, const proc *pr)
         }
 }
 
-/* A guest that crashed, or whose program failed, cannot finish its part:
- * the others would wait for it until the stall watch. Looks for the
- * kernel's crash reports and for "MORTAR-EXIT <nonzero>" (guest/init). */
+/* The console log of the host process `pr` ("host <name>"); NULL for a
+ * simulator. */
+static const char *console_of(const plan *p, const proc *pr)
+{
+    for (int i = 0; i < p->nhosts; i++)
+        if (!strncmp(pr->name, "host ", 5) && !strcmp(pr->name + 5, p->hosts[i].name))
+            return p->hosts[i].console;
+    return NULL;
+}
+
+/*
+ * Reaps the processes that ended. When one ended other than as it should
+ * (proc_end.h), names the cause in `err` and returns -1: the process that
+ * was killed, else one that ended for a reason of its own, else one that
+ * only followed a peer that left; a follower alone waits up to
+ * END_GRACE_S for the peer it followed to be reaped. `guests` says
+ * whether a host's guest must have ended its command (not while building
+ * snapshots, where QEMU quits at the snapshot point).
+ */
+#define END_GRACE_S 0.5
+static int reap_ended(procs *ps, const plan *p, bool guests, char *err, size_t size)
+{
+    proc_end cause = {.kind = PROC_END_FINISHED}, e;
+    const proc *culprit = NULL;
+    double deadline = 0;
+    for (;;) {
+        proc *pr;
+        while ((pr = procs_poll(ps))) {
+            proc_end_judge(pr, guests ? console_of(p, pr) : NULL, &e);
+            if (e.kind > cause.kind) {
+                cause = e;
+                culprit = pr;
+            }
+            if (!guests && e.kind == PROC_END_FINISHED && console_of(p, pr))
+                fprintf(stderr, "[mortar] snapshot of %s saved\n", pr->name);
+        }
+        if (cause.kind == PROC_END_FINISHED)
+            return 0;
+        if (cause.kind != PROC_END_PEER_LEFT)
+            break;
+        if (deadline == 0)
+            deadline = wall_now() + END_GRACE_S;
+        else if (wall_now() > deadline)
+            break;
+        usleep(20000);
+    }
+    snprintf(err, size, "%s", cause.what);
+    show_failure(p, culprit);
+    return -1;
+}
+
+/* A guest that crashed, could not be set up, or whose program failed
+ * cannot finish its part: the others would wait for it until the stall
+ * watch. Looks for the kernel's crash reports, "MORTAR-FAIL <why>" and
+ * "MORTAR-EXIT <nonzero>" (guest/init). */
 static bool guest_failed(const plan *p, char *err, size_t size)
 {
     char *line = NULL;
@@ -275,13 +328,17 @@ static bool guest_failed(const plan *p, char *err, size_t size)
         FILE *f = fopen(p->hosts[i].console, "r");
         while (f && !failed && getline(&line, &cap, f) >= 0) {
             long code = 0;
+            const char *why;
             bool crashed = guest_console_kernel_crash(line);
-            if (crashed || (guest_console_exit(line, &code) && code != 0)) {
-                line[strcspn(line, "\n")] = '\0';
+            line[strcspn(line, "\r\n")] = '\0';
+            if (guest_console_setup_failed(line, &why))
+                snprintf(err, size, "host %s: %.300s", p->hosts[i].name, why);
+            else if (crashed || (guest_console_exit(line, &code) && code != 0))
                 snprintf(err, size, "host %s: %s: %.200s", p->hosts[i].name,
                          crashed ? "the guest kernel crashed" : "its program failed", line);
-                failed = true;
-            }
+            else
+                continue;
+            failed = true;
         }
         if (f)
             fclose(f);
@@ -344,17 +401,8 @@ static int watch(procs *ps, plan *p, const run_opts *o, double run_start, char *
     char who[128];
     bool synced = false;
     for (;;) {
-        proc *pr;
-        while ((pr = procs_poll(ps))) {
-            /* A simulator ends with 0 once its hosts terminated their
-             * links; only a failing status is a failure. */
-            if (pr->status != 0) {
-                snprintf(err, size, "%s %s with status %d", pr->name,
-                         pr->status > 128 ? "was killed" : "exited", pr->status);
-                show_failure(p, pr);
-                return -1;
-            }
-        }
+        if (reap_ended(ps, p, true, err, size))
+            return -1;
         /* every process ended: a guest whose program failed still fails the
          * run (a short run can end between two looks) */
         if (!procs_any_running(ps, "host ") && !procs_any_running(ps, "sim "))
@@ -490,17 +538,10 @@ static void prune_snapshot_cache(const plan *p, const char *dir)
 static int wait_snapshots(procs *ps, const plan *p, double start, char *err, size_t size)
 {
     for (;;) {
-        proc *pr;
-        while ((pr = procs_poll(ps))) {
-            if (pr->status != 0) {
-                snprintf(err, size, "while building snapshots, %s %s with status %d", pr->name,
-                         pr->status > 128 ? "was killed" : "exited", pr->status);
-                show_failure(p, pr);
-                return -1;
-            }
-            if (!strncmp(pr->name, "host ", 5))
-                fprintf(stderr, "[mortar] snapshot of %s saved after %.1f s\n", pr->name,
-                        wall_now() - start);
+        if (reap_ended(ps, p, false, err, size)) {
+            char what[1024];
+            snprintf(what, sizeof what, "%s", err);
+            return errbuf_fail(err, size, "while building snapshots, %s", what);
         }
         if (!procs_any_running(ps, "host "))
             break;
@@ -717,6 +758,22 @@ static bool record(db_conn *db, const run_record *rec, const run_opts *o, const 
     return false;
 }
 
+/* A process that failed on a full disk may have had no room left even for
+ * its log: the failure says which file system is full. */
+static void add_full_disk_note(char *err, size_t size, const char *run_dir,
+                               const char *snapshot_dir)
+{
+    char note[2 * PATH_MAX];
+    const char *dirs[] = {run_dir, snapshot_dir};
+    for (size_t i = 0; i < 2; i++) {
+        size_t len = strlen(err);
+        if (dirs[i][0] && dirs_full_note(dirs[i], note, sizeof note) && len + 2 < size) {
+            snprintf(err + len, size - len, "; %s", note);
+            return;
+        }
+    }
+}
+
 /* The spec `mortar run` was given, or a study's variant (study.h: `--set
  * AXIS=VALUE` picks its spec), resolved and validated; NULL after saying
  * why. */
@@ -815,6 +872,8 @@ int mortar_run_main(int argc, char **argv)
     if (!rc)
         rc = watch(&ps, &p, &o, t0, err, sizeof err);
     procs_kill_all(&ps);
+    if (rc)
+        add_full_disk_note(err, sizeof err, run_dir, o.cold_boot ? "" : snap_dir);
     double wall = wall_now() - t0;
 
     const char *measure = json_string_value(json_object_get(json_object_get(spec, "measure"), "host"));

@@ -24,7 +24,8 @@ enum {
     MORTAR_ESTATE = -11,   /* the call is not valid in the object's current state */
 };
 
-/* A short English description of a MORTAR_E code ("peer closed the link"). */
+/* A short English description of a MORTAR_E code ("peer died or closed the
+ * link"); a process that fails because its peer left says this text. */
 const char *mortar_strerror(int code);
 
 #endif

@@ -48,7 +48,7 @@ sim=$(pgrep -f "mortar-sim $QH_DIR/runs/.*/sim0.json" | head -n 1)
 [ -n "$sim" ] || qh_fail "no mortar-sim process found"
 kill -9 "$sim"
 wait "$RUN_PID" && qh_fail "the run succeeded although its simulator was killed"
-grep -Eq "sim sim0 was killed|device 'dev'" "$QH_DIR/crash.err" ||
+grep -Eq "sim sim0: was killed|device 'dev'" "$QH_DIR/crash.err" ||
     qh_fail "the failure does not name the component: $(tail -n 5 "$QH_DIR/crash.err")"
 [ "$(sqlite3 "$DB" "select status from runs order by id desc limit 1")" = failed ] ||
     qh_fail "the crashed run is not recorded as failed"
