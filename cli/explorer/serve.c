@@ -1,19 +1,22 @@
 /*
- * serve.c - `mortar serve [--db FILE] [--port N]`: the explorer over HTTP on
- * 127.0.0.1 only (libmicrohttpd). Every request of / builds the page afresh
- * from the database (report_page.h), so a reload shows the runs a sweep has
- * finished since, and /traces/<run id>.js builds the one traced request the
- * page asks for when it shows that run; any other path is 404. Ctrl-C (or
- * SIGTERM) stops it.
+ * serve.c - `mortar serve [--db FILE] [--port N] [--allow-host NAME[:PORT]]`:
+ * the explorer over HTTP on 127.0.0.1 only (libmicrohttpd). Every request of
+ * / builds the page afresh from the database (report_page.h), so a reload
+ * shows the runs a sweep has finished since, and /traces/<run id>.js builds
+ * the one traced request the page asks for when it shows that run; any other
+ * path is 404. Ctrl-C (or SIGTERM) stops it.
  *
  * The listening socket is bound here rather than by libmicrohttpd, so that a
  * port in use is reported plainly and --port 0 can print the port the kernel
  * picked before the first request.
  *
- * Idle clients cannot lock others out: the server polls with epoll (not
- * select(), which cannot watch a descriptor past FD_SETSIZE), holds at most
- * SERVE_MAX_CONNECTIONS connections (the process's descriptor limit is
- * raised for them), and closes a connection idle for SERVE_IDLE_TIMEOUT_S.
+ * A request whose Host is not this server's is answered 421 and nothing
+ * else (serve_host.h: DNS rebinding). Idle clients cannot lock others out:
+ * the server polls with epoll (not select(), which cannot watch a
+ * descriptor past FD_SETSIZE), holds at most SERVE_MAX_CONNECTIONS
+ * connections (the process's descriptor limit is raised for them), and
+ * closes a connection idle for SERVE_IDLE_TIMEOUT_S.
+ *
  * Error answers name no path of the machine (a run's directory is
  * "<path>" in them; the server's log has it).
  */
@@ -36,6 +39,7 @@
 #include "report_data.h"
 #include "study.h"
 #include "report_page.h"
+#include "serve_host.h"
 #include "usage.h"
 
 #define SERVE_MAX_CONNECTIONS 4000
@@ -46,6 +50,7 @@ typedef struct serve_ctx {
     const char *db_path;
     study study;       /* names the variants the page compares */
     json_t *summaries; /* finished runs' trace summaries, kept between loads of / */
+    serve_hosts hosts; /* the Host values it answers to */
 } serve_ctx;
 
 static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status,
@@ -132,13 +137,34 @@ static enum MHD_Result serve_trace(const serve_ctx *ctx, struct MHD_Connection *
     return respond(conn, MHD_HTTP_OK, "text/javascript; charset=utf-8", script, len);
 }
 
-static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
-                              const char *method, const char *version,
-                              const char *upload_data, size_t *upload_data_size,
-                              void **con_cls)
+/* 421 to a request whose Host is not this server's: it says which are,
+ * and holds nothing of the page. */
+static enum MHD_Result refuse_host(const serve_ctx *ctx, struct MHD_Connection *conn,
+                                   const char *host)
 {
-    const serve_ctx *ctx = cls;
+    serve_host h;
+    if (!host)
+        fprintf(stderr, "mortar serve: refused a request without a Host (421)\n");
+    else if (serve_host_parse(host, &h))
+        fprintf(stderr, "mortar serve: refused a request with a malformed Host (421)\n");
+    else
+        fprintf(stderr, "mortar serve: refused a request for Host %s (421)\n", h.name);
+    char text[256];
+    snprintf(text, sizeof text,
+             "misdirected request: this server answers to Host 127.0.0.1:%u or "
+             "localhost:%u (mortar serve --allow-host adds others)\n",
+             ctx->hosts.port, ctx->hosts.port);
+    return respond_text(conn, MHD_HTTP_MISDIRECTED_REQUEST, text);
+}
+
+static enum MHD_Result answer(serve_ctx *ctx, struct MHD_Connection *conn, const char *url,
+                              const char *method)
+{
     static const char traces[] = "/" REPORT_DATA_TRACES_DIR "/";
+    const char *host =
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+    if (!serve_hosts_allow(&ctx->hosts, host))
+        return refuse_host(ctx, conn, host);
     if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
         return respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET is served\n");
     if (!strncmp(url, traces, sizeof traces - 1))
@@ -155,6 +181,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         return respond_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, err);
     fprintf(stderr, "mortar serve: GET %s, page built in %.0f ms\n", url, now_ms() - t0);
     return respond(conn, MHD_HTTP_OK, "text/html; charset=utf-8", page, len);
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
+                              const char *method, const char *version,
+                              const char *upload_data, size_t *upload_data_size,
+                              void **con_cls)
+{
+    return answer(cls, conn, url, method);
 }
 
 /* A socket listening on 127.0.0.1:port (0: any free port); -1 with err.
@@ -218,45 +252,41 @@ static unsigned connection_limit(void)
                                               : SERVE_SPARE_FDS;
 }
 
-int mortar_serve_main(int argc, char **argv)
+/* Reads the options into `ctx` and `port`: CLI_PARSED, or the status to
+ * exit with. The --allow-host values go into `allowed`, which has room for
+ * argc of them. */
+static int parse_options(int argc, char **argv, serve_ctx *ctx, const char **study_path,
+                         unsigned *port, serve_host *allowed)
 {
-    serve_ctx ctx = {.db_path = "mortar.db"};
-    const char *study_path = NULL;
-    unsigned port = 8080;
     cli_parser p;
     cli_parser_init(&p, &mortar_cmd_serve, argc, argv);
     for (int key; (key = cli_next(&p)) != CLI_DONE;) {
         if (key == CLI_KEY_DB)
-            ctx.db_path = p.value;
+            ctx->db_path = p.value;
         else if (key == CLI_KEY_PORT) {
-            if (parse_port(p.value, &port))
+            if (parse_port(p.value, port))
                 return cli_usage_error(&mortar_cmd_serve, "--port wants 0 to 65535, not '%s'",
                                        p.value);
+        } else if (key == CLI_KEY_ALLOW_HOST) {
+            if (serve_host_parse(p.value, &allowed[ctx->hosts.n_allowed++]))
+                return cli_usage_error(&mortar_cmd_serve,
+                                       "--allow-host wants NAME or NAME:PORT (a port "
+                                       "1 to 65535), not '%s'",
+                                       p.value);
         } else if (key == CLI_KEY_STUDY)
-            study_path = p.value;
+            *study_path = p.value;
         else
             return cli_stop_status(key);
     }
     if (p.first_operand < argc)
         return cli_usage_error(&mortar_cmd_serve, "unexpected '%s'", argv[p.first_operand]);
+    return CLI_PARSED;
+}
 
-    /* Fail now, not on the first load, when the page cannot be built. */
-    char err[2048];
-    if (study_load_default(&ctx.study, study_path, err, sizeof err) ||
-        report_page_check(ctx.db_path, err, sizeof err)) {
-        fprintf(stderr, "mortar serve: %s\n", err);
-        study_free(&ctx.study);
-        return 1;
-    }
-
-    unsigned bound;
-    int fd = listen_local(port, &bound, err, sizeof err);
-    if (fd < 0) {
-        fprintf(stderr, "mortar serve: %s\n", err);
-        study_free(&ctx.study);
-        return 1;
-    }
-
+/* Serves on the listening socket `fd` (closed on return) until SIGINT or
+ * SIGTERM. */
+static int serve(serve_ctx *ctx, int fd)
+{
     /* The daemon's thread inherits this mask: only sigwait below sees the
      * signals that stop it. */
     sigset_t stop;
@@ -266,29 +296,59 @@ int mortar_serve_main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
 
     /* One polling thread answers every request, so the cache needs no lock. */
-    ctx.summaries = json_object();
     unsigned limit = connection_limit();
     struct MHD_Daemon *d = MHD_start_daemon(
-        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, (uint16_t)bound, NULL, NULL,
-        handle, &ctx, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT, limit,
+        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, (uint16_t)ctx->hosts.port, NULL,
+        NULL, handle, ctx, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT, limit,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SERVE_IDLE_TIMEOUT_S, MHD_OPTION_END);
     if (!d) {
         fprintf(stderr, "mortar serve: cannot start the HTTP server on 127.0.0.1:%u\n",
-                bound);
+                ctx->hosts.port);
         close(fd);
-        json_decref(ctx.summaries);
-        study_free(&ctx.study);
         return 1;
     }
     printf("serving the explorer for %s at http://127.0.0.1:%u/ (Ctrl-C stops)\n",
-           ctx.db_path, bound);
+           ctx->db_path, ctx->hosts.port);
     fflush(stdout);
 
     int sig = 0;
     sigwait(&stop, &sig);
     MHD_stop_daemon(d); /* closes the listening socket too */
-    json_decref(ctx.summaries);
-    study_free(&ctx.study);
     fprintf(stderr, "mortar serve: stopped (%s)\n", sig == SIGINT ? "Ctrl-C" : "SIGTERM");
     return 0;
+}
+
+int mortar_serve_main(int argc, char **argv)
+{
+    serve_ctx ctx = {.db_path = "mortar.db"};
+    const char *study_path = NULL;
+    unsigned port = 8080;
+    serve_host *allowed = calloc((size_t)argc, sizeof *allowed);
+    if (!allowed) {
+        fprintf(stderr, "mortar serve: out of memory\n");
+        return 1;
+    }
+    ctx.hosts.allowed = allowed;
+    int status = parse_options(argc, argv, &ctx, &study_path, &port, allowed);
+    if (status != CLI_PARSED) {
+        free(allowed);
+        return status;
+    }
+
+    /* Fail now, not on the first load, when the page cannot be built. */
+    char err[2048];
+    int fd = -1;
+    if (study_load_default(&ctx.study, study_path, err, sizeof err) ||
+        report_page_check(ctx.db_path, err, sizeof err) ||
+        (fd = listen_local(port, &ctx.hosts.port, err, sizeof err)) < 0) {
+        fprintf(stderr, "mortar serve: %s\n", err);
+        status = 1;
+    } else {
+        ctx.summaries = json_object();
+        status = serve(&ctx, fd);
+        json_decref(ctx.summaries);
+    }
+    study_free(&ctx.study);
+    free(allowed);
+    return status;
 }
