@@ -397,6 +397,85 @@ test('serve answers /traces/<id>.js with the trace report writes, and 404 for an
   assert.match(out.stderr, /GET \/traces\/\d+\.js, trace built in \d+ ms/);
 });
 
+// Opens `n` connections to 127.0.0.1:port (in batches, as idleConnections)
+// that send a request's headers one byte every `everyMs` and never finish
+// them: each byte restarts libmicrohttpd's own idle timeout. Resolves with
+// the sockets; a socket stops trickling when it closes.
+async function tricklingConnections(port, n, everyMs) {
+  const headers = `GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Slow: ${'a'.repeat(2000)}`;
+  const open = () => new Promise((resolve, reject) => {
+    const s = connect({ host: '127.0.0.1', port }, () => resolve(s));
+    s.on('error', reject);
+  });
+  const socks = [];
+  while (socks.length < n) {
+    const batch = await Promise.all(Array.from({ length: Math.min(25, n - socks.length) }, open));
+    for (const s of batch) {
+      s.on('error', () => {});
+      let sent = 0;
+      const timer = setInterval(() => s.write(headers[sent++]), everyMs);
+      s.on('close', () => clearInterval(timer));
+      s.write(headers[sent++]);
+    }
+    socks.push(...batch);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return socks;
+}
+
+test('serve answers at once while more connections than it can hold trickle their headers', async () => {
+  // 256 descriptors: the server holds 192 connections, and 400 trickle.
+  const { proc, base, port, out } = await startServe(['--db', fx.db, '--port', '0'], { fdLimit: 256 });
+  let socks = [];
+  try {
+    let res = await fetch(base + '/'); // the first build of the page is the slow one
+    assert.equal(res.status, 200);
+    await res.text();
+    socks = await tricklingConnections(port, 400, 500);
+    const t0 = Date.now();
+    res = await fetch(base + '/', { signal: AbortSignal.timeout(5000) });
+    assert.equal(res.status, 200);
+    assert.equal(pageData(await res.text()).runs.length, 2 * allRuns(fx.manifest));
+    assert.ok(Date.now() - t0 < 5000);
+    // The oldest gave their places to newer ones; the newest are still held.
+    const held = socks.filter((s) => !s.destroyed).length;
+    assert.ok(held > 0 && held < socks.length, `${held} of ${socks.length} held`);
+  } finally {
+    for (const s of socks) s.destroy();
+    proc.kill('SIGINT');
+  }
+  assert.equal(await exited(proc), 0, out.stderr);
+});
+
+// Resolves with when `sock` closes, or null when it is still open at `deadline`.
+function closedAt(sock, deadline) {
+  return new Promise((resolve) => {
+    if (sock.destroyed) return resolve(Date.now());
+    const timer = setTimeout(() => resolve(null), deadline - Date.now());
+    sock.on('close', () => { clearTimeout(timer); resolve(Date.now()); });
+  });
+}
+
+test('serve closes a connection that has not sent a request within 5 s, however it trickles', async () => {
+  const { proc, port, out } = await startServe(['--db', fx.db, '--port', '0']);
+  try {
+    const t0 = Date.now();
+    const [trickling] = await tricklingConnections(port, 1, 200);
+    const silent = connect({ host: '127.0.0.1', port });
+    silent.on('error', () => {});
+    const deadline = Date.now() + 9000;
+    const closed = await Promise.all([trickling, silent].map((s) => closedAt(s, deadline)));
+    for (const [i, name] of ['trickling', 'silent'].entries()) {
+      assert.ok(closed[i] !== null, `the ${name} connection is still open after 9 s`);
+      const waited = closed[i] - t0;
+      assert.ok(waited > 4000 && waited < 7500, `the ${name} connection closed after ${waited} ms`);
+    }
+  } finally {
+    proc.kill('SIGINT');
+  }
+  assert.equal(await exited(proc), 0, out.stderr);
+});
+
 // Sends `text` as it is on a new connection to 127.0.0.1:port; resolves
 // with the answer's status and body once the server closes it.
 function rawRequest(port, text) {
