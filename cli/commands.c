@@ -37,6 +37,7 @@ const cli_flag cli_flags[] = {
     {CLI_KEY_FORMAT, "format", "perfetto|otlp|timeline|split"},
     {CLI_KEY_REQUEST, "request", "N"},
     {CLI_KEY_PORT, "port", "N"},
+    {CLI_KEY_ALLOW_HOST, "allow-host", "NAME[:PORT]"},
     {CLI_KEY_STUDY, "study", "FILE"},
     {CLI_KEY_ALL, "all", NULL},
     {CLI_KEY_CSV, "csv", NULL},
@@ -200,9 +201,15 @@ const cli_command mortar_cmd_serve = {
     "serve",
     "",
     "serve the explorer on 127.0.0.1",
-    "The page is rebuilt from the database on every load; Ctrl-C stops.\n",
+    "The page is rebuilt from the database on every load; Ctrl-C stops.\n"
+    "A request must name the server in its Host header: 127.0.0.1:PORT or\n"
+    "localhost:PORT, or a name given with --allow-host; any other is answered\n"
+    "421 (a page on another site whose name resolves to 127.0.0.1).\n",
     {{CLI_KEY_DB, DB_READ_HELP},
      {CLI_KEY_PORT, "the port, 0 to 65535 (default 8080; 0: any free)"},
+     {CLI_KEY_ALLOW_HOST,
+      "also answer requests for this Host: NAME on any port, NAME:PORT on that one "
+      "(repeatable; for a tunnel or a proxy)"},
      {CLI_KEY_STUDY, STUDY_HELP}},
     mortar_serve_main,
 };

@@ -1,19 +1,27 @@
 /*
- * serve.c - `mortar serve [--db FILE] [--port N]`: the explorer over HTTP on
- * 127.0.0.1 only (libmicrohttpd). Every request of / builds the page afresh
- * from the database (report_page.h), so a reload shows the runs a sweep has
- * finished since, and /traces/<run id>.js builds the one traced request the
- * page asks for when it shows that run; any other path is 404. Ctrl-C (or
- * SIGTERM) stops it.
+ * serve.c - `mortar serve [--db FILE] [--port N] [--allow-host NAME[:PORT]]`:
+ * the explorer over HTTP on 127.0.0.1 only (libmicrohttpd). Every request of
+ * / builds the page afresh from the database (report_page.h), so a reload
+ * shows the runs a sweep has finished since, and /traces/<run id>.js builds
+ * the one traced request the page asks for when it shows that run; any other
+ * path is 404. Ctrl-C (or SIGTERM) stops it.
  *
  * The listening socket is bound here rather than by libmicrohttpd, so that a
  * port in use is reported plainly and --port 0 can print the port the kernel
  * picked before the first request.
  *
- * Idle clients cannot lock others out: the server polls with epoll (not
- * select(), which cannot watch a descriptor past FD_SETSIZE), holds at most
- * SERVE_MAX_CONNECTIONS connections (the process's descriptor limit is
- * raised for them), and closes a connection idle for SERVE_IDLE_TIMEOUT_S.
+ * A request whose Host is not this server's is answered 421 and nothing
+ * else (serve_host.h: DNS rebinding). Clients cannot lock others out: the
+ * server polls with epoll (not select(), which cannot watch a descriptor
+ * past FD_SETSIZE), holds at most SERVE_MAX_CONNECTIONS connections (the
+ * process's descriptor limit is raised for them), closes a connection idle
+ * for SERVE_IDLE_TIMEOUT_S, and one that has not sent a request's headers
+ * within SERVE_HEADERS_TIMEOUT_S however it trickles them, and near the
+ * limit a new connection takes the place of the one that has waited longest
+ * for its headers (serve_guard.h). The guard needs a clock in the server's
+ * own thread, so this thread runs libmicrohttpd's loop itself, a turn at a
+ * time, and sweeps between turns.
+ *
  * Error answers name no path of the machine (a run's directory is
  * "<path>" in them; the server's log has it).
  */
@@ -36,16 +44,23 @@
 #include "report_data.h"
 #include "study.h"
 #include "report_page.h"
+#include "serve_guard.h"
+#include "serve_host.h"
 #include "usage.h"
 
 #define SERVE_MAX_CONNECTIONS 4000
 #define SERVE_IDLE_TIMEOUT_S 30
+#define SERVE_HEADERS_TIMEOUT_S 5 /* a local client sends its headers at once */
+#define SERVE_TURN_MS 250         /* how often the guard sweeps, and Ctrl-C is seen at the latest */
 #define SERVE_SPARE_FDS 64 /* for the database, the traces and the log */
 
 typedef struct serve_ctx {
     const char *db_path;
     study study;       /* names the variants the page compares */
     json_t *summaries; /* finished runs' trace summaries, kept between loads of / */
+    serve_hosts hosts; /* the Host values it answers to */
+    serve_guard guard; /* the connections waiting for a request's headers */
+    double busy_ms;    /* time spent building answers, when no connection is read */
 } serve_ctx;
 
 static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status,
@@ -132,13 +147,34 @@ static enum MHD_Result serve_trace(const serve_ctx *ctx, struct MHD_Connection *
     return respond(conn, MHD_HTTP_OK, "text/javascript; charset=utf-8", script, len);
 }
 
-static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
-                              const char *method, const char *version,
-                              const char *upload_data, size_t *upload_data_size,
-                              void **con_cls)
+/* 421 to a request whose Host is not this server's: it says which are,
+ * and holds nothing of the page. */
+static enum MHD_Result refuse_host(const serve_ctx *ctx, struct MHD_Connection *conn,
+                                   const char *host)
 {
-    const serve_ctx *ctx = cls;
+    serve_host h;
+    if (!host)
+        fprintf(stderr, "mortar serve: refused a request without a Host (421)\n");
+    else if (serve_host_parse(host, &h))
+        fprintf(stderr, "mortar serve: refused a request with a malformed Host (421)\n");
+    else
+        fprintf(stderr, "mortar serve: refused a request for Host %s (421)\n", h.name);
+    char text[256];
+    snprintf(text, sizeof text,
+             "misdirected request: this server answers to Host 127.0.0.1:%u or "
+             "localhost:%u (mortar serve --allow-host adds others)\n",
+             ctx->hosts.port, ctx->hosts.port);
+    return respond_text(conn, MHD_HTTP_MISDIRECTED_REQUEST, text);
+}
+
+static enum MHD_Result answer(serve_ctx *ctx, struct MHD_Connection *conn, const char *url,
+                              const char *method)
+{
     static const char traces[] = "/" REPORT_DATA_TRACES_DIR "/";
+    const char *host =
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+    if (!serve_hosts_allow(&ctx->hosts, host))
+        return refuse_host(ctx, conn, host);
     if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
         return respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET is served\n");
     if (!strncmp(url, traces, sizeof traces - 1))
@@ -155,6 +191,61 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         return respond_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, err);
     fprintf(stderr, "mortar serve: GET %s, page built in %.0f ms\n", url, now_ms() - t0);
     return respond(conn, MHD_HTTP_OK, "text/html; charset=utf-8", page, len);
+}
+
+/* The clock the guard's deadlines run on: the time the server has had to
+ * read its connections, that is wall time less the time spent building
+ * answers, so that a client whose headers came while a page was being
+ * built (seconds, for a large study) is not taken for a slow one. */
+static double serve_clock(const serve_ctx *ctx)
+{
+    return now_ms() - ctx->busy_ms;
+}
+
+static serve_conn *guarded(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info ? info->socket_context : NULL;
+}
+
+/* A request's headers are all in: libmicrohttpd calls this once for them
+ * (and again for each piece of a body, answered already at the first). */
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
+                              const char *method, const char *version,
+                              const char *upload_data, size_t *upload_data_size,
+                              void **con_cls)
+{
+    serve_ctx *ctx = cls;
+    serve_guard_headers_in(&ctx->guard, guarded(conn));
+    double t0 = now_ms();
+    enum MHD_Result ret = answer(ctx, conn, url, method);
+    ctx->busy_ms += now_ms() - t0;
+    return ret;
+}
+
+/* A request has been answered (or abandoned): its connection, if it stays
+ * open, waits for the next one's headers. */
+static void request_done(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode why)
+{
+    serve_ctx *ctx = cls;
+    serve_guard_answered(&ctx->guard, guarded(conn), serve_clock(ctx));
+}
+
+/* A connection has opened (it waits for a request) or closed. */
+static void connection_event(void *cls, struct MHD_Connection *conn, void **socket_context,
+                             enum MHD_ConnectionNotificationCode what)
+{
+    serve_ctx *ctx = cls;
+    if (what == MHD_CONNECTION_NOTIFY_CLOSED) {
+        serve_guard_closed(&ctx->guard, *socket_context);
+        return;
+    }
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    *socket_context =
+        info ? serve_guard_opened(&ctx->guard, info->connect_fd, serve_clock(ctx)) : NULL;
 }
 
 /* A socket listening on 127.0.0.1:port (0: any free port); -1 with err.
@@ -218,77 +309,123 @@ static unsigned connection_limit(void)
                                               : SERVE_SPARE_FDS;
 }
 
-int mortar_serve_main(int argc, char **argv)
+/* Reads the options into `ctx` and `port`: CLI_PARSED, or the status to
+ * exit with. The --allow-host values go into `allowed`, which has room for
+ * argc of them. */
+static int parse_options(int argc, char **argv, serve_ctx *ctx, const char **study_path,
+                         unsigned *port, serve_host *allowed)
 {
-    serve_ctx ctx = {.db_path = "mortar.db"};
-    const char *study_path = NULL;
-    unsigned port = 8080;
     cli_parser p;
     cli_parser_init(&p, &mortar_cmd_serve, argc, argv);
     for (int key; (key = cli_next(&p)) != CLI_DONE;) {
         if (key == CLI_KEY_DB)
-            ctx.db_path = p.value;
+            ctx->db_path = p.value;
         else if (key == CLI_KEY_PORT) {
-            if (parse_port(p.value, &port))
+            if (parse_port(p.value, port))
                 return cli_usage_error(&mortar_cmd_serve, "--port wants 0 to 65535, not '%s'",
                                        p.value);
+        } else if (key == CLI_KEY_ALLOW_HOST) {
+            if (serve_host_parse(p.value, &allowed[ctx->hosts.n_allowed++]))
+                return cli_usage_error(&mortar_cmd_serve,
+                                       "--allow-host wants NAME or NAME:PORT (a port "
+                                       "1 to 65535), not '%s'",
+                                       p.value);
         } else if (key == CLI_KEY_STUDY)
-            study_path = p.value;
+            *study_path = p.value;
         else
             return cli_stop_status(key);
     }
     if (p.first_operand < argc)
         return cli_usage_error(&mortar_cmd_serve, "unexpected '%s'", argv[p.first_operand]);
+    return CLI_PARSED;
+}
+
+static volatile sig_atomic_t stop_signal;
+
+static void note_stop_signal(int sig)
+{
+    stop_signal = sig;
+}
+
+/* Runs the server's loop in this thread until SIGINT or SIGTERM: a turn of
+ * libmicrohttpd's (waiting at most SERVE_TURN_MS for something to do; a
+ * signal ends the wait), then the guard's sweep. 0 when stopped, 1 when
+ * the loop fails. */
+static int serve_until_stopped(serve_ctx *ctx, struct MHD_Daemon *d)
+{
+    struct sigaction on_stop = {.sa_handler = note_stop_signal, .sa_flags = SA_RESTART};
+    sigemptyset(&on_stop.sa_mask);
+    sigaction(SIGINT, &on_stop, NULL);
+    sigaction(SIGTERM, &on_stop, NULL);
+    printf("serving the explorer for %s at http://127.0.0.1:%u/ (Ctrl-C stops)\n",
+           ctx->db_path, ctx->hosts.port);
+    fflush(stdout);
+    while (!stop_signal) {
+        if (MHD_run_wait(d, SERVE_TURN_MS) != MHD_YES) {
+            fprintf(stderr, "mortar serve: the HTTP server's loop failed\n");
+            return 1;
+        }
+        serve_guard_sweep(&ctx->guard, serve_clock(ctx));
+    }
+    fprintf(stderr, "mortar serve: stopped (%s)\n",
+            stop_signal == SIGINT ? "Ctrl-C" : "SIGTERM");
+    return 0;
+}
+
+/* Serves on the listening socket `fd` (closed on return) until stopped. */
+static int serve(serve_ctx *ctx, int fd)
+{
+    /* One thread answers every request, so the cache needs no lock. */
+    unsigned limit = connection_limit();
+    serve_guard_init(&ctx->guard, limit, SERVE_HEADERS_TIMEOUT_S * 1e3);
+    struct MHD_Daemon *d = MHD_start_daemon(
+        MHD_USE_EPOLL | MHD_USE_ERROR_LOG, (uint16_t)ctx->hosts.port, NULL, NULL, handle, ctx,
+        MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT, limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SERVE_IDLE_TIMEOUT_S,
+        MHD_OPTION_NOTIFY_CONNECTION, connection_event, ctx, MHD_OPTION_NOTIFY_COMPLETED,
+        request_done, ctx, MHD_OPTION_END);
+    if (!d) {
+        fprintf(stderr, "mortar serve: cannot start the HTTP server on 127.0.0.1:%u\n",
+                ctx->hosts.port);
+        close(fd);
+        return 1;
+    }
+    int status = serve_until_stopped(ctx, d);
+    MHD_stop_daemon(d); /* closes the listening socket too */
+    return status;
+}
+
+int mortar_serve_main(int argc, char **argv)
+{
+    serve_ctx ctx = {.db_path = "mortar.db"};
+    const char *study_path = NULL;
+    unsigned port = 8080;
+    serve_host *allowed = calloc((size_t)argc, sizeof *allowed);
+    if (!allowed) {
+        fprintf(stderr, "mortar serve: out of memory\n");
+        return 1;
+    }
+    ctx.hosts.allowed = allowed;
+    int status = parse_options(argc, argv, &ctx, &study_path, &port, allowed);
+    if (status != CLI_PARSED) {
+        free(allowed);
+        return status;
+    }
 
     /* Fail now, not on the first load, when the page cannot be built. */
     char err[2048];
+    int fd = -1;
     if (study_load_default(&ctx.study, study_path, err, sizeof err) ||
-        report_page_check(ctx.db_path, err, sizeof err)) {
+        report_page_check(ctx.db_path, err, sizeof err) ||
+        (fd = listen_local(port, &ctx.hosts.port, err, sizeof err)) < 0) {
         fprintf(stderr, "mortar serve: %s\n", err);
-        study_free(&ctx.study);
-        return 1;
-    }
-
-    unsigned bound;
-    int fd = listen_local(port, &bound, err, sizeof err);
-    if (fd < 0) {
-        fprintf(stderr, "mortar serve: %s\n", err);
-        study_free(&ctx.study);
-        return 1;
-    }
-
-    /* The daemon's thread inherits this mask: only sigwait below sees the
-     * signals that stop it. */
-    sigset_t stop;
-    sigemptyset(&stop);
-    sigaddset(&stop, SIGINT);
-    sigaddset(&stop, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &stop, NULL);
-
-    /* One polling thread answers every request, so the cache needs no lock. */
-    ctx.summaries = json_object();
-    unsigned limit = connection_limit();
-    struct MHD_Daemon *d = MHD_start_daemon(
-        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, (uint16_t)bound, NULL, NULL,
-        handle, &ctx, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT, limit,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SERVE_IDLE_TIMEOUT_S, MHD_OPTION_END);
-    if (!d) {
-        fprintf(stderr, "mortar serve: cannot start the HTTP server on 127.0.0.1:%u\n",
-                bound);
-        close(fd);
+        status = 1;
+    } else {
+        ctx.summaries = json_object();
+        status = serve(&ctx, fd);
         json_decref(ctx.summaries);
-        study_free(&ctx.study);
-        return 1;
     }
-    printf("serving the explorer for %s at http://127.0.0.1:%u/ (Ctrl-C stops)\n",
-           ctx.db_path, bound);
-    fflush(stdout);
-
-    int sig = 0;
-    sigwait(&stop, &sig);
-    MHD_stop_daemon(d); /* closes the listening socket too */
-    json_decref(ctx.summaries);
     study_free(&ctx.study);
-    fprintf(stderr, "mortar serve: stopped (%s)\n", sig == SIGINT ? "Ctrl-C" : "SIGTERM");
-    return 0;
+    free(allowed);
+    return status;
 }

@@ -397,6 +397,157 @@ test('serve answers /traces/<id>.js with the trace report writes, and 404 for an
   assert.match(out.stderr, /GET \/traces\/\d+\.js, trace built in \d+ ms/);
 });
 
+// Opens `n` connections to 127.0.0.1:port (in batches, as idleConnections)
+// that send a request's headers one byte every `everyMs` and never finish
+// them: each byte restarts libmicrohttpd's own idle timeout. Resolves with
+// the sockets; a socket stops trickling when it closes.
+async function tricklingConnections(port, n, everyMs) {
+  const headers = `GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Slow: ${'a'.repeat(2000)}`;
+  const open = () => new Promise((resolve, reject) => {
+    const s = connect({ host: '127.0.0.1', port }, () => resolve(s));
+    s.on('error', reject);
+  });
+  const socks = [];
+  while (socks.length < n) {
+    const batch = await Promise.all(Array.from({ length: Math.min(25, n - socks.length) }, open));
+    for (const s of batch) {
+      s.on('error', () => {});
+      let sent = 0;
+      const timer = setInterval(() => s.write(headers[sent++]), everyMs);
+      s.on('close', () => clearInterval(timer));
+      s.write(headers[sent++]);
+    }
+    socks.push(...batch);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return socks;
+}
+
+test('serve answers at once while more connections than it can hold trickle their headers', async () => {
+  // 256 descriptors: the server holds 192 connections, and 400 trickle.
+  const { proc, base, port, out } = await startServe(['--db', fx.db, '--port', '0'], { fdLimit: 256 });
+  let socks = [];
+  try {
+    let res = await fetch(base + '/'); // the first build of the page is the slow one
+    assert.equal(res.status, 200);
+    await res.text();
+    socks = await tricklingConnections(port, 400, 500);
+    const t0 = Date.now();
+    res = await fetch(base + '/', { signal: AbortSignal.timeout(5000) });
+    assert.equal(res.status, 200);
+    assert.equal(pageData(await res.text()).runs.length, 2 * allRuns(fx.manifest));
+    assert.ok(Date.now() - t0 < 5000);
+    // The oldest gave their places to newer ones; the newest are still held.
+    const held = socks.filter((s) => !s.destroyed).length;
+    assert.ok(held > 0 && held < socks.length, `${held} of ${socks.length} held`);
+  } finally {
+    for (const s of socks) s.destroy();
+    proc.kill('SIGINT');
+  }
+  assert.equal(await exited(proc), 0, out.stderr);
+});
+
+// Resolves with when `sock` closes, or null when it is still open at `deadline`.
+function closedAt(sock, deadline) {
+  return new Promise((resolve) => {
+    if (sock.destroyed) return resolve(Date.now());
+    const timer = setTimeout(() => resolve(null), deadline - Date.now());
+    sock.on('close', () => { clearTimeout(timer); resolve(Date.now()); });
+  });
+}
+
+test('serve closes a connection that has not sent a request within 5 s, however it trickles', async () => {
+  const { proc, port, out } = await startServe(['--db', fx.db, '--port', '0']);
+  try {
+    const t0 = Date.now();
+    const [trickling] = await tricklingConnections(port, 1, 200);
+    const silent = connect({ host: '127.0.0.1', port });
+    silent.on('error', () => {});
+    const deadline = Date.now() + 9000;
+    const closed = await Promise.all([trickling, silent].map((s) => closedAt(s, deadline)));
+    for (const [i, name] of ['trickling', 'silent'].entries()) {
+      assert.ok(closed[i] !== null, `the ${name} connection is still open after 9 s`);
+      const waited = closed[i] - t0;
+      assert.ok(waited > 4000 && waited < 7500, `the ${name} connection closed after ${waited} ms`);
+    }
+  } finally {
+    proc.kill('SIGINT');
+  }
+  assert.equal(await exited(proc), 0, out.stderr);
+});
+
+// Sends `text` as it is on a new connection to 127.0.0.1:port; resolves
+// with the answer's status and body once the server closes it.
+function rawRequest(port, text) {
+  return new Promise((resolve, reject) => {
+    const s = connect({ host: '127.0.0.1', port }, () => s.write(text));
+    let got = '';
+    s.setEncoding('utf8');
+    s.on('data', (d) => { got += d; });
+    s.on('end', () => {
+      const at = got.indexOf('\r\n\r\n');
+      resolve({ status: +got.split(' ')[1], body: got.slice(at + 4) });
+    });
+    s.on('error', reject);
+  });
+}
+
+// A GET of `path` naming `host` (null: no Host header).
+const requestFor = (host, path = '/nothing-here', version = '1.1') =>
+  `GET ${path} HTTP/${version}\r\n${host === null ? '' : `Host: ${host}\r\n`}Connection: close\r\n\r\n`;
+
+test('serve answers 421 and no page to a request whose Host is not its own or allowed', async () => {
+  const traceRun = traced(fx.manifest)[0].run_id;
+  let { proc, port, out } = await startServe(['--db', fx.db, '--port', '0']);
+  try {
+    const other = port === 65535 ? port - 1 : port + 1;
+    // 404: past the Host check, to a path that is not served.
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LocalHost:${port}`]) {
+      assert.equal((await rawRequest(port, requestFor(host))).status, 404, host);
+    }
+    let res = await rawRequest(port, requestFor(`127.0.0.1:${port}`, `/traces/${traceRun}.js`));
+    assert.equal(res.status, 200);
+    assert.equal(traceScript(res.body).id, traceRun);
+    for (const host of [null, '', 'evil.example.com', `evil.example.com:${port}`, `127.0.0.1:${other}`,
+      '127.0.0.1', `localhost:${port}.evil.example.com`, `127.0.0.1:${port}@evil.example.com`,
+      `evil.example.com#127.0.0.1:${port}`, `[::1]:${port}`]) {
+      assert.equal((await rawRequest(port, requestFor(host))).status, 421, `Host ${host}`);
+    }
+    // HTTP/1.0 needs no Host, but a request without one names no site: 421 too.
+    assert.equal((await rawRequest(port, requestFor(null, '/', '1.0'))).status, 421);
+    for (const path of ['/', '/index.html', `/traces/${traceRun}.js`]) {
+      res = await rawRequest(port, requestFor(`evil.example.com:${port}`, path));
+      assert.equal(res.status, 421, path);
+      assert.match(res.body, /^misdirected request: this server answers to Host 127\.0\.0\.1:\d+ or localhost:\d+/);
+      assert.doesNotMatch(res.body, /mortar-data|mortarTrace/);
+      assert.ok(!res.body.includes(fx.dir), res.body);
+    }
+  } finally {
+    proc.kill('SIGINT');
+  }
+  assert.equal(await exited(proc), 0, out.stderr);
+  assert.match(out.stderr, /refused a request for Host evil\.example\.com \(421\)/);
+  assert.match(out.stderr, /refused a request without a Host \(421\)/);
+
+  // --allow-host NAME: that name on any port; NAME:PORT: on that port only.
+  ({ proc, port, out } = await startServe(['--db', fx.db, '--port', '0',
+    '--allow-host', 'evil.example.com', '--allow-host=proxy.lan:9000']));
+  try {
+    const res = await rawRequest(port, requestFor(`evil.example.com:${port}`, `/traces/${traceRun}.js`));
+    assert.equal(res.status, 200);
+    assert.equal(traceScript(res.body).id, traceRun);
+    for (const host of ['evil.example.com', 'EVIL.example.com:1234', 'proxy.lan:9000', `127.0.0.1:${port}`]) {
+      assert.equal((await rawRequest(port, requestFor(host))).status, 404, host);
+    }
+    for (const host of ['proxy.lan:9001', 'proxy.lan', 'other.example.com', `example.com:${port}`]) {
+      assert.equal((await rawRequest(port, requestFor(host))).status, 421, host);
+    }
+  } finally {
+    proc.kill('SIGINT');
+  }
+  assert.equal(await exited(proc), 0, out.stderr);
+});
+
 test('the reading commands refuse a mistyped --db and create nothing', () => {
   const missing = join(fx.dir, 'mortar-typo.db');
   for (const args of [['results'], ['verdict'], ['trace', '1', '--format', 'timeline'], ['report', '--out', join(fx.dir, 'typo')]]) {
@@ -407,7 +558,7 @@ test('the reading commands refuse a mistyped --db and create nothing', () => {
   }
 });
 
-test('serve refuses a missing database, a bad port and a bad option', () => {
+test('serve refuses a missing database, a bad port, a bad --allow-host and a bad option', () => {
   let r = run(MORTAR, ['serve', '--db', join(fx.dir, 'nope.db'), '--port', '0']);
   assert.equal(r.code, 1);
   assert.match(r.stderr, /no results database at/);
@@ -415,6 +566,12 @@ test('serve refuses a missing database, a bad port and a bad option', () => {
   for (const port of ['70000', '-1', 'http', '']) {
     r = run(MORTAR, ['serve', '--db', fx.db, '--port', port]);
     assert.equal(r.code, 2, `--port '${port}'`);
+    assert.match(r.stderr, /Usage: mortar serve/);
+  }
+  for (const host of ['a b', 'x:0', 'x:65536', 'x:', ':80', 'user@x', '[::1', 'x:80:80', 'x/y']) {
+    r = run(MORTAR, ['serve', '--db', fx.db, '--allow-host', host]);
+    assert.equal(r.code, 2, `--allow-host '${host}'`);
+    assert.match(r.stderr, /--allow-host wants NAME or NAME:PORT/);
     assert.match(r.stderr, /Usage: mortar serve/);
   }
   r = run(MORTAR, ['serve', '--verbose']);

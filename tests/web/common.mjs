@@ -60,10 +60,14 @@ export function traceScript(text) {
 }
 
 // Starts `mortar serve ARGS`; resolves with {proc, port, base, out} once it
-// prints its address.
-export function startServe(args) {
+// prints its address. With `fdLimit`, its descriptor limit (soft and hard)
+// is that, and so the connections it can hold fewer.
+export function startServe(args, { fdLimit } = {}) {
   return new Promise((resolve, reject) => {
-    const proc = spawn(MORTAR, ['serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const [cmd, argv] = fdLimit
+      ? ['sh', ['-c', 'ulimit -n "$0" && exec "$@"', String(fdLimit), MORTAR, 'serve', ...args]]
+      : [MORTAR, ['serve', ...args]];
+    const proc = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
     const out = { stdout: '', stderr: '' };
     proc.stdout.on('data', (d) => {
       out.stdout += d;
