@@ -173,7 +173,7 @@ static bool known_status(const char *s)
     return false;
 }
 
-static int parse_record(json_t *j, run_record *r, db_request **reqs, char *err, size_t size)
+int run_record_parse(json_t *j, run_record *r, db_request **reqs, char *err, size_t size)
 {
     json_t *error = json_object_get(j, "error");
     json_t *versions = json_object_get(j, "versions"), *stats = json_object_get(j, "stats");
@@ -218,7 +218,7 @@ int run_record_import(db_conn *db, const char *path, int64_t *id, char *err,
     run_record r;
     db_request *reqs = NULL;
     char why[512];
-    int rc = parse_record(j, &r, &reqs, why, sizeof why);
+    int rc = run_record_parse(j, &r, &reqs, why, sizeof why);
     if (!rc)
         rc = db_check_run_unrecorded(db, r.id, why, sizeof why);
     if (!rc && write_once(db, &r, why, sizeof why))
