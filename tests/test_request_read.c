@@ -139,6 +139,19 @@ static void test_more_requests_than_room_fails_instead_of_dropping_them(void **s
     assert_non_null(strstr(f->err, "line 9: more than 8 requests"));
 }
 
+/* Found by fuzz/fuzz_request.c: the run's throughput adds a request's start
+ * and latency, and a sum past INT64_MAX was undefined. */
+static void test_a_request_ending_past_the_largest_time_fails(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(read_both(f,
+                               "req=1 latency_ns=100 start_ns=9223372036854775807\n", ""),
+                     -1);
+    assert_non_null(strstr(f->err, "host client: line 1: start_ns=9223372036854775807 plus "
+                                   "latency_ns=100 is past the largest time"));
+    assert_int_equal(read_both(f, "req=1 latency_ns=9223372036854775800 start_ns=7\n", ""), 0);
+}
+
 static void test_a_long_line_is_one_line(void **state)
 {
     fixture *f = *state;
@@ -162,6 +175,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a_request_reported_twice_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(
             test_more_requests_than_room_fails_instead_of_dropping_them, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_request_ending_past_the_largest_time_fails,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_long_line_is_one_line, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

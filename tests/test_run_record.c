@@ -208,6 +208,25 @@ static void test_a_damaged_record_is_refused(void **state)
     teardown_fixture(&f);
 }
 
+/* A request twice in a record (found by fuzz/fuzz_record.c): refused by the
+ * record's check, naming it, not by the database ("UNIQUE constraint
+ * failed", blamed on the database). */
+static void test_a_request_twice_in_a_record_is_refused(void **state)
+{
+    (void)state;
+    fixture f;
+    setup_fixture(&f);
+    db_request twice[3] = {reqs[0], reqs[1], reqs[0]};
+    json_t *j = run_record_json(&(run_record){.id = f.id, .status = "ok", .reqs = twice,
+                                              .nreqs = 3});
+    char *text = json_dumps(j, 0);
+    json_decref(j);
+    expect_refused(&f, text, "request 2: request 0 is in the record twice");
+    free(text);
+    assert_int_equal(query_int(f.db, "SELECT COUNT(*) FROM requests"), 0);
+    teardown_fixture(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -215,6 +234,7 @@ int main(void)
         cmocka_unit_test(test_a_free_database_takes_the_record_at_once),
         cmocka_unit_test(test_a_refused_write_names_the_database_error),
         cmocka_unit_test(test_a_damaged_record_is_refused),
+        cmocka_unit_test(test_a_request_twice_in_a_record_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

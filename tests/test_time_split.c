@@ -439,6 +439,22 @@ static void test_json_lists_the_six_parts_in_order(void **state)
     json_decref(out);
 }
 
+/* A request with nothing in flight at any time, only the hosts' marks
+ * (found by fuzz/fuzz_trace.c: sorting no intervals passed qsort a null
+ * array, undefined): all of it is software. */
+static void test_a_request_with_no_activity_is_all_software(void **state)
+{
+    scenario s = {.n = 0};
+    add(&s, "client", "request_start", 0, 0, 1, 0);
+    add(&s, "server", "request_received", 10000, 0, 3, 0);
+    add(&s, "server", "reply_sent", 30000, 0, 6, 0);
+    add(&s, "client", "request_end", 40000, 0, 2, 0);
+    time_split t = split_of(*state, &s);
+    assert_int_equal(sum(&t), 40 * US);
+    assert_int_equal(t.part_ps[SPLIT_CLIENT_SOFTWARE] + t.part_ps[SPLIT_SERVER_SOFTWARE],
+                     40 * US);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -469,6 +485,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_json_lists_the_six_parts_in_order, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_a_request_with_no_activity_is_all_software,
+                                        setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,6 +56,12 @@ static int new_request(reader *r, const char *line, int64_t idx)
         field(r, line, REQUEST_KEY_VERIFIED, 0, 0, 1, &verified) ||
         field(r, line, REQUEST_KEY_START, -1, 0, INT64_MAX, &start))
         return -1;
+    if (start >= 0 && latency > INT64_MAX - start)
+        return errbuf_fail(
+            r->err, r->size,
+            "host %s: line %zu: start_ns=%lld plus latency_ns=%lld is past the "
+            "largest time",
+            r->src->host, r->lineno, (long long)start, (long long)latency);
     if (find_req(r, idx))
         return errbuf_fail(r->err, r->size, "host %s: line %zu: request %lld is reported twice",
                            r->src->host, r->lineno, (long long)idx);

@@ -9,7 +9,8 @@
  * number nobody meant (`latency_ns=abc` as 0, `12abc` as 12, `verified=1x`
  * as verified):
  *   - a contract field whose value is not a whole integer, or out of its
- *     range (req, latency_ns and start_ns >= 0, verified 0 or 1);
+ *     range (req, latency_ns and start_ns >= 0, verified 0 or 1), or a
+ *     request that would end past the largest time (start_ns + latency_ns);
  *   - a request reported twice by the measuring host;
  *   - more requests than the caller has room for.
  * Lines are read whole, however long.

@@ -38,6 +38,7 @@
 #include "proc_end.h"
 #include "procs.h"
 #include "request_read.h"
+#include "request_summary.h"
 #include "profile_data.h"
 #include "run.h"
 #include "run_record.h"
@@ -609,52 +610,6 @@ static int build_snapshots(json_t *spec, const plan *run_plan, plan_tools pt,
 
 /* ---- results ------------------------------------------------------------------ */
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Measured requests per second of guest time, first start to last end;
- * 0 when the client did not report start times. */
-static double throughput(const db_request *reqs, size_t n)
-{
-    int64_t first = INT64_MAX, last = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (reqs[i].start_ns < 0)
-            return 0;
-        first = reqs[i].start_ns < first ? reqs[i].start_ns : first;
-        int64_t end = reqs[i].start_ns + reqs[i].latency_ns;
-        last = end > last ? end : last;
-    }
-    return last > first ? (double)n / ((double)(last - first) / 1e9) : 0;
-}
-
-/* Median and p99 by the nearest-rank method on the sorted latencies. */
-static db_summary summarize(const db_request *reqs, size_t n)
-{
-    db_summary s = {.requests = (int64_t)n};
-    if (n == 0)
-        return s;
-    int64_t *v = malloc(n * sizeof *v);
-    double sum = 0;
-    for (size_t i = 0; i < n; i++) {
-        v[i] = reqs[i].latency_ns;
-        sum += (double)v[i];
-        s.verified += reqs[i].verified;
-    }
-    qsort(v, n, sizeof *v, cmp_i64);
-    size_t med = (n + 1) / 2 - 1, p99 = (size_t)ceil(0.99 * (double)n) - 1;
-    s.median_us = (n % 2 ? (double)v[med] : ((double)v[med] + (double)v[med + 1]) / 2) / 1000;
-    s.p99_us = (double)v[p99] / 1000;
-    s.mean_us = sum / (double)n / 1000;
-    s.min_us = (double)v[0] / 1000;
-    s.max_us = (double)v[n - 1] / 1000;
-    free(v);
-    s.throughput_rps = throughput(reqs, n);
-    return s;
-}
-
 static json_t *collect_stats(const plan *p)
 {
     json_t *all = json_object();
@@ -889,7 +844,7 @@ int mortar_run_main(int argc, char **argv)
         snprintf(err, sizeof err, "%s", read_err);
         rc = -1;
     }
-    db_summary sum = summarize(reqs, n);
+    db_summary sum = request_summary(reqs, n);
     if (!rc && measure && (n == 0 || sum.verified != sum.requests)) {
         snprintf(err, sizeof err, "%lld of %lld requests verified",
                  (long long)sum.verified, (long long)sum.requests);

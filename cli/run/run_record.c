@@ -105,6 +105,40 @@ static int get_real(json_t *o, const char *key, double *v)
     return 0;
 }
 
+typedef struct request_at {
+    int64_t idx;
+    size_t pos; /* its place in the record */
+} request_at;
+
+static int by_idx_then_pos(const void *pa, const void *pb)
+{
+    const request_at *a = pa, *b = pb;
+    if (a->idx != b->idx)
+        return a->idx < b->idx ? -1 : 1;
+    return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+/* A request's id once in a record: the database holds each once, and a
+ * record it refuses could never be imported. Sorted, n log n: a record
+ * holds up to MAX_RECORD_REQUESTS. */
+static int check_ids_unique(const db_request *reqs, size_t n, char *err, size_t size)
+{
+    request_at *at = malloc((n ? n : 1) * sizeof *at);
+    if (!at)
+        return errbuf_fail(err, size, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        at[i] = (request_at){reqs[i].idx, i};
+    qsort(at, n, sizeof *at, by_idx_then_pos);
+    int rc = 0;
+    for (size_t i = 1; i < n && !rc; i++)
+        if (at[i].idx == at[i - 1].idx)
+            rc =
+                errbuf_fail(err, size, "request %zu: request %lld is in the record twice",
+                            at[i].pos, (long long)at[i].idx);
+    free(at);
+    return rc;
+}
+
 static int parse_requests(json_t *a, db_request **out, size_t *n, char *err, size_t size)
 {
     if (!json_is_array(a) || json_array_size(a) > MAX_RECORD_REQUESTS)
@@ -135,7 +169,7 @@ static int parse_requests(json_t *a, db_request **out, size_t *n, char *err, siz
         }
         r->fields = fields;
     }
-    return 0;
+    return check_ids_unique(*out, *n, err, size);
 }
 
 static int parse_summary(json_t *o, db_summary *s, char *err, size_t size)
@@ -173,7 +207,7 @@ static bool known_status(const char *s)
     return false;
 }
 
-static int parse_record(json_t *j, run_record *r, db_request **reqs, char *err, size_t size)
+int run_record_parse(json_t *j, run_record *r, db_request **reqs, char *err, size_t size)
 {
     json_t *error = json_object_get(j, "error");
     json_t *versions = json_object_get(j, "versions"), *stats = json_object_get(j, "stats");
@@ -218,7 +252,7 @@ int run_record_import(db_conn *db, const char *path, int64_t *id, char *err,
     run_record r;
     db_request *reqs = NULL;
     char why[512];
-    int rc = parse_record(j, &r, &reqs, why, sizeof why);
+    int rc = run_record_parse(j, &r, &reqs, why, sizeof why);
     if (!rc)
         rc = db_check_run_unrecorded(db, r.id, why, sizeof why);
     if (!rc && write_once(db, &r, why, sizeof why))

@@ -39,6 +39,12 @@ json_t *run_record_json(const run_record *r);
 int run_record_write(db_conn *db, const run_record *r, int attempts, const char *fallback,
                      char *err, size_t err_size);
 
+/* Reads the record `j` (what run_record_json made, from outside: every
+ * field is checked) into *r, which borrows from `j`; its requests go to
+ * *reqs (the caller frees it, also after an error). Returns 0, or -1 with
+ * the first problem in `err`. */
+int run_record_parse(json_t *j, run_record *r, db_request **reqs, char *err, size_t size);
+
 /* Reads a record file, checks every field and writes it into `db` (the
  * run must be in it, and have no requests recorded yet). Returns 0 and
  * the run's id, or -1 with the error. */

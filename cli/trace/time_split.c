@@ -493,8 +493,10 @@ static void sweep(split_work *w, time_split *out)
 {
     static const split_part priority[] = {SPLIT_COMPUTE, SPLIT_PCIE_WIRE,
                                           SPLIT_HOST_INTERFACE, SPLIT_NETWORK};
-    qsort(w->bounds, w->nbounds, sizeof *w->bounds, by_bound);
-    qsort(w->points, w->npoints, sizeof *w->points, by_point);
+    if (w->nbounds) /* none: the array was never made (qsort wants one) */
+        qsort(w->bounds, w->nbounds, sizeof *w->bounds, by_bound);
+    if (w->npoints)
+        qsort(w->points, w->npoints, sizeof *w->points, by_point);
     long active[SPLIT_NPARTS] = {0};
     size_t bi = 0, pi = 0;
     uint64_t x = w->j->start_ps, end = w->j->end_ps;

@@ -31,13 +31,13 @@
 #include <sys/io.h>
 #include <sys/stat.h>
 
+#include "fw_cfg_dir.h"
 #include "mortar_guest.h"
 
 #define FW_CFG_PORT_SELECTOR 0x510
 #define FW_CFG_PORT_DATA 0x511
 #define FW_CFG_SIGNATURE 0x0000
 #define FW_CFG_FILE_DIR 0x0019
-#define FW_CFG_NAME_SIZE 56
 #define PARAMS_FILE "opt/mortar/params"
 #define PARAMS_MAX_BYTES (1u << 20)
 #define PROGRAMS_FW_CFG_DIR "opt/mortar/bin/"
@@ -69,44 +69,11 @@ static void fw_cfg_read(void *buf, size_t size)
         p[i] = inb(FW_CFG_PORT_DATA);
 }
 
-static uint32_t be32(const unsigned char *b)
+/* fw_cfg_dir's reader: the data port of the selected item. */
+static void read_port(void *ctx, void *buf, size_t size)
 {
-    return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
-}
-
-typedef struct fw_cfg_file {
-    uint32_t size;
-    uint16_t key;
-    char name[FW_CFG_NAME_SIZE];
-} fw_cfg_file;
-
-/* The fw_cfg directory into *files (malloc'd); its length, -1 on no memory. */
-static int read_directory(fw_cfg_file **files)
-{
-    unsigned char count[4];
-    fw_cfg_select(FW_CFG_FILE_DIR);
-    fw_cfg_read(count, sizeof count);
-    uint32_t n = be32(count) < 4096 ? be32(count) : 4096;
-    *files = calloc(n ? n : 1, sizeof **files);
-    if (!*files)
-        return -1;
-    for (uint32_t i = 0; i < n; i++) {
-        unsigned char entry[8 + FW_CFG_NAME_SIZE];
-        fw_cfg_read(entry, sizeof entry);
-        entry[sizeof entry - 1] = '\0';
-        (*files)[i].size = be32(entry);
-        (*files)[i].key = (uint16_t)(entry[4] << 8 | entry[5]);
-        memcpy((*files)[i].name, entry + 8, FW_CFG_NAME_SIZE);
-    }
-    return (int)n;
-}
-
-static const fw_cfg_file *find_file(const fw_cfg_file *files, int n, const char *name)
-{
-    for (int i = 0; i < n; i++)
-        if (!strcmp(files[i].name, name))
-            return &files[i];
-    return NULL;
+    (void)ctx;
+    fw_cfg_read(buf, size);
 }
 
 /* Copies fw_cfg file `f` to `fd` (open for writing). */
@@ -199,10 +166,11 @@ int main(void)
     if (memcmp(sig, "QEMU", 4))
         return 1;
     fw_cfg_file *files;
-    int n = read_directory(&files);
+    fw_cfg_select(FW_CFG_FILE_DIR);
+    int n = fw_cfg_dir_read(read_port, NULL, &files);
     if (n < 0)
         return 2;
-    const fw_cfg_file *params = find_file(files, n, PARAMS_FILE);
+    const fw_cfg_file *params = fw_cfg_dir_find(files, n, PARAMS_FILE);
     int rc = params ? print_params(params) : 1;
     if (rc != 2 && install_programs(files, n) != 0)
         rc = 3;

@@ -210,7 +210,10 @@ static int one_link(mortar_loop *loop, json_t *l, size_t i, pending_link *pl, bo
     return 0;
 }
 
-static int add_links(mortar_loop *loop, json_t *links, char *err, size_t size)
+/* `outside`: also set up the external links (sockets, peers); without it
+ * they are only checked. */
+static int add_links(mortar_loop *loop, json_t *links, bool outside, char *err,
+                     size_t size)
 {
     if (links && !json_is_array(links))
         return fail(err, size, "links: expected an array");
@@ -224,13 +227,13 @@ static int add_links(mortar_loop *loop, json_t *links, char *err, size_t size)
         if (!rc && external)
             next++;
     }
-    if (!rc)
+    if (!rc && outside)
         rc = setup_external(loop, pls, next, err, size);
     free(pls);
     return rc;
 }
 
-int sim_config_build(const char *text, sim_config *cfg, char *err, size_t size)
+static int build(const char *text, sim_config *cfg, bool outside, char *err, size_t size)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->until_ps = MORTAR_TIME_MAX;
@@ -264,16 +267,27 @@ int sim_config_build(const char *text, sim_config *cfg, char *err, size_t size)
         rc = fail(err, size, "description: \"promises\" must be true or false");
     if (!rc)
         mortar_loop_set_promises(cfg->loop, !promises || json_is_true(promises));
-    if (!rc && cfg->trace_path[0] && mortar_loop_trace_to(cfg->loop, cfg->trace_path) != 0)
+    if (!rc && outside && cfg->trace_path[0] &&
+        mortar_loop_trace_to(cfg->loop, cfg->trace_path) != 0)
         rc = fail(err, size, "%s", mortar_loop_errmsg(cfg->loop));
     if (!rc)
         rc = add_components(cfg->loop, json_object_get(root, "components"), err, size);
     if (!rc)
-        rc = add_links(cfg->loop, json_object_get(root, "links"), err, size);
+        rc = add_links(cfg->loop, json_object_get(root, "links"), outside, err, size);
     json_decref(root);
     if (rc) {
         mortar_loop_destroy(cfg->loop);
         cfg->loop = NULL;
     }
     return rc;
+}
+
+int sim_config_build(const char *text, sim_config *cfg, char *err, size_t size)
+{
+    return build(text, cfg, true, err, size);
+}
+
+int sim_config_parse(const char *text, sim_config *cfg, char *err, size_t size)
+{
+    return build(text, cfg, false, err, size);
 }

@@ -24,4 +24,10 @@ typedef struct sim_config {
  * a message naming the JSON path in `err`. */
 int sim_config_build(const char *text, sim_config *cfg, char *err, size_t err_size);
 
+/* sim_config_build without reaching outside the process: the description
+ * is parsed and checked, the components created and the in-process links
+ * made, but no trace file is opened and no external link set up (they
+ * are checked only). For checking a description, and for fuzzing it. */
+int sim_config_parse(const char *text, sim_config *cfg, char *err, size_t err_size);
+
 #endif
