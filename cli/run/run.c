@@ -759,9 +759,17 @@ int mortar_run_main(int argc, char **argv)
         fprintf(stderr, "[mortar] warning: %s\n", json_string_value(w));
     json_decref(warnings);
     tools t;
-    db_conn *db;
-    if (find_tools(&t, err, sizeof err) || db_open(&db, o.db_path, err, sizeof err)) {
+    db_conn *db = NULL;
+    /* An existing database is opened (and checked: damaged, read-only)
+     * before QEMU is looked for; a new one is made only once QEMU is found,
+     * so a run that cannot start leaves no empty database behind. */
+    bool db_exists = access(o.db_path, F_OK) == 0;
+    if ((db_exists && db_open(&db, o.db_path, err, sizeof err)) ||
+        find_tools(&t, err, sizeof err) ||
+        (!db_exists && db_open(&db, o.db_path, err, sizeof err)) ||
+        owner_reap_and_say(db, "[mortar]", err, sizeof err)) {
         fprintf(stderr, "mortar: %s\n", err);
+        db_close(db);
         json_decref(spec);
         return 1;
     }
@@ -771,13 +779,14 @@ int mortar_run_main(int argc, char **argv)
                         .pid_start = owner_start_time(getpid()),
                         .started_unix_s = (int64_t)time(NULL)};
     install_signals();
-    owner_reap_and_say(db, "[mortar]");
     int64_t id = db_begin_run(db, &info);
     char run_dir[PATH_MAX], dir_err[PATH_MAX + 128] = "";
     if (id < 0 ||
-        make_run_dir(run_dir, sizeof run_dir, o.out_dir, id, name, dir_err, sizeof dir_err)) {
-        if (id < 0)
-            fprintf(stderr, "mortar: cannot record the run in %s\n", o.db_path);
+        make_run_dir(run_dir, sizeof run_dir, o.out_dir, id, name, dir_err, sizeof dir_err) ||
+        db_set_run_dirs(db, id, run_dir, NULL)) {
+        if (id < 0 || dir_err[0] == '\0')
+            fprintf(stderr, "mortar: cannot record the run in %s: %s\n", o.db_path,
+                    db_last_error());
         else {
             fprintf(stderr, "mortar: %s\n", dir_err);
             db_finish_run(db, id, "failed", dir_err, 0, NULL, NULL, NULL, 0, &(db_summary){0});
@@ -786,7 +795,6 @@ int mortar_run_main(int argc, char **argv)
         json_decref(spec);
         return 1;
     }
-    db_set_run_dirs(db, id, run_dir, NULL);
     dirs_write_new_json(spec, strcat(strcpy(err, run_dir), "/spec.json"));
 
     plan p;
@@ -804,8 +812,9 @@ int mortar_run_main(int argc, char **argv)
     int rc = o.cold_boot ? 0 : snapshot_dir(snap_dir, sizeof snap_dir, err, sizeof err);
     if (!rc)
         rc = plan_build(&p, spec, run_dir, &pt, err, sizeof err);
-    if (!rc)
-        db_set_run_dirs(db, id, NULL, p.sock_dir);
+    if (!rc && db_set_run_dirs(db, id, NULL, p.sock_dir))
+        rc = errbuf_fail(err, sizeof err, "cannot record the run's private directory in %s: %s",
+                         o.db_path, db_last_error());
     if (!rc && !o.cold_boot)
         rc = build_snapshots(spec, &p, pt, t.sim_bin, err, sizeof err);
     if (!rc)

@@ -97,7 +97,7 @@ static int record(const char *db_path, const study_variant *v, const char *comma
     int64_t id = db_record_alone_run(db, &run);
     if (id < 0)
         fprintf(stderr, "mortar alone: cannot record the run in %s: %s\n", db_path,
-                db_errmsg(db));
+                db_last_error());
     else
         fprintf(stderr, "[mortar] alone run %lld recorded in %s\n", (long long)id,
                 db_path);

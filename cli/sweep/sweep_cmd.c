@@ -253,7 +253,7 @@ static int find_done(sweep *s, char *err, size_t size)
     if (done < 0)
         return -1;
     if ((s->last_id_before = sweep_max_run_id(s->db)) < 0)
-        return errbuf_fail(err, size, "%s: %s", o->db_path, db_errmsg(s->db));
+        return errbuf_fail(err, size, "%s: %s", o->db_path, db_last_error());
     s->skipped = (size_t)done;
     return 0;
 }
@@ -296,8 +296,10 @@ static int prepare(sweep *s)
         fprintf(stderr, "mortar sweep: %s\n", err);
         return 1;
     }
-    if (!o->dry_run)
-        owner_reap_and_say(s->db, "[sweep]");
+    if (!o->dry_run && owner_reap_and_say(s->db, "[sweep]", err, sizeof err)) {
+        fprintf(stderr, "mortar sweep: %s\n", err);
+        return 1;
+    }
     s->njobs = (size_t)o->jobs;
     s->jobs = calloc(s->njobs, sizeof *s->jobs);
     s->errors = calloc(s->plan.npoints + 1, sizeof *s->errors);
@@ -477,7 +479,7 @@ static bool run_outcome(sweep *s, const job *j, int status, sweep_run_result *r)
     const sweep_point *pt = &s->plan.points[j->point];
     if (sweep_find_run(s->db, pt->canonical, s->last_id_before, r))
         snprintf(r->error, sizeof r->error, "cannot read the run: %s",
-                 db_errmsg(s->db));
+                 db_last_error());
     if (r->id > 0 && !strcmp(r->status, "ok") && status == 0)
         return true;
     if (r->id > 0 && !strcmp(r->status, "running"))
