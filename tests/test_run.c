@@ -111,6 +111,34 @@ static void test_set_of_an_unknown_variable_fails_the_run(void **state)
     remove_tree(dir);
 }
 
+/* How many times `needle` is in `text`. */
+static int count_of(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* A spec that is not there is named once, with the reason (it was
+ * "/x.json: /x.json:-1:-1: unable to open /x.json: ..."). */
+static void test_a_missing_spec_is_named_once(void **state)
+{
+    (void)state;
+    const char *dir = scratch_dir();
+    char spec[128], args[256], err[4096];
+    snprintf(spec, sizeof spec, "%s/no-such-spec.json", dir);
+    const char *cmds[] = {"run", "spec"};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(args, sizeof args, "%s '%s'", cmds[i], spec);
+        int rc = run_mortar(dir, args, err, sizeof err);
+        if (rc != 1 || count_of(err, spec) != 1 || !strstr(err, "No such file or directory") ||
+            strstr(err, "-1:-1"))
+            fail_msg("mortar %s: status %d, stderr: %s", args, rc, err);
+    }
+    remove_tree(dir);
+}
+
 /* Runs `mortar <args>` in `dir` as a user who cannot write `db` (nobody,
  * when the test runs as root, for whom file modes do not stop writes),
  * stderr into `err`; returns the exit status. */
@@ -176,6 +204,7 @@ int main(void)
         cmocka_unit_test(test_timeouts_must_be_whole_seconds),
         cmocka_unit_test(test_set_of_an_unknown_variable_fails_the_run),
         cmocka_unit_test(test_a_read_only_database_is_refused_with_the_reason),
+        cmocka_unit_test(test_a_missing_spec_is_named_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -732,7 +732,9 @@ static json_t *load_spec_or_variant(run_opts *o, char *err, size_t err_size)
         fprintf(stderr, "mortar: %s\n", err);
     } else {
         spec = spec_load(spec_path, kept, nkept, err, err_size);
-        if (!spec || spec_validate(spec, err, err_size)) {
+        if (!spec) {
+            fprintf(stderr, "mortar: %s\n", err); /* it names the file */
+        } else if (spec_validate(spec, err, err_size)) {
             fprintf(stderr, "mortar: %s: %s\n", spec_path, err);
             json_decref(spec);
             spec = NULL;

@@ -33,8 +33,6 @@ static int parse_args(int argc, char **argv, alone_opts *o)
         if (key == CLI_KEY_SET) {
             if (o->nsets == ALONE_MAX_SETS)
                 return cli_usage_error(cmd, "too many --set options");
-            if (!strchr(p.value, '=') || p.value[0] == '=')
-                return cli_usage_error(cmd, "--set %s: expected KEY=VALUE", p.value);
             o->sets[o->nsets++] = p.value;
         } else if (key == CLI_KEY_DB)
             o->db_path = p.value;
