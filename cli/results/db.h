@@ -140,9 +140,12 @@ json_t *db_run_profile(db_conn *db, int64_t id);
  * empty when none; NULL on an error (see db_last_error). */
 json_t *db_run_vars(db_conn *db, int64_t id);
 
-/* Whether run `id` is in the database and has no requests recorded yet
- * (what importing a run's record needs); -1 with the reason in `err`. */
-int db_check_run_unrecorded(db_conn *db, int64_t id, char *err, size_t size);
+/* Whether run `id` can take its final record (`mortar import`): 0 when it
+ * is in the database, not finished ("running", or "abandoned" by a later
+ * run) and without requests; 1 when not, with the words to put between
+ * the run and the database in `why` ("is not in", "is already recorded
+ * (status ok) in"); -1 on a database error, its message in `why`. */
+int db_run_importable(db_conn *db, int64_t id, char *why, size_t size);
 
 /* Every run as the JSON of `mortar results --json`: {"runs": [{"id",
  * "name", "status", "error", "wall_s", "run_dir", "started_at", "versions",

@@ -567,22 +567,23 @@ int db_abandon_run(sqlite3 *db, int64_t id, const char *error)
     return rc;
 }
 
-int db_check_run_unrecorded(sqlite3 *db, int64_t id, char *err, size_t size)
+int db_run_importable(sqlite3 *db, int64_t id, char *why, size_t size)
 {
     sqlite3_stmt *st;
-    const char *sql = "SELECT (SELECT COUNT(*) FROM runs WHERE id=?1),"
-                      " (SELECT COUNT(*) FROM requests WHERE run_id=?1)";
+    const char *sql = "SELECT status, (SELECT COUNT(*) FROM requests WHERE run_id=?1)"
+                      " FROM runs WHERE id=?1";
     if (db_prepare(db, sql, &st))
-        return errbuf_fail(err, size, "%s", db_last_error());
+        return errbuf_fail(why, size, "%s", db_last_error());
     sqlite3_bind_int64(st, 1, id);
-    int rc = db_step(st) == 1 ? 0 : -1;
-    if (rc)
-        errbuf_fail(err, size, "%s", db_last_error());
-    else if (sqlite3_column_int64(st, 0) != 1)
-        rc = errbuf_fail(err, size, "the database has no run %lld", (long long)id);
-    else if (sqlite3_column_int64(st, 1) != 0)
-        rc = errbuf_fail(err, size, "run %lld already has its requests recorded",
-                         (long long)id);
+    int found = db_step(st), rc = 0;
+    const char *status = found == 1 ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    if (found < 0)
+        rc = errbuf_fail(why, size, "%s", db_last_error());
+    else if (!found)
+        rc = 1, snprintf(why, size, "is not in");
+    else if (!status || (strcmp(status, "running") && strcmp(status, "abandoned")) ||
+             sqlite3_column_int64(st, 1) != 0)
+        rc = 1, snprintf(why, size, "is already recorded (status %s) in", status ?: "NULL");
     sqlite3_finalize(st);
     return rc;
 }

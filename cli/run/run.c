@@ -707,10 +707,12 @@ static bool record(db_conn *db, const run_record *rec, const run_opts *o, const 
         return true;
     fprintf(stderr, "mortar: run %lld: ERROR: its result could not be written into %s (%s,"
                     " %d attempts)\n", (long long)rec->id, o->db_path, err, RECORD_ATTEMPTS);
+    char command[3 * PATH_MAX + 64];
     if (rc > 0)
-        fprintf(stderr, "mortar: run %lld: the result is kept in %s; record it with:\n"
-                        "  mortar import '%s' --db '%s'\n",
-                (long long)rec->id, file, file, o->db_path);
+        fprintf(stderr, "mortar: run %lld: the result is kept in %s; once the database"
+                        " takes writes again, record it with:\n  %s\n",
+                (long long)rec->id, file,
+                run_record_import_command(file, o->db_path, command, sizeof command));
     else
         fprintf(stderr, "mortar: run %lld: and it could not be kept in %s either\n",
                 (long long)rec->id, file);
