@@ -357,9 +357,31 @@ static char **run_argv(const sweep *s, const sweep_point *pt)
     return argv;
 }
 
+/* Keeps the log of an earlier attempt at the point (a sweep interrupted or
+ * failed, and run again): <name>.log becomes the first free <name>.N.log,
+ * N = 1, 2, ..., so <name>.log is always the latest attempt's. A link
+ * never replaces a file; the old name goes once the new one holds it. */
+static int keep_earlier_log(const char *log)
+{
+    if (access(log, F_OK) != 0)
+        return 0;
+    size_t stem = strlen(log) - strlen(".log");
+    char kept[PATH_MAX];
+    for (int n = 1; n < 10000; n++) {
+        snprintf(kept, sizeof kept, "%.*s.%d.log", (int)stem, log, n);
+        if (link(log, kept) == 0)
+            return unlink(log);
+        if (errno != EEXIST)
+            return -1;
+    }
+    return -1;
+}
+
 /* The log starts with what ran; the run's output follows. */
 static int write_log_header(const char *log, const sweep_point *pt, char *const argv[])
 {
+    if (keep_earlier_log(log))
+        return -1;
     FILE *f = fopen(log, "w");
     if (!f)
         return -1;
