@@ -38,13 +38,12 @@ static const char *const first_tables =
     "CREATE INDEX IF NOT EXISTS losses_run ON losses(run_id);"
     "CREATE INDEX IF NOT EXISTS stats_run ON stats(run_id);";
 
+/* db_exec with its error in `err`. */
 static int exec(sqlite3 *db, const char *sql, char *err, size_t size)
 {
-    char *msg = NULL;
-    if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
+    if (db_exec(db, sql) == 0)
         return 0;
-    snprintf(err, size, "%s", msg ? msg : sqlite3_errmsg(db));
-    sqlite3_free(msg);
+    snprintf(err, size, "%s", db_last_error());
     return -1;
 }
 
@@ -497,6 +496,7 @@ int db_commit(sqlite3 *db)
 
 void db_rollback(sqlite3 *db)
 {
+    /* after a failure: its message stays the last error */
     sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 }
 
