@@ -224,6 +224,19 @@ int cli_next(cli_parser *p)
         print_try_help(p->cmd);
         return CLI_STOP_USAGE;
     }
+    if (c == CLI_KEY_SET && (!strchr(optarg, '=') || optarg[0] == '=')) {
+        /* the shape of KEY=VALUE, for every command that takes --set */
+        cli_usage_error(p->cmd, "--set %s: expected KEY=VALUE", optarg);
+        return CLI_STOP_USAGE;
+    }
+    if (c == CLI_KEY_OUT && !strcmp(optarg, "-")) {
+        /* --out is a folder of files (run directories, the report's page
+         * and traces): no stream to send to stdout, and no folder named
+         * '-' made by mistake */
+        cli_usage_error(p->cmd, "--out -: the output is a folder, not one stream; name a"
+                                " folder (--out ./- for one named '-')");
+        return CLI_STOP_USAGE;
+    }
     switch (c) {
     case -1:
         p->first_operand = optind;

@@ -188,6 +188,41 @@ static void test_failure_exits_1_and_usage_error_2(void **state)
     cli_result_free(&r);
 }
 
+/* A --set that is not KEY=VALUE is a malformed value: exit 2 with the
+ * usage, in every command that takes --set, before anything is read. */
+static void test_malformed_set_is_a_usage_error(void **state)
+{
+    const char *lines[] = {"run x.json --set foo", "run x.json --set =3", "spec x.json --set foo",
+                           "sweep x.json --set foo", "alone --set foo"};
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        cli_result r = mortar(*state, "%s", lines[i]);
+        expect(&r, 2, lines[i]);
+        if (!strstr(r.err, "expected KEY=VALUE") || !strstr(r.err, "Try 'mortar help"))
+            fail_msg("%s: %s", lines[i], r.err);
+        cli_result_free(&r);
+    }
+}
+
+/* --out is a folder of files (the report's page and traces, run
+ * directories): `--out -` (stdout for a one-file output) is refused rather
+ * than made a folder named '-'. */
+static void test_out_dash_is_a_usage_error(void **state)
+{
+    const char *dir = *state;
+    const char *lines[] = {"report --out - --db missing.db", "run x.json --out -",
+                           "sweep x.json --out -"};
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        cli_result r = mortar(dir, "%s", lines[i]);
+        expect(&r, 2, lines[i]);
+        if (!strstr(r.err, "--out -: the output is a folder"))
+            fail_msg("%s: %s", lines[i], r.err);
+        cli_result_free(&r);
+    }
+    char dash[128];
+    snprintf(dash, sizeof dash, "%s/-", dir);
+    assert_int_not_equal(access(dash, F_OK), 0);
+}
+
 static void test_version_everywhere(void **state)
 {
     const char *dir = *state;
@@ -437,6 +472,8 @@ int main(void)
         cmocka_unit_test(test_abbreviated_option_is_refused),
         cmocka_unit_test(test_option_value_after_equals_works_like_separate),
         cmocka_unit_test(test_failure_exits_1_and_usage_error_2),
+        cmocka_unit_test(test_malformed_set_is_a_usage_error),
+        cmocka_unit_test(test_out_dash_is_a_usage_error),
         cmocka_unit_test(test_version_everywhere),
         cmocka_unit_test(test_bench_help_prints_usage_without_running),
         cmocka_unit_test(test_help_command_prints_a_command_usage),

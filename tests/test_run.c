@@ -11,6 +11,8 @@
 #include <cmocka.h>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli_util.h"
 
@@ -109,6 +111,90 @@ static void test_set_of_an_unknown_variable_fails_the_run(void **state)
     remove_tree(dir);
 }
 
+/* How many times `needle` is in `text`. */
+static int count_of(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* A spec that is not there is named once, with the reason (it was
+ * "/x.json: /x.json:-1:-1: unable to open /x.json: ..."). */
+static void test_a_missing_spec_is_named_once(void **state)
+{
+    (void)state;
+    const char *dir = scratch_dir();
+    char spec[128], args[256], err[4096];
+    snprintf(spec, sizeof spec, "%s/no-such-spec.json", dir);
+    const char *cmds[] = {"run", "spec"};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(args, sizeof args, "%s '%s'", cmds[i], spec);
+        int rc = run_mortar(dir, args, err, sizeof err);
+        if (rc != 1 || count_of(err, spec) != 1 || !strstr(err, "No such file or directory") ||
+            strstr(err, "-1:-1"))
+            fail_msg("mortar %s: status %d, stderr: %s", args, rc, err);
+    }
+    remove_tree(dir);
+}
+
+/* Runs `mortar <args>` in `dir` as a user who cannot write `db` (nobody,
+ * when the test runs as root, for whom file modes do not stop writes),
+ * stderr into `err`; returns the exit status. */
+static int run_as_reader(const char *dir, const char *db, const char *args, char *err,
+                         size_t size)
+{
+    char log[128], cmd[4096];
+    snprintf(log, sizeof log, "%s/reader.err", dir);
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s/mortar' %s >/dev/null 2>'%s'", dir, bin_dir(),
+             args, log);
+    chmod(dir, 01777); /* others may make the WAL files, not change the file */
+    chmod(db, 0444);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (geteuid() == 0 && (setgid(65534) || setuid(65534)))
+            _exit(90);
+        if (access(db, W_OK) == 0)
+            _exit(91); /* the test would prove nothing */
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(92);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    char *text = read_text(log);
+    snprintf(err, size, "%s", text ? text : "");
+    free(text);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* A database `mortar run` cannot write is refused with the reason before
+ * anything starts (it said "cannot record the run" and nothing more). */
+static void test_a_read_only_database_is_refused_with_the_reason(void **state)
+{
+    (void)state;
+    const char *dir = scratch_dir();
+    char db[128], args[1024], err[4096];
+    snprintf(db, sizeof db, "%s/mortar.db", dir);
+    /* a database made by mortar: `import` opens it (creating it) before it
+     * finds there is no record to import */
+    int made = run_mortar(dir, "import none.json --db mortar.db", err, sizeof err);
+    assert_int_equal(made, 1);
+    assert_true(exists(db));
+    snprintf(args, sizeof args, "run '%s/experiments/examples/pcitest.json' --db mortar.db",
+             source_dir());
+    int rc = run_as_reader(dir, db, args, err, sizeof err);
+    if (rc == 90 || rc == 91 || rc == 92)
+        fail_msg("cannot drop the right to write %s (status %d)", db, rc);
+    if (rc != 1 || !strstr(err, "mortar.db: the database is read-only"))
+        fail_msg("mortar %s as a reader: status %d, stderr: %s", args, rc, err);
+    char runs[128];
+    snprintf(runs, sizeof runs, "%s/runs", dir);
+    assert_false(exists(runs));
+    remove_tree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -117,6 +203,8 @@ int main(void)
         cmocka_unit_test(test_a_host_or_process_name_cannot_leave_the_run_directory),
         cmocka_unit_test(test_timeouts_must_be_whole_seconds),
         cmocka_unit_test(test_set_of_an_unknown_variable_fails_the_run),
+        cmocka_unit_test(test_a_read_only_database_is_refused_with_the_reason),
+        cmocka_unit_test(test_a_missing_spec_is_named_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

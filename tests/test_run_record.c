@@ -15,9 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sqlite3.h>
 
 #include "db.h"
+#include "proc_util.h"
 #include "run_record.h"
 
 typedef struct fixture {
@@ -111,12 +113,109 @@ static void test_a_busy_database_keeps_the_record_in_a_file_to_import(void **sta
     assert_int_equal(query_int(f.db, "SELECT sim_time_ps FROM profiles WHERE process='h'"), 5);
     /* twice: refused, nothing doubled */
     assert_int_equal(run_record_import(f.db, f.file, &id, err, sizeof err), -1);
-    assert_non_null(strstr(err, "already"));
+    assert_non_null(strstr(err, "is already recorded (status ok) in"));
     assert_int_equal(query_int(f.db, "SELECT COUNT(*) FROM requests"), 3);
     json_decref(stats);
     json_decref(losses);
     json_decref(profile);
     teardown_fixture(&f);
+}
+
+/* A run without requests (one that failed) imported twice: the second is
+ * refused naming the run, the file and the database (it failed on
+ * "UNIQUE constraint failed: profiles", or without a profile doubled the
+ * run's losses and said nothing). */
+static void test_a_record_imported_twice_is_refused_by_name(void **state)
+{
+    (void)state;
+    fixture f;
+    setup_fixture(&f);
+    json_t *losses = json_pack("[{s:s, s:s, s:i}]", "source", "nic", "counter", "rx_missed",
+                               "count", 4);
+    json_t *profile = json_pack("[{s:s, s:s, s:{s:i}}]", "name", "h", "kind", "host", "host",
+                                "virtual_time_ps", 5);
+    for (int with_profile = 1; with_profile >= 0; with_profile--) {
+        json_t *j = run_record_json(&(run_record){
+            .id = f.id, .status = "failed", .error = "sim sim0 exited with status 1",
+            .losses = losses, .profile = with_profile ? profile : NULL});
+        assert_int_equal(json_dump_file(j, f.file, 0), 0);
+        json_decref(j);
+        int64_t id = 0;
+        char err[1024], expected[512];
+        if (with_profile && run_record_import(f.db, f.file, &id, err, sizeof err))
+            fail_msg("import: %s", err);
+        assert_int_equal(run_record_import(f.db, f.file, &id, err, sizeof err), -1);
+        snprintf(expected, sizeof expected,
+                 "run %lld from %s is already recorded (status failed) in %s; nothing was"
+                 " imported",
+                 (long long)f.id, f.file, f.db_path);
+        if (strcmp(err, expected))
+            fail_msg("'%s' is not '%s'", err, expected);
+        assert_int_equal(query_int(f.db, "SELECT COUNT(*) FROM losses"), 1);
+        assert_int_equal(query_int(f.db, "SELECT lost FROM runs"), 4);
+        assert_int_equal(query_int(f.db, "SELECT COUNT(*) FROM profiles"), 1);
+    }
+    json_decref(losses);
+    json_decref(profile);
+    teardown_fixture(&f);
+}
+
+/* A run abandoned by a later run (its process gone) still takes its
+ * record. */
+static void test_an_abandoned_run_takes_its_record(void **state)
+{
+    (void)state;
+    fixture f;
+    setup_fixture(&f);
+    assert_int_equal(db_abandon_run(f.db, f.id, "abandoned: its mortar process is gone"), 0);
+    run_record r = a_record(&f, NULL, NULL);
+    json_t *j = run_record_json(&r);
+    assert_int_equal(json_dump_file(j, f.file, 0), 0);
+    json_decref(j);
+    int64_t id = 0;
+    char err[1024];
+    if (run_record_import(f.db, f.file, &id, err, sizeof err))
+        fail_msg("import: %s", err);
+    assert_int_equal(query_int(f.db, "SELECT COUNT(*) FROM runs WHERE status='ok'"), 1);
+    teardown_fixture(&f);
+}
+
+/* The command a run prints when its record could not be written works as
+ * printed, from anywhere, whatever the paths hold (it was 'FILE' --db
+ * 'DB' as given: a relative database, or a quote in a path, broke it). */
+static void test_the_printed_import_command_works_as_printed(void **state)
+{
+    (void)state;
+    char top[64], dir[128], db_path[192], file[192], cmd[2048];
+    snprintf(top, sizeof top, "/tmp/test_run_record_XXXXXX");
+    assert_non_null(mkdtemp(top));
+    snprintf(dir, sizeof dir, "%s/it's a \"dir\" $HOME", top);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    snprintf(db_path, sizeof db_path, "%s/results.db", dir);
+    snprintf(file, sizeof file, "%s/%s", dir, RUN_RECORD_FILE);
+    sqlite3 *db;
+    char err[512];
+    assert_int_equal(db_open(&db, db_path, err, sizeof err), 0);
+    json_t *spec = json_object();
+    int64_t id = db_begin_run(db, &(db_run_info){.name = "t", .run_dir = dir, .spec = spec});
+    json_decref(spec);
+    fixture f = {.id = id};
+    run_record r = a_record(&f, NULL, NULL);
+    json_t *j = run_record_json(&r);
+    assert_int_equal(json_dump_file(j, file, 0), 0);
+    json_decref(j);
+    /* the database named as `mortar run` was given it: relative to its cwd */
+    assert_int_equal(chdir(dir), 0);
+    char command[1024];
+    run_record_import_command(file, "results.db", command, sizeof command);
+    assert_int_equal(chdir("/"), 0);
+    snprintf(cmd, sizeof cmd, "cd / && PATH='%s':\"$PATH\" %s >/dev/null", bin_dir(), command);
+    if (system(cmd) != 0)
+        fail_msg("the printed command failed: %s", command);
+    assert_int_equal(query_int(db, "SELECT COUNT(*) FROM runs WHERE status='ok'"), 1);
+    sqlite3_close(db);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
+    assert_int_equal(system(cmd), 0);
 }
 
 static void test_a_free_database_takes_the_record_at_once(void **state)
@@ -200,7 +299,7 @@ static void test_a_damaged_record_is_refused(void **state)
     /* a run the database does not have */
     json_t *other = run_record_json(&(run_record){.id = f.id + 100, .status = "ok"});
     char *text = json_dumps(other, 0);
-    expect_refused(&f, text, "no run");
+    expect_refused(&f, text, "is not in");
     free(text);
     json_decref(other);
     free(good);
@@ -231,6 +330,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_busy_database_keeps_the_record_in_a_file_to_import),
+        cmocka_unit_test(test_a_record_imported_twice_is_refused_by_name),
+        cmocka_unit_test(test_an_abandoned_run_takes_its_record),
+        cmocka_unit_test(test_the_printed_import_command_works_as_printed),
         cmocka_unit_test(test_a_free_database_takes_the_record_at_once),
         cmocka_unit_test(test_a_refused_write_names_the_database_error),
         cmocka_unit_test(test_a_damaged_record_is_refused),

@@ -58,6 +58,42 @@ static void test_dry_run_creates_no_database(void **state)
     remove_tree(dir);
 }
 
+/* A sweep run again keeps the logs of the attempts before: point-001.log
+ * is the latest, point-001.1.log the first (it was overwritten). The runs
+ * fail at once, their QEMU not found (MORTAR_SOURCE names no source). */
+static void test_a_resumed_sweep_keeps_the_earlier_logs(void **state)
+{
+    (void)state;
+    const char *dir = scratch_dir();
+    char cmd[2048], log[256], kept[256], marked[256];
+    snprintf(cmd, sizeof cmd,
+             "MORTAR_SOURCE=/nonexistent '%s/mortar' sweep '%s/experiments/examples/pcitest.json'"
+             " --grid reads=1,2 --out runs",
+             bin_dir(), source_dir());
+    snprintf(log, sizeof log, "%s/runs/sweep-pcitest/point-001.log", dir);
+    snprintf(kept, sizeof kept, "%s/runs/sweep-pcitest/point-001.1.log", dir);
+    cli_result r = run_command(dir, cmd);
+    assert_int_equal(r.status, 1); /* its points failed */
+    cli_result_free(&r);
+    assert_true(exists(log));
+    assert_false(exists(kept));
+    char *first = read_text(log);
+    snprintf(marked, sizeof marked, "%s# the first attempt\n", first);
+    write_text(log, marked);
+    r = run_command(dir, cmd);
+    assert_int_equal(r.status, 1);
+    cli_result_free(&r);
+    char *now = read_text(log), *before = read_text(kept);
+    assert_non_null(before);
+    assert_string_equal(before, marked);
+    assert_null(strstr(now, "# the first attempt"));
+    assert_non_null(strstr(now, "# mortar sweep point: pcitest reads=1"));
+    free(first);
+    free(now);
+    free(before);
+    remove_tree(dir);
+}
+
 static void test_sweep_file_needs_no_grid(void **state)
 {
     (void)state;
@@ -166,6 +202,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_spec_without_grid_prints_usage_and_runs_nothing),
         cmocka_unit_test(test_dry_run_creates_no_database),
+        cmocka_unit_test(test_a_resumed_sweep_keeps_the_earlier_logs),
         cmocka_unit_test(test_sweep_file_needs_no_grid),
         cmocka_unit_test(test_a_refining_dry_run_lists_the_next_midpoints),
         cmocka_unit_test(test_refine_options_are_checked),

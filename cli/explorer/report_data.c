@@ -194,8 +194,13 @@ static void add_grid_traces(trace_sink *sink, const study *st, json_t *runs)
 }
 
 json_t *report_data(db_conn *db, const study *st, const char *db_path, json_t **timelines,
-                    json_t *cache)
+                    json_t *cache, char *err, size_t err_size)
 {
+    json_t *all = db_runs_json(db);
+    if (!all) {
+        snprintf(err, err_size, "%s: %s", db_path, db_last_error());
+        return NULL;
+    }
     json_t *data = json_object();
     char now[DB_TIME_SIZE];
     db_utc_time(0, now);
@@ -206,18 +211,17 @@ json_t *report_data(db_conn *db, const study *st, const char *db_path, json_t **
     json_object_set_new(data, "database", json_string(db_path));
 
     json_object_set_new(data, "study", study_json(st));
-    json_t *all = db_runs_json(db);
     json_t *runs = json_object_get(all, "runs"), *run;
     size_t i;
     json_array_foreach(runs, i, run)
         study_json_annotate_run(st, run);
-    json_object_set(data, "runs", runs ? runs : json_array());
+    json_object_set(data, "runs", runs);
 
-    char err[1024] = "";
-    json_t *verdict = verdict_compute(db, st, err, sizeof err);
+    char why[1024] = "";
+    json_t *verdict = verdict_compute(db, st, why, sizeof why);
     json_object_set_new(data, "verdict", verdict ? verdict : json_null());
     json_object_set_new(data, "verdict_error",
-                        verdict ? json_null() : json_string(err[0] ? err : "no verdict"));
+                        verdict ? json_null() : json_string(why[0] ? why : "no verdict"));
 
     trace_sink sink = {.traces = json_object(),
                        .timelines = timelines ? json_object() : NULL,

@@ -34,9 +34,11 @@
  * object the caller keeps across calls (mortar serve): the summaries of
  * finished runs are taken from it, or made and put there, since a finished
  * run's trace does not change; it is not used when `timelines` is asked for.
- * Never NULL; the caller owns the result. */
+ * The caller owns the result; NULL, with `err` naming the database and the
+ * problem, when the runs cannot be read (a damaged file is an error, not a
+ * page with fewer runs). */
 json_t *report_data(db_conn *db, const study *st, const char *db_path, json_t **timelines,
-                    json_t *cache);
+                    json_t *cache, char *err, size_t err_size);
 
 /* The traced median request of run `id`, one of `runs` (db_runs_json's
  * array), as trace_timeline() gives it; NULL with `err` set when the run is

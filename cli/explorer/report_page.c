@@ -144,16 +144,17 @@ char *report_page_build(const char *db_path, const study *st, json_t **timelines
         return NULL;
     }
     char *shown = realpath(db_path, NULL);
-    json_t *data = report_data(db, st, shown ? shown : db_path, timelines, cache);
+    json_t *data =
+        report_data(db, st, shown ? shown : db_path, timelines, cache, err, err_size);
     free(shown);
     db_close(db);
-    char *json = json_dumps(data, JSON_COMPACT);
-    json_decref(data);
+    char *json = data ? json_dumps(data, JSON_COMPACT) : NULL;
     char *page = NULL;
     if (json)
         page = fill_template(tpl, tpl_len, json, len, err, err_size);
-    else
+    else if (data)
         snprintf(err, err_size, "cannot serialize the page's data");
+    json_decref(data);
     free(json);
     free(tpl);
     if (!page && timelines) {
@@ -184,6 +185,10 @@ int report_page_trace(const char *db_path, json_int_t id, char **script, size_t 
         return -1;
     json_t *all = db_runs_json(db);
     db_close(db);
+    if (!all) {
+        snprintf(err, err_size, "%s: %s", db_path, db_last_error());
+        return -1;
+    }
     json_t *timeline = report_data_trace(json_object_get(all, "runs"), id, err, err_size);
     json_decref(all);
     if (!timeline)

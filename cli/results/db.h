@@ -6,8 +6,10 @@
  *
  * The database module owns all of mortar's SQL: db.c opens, identifies and
  * upgrades a database and runs transactions, db_runs.c writes runs and reads
- * them back, db_alone.c the alone runs of study variants, db_query.c (db_query.h) answers what the verdict, sweep, trace
- * and profile commands ask. No other file includes sqlite3.h or holds SQL
+ * them back, db_alone.c the alone runs of study variants, db_query.c
+ * (db_query.h) answers what the verdict, sweep, trace and profile commands
+ * ask, and db_step.c (db_step.h) holds the one rule they all step, prepare
+ * and fail by. No other file includes sqlite3.h or holds SQL
  * (tests/test_cli.c checks it); the rest of mortar holds a db_conn.
  */
 #ifndef MORTAR_CLI_DB_H
@@ -47,12 +49,16 @@ int db_open_read(db_conn **db, const char *path, char *err, size_t size);
 /* Closes a database from db_open or db_open_read; NULL is ignored. */
 void db_close(db_conn *db);
 
-/* The text of the database's last error (SQLite's message). */
-const char *db_errmsg(db_conn *db);
+/* Why the last failed call of this module in this thread failed (SQLite's
+ * message when it was SQLite's error: "database disk image is malformed",
+ * "database is locked", ...). Every read and write below either does all
+ * of its work or fails with it: a damaged file is an error, never fewer
+ * rows (db_step.h). */
+const char *db_last_error(void);
 
 /* Opens a write transaction at once (BEGIN IMMEDIATE: waits for other
  * writers up to DB_BUSY_TIMEOUT_MS); -1 with the database's message in
- * `err`. db_commit ends it (-1 on a failure, see db_errmsg), db_rollback
+ * `err`. db_commit ends it (-1 on a failure, see db_last_error), db_rollback
  * undoes it. */
 int db_begin_write(db_conn *db, char *err, size_t size);
 int db_commit(db_conn *db);
@@ -68,7 +74,8 @@ typedef struct db_run_info {
     int64_t started_unix_s; /* its wall-clock start (started_at); 0: now */
 } db_run_info;
 
-/* Inserts a run with status "running"; returns its id, or -1. */
+/* Inserts a run with status "running"; returns its id, or -1 (see
+ * db_last_error). */
 int64_t db_begin_run(db_conn *db, const db_run_info *info);
 
 /* A measured request (docs/studies.md, "The per-request contract"). */
@@ -88,14 +95,16 @@ typedef struct db_summary {
 } db_summary;
 
 /* Sets a run's directory and its private directory (sockets, under /tmp);
- * NULL leaves one as it is. */
+ * NULL leaves one as it is. 0, or -1 (see db_last_error). */
 int db_set_run_dirs(db_conn *db, int64_t id, const char *run_dir, const char *private_dir);
 
 /* The runs still "running" that name their process, as a new array of
- * {"id", "pid", "pid_start", "private_dir" (may be absent)}. */
+ * {"id", "pid", "pid_start", "private_dir" (may be absent)}; NULL on an
+ * error (see db_last_error). */
 json_t *db_running_runs(db_conn *db);
 
-/* Marks a "running" run "abandoned" (its process is gone) with `error`. */
+/* Marks a "running" run "abandoned" (its process is gone) with `error`;
+ * 0, or -1 (see db_last_error). */
 int db_abandon_run(db_conn *db, int64_t id, const char *error);
 
 /* Completes a running run: status ("ok", "failed" or "interrupted"), error
@@ -108,16 +117,13 @@ int db_finish_run(db_conn *db, int64_t id, const char *status, const char *error
                   double wall_s, json_t *versions, json_t *stats, const db_request *reqs,
                   size_t nreqs, const db_summary *summary);
 
-/* Why the last db_finish_run or db_record_losses of this thread failed. */
-const char *db_last_error(void);
-
 /* Records the losses of run `id` (an array of {"source", "counter",
  * "count"}, see losses.h; may be empty): one row each in the losses table,
  * and their sum in runs.lost (NULL until recorded). One transaction. */
 int db_record_losses(db_conn *db, int64_t id, json_t *losses);
 
 /* The recorded losses of run `id`, as a new array of {"source", "counter",
- * "count"} (empty when none or on an error). */
+ * "count"} (empty when none); NULL on an error (see db_last_error). */
 json_t *db_run_losses(db_conn *db, int64_t id);
 
 /* Records the wall-clock profile of run `id` (an array of processes,
@@ -126,27 +132,32 @@ json_t *db_run_losses(db_conn *db, int64_t id);
 int db_record_profile(db_conn *db, int64_t id, json_t *profile);
 
 /* The recorded profile of run `id`, as a new array of processes sorted by
- * name (empty when none or on an error). */
+ * name (empty when none); NULL on an error (see db_last_error). */
 json_t *db_run_profile(db_conn *db, int64_t id);
 
 /* The variables of run `id` (its resolved spec's "vars", table run_vars),
  * as a new object: strings, numbers, and other values as their JSON text;
- * empty when none or on an error. */
+ * empty when none; NULL on an error (see db_last_error). */
 json_t *db_run_vars(db_conn *db, int64_t id);
 
-/* Whether run `id` is in the database and has no requests recorded yet
- * (what importing a run's record needs); -1 with the reason in `err`. */
-int db_check_run_unrecorded(db_conn *db, int64_t id, char *err, size_t size);
+/* Whether run `id` can take its final record (`mortar import`): 0 when it
+ * is in the database, not finished ("running", or "abandoned" by a later
+ * run) and without requests; 1 when not, with the words to put between
+ * the run and the database in `why` ("is not in", "is already recorded
+ * (status ok) in"); -1 on a database error, its message in `why`. */
+int db_run_importable(db_conn *db, int64_t id, char *why, size_t size);
 
 /* Every run as the JSON of `mortar results --json`: {"runs": [{"id",
  * "name", "status", "error", "wall_s", "run_dir", "started_at", "versions",
- * "summary", "lost", "losses", "vars"}]}. */
+ * "summary", "lost", "losses", "vars"}]}; NULL on an error (see
+ * db_last_error). */
 json_t *db_runs_json(db_conn *db);
 
 /* The measured requests of run `id` by index, as a new array of {"idx",
  * "start_ns", "latency_ns" (integers, null where the run did not measure
  * it), "verified" (a boolean), "fields" (an object: each other numeric
- * field of the request, {} when none)}; empty when none or on an error. */
+ * field of the request, {} when none)}; empty when none; NULL on an error
+ * (see db_last_error). */
 json_t *db_run_requests(db_conn *db, int64_t id);
 
 /* ---- alone runs (db_alone.c) ---- */
@@ -161,7 +172,7 @@ typedef struct db_alone_run {
     int64_t started_unix_s; /* 0: now */
 } db_alone_run;
 
-/* Records an alone run; its id, or -1 (see db_errmsg). */
+/* Records an alone run; its id, or -1 (see db_last_error). */
 int64_t db_record_alone_run(db_conn *db, const db_alone_run *run);
 
 /* The result of the newest "ok" alone run of `variant` with `command`:
@@ -171,8 +182,8 @@ int db_alone_result(db_conn *db, const char *variant, const char *command, doubl
                     char *err, size_t size);
 
 /* Every alone run, oldest first, as a new array of {"id", "variant",
- * "command", "status", "error", "result_us", "started_at", "wall_s"}
- * (empty on an error). */
+ * "command", "status", "error", "result_us", "started_at", "wall_s"};
+ * NULL on an error (see db_last_error). */
 json_t *db_alone_runs_json(db_conn *db);
 
 /* The file of the open database `db` ("" for an in-memory one). */

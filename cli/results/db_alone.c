@@ -7,15 +7,16 @@
  */
 #include "db.h"
 
-#include <sqlite3.h>
 #include <stdio.h>
+
+#include "db_step.h"
 
 int64_t db_record_alone_run(sqlite3 *db, const db_alone_run *r)
 {
     sqlite3_stmt *st;
     const char *sql = "INSERT INTO alone_runs(variant, command, status, error, result_us,"
                       " output, started_at, wall_s) VALUES(?,?,?,?,?,?,?,?)";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+    if (db_prepare(db, sql, &st))
         return -1;
     char when[DB_TIME_SIZE];
     db_utc_time(r->started_unix_s, when);
@@ -30,9 +31,9 @@ int64_t db_record_alone_run(sqlite3 *db, const db_alone_run *r)
     sqlite3_bind_text(st, 6, r->output, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 7, when, -1, SQLITE_TRANSIENT);
     sqlite3_bind_double(st, 8, r->wall_s);
-    int rc = sqlite3_step(st);
+    int rc = db_step(st);
     sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? sqlite3_last_insert_rowid(db) : -1;
+    return rc == 0 ? sqlite3_last_insert_rowid(db) : -1;
 }
 
 int db_alone_result(sqlite3 *db, const char *variant, const char *command, double *us,
@@ -42,20 +43,17 @@ int db_alone_result(sqlite3 *db, const char *variant, const char *command, doubl
     const char *sql =
         "SELECT result_us FROM alone_runs WHERE variant = ? AND command = ?"
         " AND status = 'ok' AND result_us IS NOT NULL ORDER BY id DESC LIMIT 1";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-        snprintf(err, size, "%s", sqlite3_errmsg(db));
+    if (db_prepare(db, sql, &st)) {
+        snprintf(err, size, "%s", db_last_error());
         return -1;
     }
     sqlite3_bind_text(st, 1, variant, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 2, command, -1, SQLITE_TRANSIENT);
-    int rc = sqlite3_step(st);
-    int found = rc == SQLITE_ROW;
-    if (found)
+    int found = db_step(st);
+    if (found == 1)
         *us = sqlite3_column_double(st, 0);
-    else if (rc != SQLITE_DONE) {
-        snprintf(err, size, "%s", sqlite3_errmsg(db));
-        found = -1;
-    }
+    else if (found < 0)
+        snprintf(err, size, "%s", db_last_error());
     sqlite3_finalize(st);
     return found;
 }
@@ -76,22 +74,26 @@ static json_t *column_json(sqlite3_stmt *st, int i)
 
 json_t *db_alone_runs_json(sqlite3 *db)
 {
-    json_t *out = json_array();
     sqlite3_stmt *st;
     const char *sql = "SELECT id, variant, command, status, error, result_us, started_at,"
                       " wall_s FROM alone_runs ORDER BY id";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return out;
+    if (db_prepare(db, sql, &st))
+        return NULL;
     static const char *const keys[] = {"id",    "variant",   "command",    "status",
                                        "error", "result_us", "started_at", "wall_s"};
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    json_t *out = json_array();
+    int rc;
+    while ((rc = db_step(st)) == 1) {
         json_t *r = json_object();
         for (int i = 0; i < 8; i++)
             json_object_set_new(r, keys[i], column_json(st, i));
         json_array_append_new(out, r);
     }
     sqlite3_finalize(st);
-    return out;
+    if (rc == 0)
+        return out;
+    json_decref(out);
+    return NULL;
 }
 
 const char *db_file_name(sqlite3 *db)

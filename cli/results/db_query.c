@@ -7,10 +7,11 @@
 #include "db_query.h"
 
 #include <math.h>
-#include <sqlite3.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "db_step.h"
 
 #include "mortar/time.h"
 
@@ -19,10 +20,23 @@ static double column_or_nan(sqlite3_stmt *st, int i)
     return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
 
-static int fail(sqlite3 *db, char *err, size_t size)
+/* The last failure's message (db_step.h) into `err`; -1. */
+static int fail(char *err, size_t size)
 {
-    snprintf(err, size, "%s", sqlite3_errmsg(db));
+    snprintf(err, size, "%s", db_last_error());
     return -1;
+}
+
+/* Steps `st` to the one row its statement always has (an aggregate); 0,
+ * or -1 with the error. */
+static int one_row(sqlite3_stmt *st, char *err, size_t size)
+{
+    int rc = db_step(st);
+    if (rc == 1)
+        return 0;
+    if (rc == 0)
+        db_fail_with("no row where one was expected");
+    return fail(err, size);
 }
 
 /* ---- mortar verdict ---- */
@@ -58,18 +72,18 @@ int db_each_ok_run(sqlite3 *db, int (*each)(void *ctx, const db_ok_run *run), vo
         "SELECT id, median_us, p99_us, mean_us, min_us, max_us, throughput_rps, run_dir,"
         " (SELECT json_group_object(name, value) FROM run_vars WHERE run_id = runs.id)"
         " FROM runs WHERE status = 'ok' ORDER BY id";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return fail(db, err, size);
+    if (db_prepare(db, sql, &st))
+        return fail(err, size);
     int rc = 0, step;
-    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+    while (!rc && (step = db_step(st)) == 1) {
         db_ok_run r;
         read_ok_run(st, &r);
         if (each(ctx, &r))
             rc = 1;
         json_decref(r.vars);
     }
-    if (!rc && step != SQLITE_DONE)
-        rc = fail(db, err, size);
+    if (!rc && step < 0)
+        rc = fail(err, size);
     sqlite3_finalize(st);
     return rc;
 }
@@ -96,14 +110,12 @@ int db_request_median_us(sqlite3 *db, int64_t run_id, const char *field, double 
             : MEDIAN_OF_KNOWN_US("SELECT value AS v FROM request_fields WHERE run_id = ?1"
                                  " AND field = ?2 AND value >= 0");
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return fail(db, err, size);
+    if (db_prepare(db, sql, &st))
+        return fail(err, size);
     sqlite3_bind_int64(st, 1, run_id);
     sqlite3_bind_text(st, 2, field, -1, SQLITE_TRANSIENT); /* none for the columns */
-    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
-    if (rc)
-        fail(db, err, size);
-    else
+    int rc = one_row(st, err, size);
+    if (!rc)
         *out = column_or_nan(st, 0);
     sqlite3_finalize(st);
     return rc;
@@ -117,15 +129,13 @@ int db_counter_share(sqlite3 *db, int64_t run_id, const char *of, const char *pe
         "SELECT SUM(q.value) / SUM(n.value) FROM stats q JOIN stats n"
         " ON n.run_id = q.run_id AND n.component = q.component AND n.key = ?3"
         " WHERE q.run_id = ?1 AND q.key = ?2 AND n.value > 0";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return fail(db, err, size);
+    if (db_prepare(db, sql, &st))
+        return fail(err, size);
     sqlite3_bind_int64(st, 1, run_id);
     sqlite3_bind_text(st, 2, of, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 3, per, -1, SQLITE_TRANSIENT);
-    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
-    if (rc)
-        fail(db, err, size);
-    else
+    int rc = one_row(st, err, size);
+    if (!rc)
         *out = column_or_nan(st, 0);
     sqlite3_finalize(st);
     return rc;
@@ -134,15 +144,10 @@ int db_counter_share(sqlite3 *db, int64_t run_id, const char *of, const char *pe
 int64_t db_count_ok_runs(sqlite3 *db, char *err, size_t size)
 {
     sqlite3_stmt *st;
-    int64_t n = -1;
-    if (sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM runs WHERE status = 'ok'", -1, &st,
-                           NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW)
-            n = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-    }
-    if (n < 0)
-        fail(db, err, size);
+    if (db_prepare(db, "SELECT COUNT(*) FROM runs WHERE status = 'ok'", &st))
+        return fail(err, size);
+    int64_t n = one_row(st, err, size) ? -1 : sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
     return n;
 }
 
@@ -155,24 +160,24 @@ int db_first_ok_run_of_spec(sqlite3 *db, const char *canonical, int64_t *id, cha
     const char *sql =
         "SELECT id FROM runs WHERE status='ok' AND spec=? ORDER BY id LIMIT 1";
     *id = 0;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return fail(db, err, size);
+    if (db_prepare(db, sql, &st))
+        return fail(err, size);
     sqlite3_bind_text(st, 1, canonical, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
+    int rc = db_step(st);
+    if (rc == 1)
         *id = sqlite3_column_int64(st, 0);
-    else if (rc != SQLITE_DONE)
-        fail(db, err, size);
+    else if (rc < 0)
+        fail(err, size);
     sqlite3_finalize(st);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+    return rc < 0 ? -1 : 0;
 }
 
 int64_t db_max_run_id(sqlite3 *db)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT COALESCE(MAX(id), 0) FROM runs", -1, &st, NULL))
+    if (db_prepare(db, "SELECT COALESCE(MAX(id), 0) FROM runs", &st))
         return -1;
-    int64_t id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    int64_t id = db_step(st) == 1 ? sqlite3_column_int64(st, 0) : -1;
     sqlite3_finalize(st);
     return id;
 }
@@ -184,12 +189,12 @@ int db_newest_run_of_spec(sqlite3 *db, const char *canonical, int64_t after_id,
     sqlite3_stmt *st;
     const char *sql = "SELECT id, status, error FROM runs WHERE spec=? AND id>?"
                       " ORDER BY id DESC LIMIT 1";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+    if (db_prepare(db, sql, &st))
         return -1;
     sqlite3_bind_text(st, 1, canonical, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, after_id);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
+    int rc = db_step(st);
+    if (rc == 1) {
         out->id = sqlite3_column_int64(st, 0);
         const unsigned char *status = sqlite3_column_text(st, 1);
         const unsigned char *error = sqlite3_column_text(st, 2);
@@ -198,7 +203,7 @@ int db_newest_run_of_spec(sqlite3 *db, const char *canonical, int64_t after_id,
         snprintf(out->error, sizeof out->error, "%s", error ? (const char *)error : "");
     }
     sqlite3_finalize(st);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+    return rc < 0 ? -1 : 0;
 }
 
 /* ---- mortar trace and mortar profile ---- */
@@ -214,12 +219,13 @@ int db_run_place_of(sqlite3 *db, int64_t id, db_run_place *out, char *err, size_
 {
     sqlite3_stmt *st;
     *out = (db_run_place){0};
-    if (sqlite3_prepare_v2(db, "SELECT run_dir, started_at FROM runs WHERE id = ?", -1,
-                           &st, NULL) != SQLITE_OK)
-        return fail(db, err, size);
+    if (db_prepare(db, "SELECT run_dir, started_at FROM runs WHERE id = ?", &st))
+        return fail(err, size);
     sqlite3_bind_int64(st, 1, id);
-    int found = sqlite3_step(st) == SQLITE_ROW;
-    if (found) {
+    int found = db_step(st);
+    if (found < 0)
+        fail(err, size);
+    else if (found) {
         copy_text(st, 0, &out->has_run_dir, out->run_dir, sizeof out->run_dir);
         copy_text(st, 1, &out->has_started_at, out->started_at, sizeof out->started_at);
     }

@@ -60,7 +60,7 @@ int64_t db_count_ok_runs(db_conn *db, char *err, size_t size);
 int db_first_ok_run_of_spec(db_conn *db, const char *canonical, int64_t *id, char *err,
                             size_t size);
 
-/* The largest run id (0 if none, -1 on an error, see db_errmsg). */
+/* The largest run id (0 if none, -1 on an error, see db_last_error). */
 int64_t db_max_run_id(db_conn *db);
 
 typedef struct db_run_outcome {
@@ -71,7 +71,7 @@ typedef struct db_run_outcome {
 
 /* The newest run with id > `after_id` whose resolved spec is `canonical`.
  * Returns 0 (out->id == 0 when there is none) or -1 on a database error
- * (see db_errmsg). */
+ * (see db_last_error). */
 int db_newest_run_of_spec(db_conn *db, const char *canonical, int64_t after_id,
                           db_run_outcome *out);
 

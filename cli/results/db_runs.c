@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db_step.h"
 #include "errbuf.h"
 
 /* Binds a variable's value as migrate_4 stores it. */
@@ -42,21 +43,20 @@ static int insert_vars(sqlite3 *db, int64_t id, json_t *spec)
     if (!json_is_object(vars))
         return SQLITE_OK;
     sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(db, "INSERT INTO run_vars(run_id, name, value) VALUES(?,?,?)",
-                                -1, &st, NULL);
+    int rc = db_prepare(db, "INSERT INTO run_vars(run_id, name, value) VALUES(?,?,?)", &st);
     const char *name;
     json_t *v;
     json_object_foreach(vars, name, v) {
-        if (rc != SQLITE_OK)
+        if (rc)
             break;
         sqlite3_bind_int64(st, 1, id);
         sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
         bind_var(st, 3, v);
-        rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+        rc = db_step(st);
         sqlite3_reset(st);
     }
     sqlite3_finalize(st);
-    return rc;
+    return rc ? SQLITE_ERROR : SQLITE_OK;
 }
 
 static int end_savepoint(sqlite3 *db, const char *name, int rc);
@@ -67,7 +67,7 @@ static int64_t insert_run(sqlite3 *db, const db_run_info *in)
     sqlite3_stmt *st;
     const char *sql = "INSERT INTO runs(name, status, started_at, run_dir, spec, pid,"
                       " pid_start) VALUES(?,?,?,?,?,?,?)";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+    if (db_prepare(db, sql, &st))
         return -1;
     char now[DB_TIME_SIZE];
     db_utc_time(in->started_unix_s, now);
@@ -80,40 +80,31 @@ static int64_t insert_run(sqlite3 *db, const db_run_info *in)
     sqlite3_bind_int64(st, 6, in->pid);
     sqlite3_bind_int64(st, 7, (sqlite3_int64)in->pid_start);
     free(spec);
-    int rc = sqlite3_step(st);
+    int rc = db_step(st);
     sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? sqlite3_last_insert_rowid(db) : -1;
+    return rc == 0 ? sqlite3_last_insert_rowid(db) : -1;
 }
 
 int64_t db_begin_run(sqlite3 *db, const db_run_info *in)
 {
-    if (sqlite3_exec(db, "SAVEPOINT begin_run", NULL, NULL, NULL) != SQLITE_OK)
+    if (db_exec(db, "SAVEPOINT begin_run"))
         return -1;
     int64_t id = insert_run(db, in);
     int rc = id > 0 ? insert_vars(db, id, in->spec) : SQLITE_ERROR;
     return end_savepoint(db, "begin_run", rc) == 0 ? id : -1;
 }
 
-/* The message of the last failed write (end_savepoint), kept past the
- * rollback that resets SQLite's own. */
-static _Thread_local char last_error[512];
-
-const char *db_last_error(void)
-{
-    return last_error[0] ? last_error : "unknown error";
-}
-
 /* Releases savepoint `name` (its own transaction when none is open
- * around it) when `rc` is SQLITE_OK, else undoes it; 0 when released. */
+ * around it) when `rc` is SQLITE_OK, else undoes it (the failure's message
+ * was kept when it happened, db_step.h); 0 when released. */
 static int end_savepoint(sqlite3 *db, const char *name, int rc)
 {
     char sql[96];
     if (rc == SQLITE_OK) {
         snprintf(sql, sizeof sql, "RELEASE %s", name);
-        if (sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK)
+        if (db_exec(db, sql) == 0)
             return 0;
     }
-    snprintf(last_error, sizeof last_error, "%s", sqlite3_errmsg(db));
     snprintf(sql, sizeof sql, "ROLLBACK TO %s; RELEASE %s", name, name);
     sqlite3_exec(db, sql, NULL, NULL, NULL);
     return -1;
@@ -131,9 +122,9 @@ static int insert_fields(sqlite3_stmt *st, int64_t id, const db_request *r)
         sqlite3_bind_int64(st, 2, r->idx);
         sqlite3_bind_text(st, 3, key, -1, SQLITE_TRANSIENT);
         sqlite3_bind_int64(st, 4, json_integer_value(v));
-        int rc = sqlite3_step(st);
+        int rc = db_step(st);
         sqlite3_reset(st);
-        if (rc != SQLITE_DONE)
+        if (rc)
             return -1;
     }
     return 0;
@@ -142,15 +133,13 @@ static int insert_fields(sqlite3_stmt *st, int64_t id, const db_request *r)
 static int insert_requests(sqlite3 *db, int64_t id, const db_request *r, size_t n)
 {
     sqlite3_stmt *st, *fst;
-    if (sqlite3_prepare_v2(db,
-                           "INSERT INTO requests(run_id, idx, latency_ns, verified, start_ns)"
-                           " VALUES(?,?,?,?,?)",
-                           -1, &st, NULL))
+    if (db_prepare(db,
+                   "INSERT INTO requests(run_id, idx, latency_ns, verified, start_ns)"
+                   " VALUES(?,?,?,?,?)",
+                   &st))
         return -1;
-    if (sqlite3_prepare_v2(db,
-                           "INSERT INTO request_fields(run_id, idx, field, value)"
-                           " VALUES(?,?,?,?)",
-                           -1, &fst, NULL)) {
+    if (db_prepare(db, "INSERT INTO request_fields(run_id, idx, field, value) VALUES(?,?,?,?)",
+                   &fst)) {
         sqlite3_finalize(st);
         return -1;
     }
@@ -161,7 +150,7 @@ static int insert_requests(sqlite3 *db, int64_t id, const db_request *r, size_t 
         sqlite3_bind_int64(st, 3, r[i].latency_ns);
         sqlite3_bind_int(st, 4, r[i].verified);
         sqlite3_bind_int64(st, 5, r[i].start_ns);
-        if (sqlite3_step(st) != SQLITE_DONE || insert_fields(fst, id, &r[i]))
+        if (db_step(st) || insert_fields(fst, id, &r[i]))
             rc = -1;
         sqlite3_reset(st);
     }
@@ -176,7 +165,7 @@ static int insert_stats(sqlite3 *db, int64_t id, json_t *stats)
     sqlite3_stmt *st;
     if (!stats)
         return 0;
-    if (sqlite3_prepare_v2(db, "INSERT INTO stats VALUES(?,?,?,?)", -1, &st, NULL))
+    if (db_prepare(db, "INSERT INTO stats VALUES(?,?,?,?)", &st))
         return -1;
     int rc = 0;
     const char *comp, *key;
@@ -189,7 +178,7 @@ static int insert_stats(sqlite3 *db, int64_t id, json_t *stats)
             sqlite3_bind_text(st, 2, comp, -1, SQLITE_TRANSIENT);
             sqlite3_bind_text(st, 3, key, -1, SQLITE_TRANSIENT);
             sqlite3_bind_double(st, 4, json_number_value(v));
-            if (sqlite3_step(st) != SQLITE_DONE)
+            if (!rc && db_step(st))
                 rc = -1;
             sqlite3_reset(st);
         }
@@ -202,17 +191,15 @@ int db_finish_run(sqlite3 *db, int64_t id, const char *status, const char *error
                   double wall_s, json_t *versions, json_t *stats, const db_request *reqs,
                   size_t nreqs, const db_summary *s)
 {
-    if (sqlite3_exec(db, "SAVEPOINT finish_run", NULL, NULL, NULL) != SQLITE_OK) {
-        snprintf(last_error, sizeof last_error, "%s", sqlite3_errmsg(db));
+    if (db_exec(db, "SAVEPOINT finish_run"))
         return -1;
-    }
     if (insert_requests(db, id, reqs, nreqs) || insert_stats(db, id, stats))
         return end_savepoint(db, "finish_run", SQLITE_ERROR);
     sqlite3_stmt *st;
     const char *sql = "UPDATE runs SET status=?, error=?, wall_s=?, versions=?, requests=?,"
                       " verified=?, median_us=?, p99_us=?, mean_us=?, min_us=?, max_us=?,"
                       " throughput_rps=? WHERE id=?";
-    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    int rc = db_prepare(db, sql, &st) ? SQLITE_ERROR : SQLITE_OK;
     if (rc == SQLITE_OK) {
         char *v = versions ? json_dumps(versions, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
         sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
@@ -233,8 +220,12 @@ int db_finish_run(sqlite3 *db, int64_t id, const char *status, const char *error
         else
             sqlite3_bind_null(st, 12);
         sqlite3_bind_int64(st, 13, id);
-        rc = sqlite3_step(st) == SQLITE_DONE && sqlite3_changes(db) == 1 ? SQLITE_OK
-                                                                          : SQLITE_ERROR;
+        if (db_step(st)) {
+            rc = SQLITE_ERROR;
+        } else if (sqlite3_changes(db) != 1) {
+            db_fail_with("the database has no run %lld", (long long)id);
+            rc = SQLITE_ERROR;
+        }
         sqlite3_finalize(st);
         free(v);
     }
@@ -244,13 +235,18 @@ int db_finish_run(sqlite3 *db, int64_t id, const char *status, const char *error
 int db_record_losses(sqlite3 *db, int64_t id, json_t *losses)
 {
     sqlite3_stmt *ins, *upd;
-    if (sqlite3_prepare_v2(db, "INSERT INTO losses VALUES(?,?,?,?)", -1, &ins, NULL))
+    if (db_prepare(db, "INSERT INTO losses VALUES(?,?,?,?)", &ins))
         return -1;
-    if (sqlite3_prepare_v2(db, "UPDATE runs SET lost=? WHERE id=?", -1, &upd, NULL)) {
+    if (db_prepare(db, "UPDATE runs SET lost=? WHERE id=?", &upd)) {
         sqlite3_finalize(ins);
         return -1;
     }
-    int rc = sqlite3_exec(db, "SAVEPOINT record_losses", NULL, NULL, NULL);
+    int rc = db_exec(db, "SAVEPOINT record_losses");
+    if (rc) {
+        sqlite3_finalize(ins);
+        sqlite3_finalize(upd);
+        return -1;
+    }
     int64_t total = 0;
     size_t i;
     json_t *l;
@@ -262,14 +258,14 @@ int db_record_losses(sqlite3 *db, int64_t id, json_t *losses)
         sqlite3_bind_text(ins, 3, json_string_value(json_object_get(l, "counter")), -1,
                           SQLITE_TRANSIENT);
         sqlite3_bind_int64(ins, 4, count);
-        if (sqlite3_step(ins) != SQLITE_DONE)
+        if (!rc && db_step(ins))
             rc = -1;
         sqlite3_reset(ins);
         total += count;
     }
     sqlite3_bind_int64(upd, 1, total);
     sqlite3_bind_int64(upd, 2, id);
-    if (sqlite3_step(upd) != SQLITE_DONE)
+    if (!rc && db_step(upd))
         rc = -1;
     sqlite3_finalize(ins);
     sqlite3_finalize(upd);
@@ -295,11 +291,13 @@ static void bind_figure(sqlite3_stmt *st, int col, json_t *p, const char *key)
 int db_record_profile(sqlite3 *db, int64_t id, json_t *profile)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "INSERT INTO profiles VALUES(?,?,?,?,?,?,?,?)", -1, &st, NULL)) {
-        snprintf(last_error, sizeof last_error, "%s", sqlite3_errmsg(db));
+    if (db_prepare(db, "INSERT INTO profiles VALUES(?,?,?,?,?,?,?,?)", &st))
+        return -1;
+    if (db_exec(db, "SAVEPOINT record_profile")) {
+        sqlite3_finalize(st);
         return -1;
     }
-    int rc = sqlite3_exec(db, "SAVEPOINT record_profile", NULL, NULL, NULL);
+    int rc = 0;
     size_t i;
     json_t *p;
     json_array_foreach(profile, i, p) {
@@ -314,7 +312,7 @@ int db_record_profile(sqlite3 *db, int64_t id, json_t *profile)
         bind_figure(st, 6, p, "wait_ns");
         bind_figure(st, 7, p, "sim_time_ps");
         sqlite3_bind_text(st, 8, text, -1, SQLITE_TRANSIENT);
-        if (!text || sqlite3_step(st) != SQLITE_DONE)
+        if (!rc && (!text ? db_fail_with("out of memory") : db_step(st)))
             rc = -1;
         free(text);
         sqlite3_reset(st);
@@ -323,43 +321,57 @@ int db_record_profile(sqlite3 *db, int64_t id, json_t *profile)
     return end_savepoint(db, "record_profile", rc);
 }
 
+/* Appends each row of `st` (bound) to `out` as `row` makes it (a row it
+ * makes nothing of, NULL, is left out); `out`, or NULL (and `out` freed)
+ * when a step fails. Finalizes `st`. */
+static json_t *collect_rows(sqlite3_stmt *st, json_t *out, json_t *(*row)(sqlite3_stmt *st))
+{
+    int rc;
+    json_t *r;
+    while ((rc = db_step(st)) == 1)
+        if ((r = row(st)))
+            json_array_append_new(out, r);
+    sqlite3_finalize(st);
+    if (rc == 0)
+        return out;
+    json_decref(out);
+    return NULL;
+}
+
+static json_t *profile_row(sqlite3_stmt *st)
+{
+    const char *text = (const char *)sqlite3_column_text(st, 0);
+    json_t *p = text ? json_loads(text, 0, NULL) : NULL;
+    if (json_is_object(p))
+        return p;
+    json_decref(p);
+    return NULL;
+}
+
 json_t *db_run_profile(sqlite3 *db, int64_t id)
 {
-    json_t *out = json_array();
     sqlite3_stmt *st;
-    const char *sql = "SELECT profile FROM profiles WHERE run_id = ? ORDER BY process";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return out;
+    if (db_prepare(db, "SELECT profile FROM profiles WHERE run_id = ? ORDER BY process", &st))
+        return NULL;
     sqlite3_bind_int64(st, 1, id);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *text = (const char *)sqlite3_column_text(st, 0);
-        json_t *p = text ? json_loads(text, 0, NULL) : NULL;
-        if (json_is_object(p))
-            json_array_append_new(out, p);
-        else
-            json_decref(p);
-    }
-    sqlite3_finalize(st);
-    return out;
+    return collect_rows(st, json_array(), profile_row);
+}
+
+static json_t *loss_row(sqlite3_stmt *st)
+{
+    return json_pack("{s:s, s:s, s:I}", "source", (const char *)sqlite3_column_text(st, 0) ?: "",
+                     "counter", (const char *)sqlite3_column_text(st, 1) ?: "", "count",
+                     (json_int_t)sqlite3_column_int64(st, 2));
 }
 
 json_t *db_run_losses(sqlite3 *db, int64_t id)
 {
-    json_t *out = json_array();
     sqlite3_stmt *st;
-    const char *sql = "SELECT source, counter, count FROM losses WHERE run_id = ?"
-                      " ORDER BY rowid";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return out;
+    if (db_prepare(db, "SELECT source, counter, count FROM losses WHERE run_id = ? ORDER BY rowid",
+                   &st))
+        return NULL;
     sqlite3_bind_int64(st, 1, id);
-    while (sqlite3_step(st) == SQLITE_ROW)
-        json_array_append_new(
-            out, json_pack("{s:s, s:s, s:I}", "source",
-                           (const char *)sqlite3_column_text(st, 0) ?: "",
-                           "counter", (const char *)sqlite3_column_text(st, 1) ?: "",
-                           "count", (json_int_t)sqlite3_column_int64(st, 2)));
-    sqlite3_finalize(st);
-    return out;
+    return collect_rows(st, json_array(), loss_row);
 }
 
 static json_t *column_json(sqlite3_stmt *st, int i)
@@ -374,50 +386,68 @@ static json_t *column_json(sqlite3_stmt *st, int i)
 
 json_t *db_run_vars(sqlite3 *db, int64_t id)
 {
-    json_t *out = json_object();
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT name, value FROM run_vars WHERE run_id = ? ORDER BY name",
-                           -1, &st, NULL) != SQLITE_OK)
-        return out;
+    if (db_prepare(db, "SELECT name, value FROM run_vars WHERE run_id = ? ORDER BY name", &st))
+        return NULL;
     sqlite3_bind_int64(st, 1, id);
-    while (sqlite3_step(st) == SQLITE_ROW)
+    json_t *out = json_object();
+    int rc;
+    while ((rc = db_step(st)) == 1)
         json_object_set_new(out, (const char *)sqlite3_column_text(st, 0) ?: "",
                             column_json(st, 1));
     sqlite3_finalize(st);
-    return out;
+    if (rc == 0)
+        return out;
+    json_decref(out);
+    return NULL;
+}
+
+/* One row of db_runs_json's statement, its losses and variables; NULL
+ * when reading those fails. */
+static json_t *run_json(sqlite3 *db, sqlite3_stmt *st)
+{
+    int64_t id = sqlite3_column_int64(st, 0);
+    json_t *losses = db_run_losses(db, id), *vars = losses ? db_run_vars(db, id) : NULL;
+    if (!vars) {
+        json_decref(losses);
+        return NULL;
+    }
+    json_t *r = json_object();
+    const char *keys[] = {"id", "name", "status", "error", "wall_s", "run_dir", "started_at"};
+    for (int i = 0; i < 7; i++)
+        json_object_set_new(r, keys[i], column_json(st, i));
+    json_t *versions = json_loads((const char *)sqlite3_column_text(st, 7) ?: "null",
+                                  JSON_DECODE_ANY, NULL);
+    json_object_set_new(r, "versions", versions ? versions : json_null());
+    json_t *sum = json_object();
+    const char *skeys[] = {"requests", "verified", "median_us", "p99_us", "mean_us",
+                           "min_us",   "max_us",   "throughput_rps"};
+    for (int i = 0; i < 8; i++)
+        json_object_set_new(sum, skeys[i], column_json(st, 8 + i));
+    json_object_set_new(r, "summary", sum);
+    json_object_set_new(r, "lost", column_json(st, 16));
+    json_object_set_new(r, "losses", losses);
+    json_object_set_new(r, "vars", vars);
+    return r;
 }
 
 json_t *db_runs_json(sqlite3 *db)
 {
-    json_t *runs = json_array();
     sqlite3_stmt *st;
     const char *sql = "SELECT id, name, status, error, wall_s, run_dir, started_at, versions,"
                       " requests, verified, median_us, p99_us, mean_us, min_us, max_us,"
                       " throughput_rps, lost FROM runs ORDER BY id";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return runs;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        json_t *r = json_object();
-        const char *keys[] = {"id", "name", "status", "error", "wall_s", "run_dir",
-                              "started_at"};
-        for (int i = 0; i < 7; i++)
-            json_object_set_new(r, keys[i], column_json(st, i));
-        json_t *versions = json_loads((const char *)sqlite3_column_text(st, 7) ?: "null",
-                                      JSON_DECODE_ANY, NULL);
-        json_object_set_new(r, "versions", versions ? versions : json_null());
-        json_t *sum = json_object();
-        const char *skeys[] = {"requests", "verified", "median_us", "p99_us", "mean_us",
-                               "min_us", "max_us", "throughput_rps"};
-        for (int i = 0; i < 8; i++)
-            json_object_set_new(sum, skeys[i], column_json(st, 8 + i));
-        json_object_set_new(r, "summary", sum);
-        json_object_set_new(r, "lost", column_json(st, 16));
-        json_object_set_new(r, "losses", db_run_losses(db, sqlite3_column_int64(st, 0)));
-        json_object_set_new(r, "vars", db_run_vars(db, sqlite3_column_int64(st, 0)));
+    if (db_prepare(db, sql, &st))
+        return NULL;
+    json_t *runs = json_array(), *r;
+    int rc;
+    while ((rc = db_step(st)) == 1 && (r = run_json(db, st)))
         json_array_append_new(runs, r);
-    }
     sqlite3_finalize(st);
-    return json_pack("{s:o}", "runs", runs);
+    if (rc == 0)
+        return json_pack("{s:o}", "runs", runs);
+    json_decref(runs);
+    return NULL;
 }
 
 /* A measured time of a request: negative (db_request's "not measured") or
@@ -429,50 +459,66 @@ static json_t *measured_json(sqlite3_stmt *st, int i)
     return json_integer(sqlite3_column_int64(st, i));
 }
 
-/* The fields of request `idx` of run `id` (statement `st`, bound anew). */
+/* The fields of request `idx` of run `id` (statement `st`, bound anew);
+ * NULL when reading them fails. */
 static json_t *request_fields(sqlite3_stmt *st, int64_t id, int64_t idx)
 {
     json_t *out = json_object();
     sqlite3_reset(st);
     sqlite3_bind_int64(st, 1, id);
     sqlite3_bind_int64(st, 2, idx);
-    while (sqlite3_step(st) == SQLITE_ROW)
+    int rc;
+    while ((rc = db_step(st)) == 1)
         json_object_set_new(out, (const char *)sqlite3_column_text(st, 0) ?: "",
                             json_integer(sqlite3_column_int64(st, 1)));
-    return out;
+    if (rc == 0)
+        return out;
+    json_decref(out);
+    return NULL;
+}
+
+/* One row of db_run_requests' statement `st`, with its fields (`fst`). */
+static json_t *request_json(sqlite3_stmt *st, sqlite3_stmt *fst, int64_t id)
+{
+    int64_t idx = sqlite3_column_int64(st, 0);
+    json_t *fields = request_fields(fst, id, idx);
+    if (!fields)
+        return NULL;
+    json_t *r = json_pack("{s:I}", "idx", (json_int_t)idx);
+    json_object_set_new(r, "start_ns", measured_json(st, 1));
+    json_object_set_new(r, "latency_ns", measured_json(st, 2));
+    json_object_set_new(r, "verified", sqlite3_column_type(st, 3) == SQLITE_NULL
+                                           ? json_null()
+                                           : json_boolean(sqlite3_column_int(st, 3) != 0));
+    json_object_set_new(r, "fields", fields);
+    return r;
 }
 
 json_t *db_run_requests(sqlite3 *db, int64_t id)
 {
-    json_t *out = json_array();
     sqlite3_stmt *st, *fst;
     const char *sql = "SELECT idx, start_ns, latency_ns, verified FROM requests"
                       " WHERE run_id = ? ORDER BY idx";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return out;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT field, value FROM request_fields WHERE run_id = ?"
-                           " AND idx = ? ORDER BY field",
-                           -1, &fst, NULL) != SQLITE_OK) {
+    if (db_prepare(db, sql, &st))
+        return NULL;
+    if (db_prepare(db,
+                   "SELECT field, value FROM request_fields WHERE run_id = ? AND idx = ?"
+                   " ORDER BY field",
+                   &fst)) {
         sqlite3_finalize(st);
-        return out;
+        return NULL;
     }
     sqlite3_bind_int64(st, 1, id);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        int64_t idx = sqlite3_column_int64(st, 0);
-        json_t *r = json_pack("{s:I}", "idx", (json_int_t)idx);
-        json_object_set_new(r, "start_ns", measured_json(st, 1));
-        json_object_set_new(r, "latency_ns", measured_json(st, 2));
-        json_object_set_new(r, "verified",
-                            sqlite3_column_type(st, 3) == SQLITE_NULL
-                                ? json_null()
-                                : json_boolean(sqlite3_column_int(st, 3) != 0));
-        json_object_set_new(r, "fields", request_fields(fst, id, idx));
+    json_t *out = json_array(), *r;
+    int rc;
+    while ((rc = db_step(st)) == 1 && (r = request_json(st, fst, id)))
         json_array_append_new(out, r);
-    }
     sqlite3_finalize(st);
     sqlite3_finalize(fst);
-    return out;
+    if (rc == 0)
+        return out;
+    json_decref(out);
+    return NULL;
 }
 
 int db_set_run_dirs(sqlite3 *db, int64_t id, const char *run_dir, const char *private_dir)
@@ -480,63 +526,64 @@ int db_set_run_dirs(sqlite3 *db, int64_t id, const char *run_dir, const char *pr
     sqlite3_stmt *st;
     const char *sql = "UPDATE runs SET run_dir=COALESCE(?, run_dir),"
                       " private_dir=COALESCE(?, private_dir) WHERE id=?";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+    if (db_prepare(db, sql, &st))
         return -1;
     sqlite3_bind_text(st, 1, run_dir, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 2, private_dir, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 3, id);
-    int rc = sqlite3_step(st);
+    int rc = db_step(st);
     sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : -1;
+    return rc;
+}
+
+static json_t *running_row(sqlite3_stmt *st)
+{
+    return json_pack("{s:I, s:I, s:I, s:s?}", "id", (json_int_t)sqlite3_column_int64(st, 0),
+                     "pid", (json_int_t)sqlite3_column_int64(st, 1), "pid_start",
+                     (json_int_t)sqlite3_column_int64(st, 2), "private_dir",
+                     (const char *)sqlite3_column_text(st, 3));
 }
 
 json_t *db_running_runs(sqlite3 *db)
 {
-    json_t *out = json_array();
     sqlite3_stmt *st;
     const char *sql = "SELECT id, pid, pid_start, private_dir FROM runs"
                       " WHERE status='running' AND pid IS NOT NULL ORDER BY id";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return out;
-    while (sqlite3_step(st) == SQLITE_ROW)
-        json_array_append_new(
-            out, json_pack("{s:I, s:I, s:I, s:s?}", "id", (json_int_t)sqlite3_column_int64(st, 0),
-                           "pid", (json_int_t)sqlite3_column_int64(st, 1), "pid_start",
-                           (json_int_t)sqlite3_column_int64(st, 2), "private_dir",
-                           (const char *)sqlite3_column_text(st, 3)));
-    sqlite3_finalize(st);
-    return out;
+    if (db_prepare(db, sql, &st))
+        return NULL;
+    return collect_rows(st, json_array(), running_row);
 }
 
 int db_abandon_run(sqlite3 *db, int64_t id, const char *error)
 {
     sqlite3_stmt *st;
     const char *sql = "UPDATE runs SET status='abandoned', error=? WHERE id=?";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+    if (db_prepare(db, sql, &st))
         return -1;
     sqlite3_bind_text(st, 1, error, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 2, id);
-    int rc = sqlite3_step(st);
+    int rc = db_step(st);
     sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : -1;
+    return rc;
 }
 
-int db_check_run_unrecorded(sqlite3 *db, int64_t id, char *err, size_t size)
+int db_run_importable(sqlite3 *db, int64_t id, char *why, size_t size)
 {
     sqlite3_stmt *st;
-    const char *sql = "SELECT (SELECT COUNT(*) FROM runs WHERE id=?1),"
-                      " (SELECT COUNT(*) FROM requests WHERE run_id=?1)";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return errbuf_fail(err, size, "%s", sqlite3_errmsg(db));
+    const char *sql = "SELECT status, (SELECT COUNT(*) FROM requests WHERE run_id=?1)"
+                      " FROM runs WHERE id=?1";
+    if (db_prepare(db, sql, &st))
+        return errbuf_fail(why, size, "%s", db_last_error());
     sqlite3_bind_int64(st, 1, id);
-    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
-    if (rc)
-        errbuf_fail(err, size, "%s", sqlite3_errmsg(db));
-    else if (sqlite3_column_int64(st, 0) != 1)
-        rc = errbuf_fail(err, size, "the database has no run %lld", (long long)id);
-    else if (sqlite3_column_int64(st, 1) != 0)
-        rc = errbuf_fail(err, size, "run %lld already has its requests recorded",
-                         (long long)id);
+    int found = db_step(st), rc = 0;
+    const char *status = found == 1 ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    if (found < 0)
+        rc = errbuf_fail(why, size, "%s", db_last_error());
+    else if (!found)
+        rc = 1, snprintf(why, size, "is not in");
+    else if (!status || (strcmp(status, "running") && strcmp(status, "abandoned")) ||
+             sqlite3_column_int64(st, 1) != 0)
+        rc = 1, snprintf(why, size, "is already recorded (status %s) in", status ?: "NULL");
     sqlite3_finalize(st);
     return rc;
 }

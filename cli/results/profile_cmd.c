@@ -78,6 +78,8 @@ static json_t *from_db(const profile_opts *o, char *dir, size_t dir_size)
     else {
         snprintf(dir, dir_size, "%s", place.run_dir);
         profile = db_run_profile(db, o->id);
+        if (!profile)
+            fprintf(stderr, "mortar profile: %s: %s\n", o->db, db_last_error());
     }
     db_close(db);
     return profile;

@@ -125,6 +125,25 @@ static int table_study(const char *path, study *st, bool *have)
     return 0;
 }
 
+/* Writes what was read (`doc`: results_json's document for JSON and CSV,
+ * db_runs_json's for the table) to stdout; -1 after saying why. */
+static int write_results(json_t *doc, bool as_json, bool as_csv, bool with_requests,
+                         const study *st)
+{
+    int rc = 0;
+    if (as_json)
+        rc = results_write_json(stdout, doc);
+    else if (as_csv && with_requests)
+        rc = results_write_requests_csv(stdout, doc);
+    else if (as_csv)
+        rc = results_write_runs_csv(stdout, doc);
+    else
+        print_table(doc, st);
+    if (rc)
+        fprintf(stderr, "mortar results: cannot write the output\n");
+    return rc;
+}
+
 int mortar_results_main(int argc, char **argv)
 {
     const char *path = "mortar.db", *study_path = NULL;
@@ -157,35 +176,19 @@ int mortar_results_main(int argc, char **argv)
         fprintf(stderr, "mortar: %s\n", err);
         return 1;
     }
-    int rc = 0;
-    if (as_json || as_csv) {
-        json_t *doc = results_json(db, with_requests);
+    /* Everything is read before anything is written: a database that
+     * fails halfway prints no partial table. */
+    study st = {0};
+    bool have = false, table = !as_json && !as_csv;
+    json_t *doc = NULL;
+    if (!table || table_study(study_path, &st, &have) == 0) {
+        doc = table ? db_runs_json(db) : results_json(db, with_requests);
         if (!doc)
-            rc = -1;
-        else if (as_json)
-            rc = results_write_json(stdout, doc);
-        else if (with_requests)
-            rc = results_write_requests_csv(stdout, doc);
-        else
-            rc = results_write_runs_csv(stdout, doc);
-        json_decref(doc);
-    } else {
-        study st;
-        bool have = false;
-        rc = table_study(study_path, &st, &have);
-        if (!rc) {
-            json_t *runs = db_runs_json(db);
-            print_table(runs, have ? &st : NULL);
-            json_decref(runs);
-        }
-        study_free(&st);
-        if (rc) {
-            db_close(db);
-            return 1;
-        }
+            fprintf(stderr, "mortar results: %s: %s\n", path, db_last_error());
     }
     db_close(db);
-    if (rc)
-        fprintf(stderr, "mortar results: cannot write the output\n");
+    int rc = doc ? write_results(doc, as_json, as_csv, with_requests, have ? &st : NULL) : -1;
+    json_decref(doc);
+    study_free(&st);
     return rc ? 1 : 0;
 }

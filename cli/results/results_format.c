@@ -69,11 +69,16 @@ json_t *results_json(db_conn *db, bool with_requests)
         return NULL;
     size_t i;
     json_t *r;
-    if (with_requests)
-        json_array_foreach(runs, i, r)
-            json_object_set_new(
-                r, "requests",
-                db_run_requests(db, json_integer_value(json_object_get(r, "id"))));
+    if (with_requests) {
+        json_array_foreach(runs, i, r) {
+            json_t *reqs = db_run_requests(db, json_integer_value(json_object_get(r, "id")));
+            if (!reqs) {
+                json_decref(runs);
+                return NULL;
+            }
+            json_object_set_new(r, "requests", reqs);
+        }
+    }
     round_reals(runs);
     return json_pack("{s:i, s:o}", "schema_version", RESULTS_SCHEMA_VERSION, "runs",
                      runs);

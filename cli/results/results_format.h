@@ -38,7 +38,7 @@ int results_format_real(double x, char *out, size_t size);
  * and, with `with_requests`, its measured requests as "requests": [{"idx",
  * "start_ns", "latency_ns", "verified", "fields"}] (db_run_requests).
  * Every real is already rounded (results_format_real). A new reference;
- * NULL when out of memory. */
+ * NULL when the database cannot be read (see db_last_error). */
 json_t *results_json(db_conn *db, bool with_requests);
 
 /* Writes a document of results_json (pretty-printed, one trailing

@@ -130,8 +130,10 @@ int owner_reap_private_dirs(void)
 
 json_t *owner_reap(db_conn *db)
 {
-    json_t *out = json_array();
     json_t *running = db_running_runs(db);
+    if (!running)
+        return NULL;
+    json_t *out = json_array();
     size_t i;
     json_t *r;
     json_array_foreach(running, i, r) {
@@ -144,8 +146,11 @@ json_t *owner_reap(db_conn *db)
         snprintf(error, sizeof error,
                  "abandoned: its mortar process (PID %lld, started at tick %lld) is gone",
                  (long long)pid, (long long)start);
-        if (db_abandon_run(db, id, error))
-            continue;
+        if (db_abandon_run(db, id, error)) {
+            json_decref(running);
+            json_decref(out);
+            return NULL;
+        }
         const char *dir = json_string_value(json_object_get(r, "private_dir"));
         if (owner_private_dir_ok(dir))
             remove_tree(dir);
@@ -156,9 +161,15 @@ json_t *owner_reap(db_conn *db)
     return out;
 }
 
-void owner_reap_and_say(db_conn *db, const char *prefix)
+int owner_reap_and_say(db_conn *db, const char *prefix, char *err, size_t size)
 {
+    owner_reap_private_dirs();
     json_t *gone = owner_reap(db);
+    if (!gone) {
+        snprintf(err, size, "%s: marking the abandoned runs: %s", db_file_name(db),
+                 db_last_error());
+        return -1;
+    }
     size_t i;
     json_t *r;
     json_array_foreach(gone, i, r)
@@ -166,5 +177,5 @@ void owner_reap_and_say(db_conn *db, const char *prefix)
                 (long long)json_integer_value(json_object_get(r, "id")),
                 json_string_value(json_object_get(r, "error")));
     json_decref(gone);
-    owner_reap_private_dirs();
+    return 0;
 }

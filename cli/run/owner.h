@@ -39,11 +39,13 @@ int owner_reap_private_dirs(void);
 
 /* Marks every "running" run of `db` whose owner is gone "abandoned" (the
  * error names its PID and start time) and removes its private directory.
- * Returns the runs marked, a new array of {"id", "pid", "error"}. */
+ * Returns the runs marked, a new array of {"id", "pid", "error"}; NULL
+ * when the database fails (see db_last_error). */
 json_t *owner_reap(db_conn *db);
 
-/* owner_reap and owner_reap_private_dirs, then one line on stderr per run
- * marked: "<prefix> run N <error>". */
-void owner_reap_and_say(db_conn *db, const char *prefix);
+/* owner_reap_private_dirs and owner_reap, then one line on stderr per run
+ * marked: "<prefix> run N <error>". 0, or -1 with the database's file and
+ * problem in `err`. */
+int owner_reap_and_say(db_conn *db, const char *prefix, char *err, size_t size);
 
 #endif

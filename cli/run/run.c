@@ -703,10 +703,12 @@ static bool record(db_conn *db, const run_record *rec, const run_opts *o, const 
         return true;
     fprintf(stderr, "mortar: run %lld: ERROR: its result could not be written into %s (%s,"
                     " %d attempts)\n", (long long)rec->id, o->db_path, err, RECORD_ATTEMPTS);
+    char command[3 * PATH_MAX + 64];
     if (rc > 0)
-        fprintf(stderr, "mortar: run %lld: the result is kept in %s; record it with:\n"
-                        "  mortar import '%s' --db '%s'\n",
-                (long long)rec->id, file, file, o->db_path);
+        fprintf(stderr, "mortar: run %lld: the result is kept in %s; once the database"
+                        " takes writes again, record it with:\n  %s\n",
+                (long long)rec->id, file,
+                run_record_import_command(file, o->db_path, command, sizeof command));
     else
         fprintf(stderr, "mortar: run %lld: and it could not be kept in %s either\n",
                 (long long)rec->id, file);
@@ -744,7 +746,9 @@ static json_t *load_spec_or_variant(run_opts *o, char *err, size_t err_size)
         fprintf(stderr, "mortar: %s\n", err);
     } else {
         spec = spec_load(spec_path, kept, nkept, err, err_size);
-        if (!spec || spec_validate(spec, err, err_size)) {
+        if (!spec) {
+            fprintf(stderr, "mortar: %s\n", err); /* it names the file */
+        } else if (spec_validate(spec, err, err_size)) {
             fprintf(stderr, "mortar: %s: %s\n", spec_path, err);
             json_decref(spec);
             spec = NULL;
@@ -771,9 +775,17 @@ int mortar_run_main(int argc, char **argv)
         fprintf(stderr, "[mortar] warning: %s\n", json_string_value(w));
     json_decref(warnings);
     tools t;
-    db_conn *db;
-    if (find_tools(&t, err, sizeof err) || db_open(&db, o.db_path, err, sizeof err)) {
+    db_conn *db = NULL;
+    /* An existing database is opened (and checked: damaged, read-only)
+     * before QEMU is looked for; a new one is made only once QEMU is found,
+     * so a run that cannot start leaves no empty database behind. */
+    bool db_exists = access(o.db_path, F_OK) == 0;
+    if ((db_exists && db_open(&db, o.db_path, err, sizeof err)) ||
+        find_tools(&t, err, sizeof err) ||
+        (!db_exists && db_open(&db, o.db_path, err, sizeof err)) ||
+        owner_reap_and_say(db, "[mortar]", err, sizeof err)) {
         fprintf(stderr, "mortar: %s\n", err);
+        db_close(db);
         json_decref(spec);
         return 1;
     }
@@ -783,13 +795,14 @@ int mortar_run_main(int argc, char **argv)
                         .pid_start = owner_start_time(getpid()),
                         .started_unix_s = (int64_t)time(NULL)};
     install_signals();
-    owner_reap_and_say(db, "[mortar]");
     int64_t id = db_begin_run(db, &info);
     char run_dir[PATH_MAX], dir_err[PATH_MAX + 128] = "";
     if (id < 0 ||
-        make_run_dir(run_dir, sizeof run_dir, o.out_dir, id, name, dir_err, sizeof dir_err)) {
-        if (id < 0)
-            fprintf(stderr, "mortar: cannot record the run in %s\n", o.db_path);
+        make_run_dir(run_dir, sizeof run_dir, o.out_dir, id, name, dir_err, sizeof dir_err) ||
+        db_set_run_dirs(db, id, run_dir, NULL)) {
+        if (id < 0 || dir_err[0] == '\0')
+            fprintf(stderr, "mortar: cannot record the run in %s: %s\n", o.db_path,
+                    db_last_error());
         else {
             fprintf(stderr, "mortar: %s\n", dir_err);
             db_finish_run(db, id, "failed", dir_err, 0, NULL, NULL, NULL, 0, &(db_summary){0});
@@ -798,7 +811,6 @@ int mortar_run_main(int argc, char **argv)
         json_decref(spec);
         return 1;
     }
-    db_set_run_dirs(db, id, run_dir, NULL);
     dirs_write_new_json(spec, strcat(strcpy(err, run_dir), "/spec.json"));
 
     plan p;
@@ -816,8 +828,9 @@ int mortar_run_main(int argc, char **argv)
     int rc = o.cold_boot ? 0 : snapshot_dir(snap_dir, sizeof snap_dir, err, sizeof err);
     if (!rc)
         rc = plan_build(&p, spec, run_dir, &pt, err, sizeof err);
-    if (!rc)
-        db_set_run_dirs(db, id, NULL, p.sock_dir);
+    if (!rc && db_set_run_dirs(db, id, NULL, p.sock_dir))
+        rc = errbuf_fail(err, sizeof err, "cannot record the run's private directory in %s: %s",
+                         o.db_path, db_last_error());
     if (!rc && !o.cold_boot)
         rc = build_snapshots(spec, &p, pt, t.sim_bin, err, sizeof err);
     if (!rc)

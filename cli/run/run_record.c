@@ -4,6 +4,7 @@
  */
 #include "run_record.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,7 +66,7 @@ static int write_once(db_conn *db, const run_record *r, char *err, size_t err_si
     json_decref(none);
     if (!rc && db_commit(db) == 0)
         return 0;
-    snprintf(err, err_size, "%s", rc ? db_last_error() : db_errmsg(db));
+    snprintf(err, err_size, "%s", db_last_error());
     db_rollback(db);
     return -1;
 }
@@ -83,6 +84,41 @@ int run_record_write(db_conn *db, const run_record *r, int attempts, const char 
     int rc = j && json_dump_file(j, fallback, JSON_INDENT(1)) == 0 ? 1 : -1;
     json_decref(j);
     return rc;
+}
+
+/* Appends `path` to `out` (at *n < size) in single quotes, each ' as
+ * '\'' (the shell's only way to put one inside). */
+static void put_quoted(char *out, size_t size, size_t *n, const char *path)
+{
+    if (*n + 1 < size)
+        out[(*n)++] = '\'';
+    for (const char *c = path; *c && *n + 5 < size; c++) {
+        if (*c == '\'') {
+            memcpy(out + *n, "'\\''", 4);
+            *n += 4;
+        } else {
+            out[(*n)++] = *c;
+        }
+    }
+    if (*n + 1 < size)
+        out[(*n)++] = '\'';
+    out[*n] = '\0';
+}
+
+const char *run_record_import_command(const char *file, const char *db_path, char *out,
+                                      size_t size)
+{
+    char *abs_file = realpath(file, NULL), *abs_db = realpath(db_path, NULL);
+    size_t n = (size_t)snprintf(out, size, "mortar import ");
+    if (n < size) {
+        put_quoted(out, size, &n, abs_file ? abs_file : file);
+        n += (size_t)snprintf(out + n, size - n, " --db ");
+    }
+    if (n < size)
+        put_quoted(out, size, &n, abs_db ? abs_db : db_path);
+    free(abs_file);
+    free(abs_db);
+    return out;
 }
 
 /* ---- importing ------------------------------------------------------------------ */
@@ -253,12 +289,12 @@ int run_record_import(db_conn *db, const char *path, int64_t *id, char *err,
     db_request *reqs = NULL;
     char why[512];
     int rc = run_record_parse(j, &r, &reqs, why, sizeof why);
-    if (!rc)
-        rc = db_check_run_unrecorded(db, r.id, why, sizeof why);
-    if (!rc && write_once(db, &r, why, sizeof why))
-        rc = -1;
-    if (rc)
-        errbuf_fail(err, err_size, "%s: %s", path, why);
+    int importable = rc ? -1 : db_run_importable(db, r.id, why, sizeof why);
+    if (importable == 1)
+        rc = errbuf_fail(err, err_size, "run %lld from %s %s %s; nothing was imported",
+                         (long long)r.id, path, why, db_file_name(db));
+    else if (rc || importable < 0 || write_once(db, &r, why, sizeof why))
+        rc = errbuf_fail(err, err_size, "%s: %s", path, why);
     else
         *id = r.id;
     free(reqs);

@@ -45,9 +45,18 @@ int run_record_write(db_conn *db, const run_record *r, int attempts, const char 
  * the first problem in `err`. */
 int run_record_parse(json_t *j, run_record *r, db_request **reqs, char *err, size_t size);
 
+/* The command line that records the kept file `file` into the database
+ * `db_path` later: "mortar import 'FILE' --db 'DB'", each path absolute
+ * and quoted for a POSIX shell, so it works pasted anywhere. Returns
+ * `out` (cut short only if `size` is too small). */
+const char *run_record_import_command(const char *file, const char *db_path, char *out,
+                                      size_t size);
+
 /* Reads a record file, checks every field and writes it into `db` (the
- * run must be in it, and have no requests recorded yet). Returns 0 and
- * the run's id, or -1 with the error. */
+ * run must be in it and not yet recorded, db_run_importable). Returns 0
+ * and the run's id, or -1 with the error; a record imported before is
+ * refused, "run N from FILE is already recorded (status ok) in DB", and
+ * nothing is written twice. */
 int run_record_import(db_conn *db, const char *path, int64_t *id, char *err,
                       size_t err_size);
 

@@ -97,10 +97,12 @@ static json_t *load_with_bases(const char *path, int depth, char *err, size_t si
     }
     json_error_t je;
     json_t *spec = json_load_file(path, 0, &je);
-    if (!spec) {
+    if (!spec && je.line < 0) /* not read at all: jansson's text names the file */
+        errbuf_fail(err, size, "%s", je.text);
+    else if (!spec)
         errbuf_fail(err, size, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+    if (!spec)
         return NULL;
-    }
     if (!json_is_object(spec)) {
         errbuf_fail(err, size, "%s: expected a JSON object", path);
         json_decref(spec);
@@ -490,7 +492,7 @@ json_t *spec_load(const char *path, char *const sets[], size_t nsets, char *err,
     json_t *resolved = spec_resolve(spec, sets, nsets, why, sizeof why);
     json_decref(spec);
     if (!resolved)
-        errbuf_fail(err, err_size, "%s", why);
+        errbuf_fail(err, err_size, "%s: %s", path, why);
     return resolved;
 }
 

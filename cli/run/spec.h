@@ -23,7 +23,8 @@
 
 /* Loads `path` with its bases, applies the `nsets` overrides ("key=value")
  * and resolves every variable. Returns the resolved spec (owned by the
- * caller) or NULL with a message in `err` naming the file and JSON path. */
+ * caller) or NULL with a message in `err` that begins with the file (the
+ * spec or the base at fault) and names the JSON path: print it as it is. */
 json_t *spec_load(const char *path, char *const sets[], size_t nsets, char *err,
                   size_t err_size);
 

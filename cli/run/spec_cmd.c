@@ -4,6 +4,7 @@
  * design=rtl-b`) without running it; prints the resolved spec,
  * and on stderr a warning for every link faster than what it attaches.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,8 +42,12 @@ int mortar_spec_main(int argc, char **argv)
         return 1;
     }
     spec = spec_load(spec_path, kept, nkept, err, sizeof err);
-    if (!spec || spec_validate(spec, err, sizeof err)) {
+    bool valid = spec && spec_validate(spec, err, sizeof err) == 0;
+    if (!spec)
+        fprintf(stderr, "mortar: %s\n", err); /* it names the file */
+    else if (!valid)
         fprintf(stderr, "mortar: %s: %s\n", spec_path, err);
+    if (!valid) {
         json_decref(spec);
         study_free(&st);
         return 1;

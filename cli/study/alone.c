@@ -33,8 +33,6 @@ static int parse_args(int argc, char **argv, alone_opts *o)
         if (key == CLI_KEY_SET) {
             if (o->nsets == ALONE_MAX_SETS)
                 return cli_usage_error(cmd, "too many --set options");
-            if (!strchr(p.value, '=') || p.value[0] == '=')
-                return cli_usage_error(cmd, "--set %s: expected KEY=VALUE", p.value);
             o->sets[o->nsets++] = p.value;
         } else if (key == CLI_KEY_DB)
             o->db_path = p.value;
@@ -97,7 +95,7 @@ static int record(const char *db_path, const study_variant *v, const char *comma
     int64_t id = db_record_alone_run(db, &run);
     if (id < 0)
         fprintf(stderr, "mortar alone: cannot record the run in %s: %s\n", db_path,
-                db_errmsg(db));
+                db_last_error());
     else
         fprintf(stderr, "[mortar] alone run %lld recorded in %s\n", (long long)id,
                 db_path);

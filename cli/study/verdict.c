@@ -823,6 +823,7 @@ static json_t *loss_warning(const verdict_ctx *c, const vrun *r, json_t *loss)
                      "counter", counter ? counter : "", "count", count, "text", text);
 }
 
+/* The losses of the runs used; NULL when they cannot be read. */
 static json_t *warnings_json(const verdict_ctx *c)
 {
     json_t *arr = json_array();
@@ -830,6 +831,10 @@ static json_t *warnings_json(const verdict_ctx *c)
         if (!run_is_used(c, &c->rs.runs[i]))
             continue;
         json_t *losses = db_run_losses(c->db, c->rs.runs[i].id), *l;
+        if (!losses) {
+            json_decref(arr);
+            return NULL;
+        }
         size_t k;
         json_array_foreach(losses, k, l)
             json_array_append_new(arr, loss_warning(c, &c->rs.runs[i], l));
@@ -1136,12 +1141,20 @@ static json_t *build_verdict(const verdict_ctx *c)
                           "crossovers", crossovers_json(c), "movement", movement_json(c),
                           "alone", alone_json(c), "ranking", ranking_json(c), "baselines",
                           baselines_json(c), "load", load_json(c));
-    if (v && c->splits)
-        json_object_set_new(v, "splits", splits_json(c));
-    if (v) {
-        json_object_set_new(v, "summary", summary_json(c, v));
-        json_object_set_new(v, "warnings", warnings_json(c));
+    if (!v) {
+        snprintf(c->err, c->err_size, "out of memory building the verdict");
+        return NULL;
     }
+    if (c->splits)
+        json_object_set_new(v, "splits", splits_json(c));
+    json_object_set_new(v, "summary", summary_json(c, v));
+    json_t *warnings = warnings_json(c);
+    if (!warnings) {
+        snprintf(c->err, c->err_size, "reading the runs' losses: %s", db_last_error());
+        json_decref(v);
+        return NULL;
+    }
+    json_object_set_new(v, "warnings", warnings);
     return v;
 }
 
@@ -1166,8 +1179,6 @@ static json_t *compute(db_conn *db, const study *st, bool splits, char *err,
         if (splits)
             load_splits(&c);
         v = build_verdict(&c);
-        if (!v)
-            snprintf(err, err_size, "out of memory building the verdict");
     }
     ctx_free(&c);
     return v;

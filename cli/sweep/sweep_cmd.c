@@ -253,7 +253,7 @@ static int find_done(sweep *s, char *err, size_t size)
     if (done < 0)
         return -1;
     if ((s->last_id_before = sweep_max_run_id(s->db)) < 0)
-        return errbuf_fail(err, size, "%s: %s", o->db_path, db_errmsg(s->db));
+        return errbuf_fail(err, size, "%s: %s", o->db_path, db_last_error());
     s->skipped = (size_t)done;
     return 0;
 }
@@ -296,8 +296,10 @@ static int prepare(sweep *s)
         fprintf(stderr, "mortar sweep: %s\n", err);
         return 1;
     }
-    if (!o->dry_run)
-        owner_reap_and_say(s->db, "[sweep]");
+    if (!o->dry_run && owner_reap_and_say(s->db, "[sweep]", err, sizeof err)) {
+        fprintf(stderr, "mortar sweep: %s\n", err);
+        return 1;
+    }
     s->njobs = (size_t)o->jobs;
     s->jobs = calloc(s->njobs, sizeof *s->jobs);
     s->errors = calloc(s->plan.npoints + 1, sizeof *s->errors);
@@ -355,9 +357,31 @@ static char **run_argv(const sweep *s, const sweep_point *pt)
     return argv;
 }
 
+/* Keeps the log of an earlier attempt at the point (a sweep interrupted or
+ * failed, and run again): <name>.log becomes the first free <name>.N.log,
+ * N = 1, 2, ..., so <name>.log is always the latest attempt's. A link
+ * never replaces a file; the old name goes once the new one holds it. */
+static int keep_earlier_log(const char *log)
+{
+    if (access(log, F_OK) != 0)
+        return 0;
+    size_t stem = strlen(log) - strlen(".log");
+    char kept[PATH_MAX];
+    for (int n = 1; n < 10000; n++) {
+        snprintf(kept, sizeof kept, "%.*s.%d.log", (int)stem, log, n);
+        if (link(log, kept) == 0)
+            return unlink(log);
+        if (errno != EEXIST)
+            return -1;
+    }
+    return -1;
+}
+
 /* The log starts with what ran; the run's output follows. */
 static int write_log_header(const char *log, const sweep_point *pt, char *const argv[])
 {
+    if (keep_earlier_log(log))
+        return -1;
     FILE *f = fopen(log, "w");
     if (!f)
         return -1;
@@ -477,7 +501,7 @@ static bool run_outcome(sweep *s, const job *j, int status, sweep_run_result *r)
     const sweep_point *pt = &s->plan.points[j->point];
     if (sweep_find_run(s->db, pt->canonical, s->last_id_before, r))
         snprintf(r->error, sizeof r->error, "cannot read the run: %s",
-                 db_errmsg(s->db));
+                 db_last_error());
     if (r->id > 0 && !strcmp(r->status, "ok") && status == 0)
         return true;
     if (r->id > 0 && !strcmp(r->status, "running"))

@@ -407,6 +407,8 @@ static int resolve_point(sweep_point *pt, char *err, size_t size)
         for (size_t i = 0, len = 0; i < pt->nsets && len < sizeof sets; i++)
             len += (size_t)snprintf(sets + len, sizeof sets - len, " %s", pt->sets[i]);
         json_decref(spec);
+        if (!spec) /* its message names the file */
+            return errbuf_fail(err, size, "%s (with%s)", why, sets);
         return errbuf_fail(err, size, "%s with%s: %s", pt->spec_path, sets, why);
     }
     pt->canonical = json_dumps(spec, JSON_COMPACT | JSON_SORT_KEYS);

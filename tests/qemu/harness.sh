@@ -72,6 +72,10 @@ qh_host() {
     shift 2
     local run64
     run64=$(printf '%s\n' "$script" | base64 -w0)
+    # The console log exists before the host starts: the redirection below
+    # happens in the background child, after qh_host returns, so a reader
+    # at once (qh_log; bench-boot's first wait) found no file.
+    : >"$QH_DIR/$name.log"
     MORTAR_HOST_STATS="$QH_DIR/$name.host.json" "$QH_QEMU" "${QH_FIRMWARE[@]}" \
         -M pc -m "$QH_MEM" -smp 1 -nodefaults -vga none -display none -no-reboot \
         -serial stdio -rtc base=2026-01-01T00:00:00,clock=vm \
