@@ -523,6 +523,9 @@ static void service_at_horizon(void)
     if (!runstate_is_running() && !qemu_shutdown_requested_get()) {
         return; /* a stopped VM's clock stands still, as its timers do */
     }
+    if (hub.snapshot_taken) {
+        return; /* stopping at the snapshot point: the clock stays there */
+    }
     if (qemu_shutdown_requested_get()) {
         /* Stop pacing the guest, so QEMU's main loop gets the lock and
          * finishes the shutdown; the models see a clean end. */
@@ -694,6 +697,17 @@ void mortar_hub_snapshot_point(void)
         return;
     }
     hub.snapshot_taken = true;
+    /*
+     * From the vCPU thread vm_stop only asks the main loop to stop the VM.
+     * Until it does, the run state is still "running" while the vCPU is
+     * stopped, so all vCPUs look idle, and a main loop that looked in that
+     * moment warped the virtual clock to the next timer (icount sleep=off)
+     * and the vCPU thread then ran that timer: whether a snapshot's clock
+     * stood some hundred us later, with a timer interrupt pending, depended
+     * on the wall clock. A horizon at this very time forbids any warp
+     * (icount-stall.patch), and service_at_horizon() leaves it there.
+     */
+    icount_set_horizon_ns(qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
     vm_stop(RUN_STATE_PAUSED);
     snapshot_timer = timer_new_ms(QEMU_CLOCK_REALTIME, snapshot_when_stopped, NULL);
     timer_mod(snapshot_timer, qemu_clock_get_ms(QEMU_CLOCK_REALTIME));
