@@ -28,6 +28,7 @@
 #include "mortar_hub.h"
 #include "mortar_hub_profile.h"
 #include "mortar_hub_trace.h"
+#include "mortar_snapshot_digest.h"
 #include "mortar/error.h"
 #include "mortar/pcie.h"
 #include "mortar/progress.h"
@@ -670,7 +671,12 @@ static void snapshot_when_stopped(void *opaque)
         return;
     }
     g_autofree char *uri = g_strdup_printf("exec:cat > '%s'", hub.snapshot);
+    g_autofree char *digest = g_strdup_printf("%s.sha256", hub.snapshot);
     Error *err = NULL;
+    if (!mortar_snapshot_write_digest(digest, &err)) {
+        error_report_err(err);
+        exit(1);
+    }
     snapshot_done.notify = snapshot_state_changed;
     add_migration_state_change_notifier(&snapshot_done);
     qmp_migrate(uri, false, false, false, false, false, false, false, false, &err);
