@@ -1,8 +1,9 @@
 /*
  * test_snapshot_cache.c - the snapshot cache's size limit
  * (cli/run/snapshot_cache.c): the least recently used snapshots beyond the
- * limit go; recently used ones and the caller's stay; other files are never
- * touched; the limit comes from MORTAR_SNAPSHOT_CACHE_MB, checked.
+ * limit go, with their identities; recently used ones and the caller's
+ * stay; other files are never touched; the limit comes from
+ * MORTAR_SNAPSHOT_CACHE_MB, checked.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -53,6 +54,9 @@ static void test_the_least_recently_used_beyond_the_limit_go(void **state)
     make_file(dir, "d.vm", 40, 5 * HOUR, oldest, sizeof oldest);
     make_file(dir, "notes.txt", 40, 9 * HOUR, other, sizeof other);
     make_file(dir, "e.vm.123.tmp", 40, 9 * HOUR, tmp, sizeof tmp);
+    char newest_id[512], old_id[512];
+    make_file(dir, "a.sha256", 0, 9 * HOUR, newest_id, sizeof newest_id);
+    make_file(dir, "c.sha256", 0, 9 * HOUR, old_id, sizeof old_id);
     snapshot_prune_result r;
     char err[256];
     assert_int_equal(
@@ -63,6 +67,8 @@ static void test_the_least_recently_used_beyond_the_limit_go(void **state)
     assert_false(exists(oldest));
     assert_true(exists(other)); /* not a snapshot */
     assert_true(exists(tmp));   /* one being written */
+    assert_true(exists(newest_id));
+    assert_false(exists(old_id)); /* a snapshot's identity goes with it */
     assert_int_equal(r.removed, 2);
     assert_int_equal(r.removed_bytes, 80ull * MIB);
     assert_int_equal(r.kept_bytes, 80ull * MIB);

@@ -36,6 +36,7 @@
 #include "plan.h"
 #include "snapshot_cache.h"
 #include "proc_end.h"
+#include "snapshot_id.h"
 #include "procs.h"
 #include "request_read.h"
 #include "request_summary.h"
@@ -480,6 +481,13 @@ static int snapshot_dir(char *dir, size_t size, char *err, size_t err_size)
     return 0;
 }
 
+/* The snapshot `vm` is in the cache, with its identity. */
+static bool snapshot_cached(const char *vm)
+{
+    char id[SNAPSHOT_ID_HEX + 1];
+    return access(vm, R_OK) == 0 && snapshot_id_of(vm, id) == 0;
+}
+
 /* Says which snapshot each host starts from; true when one is missing. */
 static bool snapshots_missing(const plan *p)
 {
@@ -490,7 +498,7 @@ static bool snapshots_missing(const plan *p)
                     p->hosts[i].name);
             continue;
         }
-        bool have = access(p->hosts[i].snapshot, R_OK) == 0;
+        bool have = snapshot_cached(p->hosts[i].snapshot);
         fprintf(stderr, "[mortar] host %s: snapshot %s (%s)\n", p->hosts[i].name,
                 p->hosts[i].snapshot_key, have ? "cached" : "to build");
         missing |= !have;
@@ -535,6 +543,38 @@ static void prune_snapshot_cache(const plan *p, const char *dir)
                 (double)limit / 1048576);
 }
 
+/* Where the QEMU building h's snapshot writes its identity. */
+static void snapshot_tmp_id(const plan_host *h, char *out, size_t size)
+{
+    snprintf(out, size, "%s.sha256", h->snapshot_tmp);
+}
+
+/* The QEMU building h's snapshot saved it and its identity. */
+static bool snapshot_written(const plan_host *h)
+{
+    char path[sizeof h->snapshot_tmp + 16], id[SNAPSHOT_ID_HEX + 1];
+    snapshot_tmp_id(h, path, sizeof path);
+    return access(h->snapshot_tmp, R_OK) == 0 && snapshot_id_read(path, id) == 0;
+}
+
+/* Stores h's new snapshot under its key, its identity first: a <key>.vm
+ * is complete only beside its <key>.sha256. A snapshot another run stored
+ * meanwhile is kept (the same key, the same machine). */
+static int store_snapshot(const plan_host *h, char *err, size_t size)
+{
+    char tmp_id[sizeof h->snapshot_tmp + 16], id[sizeof h->snapshot + 16];
+    snapshot_tmp_id(h, tmp_id, sizeof tmp_id);
+    snapshot_id_path(h->snapshot, id, sizeof id);
+    int rc = 0;
+    if (!snapshot_cached(h->snapshot) &&
+        (rename(tmp_id, id) != 0 || rename(h->snapshot_tmp, h->snapshot) != 0))
+        rc = errbuf_fail(err, size, "cannot store the snapshot %s: %s", h->snapshot,
+                         strerror(errno));
+    unlink(tmp_id);
+    unlink(h->snapshot_tmp);
+    return rc;
+}
+
 /* Waits until every snapshotting host saved its machine and quit. */
 static int wait_snapshots(procs *ps, const plan *p, double start, char *err, size_t size)
 {
@@ -554,10 +594,19 @@ static int wait_snapshots(procs *ps, const plan *p, double start, char *err, siz
         usleep(50000);
     }
     for (int i = 0; i < p->nhosts; i++)
-        if (!p->hosts[i].idle && access(p->hosts[i].snapshot_tmp, R_OK) != 0)
+        if (!p->hosts[i].idle && !snapshot_written(&p->hosts[i]))
             return errbuf_fail(err, size, "host %s quit without saving its snapshot",
                                p->hosts[i].name);
     return 0;
+}
+
+/* A snapshot pass failed: its files go. */
+static void discard_snapshot(const plan_host *h)
+{
+    char tmp_id[sizeof h->snapshot_tmp + 16];
+    snapshot_tmp_id(h, tmp_id, sizeof tmp_id);
+    unlink(tmp_id);
+    unlink(h->snapshot_tmp);
 }
 
 /*
@@ -596,9 +645,10 @@ static int build_snapshots(json_t *spec, const plan *run_plan, plan_tools pt,
             continue;
         if (rc == 0 && strcmp(h->snapshot, run_plan->hosts[i].snapshot) != 0)
             rc = errbuf_fail(err, size, "host %s: the snapshot keys disagree", h->name);
-        if (rc == 0 && access(h->snapshot, R_OK) != 0 && rename(h->snapshot_tmp, h->snapshot))
-            rc = errbuf_fail(err, size, "cannot store the snapshot %s", h->snapshot);
-        unlink(h->snapshot_tmp);
+        if (rc == 0)
+            rc = store_snapshot(h, err, size);
+        else
+            discard_snapshot(h);
     }
     if (!rc) {
         fprintf(stderr, "[mortar] snapshots saved in %.1f s\n", wall_now() - start);
@@ -606,6 +656,21 @@ static int build_snapshots(json_t *spec, const plan *run_plan, plan_tools pt,
     }
     plan_free(&sp);
     return rc;
+}
+
+/* The identity of the snapshot each host started from (docs/snapshots.md,
+ * "Identity"); null for a host that booted. */
+static json_t *snapshot_ids(const plan *p)
+{
+    json_t *ids = json_object();
+    for (int i = 0; i < p->nhosts; i++) {
+        const plan_host *h = &p->hosts[i];
+        char id[SNAPSHOT_ID_HEX + 1];
+        bool restored = p->boot == PLAN_BOOT_RESTORE && !h->boots &&
+                        snapshot_id_of(h->snapshot, id) == 0;
+        json_object_set_new(ids, h->name, restored ? json_string(id) : json_null());
+    }
+    return ids;
 }
 
 /* ---- results ------------------------------------------------------------------ */
@@ -863,8 +928,9 @@ int mortar_run_main(int argc, char **argv)
                  (long long)sum.verified, (long long)sum.requests);
         rc = -1;
     }
-    json_t *versions = json_pack("{s:s, s:s, s:s}", "mortar", MORTAR_COMMIT, "qemu",
-                                 t.qemu_version, "kernel", t.kernel_version);
+    json_t *versions = json_pack("{s:s, s:s, s:s, s:o}", "mortar", MORTAR_COMMIT, "qemu",
+                                 t.qemu_version, "kernel", t.kernel_version, "snapshots",
+                                 snapshot_ids(&p));
     json_t *stats = collect_stats(&p);
     collect_tcp_retrans(&p, stats);
     json_t *losses = losses_of_run(spec, stats);

@@ -2,6 +2,7 @@
  * snapshot_cache.c - the snapshot cache's size limit (see snapshot_cache.h).
  */
 #include "snapshot_cache.h"
+#include "snapshot_id.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -117,6 +118,9 @@ int snapshot_cache_prune(const char *dir, uint64_t limit, int64_t now, int64_t g
         bool fits = out->kept_bytes + e[i].bytes <= limit;
         bool spared = now - e[i].used < grace_s || kept(e[i].path, keep, nkeep);
         if (!fits && !spared && unlink(e[i].path) == 0) {
+            char id[sizeof e[i].path + 16];
+            snapshot_id_path(e[i].path, id, sizeof id);
+            unlink(id); /* its identity goes with it */
             out->removed++;
             out->removed_bytes += e[i].bytes;
             continue;

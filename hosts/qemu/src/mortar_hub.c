@@ -28,6 +28,7 @@
 #include "mortar_hub.h"
 #include "mortar_hub_profile.h"
 #include "mortar_hub_trace.h"
+#include "mortar_snapshot_digest.h"
 #include "mortar/error.h"
 #include "mortar/pcie.h"
 #include "mortar/progress.h"
@@ -523,6 +524,9 @@ static void service_at_horizon(void)
     if (!runstate_is_running() && !qemu_shutdown_requested_get()) {
         return; /* a stopped VM's clock stands still, as its timers do */
     }
+    if (hub.snapshot_taken) {
+        return; /* stopping at the snapshot point: the clock stays there */
+    }
     if (qemu_shutdown_requested_get()) {
         /* Stop pacing the guest, so QEMU's main loop gets the lock and
          * finishes the shutdown; the models see a clean end. */
@@ -667,7 +671,12 @@ static void snapshot_when_stopped(void *opaque)
         return;
     }
     g_autofree char *uri = g_strdup_printf("exec:cat > '%s'", hub.snapshot);
+    g_autofree char *digest = g_strdup_printf("%s.sha256", hub.snapshot);
     Error *err = NULL;
+    if (!mortar_snapshot_write_digest(digest, &err)) {
+        error_report_err(err);
+        exit(1);
+    }
     snapshot_done.notify = snapshot_state_changed;
     add_migration_state_change_notifier(&snapshot_done);
     qmp_migrate(uri, false, false, false, false, false, false, false, false, &err);
@@ -694,6 +703,17 @@ void mortar_hub_snapshot_point(void)
         return;
     }
     hub.snapshot_taken = true;
+    /*
+     * From the vCPU thread vm_stop only asks the main loop to stop the VM.
+     * Until it does, the run state is still "running" while the vCPU is
+     * stopped, so all vCPUs look idle, and a main loop that looked in that
+     * moment warped the virtual clock to the next timer (icount sleep=off)
+     * and the vCPU thread then ran that timer: whether a snapshot's clock
+     * stood some hundred us later, with a timer interrupt pending, depended
+     * on the wall clock. A horizon at this very time forbids any warp
+     * (icount-stall.patch), and service_at_horizon() leaves it there.
+     */
+    icount_set_horizon_ns(qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
     vm_stop(RUN_STATE_PAUSED);
     snapshot_timer = timer_new_ms(QEMU_CLOCK_REALTIME, snapshot_when_stopped, NULL);
     timer_mod(snapshot_timer, qemu_clock_get_ms(QEMU_CLOCK_REALTIME));
