@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Booted-guest snapshots do not depend on where they were built
+# needs: qemu
+# Issue 33, case 11. Booted-guest snapshots do not depend on where they were built
 # (docs/snapshots.md, "Determinism" and "Identity"): the case study's
 # design B (two hosts, 512 MiB each) builds its snapshots in two fresh
 # caches, the second while a busy loop loads the CPU. A run from each gives
@@ -7,7 +8,7 @@
 # snapshot identities, the ones stored beside the snapshots. (Once, a main
 # loop that looked at the wrong moment warped a snapshot's clock 252 us on
 # and every run from it measured a request 3 ns slower.)
-source "$(dirname "$0")/harness.sh"
+source "$(dirname "$0")/../qemu/harness.sh"
 qh_init snapshot-identity
 MORTAR=$QH_BIN/mortar
 [ -x "$MORTAR" ] || MORTAR=$QH_SOURCE/build/bin/mortar

@@ -6,7 +6,7 @@
 # directory" (bench-boot, issue 33, case 12). No QEMU: a stand-in that
 # prints what a guest would.
 set -u
-source "$1/tests/qemu/harness.sh"
+source "$(dirname "$0")/../qemu/harness.sh"
 QH_DIR=$(mktemp -d /tmp/mortar-harness-log.XXXXXX)
 trap 'rm -rf "$QH_DIR"' EXIT
 QH_QEMU=$QH_DIR/qemu
