@@ -8,11 +8,11 @@
 # hold commands and output):
 #   - a link target `[text](target)` that is not a URL or an anchor: it is
 #     resolved against the linking doc's folder, its #anchor dropped;
-#   - a word of an inline `code span` (quotes and a trailing ':line' or
-#     punctuation dropped) whose first folder is a top-level folder of the
-#     repository (lib/, cli/, sims/, tests/, docs/, ...): runs/, report/,
-#     build/, ~/..., /usr/... and ../... are runtime, system or relative
-#     paths and are not checked;
+#   - a word of an inline `code span` or of the prose (quotes and a
+#     trailing ':line' or punctuation dropped) whose first folder is a
+#     top-level folder of the repository (lib/, cli/, sims/, tests/, docs/,
+#     ...): runs/, report/, build/, ~/..., /usr/... and ../... are runtime,
+#     system or relative paths and are not checked;
 #   - a code span that is a bare file name with a source extension (.c .h
 #     .cpp .sv .sh .py .cmake .mjs): some file of that name must exist
 #     somewhere in the repository (a doc names files beside the one it
@@ -34,13 +34,14 @@ if [[ ${DOC_PATHS_SELF_TEST:-} == 1 ]]; then
     planted=$(mktemp --suffix=.md)
     trap 'rm -f "$planted"' EXIT
     # shellcheck disable=SC2016 # the backquotes are markdown
-    printf 'See `lib/no_such_file.c`,\n`no_such_file.h` and [here](no-such-doc.md).\n' >"$planted"
+    printf 'See `lib/no_such_file.c`,\n`no_such_file.h`, [here](no-such-doc.md)\nand tests/no_such_test.sh.\n' >"$planted"
     if out=$(DOC_PATHS_SELF_TEST='' bash "$0" "$src" "$planted" 2>&1); then
         echo "FAIL: a doc naming missing files passed" >&2
         exit 1
     fi
     for expected in "$planted:1: lib/no_such_file.c does not exist" \
-                    "$planted:2: no file named no_such_file.h" "no-such-doc.md does not exist"; do
+                    "$planted:2: no file named no_such_file.h" "no-such-doc.md does not exist" \
+                    "$planted:3: tests/no_such_test.sh does not exist"; do
         if [[ $out != *"$expected"* ]]; then
             printf '%s\n' "$out"
             echo "FAIL: the check did not report: $expected" >&2
@@ -73,8 +74,9 @@ else
     mapfile -t docs < <(grep -E '\.md$' <<<"$repo_files" | grep -v '/node_modules/' | sort)
 fi
 
-# Emits "doc<TAB>line<TAB>kind<TAB>candidate" for each link target and each
-# code-span word, outside fenced blocks and "installed" tables.
+# Emits "doc<TAB>line<TAB>kind<TAB>candidate" for each link target, each
+# code-span word and each prose word with a '/', outside fenced blocks and
+# "installed" tables.
 extract() {
     awk '
     FNR == 1                         { fenced = 0; install = 0; carry = "" }
@@ -94,16 +96,29 @@ extract() {
         carry = ""
         if ($0 ~ /^[ \t]*$/)
             next
+        prose = ""
         while (match(line, /`[^`]+`/)) {
             span = substr(line, RSTART + 1, RLENGTH - 2)
             n = split(span, words, /[ \t]+/)
             for (i = 1; i <= n; i++)
                 if (words[i] != "")
                     print FILENAME "\t" FNR "\t" (n == 1 ? "span" : "word") "\t" words[i]
+            prose = prose " " substr(line, 1, RSTART - 1)
             line = substr(line, RSTART + RLENGTH)
         }
-        if (index(line, "`"))
+        if (index(line, "`")) {
             carry = substr(line, index(line, "`"))
+            line = substr(line, 1, index(line, "`") - 1)
+        }
+        # The words of the prose itself that look like paths (lib/x.c).
+        prose = prose " " line
+        gsub(/\]\([^)]*\)/, "]", prose)
+        while (match(prose, /(^|[ \t(])[A-Za-z0-9_-]+\/[A-Za-z0-9_.*\/-]*/)) {
+            word = substr(prose, RSTART, RLENGTH)
+            sub(/^[ \t(]/, "", word)
+            print FILENAME "\t" FNR "\tword\t" word
+            prose = substr(prose, RSTART + RLENGTH)
+        }
     }' "$@"
 }
 
