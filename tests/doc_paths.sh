@@ -4,15 +4,14 @@
 # docs/**, fuzz/README.md, bench/README.md, hosts/qemu/src/README.md, ...)
 # and fails listing each named path that is missing, with its doc and line.
 #
-# What counts as a named repository path (outside ``` fenced blocks, which
-# hold commands and output):
+# What counts as a named repository path:
 #   - a link target `[text](target)` that is not a URL or an anchor: it is
 #     resolved against the linking doc's folder, its #anchor dropped;
-#   - a word of an inline `code span` or of the prose (quotes and a
-#     trailing ':line' or punctuation dropped) whose first folder is a
-#     top-level folder of the repository (lib/, cli/, sims/, tests/, docs/,
-#     ...): runs/, report/, build/, ~/..., /usr/... and ../... are runtime,
-#     system or relative paths and are not checked;
+#   - a word of an inline `code span`, of the prose or of a ``` fenced
+#     block (quotes and a trailing ':line' or punctuation dropped) whose
+#     first folder is a top-level folder of the repository (lib/, cli/,
+#     sims/, tests/, docs/, ...): runs/, report/, build/, ~/..., /usr/...
+#     and ../... are runtime, system or relative paths and are not checked;
 #   - a code span that is a bare file name with a source extension (.c .h
 #     .cpp .sv .sh .py .cmake .mjs): some file of that name must exist
 #     somewhere in the repository (a doc names files beside the one it
@@ -34,14 +33,15 @@ if [[ ${DOC_PATHS_SELF_TEST:-} == 1 ]]; then
     planted=$(mktemp --suffix=.md)
     trap 'rm -f "$planted"' EXIT
     # shellcheck disable=SC2016 # the backquotes are markdown
-    printf 'See `lib/no_such_file.c`,\n`no_such_file.h`, [here](no-such-doc.md)\nand tests/no_such_test.sh.\n' >"$planted"
+    printf 'See `lib/no_such_file.c`,\n`no_such_file.h`, [here](no-such-doc.md)\nand tests/no_such_test.sh.\n```\nbash \x27tests/qemu/no_such_test.sh\x27\n```\n' >"$planted"
     if out=$(DOC_PATHS_SELF_TEST='' bash "$0" "$src" "$planted" 2>&1); then
         echo "FAIL: a doc naming missing files passed" >&2
         exit 1
     fi
     for expected in "$planted:1: lib/no_such_file.c does not exist" \
                     "$planted:2: no file named no_such_file.h" "no-such-doc.md does not exist" \
-                    "$planted:3: tests/no_such_test.sh does not exist"; do
+                    "$planted:3: tests/no_such_test.sh does not exist" \
+                    "$planted:5: tests/qemu/no_such_test.sh does not exist"; do
         if [[ $out != *"$expected"* ]]; then
             printf '%s\n' "$out"
             echo "FAIL: the check did not report: $expected" >&2
@@ -75,13 +75,22 @@ else
 fi
 
 # Emits "doc<TAB>line<TAB>kind<TAB>candidate" for each link target, each
-# code-span word and each prose word with a '/', outside fenced blocks and
-# "installed" tables.
+# code-span word and each word with a '/' of the prose and fenced blocks,
+# outside "installed" tables.
 extract() {
     awk '
+    # The words of TEXT that look like paths (lib/x.c, tests/qemu/).
+    function path_words(text,    word) {
+        while (match(text, /(^|[ \t(="\x27])[A-Za-z0-9_-]+\/[A-Za-z0-9_.*\/-]*/)) {
+            word = substr(text, RSTART, RLENGTH)
+            sub(/^[ \t(="\x27]/, "", word)
+            print FILENAME "\t" FNR "\tword\t" word
+            text = substr(text, RSTART + RLENGTH)
+        }
+    }
     FNR == 1                         { fenced = 0; install = 0; carry = "" }
     /^[ \t]*```/                     { fenced = !fenced; carry = ""; next }
-    fenced                           { next }
+    fenced                           { path_words($0); next }
     /^\| *installed *\|/              { install = 1 }
     install && /^\|/                 { next }
                                      { install = 0 }
@@ -110,15 +119,9 @@ extract() {
             carry = substr(line, index(line, "`"))
             line = substr(line, 1, index(line, "`") - 1)
         }
-        # The words of the prose itself that look like paths (lib/x.c).
         prose = prose " " line
         gsub(/\]\([^)]*\)/, "]", prose)
-        while (match(prose, /(^|[ \t(])[A-Za-z0-9_-]+\/[A-Za-z0-9_.*\/-]*/)) {
-            word = substr(prose, RSTART, RLENGTH)
-            sub(/^[ \t(]/, "", word)
-            print FILENAME "\t" FNR "\tword\t" word
-            prose = substr(prose, RSTART + RLENGTH)
-        }
+        path_words(prose)
     }' "$@"
 }
 
