@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -139,22 +141,32 @@ static void test_a_missing_spec_is_named_once(void **state)
     remove_tree(dir);
 }
 
-/* Runs `mortar <args>` in `dir` as a user who cannot write `db` (nobody,
- * when the test runs as root, for whom file modes do not stop writes),
- * stderr into `err`; returns the exit status. */
-static int run_as_reader(const char *dir, const char *db, const char *args, char *err,
-                         size_t size)
+/* Makes the folder `ro` read-only for this process, root included (file
+ * modes do not stop root): in a mount namespace of its own, the folder is
+ * bound onto itself read-only. Nothing outside the process sees it. */
+static int make_read_only(const char *ro)
+{
+    if (geteuid() != 0)
+        return chmod(ro, 0555);
+    return unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+           mount(ro, ro, NULL, MS_BIND, NULL) ||
+           mount(NULL, ro, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+}
+
+/* Runs `mortar <args>` in `dir` with the folder `ro` (holding the
+ * database `db`) read-only, stderr into `err`; returns the exit status. */
+static int run_as_reader(const char *dir, const char *ro, const char *db, const char *args,
+                         char *err, size_t size)
 {
     char log[128], cmd[4096];
     snprintf(log, sizeof log, "%s/reader.err", dir);
     snprintf(cmd, sizeof cmd, "cd '%s' && '%s/mortar' %s >/dev/null 2>'%s'", dir, bin_dir(),
              args, log);
-    chmod(dir, 01777); /* others may make the WAL files, not change the file */
     chmod(db, 0444);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        if (geteuid() == 0 && (setgid(65534) || setuid(65534)))
+        if (make_read_only(ro))
             _exit(90);
         if (access(db, W_OK) == 0)
             _exit(91); /* the test would prove nothing */
@@ -175,16 +187,18 @@ static void test_a_read_only_database_is_refused_with_the_reason(void **state)
 {
     (void)state;
     const char *dir = scratch_dir();
-    char db[128], args[1024], err[4096];
-    snprintf(db, sizeof db, "%s/mortar.db", dir);
+    char ro[128], db[160], args[1024], err[4096];
+    snprintf(ro, sizeof ro, "%s/ro", dir);
+    snprintf(db, sizeof db, "%s/mortar.db", ro);
+    assert_int_equal(mkdir(ro, 0755), 0);
     /* a database made by mortar: `import` opens it (creating it) before it
      * finds there is no record to import */
-    int made = run_mortar(dir, "import none.json --db mortar.db", err, sizeof err);
+    int made = run_mortar(dir, "import none.json --db ro/mortar.db", err, sizeof err);
     assert_int_equal(made, 1);
     assert_true(exists(db));
-    snprintf(args, sizeof args, "run '%s/experiments/examples/pcitest.json' --db mortar.db",
+    snprintf(args, sizeof args, "run '%s/experiments/examples/pcitest.json' --db ro/mortar.db",
              source_dir());
-    int rc = run_as_reader(dir, db, args, err, sizeof err);
+    int rc = run_as_reader(dir, ro, db, args, err, sizeof err);
     if (rc == 90 || rc == 91 || rc == 92)
         fail_msg("cannot drop the right to write %s (status %d)", db, rc);
     if (rc != 1 || !strstr(err, "mortar.db: the database is read-only"))
@@ -192,6 +206,7 @@ static void test_a_read_only_database_is_refused_with_the_reason(void **state)
     char runs[128];
     snprintf(runs, sizeof runs, "%s/runs", dir);
     assert_false(exists(runs));
+    chmod(ro, 0755);
     remove_tree(dir);
 }
 

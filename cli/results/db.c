@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "db_step.h"
 
@@ -327,6 +328,31 @@ static int migrate(sqlite3 *db, const char *path, char *err, size_t size)
     return -1;
 }
 
+static int read_only_error(const char *path, char *err, size_t size)
+{
+    snprintf(err, size, "%s: the database is read-only (its file or folder cannot be"
+                        " written by this user, or its file system is read-only)",
+             path);
+    return -1;
+}
+
+/* Whether the existing database `path` cannot be written: its file, or its
+ * folder, where SQLite makes its journal and WAL files (without which it
+ * only says "unable to open database file"). */
+static bool exists_read_only(const char *path)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0'; /* "/x.db": the root folder */
+    else
+        *slash = '\0';
+    return access(path, F_OK) == 0 && (access(path, W_OK) != 0 || access(dir, W_OK) != 0);
+}
+
 /* The first line of quick_check's report that says what is wrong (it
  * begins with "*** in database main ***"). */
 static const char *first_problem(const char *report)
@@ -345,12 +371,8 @@ static const char *first_problem(const char *report)
  * requests (100 MB), small beside a run. */
 static int check_writable_and_whole(sqlite3 *db, const char *path, char *err, size_t size)
 {
-    if (sqlite3_db_readonly(db, "main") == 1) {
-        snprintf(err, size, "%s: the database is read-only (its file or folder cannot be"
-                            " written by this user, or its file system is read-only)",
-                 path);
-        return -1;
-    }
+    if (sqlite3_db_readonly(db, "main") == 1)
+        return read_only_error(path, err, size);
     sqlite3_stmt *st;
     int rc = db_prepare(db, "PRAGMA quick_check(1)", &st);
     if (!rc && (rc = db_step(st)) == 1) {
@@ -376,6 +398,8 @@ int db_open(sqlite3 **db, const char *path, char *err, size_t size)
     char why[512] = "";
     int64_t v;
     *db = NULL;
+    if (exists_read_only(path))
+        return read_only_error(path, err, size);
     if (sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
             SQLITE_OK ||
         sqlite3_busy_timeout(*db, DB_BUSY_TIMEOUT_MS) != SQLITE_OK) {

@@ -102,7 +102,10 @@ grep -q "next: mortar verdict --db $DB" "$QH_DIR/sweep$attempt.out" || fail "no 
 [ "$(ok_runs | awk '{print $2}' | sort -n | tr '\n' ' ')" = "500 1000 1500 " ] ||
     fail "not one ok run per latency: $(runs)"
 ok_runs | grep -q "^$first_id $first_latency ok$" || fail "the first ok run was redone: $(runs)"
-[ "$(ls "$OUT"/sweep-design-b/point-*.log | wc -l)" = 3 ] || fail "a point has no log"
+[ "$(ls "$OUT"/sweep-design-b/point-[0-9][0-9][0-9].log | wc -l)" = 3 ] || fail "a point has no log"
+# the interrupted attempt's log is kept beside the attempt that redid it
+ls "$OUT"/sweep-design-b/point-[0-9][0-9][0-9].1.log >/dev/null 2>&1 ||
+    fail "the interrupted attempt's log was not kept: $(ls "$OUT"/sweep-design-b)"
 sleep 0.5
 [ -z "$(leftovers)" ] || fail "left behind after the sweep: $(leftovers)"
 echo "PASS: an interrupted sweep resumes without redoing its finished run ($(runs | wc -l) runs recorded)"
