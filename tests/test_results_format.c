@@ -26,7 +26,7 @@
 #define RUN_COLUMNS                                                                    \
     "id,name,status,requests,verified,median_us,p99_us,mean_us,min_us,max_us,"         \
     "throughput_rps,wall_s,lost,started_at,run_dir,error,vars.design,vars.inflight," \
-    "vars.pcie.latency,vars.speed"
+    "vars.link_gbps,vars.pcie.latency_us,vars.speed"
 #define REQUEST_COLUMNS \
     "run_id,idx,start_ns,latency_ns,verified,fields.device_compute_ns,fields.service_ns"
 
@@ -47,12 +47,14 @@ static void make_db(fixture *fx)
     if (db_open(&db, fx->db, err, sizeof err))
         fail_msg("%s", err);
     /* run 2 lacks a variable the others have */
-    json_t *spec_a = json_pack("{s:{s:s, s:f, s:f, s:i}}", "vars", "design", "a",
-                               "pcie.latency", 0.1 + 0.2, "speed", 0.25, "inflight", 1);
+    json_t *spec_a = json_pack("{s:{s:s, s:s, s:f, s:i, s:s}}", "vars", "design", "a",
+                               "pcie.latency", "500ns", "speed", 0.1 + 0.2, "inflight", 1,
+                               "link", "25Gbps");
     json_t *spec_b = json_pack("{s:{s:s, s:s, s:i}}", "vars", "design", "b", "pcie.latency",
                                "2.5us", "speed", 1);
-    json_t *spec_c = json_pack("{s:{s:s, s:s, s:i, s:i}}", "vars", "design", "a",
-                               "pcie.latency", "1us", "speed", 2, "inflight", 8);
+    json_t *spec_c = json_pack("{s:{s:s, s:s, s:i, s:i, s:s}}", "vars", "design", "a",
+                               "pcie.latency", "1us", "speed", 2, "inflight", 8, "link",
+                               "2500Mbps");
     db_run_info a = {.name = "design-a", .run_dir = "/tmp/r1", .spec = spec_a};
     db_run_info b = {.name = "odd, \"quoted\" name", .run_dir = "/tmp/r2", .spec = spec_b};
     db_run_info c = {.name = "still-running", .run_dir = "/tmp/r3", .spec = spec_c};
@@ -263,9 +265,15 @@ static void test_csv_parses_back_with_its_header_and_a_row_per_run(void **state)
     assert_string_equal(cell(&t, 1, "id"), "1");
     assert_string_equal(cell(&t, 1, "status"), "ok");
     assert_string_equal(cell(&t, 1, "median_us"), "2431.8");
-    assert_string_equal(cell(&t, 1, "vars.pcie.latency"), "0.3");
-    assert_string_equal(cell(&t, 1, "vars.speed"), "0.25");
-    assert_string_equal(cell(&t, 2, "vars.pcie.latency"), "2.5us");
+    /* a duration in microseconds and a bandwidth in Gbps whatever unit the
+     * run gave, as numbers, the unit in the header; a plain real rounded */
+    assert_string_equal(cell(&t, 1, "vars.pcie.latency_us"), "0.5");
+    assert_string_equal(cell(&t, 2, "vars.pcie.latency_us"), "2.5");
+    assert_string_equal(cell(&t, 3, "vars.pcie.latency_us"), "1");
+    assert_string_equal(cell(&t, 1, "vars.link_gbps"), "25");
+    assert_string_equal(cell(&t, 2, "vars.link_gbps"), "");
+    assert_string_equal(cell(&t, 3, "vars.link_gbps"), "2.5");
+    assert_string_equal(cell(&t, 1, "vars.speed"), "0.3");
     assert_string_equal(cell(&t, 2, "vars.inflight"), ""); /* run 2 has none */
     assert_string_equal(cell(&t, 1, "requests"), "3");
     assert_string_equal(cell(&t, 1, "verified"), "2");
@@ -395,6 +403,9 @@ static void test_the_tables_columns_are_the_studys_axis_and_knobs(void **state)
     assert_non_null(strstr(header, " L(us) "));
     assert_non_null(strstr(header, " speed(x) "));
     assert_non_null(strstr(header, " in flight "));
+    /* the measurements carry their unit as the knobs do */
+    assert_non_null(strstr(header, " median(us) "));
+    assert_non_null(strstr(header, " p99(us) "));
     /* run 2: 2.5us under L(us), speed 1, no inflight variable */
     char want[256];
     snprintf(want, sizeof want, " %-8s %*s %*s %*s ", "b", (int)strlen("L(us)"), "2.5",

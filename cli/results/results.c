@@ -88,7 +88,7 @@ static void print_table(json_t *runs, const study *st)
     printf("%4s  %-8s %-16s", "id", "status", "name");
     for (size_t c = 0; c < ncols; c++)
         printf(cols[c].left ? " %-*s" : " %*s", cols[c].width, cols[c].head);
-    printf(" %9s %9s %9s %7s %6s\n", "requests", "median", "p99", "wall(s)", "lost");
+    printf(" %9s %10s %10s %7s %6s\n", "requests", "median(us)", "p99(us)", "wall(s)", "lost");
     json_array_foreach(json_object_get(runs, "runs"), i, r) {
         json_t *s = json_object_get(r, "summary");
         printf("%4lld  %-8s %-16.16s", (long long)json_integer_value(json_object_get(r, "id")),
@@ -97,7 +97,7 @@ static void print_table(json_t *runs, const study *st)
         for (size_t c = 0; c < ncols; c++)
             printf(cols[c].left ? " %-*s" : " %*s", cols[c].width,
                    var_cell(r, &cols[c], text, sizeof text));
-        printf(" %9lld %9.1f %9.1f %7.1f %6s\n",
+        printf(" %9lld %10.1f %10.1f %7.1f %6s\n",
                (long long)json_integer_value(json_object_get(s, "requests")),
                json_number_value(json_object_get(s, "median_us")),
                json_number_value(json_object_get(s, "p99_us")),

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "db.h"
+#include "mortar/time.h"
 
 int results_format_real(double x, char *out, size_t size)
 {
@@ -202,12 +203,74 @@ static const char **member_keys(json_t *items, const char *member, size_t *n)
     return keys;
 }
 
-/* The header cells "<member>.<key>" of member_keys. */
-static void put_member_heads(FILE *f, const char *member, const char **keys, size_t n)
+/* A quantity a variable's text can carry a unit of, and the one unit its
+ * CSV column is written in: a number in the cell, the unit in the header
+ * ("vars.pcie.latency_us" with 0.5, not "vars.pcie.latency" with "0.5us"),
+ * so that a spreadsheet sorts the column as numbers. Durations in
+ * microseconds and bandwidths in gigabits per second: the units the
+ * studies' knobs are usually written in, whatever a single value used. */
+typedef struct var_unit {
+    const char *suffix;                         /* appended to the header */
+    int (*parse)(const char *, uint64_t *);     /* into the base unit */
+    uint64_t per_unit;                          /* base units in one column unit */
+} var_unit;
+
+static const var_unit var_units[] = {{"_us", mortar_time_parse, 1000000ull},
+                                     {"_gbps", mortar_bandwidth_parse, 1000000000ull}};
+#define N_VAR_UNITS (sizeof var_units / sizeof var_units[0])
+
+/* The unit of column `key` of the `member` objects of `items`: the first
+ * quantity every present value parses as (at least one present); NULL
+ * when the column holds plain numbers, text, or a mix, which stay as they
+ * are. */
+static const var_unit *column_unit(json_t *items, const char *member, const char *key)
+{
+    for (size_t u = 0; u < N_VAR_UNITS; u++) {
+        size_t i, present = 0;
+        json_t *item;
+        bool all = true;
+        json_array_foreach(items, i, item) {
+            json_t *v = json_object_get(json_object_get(item, member), key);
+            uint64_t base;
+            if (!v || json_is_null(v))
+                continue;
+            present++;
+            if (!json_is_string(v) || var_units[u].parse(json_string_value(v), &base)) {
+                all = false;
+                break;
+            }
+        }
+        if (all && present)
+            return &var_units[u];
+    }
+    return NULL;
+}
+
+/* `text` (which parses as `unit`'s quantity) in the column's unit, as an
+ * exact decimal without trailing zeros ("2500000" ps: "2.5"). */
+static void put_in_unit(FILE *f, const char *text, const var_unit *unit)
+{
+    uint64_t base;
+    unit->parse(text, &base);
+    fprintf(f, "%" PRIu64, base / unit->per_unit);
+    uint64_t rest = base % unit->per_unit;
+    if (!rest)
+        return;
+    fputc('.', f);
+    for (uint64_t step = unit->per_unit / 10; rest; step /= 10) {
+        fputc((int)('0' + rest / step), f);
+        rest %= step;
+    }
+}
+
+/* The header cells "<member>.<key>[<unit suffix>]" of member_keys. */
+static void put_member_heads(FILE *f, const char *member, const char **keys,
+                             const var_unit *const units[], size_t n)
 {
     for (size_t k = 0; k < n; k++) {
         char head[512];
-        snprintf(head, sizeof head, "%s.%s", member, keys[k]);
+        snprintf(head, sizeof head, "%s.%s%s", member, keys[k],
+                 units[k] ? units[k]->suffix : "");
         fputc(',', f);
         put_text(f, head);
     }
@@ -215,12 +278,26 @@ static void put_member_heads(FILE *f, const char *member, const char **keys, siz
 
 /* The cells of `item`'s `member` object under member_keys. */
 static void put_member_cells(FILE *f, json_t *item, const char *member, const char **keys,
-                             size_t n)
+                             const var_unit *const units[], size_t n)
 {
     for (size_t k = 0; k < n; k++) {
+        json_t *v = json_object_get(json_object_get(item, member), keys[k]);
         fputc(',', f);
-        put_cell(f, json_object_get(json_object_get(item, member), keys[k]));
+        if (units[k] && json_is_string(v))
+            put_in_unit(f, json_string_value(v), units[k]);
+        else
+            put_cell(f, v);
     }
+}
+
+/* The columns' units (column_unit) of member_keys; a new array. */
+static const var_unit **member_units(json_t *items, const char *member, const char **keys,
+                                     size_t n)
+{
+    const var_unit **units = malloc((n ? n : 1) * sizeof *units);
+    for (size_t k = 0; units && k < n; k++)
+        units[k] = column_unit(items, member, keys[k]);
+    return units;
 }
 
 int results_write_runs_csv(FILE *f, const json_t *doc)
@@ -228,11 +305,14 @@ int results_write_runs_csv(FILE *f, const json_t *doc)
     json_t *runs = json_object_get(doc, "runs"), *r;
     size_t nvars, i;
     const char **vars = member_keys(runs, "vars", &nvars);
-    if (!vars)
+    const var_unit **units = vars ? member_units(runs, "vars", vars, nvars) : NULL;
+    if (!units) {
+        free(vars);
         return -1;
+    }
     for (size_t c = 0; c < N_RUN_COLUMNS; c++)
         fprintf(f, "%s%s", c ? "," : "", run_columns[c].name);
-    put_member_heads(f, "vars", vars, nvars);
+    put_member_heads(f, "vars", vars, units, nvars);
     fputc('\n', f);
     json_array_foreach(runs, i, r) {
         json_t *summary = json_object_get(r, "summary");
@@ -242,9 +322,10 @@ int results_write_runs_csv(FILE *f, const json_t *doc)
             put_cell(f, json_object_get(run_columns[c].in_summary ? summary : r,
                                         run_columns[c].name));
         }
-        put_member_cells(f, r, "vars", vars, nvars);
+        put_member_cells(f, r, "vars", vars, units, nvars);
         fputc('\n', f);
     }
+    free(units);
     free(vars);
     return finish(f);
 }
@@ -257,13 +338,15 @@ int results_write_requests_csv(FILE *f, const json_t *doc)
     json_array_foreach(json_object_get(doc, "runs"), i, r)
         json_array_extend(all, json_object_get(r, "requests"));
     const char **fields = member_keys(all, "fields", &nfields);
-    if (!fields) {
+    const var_unit **units = fields ? member_units(all, "fields", fields, nfields) : NULL;
+    if (!units) {
+        free(fields);
         json_decref(all);
         return -1;
     }
     for (size_t c = 0; c < N_REQUEST_COLUMNS; c++)
         fprintf(f, "%s%s", c ? "," : "", request_columns[c]);
-    put_member_heads(f, "fields", fields, nfields);
+    put_member_heads(f, "fields", fields, units, nfields);
     fputc('\n', f);
     json_array_foreach(json_object_get(doc, "runs"), i, r) {
         json_t *id = json_object_get(r, "id");
@@ -273,10 +356,11 @@ int results_write_requests_csv(FILE *f, const json_t *doc)
                 fputc(',', f);
                 put_cell(f, json_object_get(q, request_columns[c]));
             }
-            put_member_cells(f, q, "fields", fields, nfields);
+            put_member_cells(f, q, "fields", fields, units, nfields);
             fputc('\n', f);
         }
     }
+    free(units);
     free(fields);
     json_decref(all);
     return finish(f);
