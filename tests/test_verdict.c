@@ -370,7 +370,7 @@ static void test_crossover_is_interpolated_between_measured_points(void **state)
     assert_near(num(x, "x"), 5.0 / 6.0, 1e-6);
     assert_string_equal(str(x, "below"), "a");
     assert_string_equal(str(x, "above"), "b");
-    assert_string_equal(str(x, "text"), "At 1x, A wins below 0.83 us and B above (estimated on a straight line between the runs at 0.5 and 1 us).");
+    assert_string_equal(str(x, "text"), "At 1×, A wins below 0.83 µs and B above (estimated on a straight line between the runs at 0.5 and 1 µs).");
 }
 
 static void test_no_crossing_when_one_design_wins_everywhere(void **state)
@@ -496,13 +496,13 @@ static bool summary_has_in(json_t *v, const char *text)
 
 static void test_summary_states_the_conclusions_with_numbers(void **state)
 {
-    assert_true(summary_has(state, "At 1x, A wins below 0.83 us and B above (estimated on a straight line between the runs at 0.5 and 1 us)."));
+    assert_true(summary_has(state, "At 1×, A wins below 0.83 µs and B above (estimated on a straight line between the runs at 0.5 and 1 µs)."));
     assert_true(summary_has(state, "A wins 4 and B 2 of the 6 cells where both ran"));
-    assert_true(summary_has(state, "Alone, A is faster at every speed (A 1920.00 us, B "
-                                   "2560.00 us at 1x); in the system the ranking flips "
-                                   "at 1x."));
-    assert_true(summary_has(state, "A's median moves by +1200.0 us (+85.7%)"));
-    assert_true(summary_has(state, "software 90000.0 to 90100.0 us"));
+    assert_true(summary_has(state, "Alone, A is faster at every speed (A 1920.00 µs, B "
+                                   "2560.00 µs at 1×); in the system the ranking flips "
+                                   "at 1×."));
+    assert_true(summary_has(state, "A's median moves by +1200.0 µs (+85.7%)"));
+    assert_true(summary_has(state, "software 90000.0 to 90100.0 µs"));
     assert_true(summary_has(state, "as requests in flight go from 1 to 4."));
     assert_true(summary_has(state,
                             "as requests in flight go from 2 to 4; the next request "
@@ -576,7 +576,7 @@ static void test_labels_and_baselines_come_from_the_study(void **state)
         wins |= strstr(json_string_value(s), "Alpha wins 4 and Beta 2 of the 6 cells") !=
                 NULL;
         cross |= !strcmp(json_string_value(s),
-                         "At 1x, Alpha wins below 0.83 us and Beta above (estimated on a straight line between the runs at 0.5 and 1 us).");
+                         "At 1×, Alpha wins below 0.83 µs and Beta above (estimated on a straight line between the runs at 0.5 and 1 µs).");
         assert_null(strstr(json_string_value(s), "register copy"));
     }
     assert_true(wins);
@@ -624,7 +624,7 @@ static void test_knob_labels_and_units_come_from_the_study(void **state)
     assert_near(json_number_value(json_array_get(json_object_get(v, "x_values"), 0)), 500, 1e-9);
     assert_true(summary_has_in(v, "At 1 GHz, A wins below 833.33 ns and B above (estimated on a straight line between the runs at 500 and 1000 ns)."));
     assert_true(summary_has_in(v, "At 2 GHz, A wins at every delay from 500.00 to 1500.00 ns"));
-    assert_true(summary_has_in(v, "Alone, A is faster at every rate (A 1920.00 us, B 2560.00 us "
+    assert_true(summary_has_in(v, "Alone, A is faster at every rate (A 1920.00 µs, B 2560.00 µs "
                                   "at 1 GHz)"));
     assert_true(summary_has_in(v, "At 500.00 ns and 1 GHz, A goes from"));
     json_decref(v);
@@ -671,8 +671,8 @@ static void test_a_study_with_one_knob_has_one_series(void **state)
     assert_int_equal(json_array_size(json_object_get(v, "series_values")), 1);
     assert_int_equal(json_array_size(json_object_get(v, "cells")), 3);
     assert_json_null(json_array_get(json_object_get(v, "cells"), 0), "series");
-    assert_true(summary_has_in(v, "A wins below 0.83 us and B above (estimated on a straight line between the runs at 0.5 and 1 us)."));
-    assert_true(summary_has_in(v, "From 0.50 to 1.50 us A's median moves by +800.0 us"));
+    assert_true(summary_has_in(v, "A wins below 0.83 µs and B above (estimated on a straight line between the runs at 0.5 and 1 µs)."));
+    assert_true(summary_has_in(v, "From 0.50 to 1.50 µs A's median moves by +800.0 µs"));
     assert_json_null(json_array_get(json_object_get(v, "alone"), 0), "a_us");
     assert_int_equal(json_array_size(json_object_get(v, "load")), 0);
     json_decref(v);
@@ -687,7 +687,7 @@ static void test_a_study_with_one_knob_has_one_series(void **state)
     assert_int_equal(system(cmd), 0);
     char *text = slurp(text_path);
     assert_non_null(text);
-    assert_non_null(strstr(text, "  A wins below 0.83 us and B above (estimated on a straight line between the runs at 0.5 and 1 us).\n"));
+    assert_non_null(strstr(text, "  A wins below 0.83 µs and B above (estimated on a straight line between the runs at 0.5 and 1 µs).\n"));
     assert_null(strstr(text, "Load"));
     free(text);
     unlink(text_path);
@@ -730,7 +730,9 @@ static char *mortar_output(const fixture *f, const char *args)
  * started_at, the wall clock) are byte for byte what they were when the
  * variants' names were in the code, but for what issue 32 added: how each
  * crossing was found (its sentence's parentheses and the crossovers' new
- * keys) and the extra cells (none here). */
+ * keys) and the extra cells (none here), and what issue 36 changed: the
+ * sentences write µs and × as the explorer does (regenerated with the
+ * real command; only the sentences differ, no key or number). */
 static void test_verdict_and_results_are_as_before_the_study_file(void **state)
 {
     fixture *f = *state;
@@ -836,9 +838,9 @@ static void test_a_crossing_bracketed_by_extra_runs_is_measured(void **state)
     assert_near(num(x, "x"), 1.125 + 60.0 / 80.0 * 0.125, 1e-9);
     assert_int_equal(json_array_size(json_object_get(x, "crossings")), 1);
     assert_int_equal(json_array_size(json_object_get(x, "non_monotonic")), 0);
-    assert_string_equal(str(x, "text"), "At 0.5x, A wins below 1.22 us and B above (measured "
-                                        "between runs at 1.125 and 1.25 us).");
-    assert_true(summary_has_in(v, "(measured between runs at 1.125 and 1.25 us)"));
+    assert_string_equal(str(x, "text"), "At 0.5×, A wins below 1.22 µs and B above (measured "
+                                        "between runs at 1.125 and 1.25 µs).");
+    assert_true(summary_has_in(v, "(measured between runs at 1.125 and 1.25 µs)"));
     /* the extra runs are not grid rows anywhere */
     assert_int_equal(json_object_size(json_object_get(
                          json_array_get(json_object_get(v, "ranking"), 0), "system_winners")),
@@ -867,19 +869,19 @@ static void test_every_flip_and_a_curve_that_turns_are_reported(void **state)
     assert_string_equal(str(json_array_get(list, 1), "above"), "a");
     assert_string_equal(str(x, "below"), "a");
     assert_string_equal(str(x, "above"), "b");
-    assert_non_null(strstr(str(x, "text"), "At 0.5x, A wins below 1.17 us, B up to 1.34 us, "
-                                           "A up to 1.38 us and B above (measured"));
+    assert_non_null(strstr(str(x, "text"), "At 0.5×, A wins below 1.17 µs, B up to 1.34 µs, "
+                                           "A up to 1.38 µs and B above (measured"));
     json_t *out = json_object_get(x, "non_monotonic");
     assert_int_equal(json_array_size(out), 1); /* A; B is flat */
     assert_string_equal(str(json_array_get(out, 0), "variant"), "a");
     assert_near(num(json_array_get(out, 0), "from_x"), 1.0, 0);
     assert_near(num(json_array_get(out, 0), "to_x"), 1.5, 0);
     assert_int_equal(json_array_size(json_object_get(json_array_get(out, 0), "points")), 5);
-    assert_true(summary_has_in(v, "At 0.5x, the ranking flips 3 times between 1 and 1.5 us: "
+    assert_true(summary_has_in(v, "At 0.5×, the ranking flips 3 times between 1 and 1.5 µs: "
                                   "the curves are not monotonic there."));
-    assert_true(summary_has_in(v, "At 0.5x, A is not monotonic between 1 and 1.5 us: its "
-                                  "median is 1000.0 us at 1, 1150.0 at 1.25, 1080.0 at "
-                                  "1.375, 1350.0 at 1.4375 and 1300.0 at 1.5 us."));
+    assert_true(summary_has_in(v, "At 0.5×, A is not monotonic between 1 and 1.5 µs: its "
+                                  "median is 1000.0 µs at 1, 1150.0 at 1.25, 1080.0 at "
+                                  "1.375, 1350.0 at 1.4375 and 1300.0 at 1.5 µs."));
     json_decref(v);
     close_db(&t);
 }
@@ -922,7 +924,7 @@ static void test_every_loss_of_a_used_run_is_a_warning(void **state)
     assert_int_equal(num(first, "count"), 3);
     assert_string_equal(str(second, "counter"), "tcp_retrans");
     char want[128];
-    snprintf(want, sizeof want, "run %lld (A, L 0.5 us, 1x, 1 in flight): nic_server.rx_missed 3",
+    snprintf(want, sizeof want, "run %lld (A, L 0.5 µs, 1×, 1 in flight): nic_server.rx_missed 3",
              (long long)a);
     assert_string_equal(str(first, "text"), want);
     json_decref(v);

@@ -140,7 +140,7 @@ static void turn_notes(const words *w, json_t *turns, json_t *notes)
                      w->pre, label(w, t, "variant"), jnum(t, "from_x"), jnum(t, "to_x"), w->xu);
         json_array_foreach(points, k, p)
             sentence_add(&b, "%s%.1f%s at %.10g", k == 0 ? "" : k + 1 == n ? " and " : ", ",
-                         jnum(p, "median_us"), k == 0 ? " us" : "", jnum(p, "x"));
+                         jnum(p, "median_us"), k == 0 ? " " VERDICT_US : "", jnum(p, "x"));
         sentence_add(&b, "%s.", w->xu);
         sentence_append_to(notes, &b);
     }
@@ -149,8 +149,8 @@ static void turn_notes(const words *w, json_t *turns, json_t *notes)
 void crossing_text_set(const study *st, const verdict_axes *ax, json_t *crossover)
 {
     words w = {.st = st, .ax = ax};
-    verdict_unit_suffix(ax->x, w.xu, sizeof w.xu);
-    verdict_unit_suffix(ax->series, w.su, sizeof w.su);
+    verdict_unit_words(ax->x, w.xu, sizeof w.xu);
+    verdict_unit_words(ax->series, w.su, sizeof w.su);
     if (ax->series)
         snprintf(w.pre, sizeof w.pre, "At %g%s, ", jnum(crossover, "series"), w.su);
     json_t *list = json_object_get(crossover, "crossings"), *notes = json_array();

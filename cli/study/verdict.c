@@ -159,8 +159,8 @@ static void init_axes(verdict_ctx *c)
     c->load_at = c->ax.load_at;
     c->nparts = c->st->metric.nparts < VERDICT_MAX_PARTS ? c->st->metric.nparts
                                                          : VERDICT_MAX_PARTS;
-    verdict_unit_suffix(c->ax.x, c->xu, sizeof c->xu);
-    verdict_unit_suffix(c->ax.series, c->su, sizeof c->su);
+    verdict_unit_words(c->ax.x, c->xu, sizeof c->xu);
+    verdict_unit_words(c->ax.series, c->su, sizeof c->su);
 }
 
 /* Whether the run is at the load axis' lowest value (always, without one). */
@@ -884,7 +884,7 @@ static void add_best(const verdict_ctx *c, sentence *b, const char *variant, jso
 {
     if (!cell)
         return;
-    sentence_add(b, ", %s's largest margin is %.1f us (%.1f%%)", upper(c, variant),
+    sentence_add(b, ", %s's largest margin is %.1f " VERDICT_US " (%.1f%%)", upper(c, variant),
            jnum(cell, "margin_us"), jnum(cell, "margin_pct"));
     add_at(c, b, cell);
 }
@@ -960,7 +960,7 @@ static void summarize_alone(const verdict_ctx *c, json_t *summary, json_t *alone
     if (sk)
         sentence_add(&b, " at every %s", sk->phrase);
     char a_key[TEXT_KEY_MAX], b_key[TEXT_KEY_MAX];
-    sentence_add(&b, " (%s %.2f us, %s %.2f us", upper(c, vname(c, 0)),
+    sentence_add(&b, " (%s %.2f " VERDICT_US ", %s %.2f " VERDICT_US, upper(c, vname(c, 0)),
            jnum(ref, key_of(a_key, vname(c, 0), "_us")), upper(c, vname(c, 1)),
            jnum(ref, key_of(b_key, vname(c, 1), "_us")));
     if (sk)
@@ -987,7 +987,7 @@ static void summarize_alone(const verdict_ctx *c, json_t *summary, json_t *alone
 /* "A's median moves by +1152.0 us (+45.9%)", or "B's by ..." after the first. */
 static void add_move(const verdict_ctx *c, sentence *b, json_t *m, bool first)
 {
-    sentence_add(b, "%s's%s by %+.1f us (%+.1f%%)", upper(c, jstr(m, "variant")),
+    sentence_add(b, "%s's%s by %+.1f " VERDICT_US " (%+.1f%%)", upper(c, jstr(m, "variant")),
            first ? " median moves" : "", jnum(m, "delta_us"), jnum(m, "delta_pct"));
 }
 
@@ -1036,9 +1036,9 @@ static void add_range(sentence *b, json_t *baselines, const char *key, const cha
     if (isnan(lo))
         return;
     if (lo == hi)
-        sentence_add(b, ", %s %.1f us", label, lo);
+        sentence_add(b, ", %s %.1f " VERDICT_US, label, lo);
     else
-        sentence_add(b, ", %s %.1f to %.1f us", label, lo, hi);
+        sentence_add(b, ", %s %.1f to %.1f " VERDICT_US, label, lo, hi);
 }
 
 static void summarize_baselines(const verdict_ctx *c, json_t *summary, json_t *baselines)
@@ -1076,8 +1076,8 @@ static void load_sentence(const verdict_ctx *c, json_t *summary, json_t *first,
     if (c->ax.series)
         sentence_add(&b, " and %g%s", c->series_at, c->su);
     sentence_add(&b,
-           ", %s goes from %.1f to %.1f requests/s and from a median of %.1f to %.1f us as "
-           "%s go from %g to %g",
+           ", %s goes from %.1f to %.1f requests/s and from a median of %.1f to %.1f "
+           VERDICT_US " as %s go from %g to %g",
            upper(c, jstr(first, "variant")), jnum(first, "throughput_rps"),
            jnum(last, "throughput_rps"), jnum(first, "median_us"), jnum(last, "median_us"),
            c->ax.load->phrase, jnum(first, "load"), jnum(last, "load"));

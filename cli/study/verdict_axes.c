@@ -55,6 +55,21 @@ const char *verdict_unit_suffix(const study_knob *k, char *buf, size_t size)
     return buf;
 }
 
+/* A unit as the sentences write it: its symbol where it has one. */
+static const char *unit_symbol(const char *unit)
+{
+    if (!strcmp(unit, "us"))
+        return VERDICT_US;
+    return !strcmp(unit, "x") ? "\u00d7" : unit;
+}
+
+const char *verdict_unit_words(const study_knob *k, char *buf, size_t size)
+{
+    const char *unit = k && k->unit ? k->unit : "";
+    snprintf(buf, size, "%s%s", strlen(unit) > 1 ? " " : "", unit_symbol(unit));
+    return buf;
+}
+
 const char *verdict_knob_head(const study_knob *k, char *buf, size_t size)
 {
     if (!k)

@@ -29,6 +29,16 @@ verdict_axes verdict_axes_of(const study *st);
  * ("0.50 us"). */
 const char *verdict_unit_suffix(const study_knob *k, char *buf, size_t size);
 
+/* The microsecond as the verdict's sentences write it, in UTF-8 as the
+ * explorer's tables do. */
+#define VERDICT_US "\u00b5s"
+
+/* What follows a value of knob `k` in a sentence of the verdict: as
+ * verdict_unit_suffix, but with the symbols the explorer writes, "0.50 µs"
+ * and "1×" for the units us and x. The terminal tables keep the units as
+ * the study spells them, which printf's field widths count right. */
+const char *verdict_unit_words(const study_knob *k, char *buf, size_t size);
+
 /* "<label>(<unit>)", or the label alone without a unit: a column's head
  * ("L(us)"). */
 const char *verdict_knob_head(const study_knob *k, char *buf, size_t size);

@@ -60,7 +60,7 @@ echo "ok: 4 checksums right in the guest at each latency; $fast ns at 500 ns, $s
 # 100 and 250 ns.
 grep -qE '^sweep my-device: 8 points: [0-9]+ ok, 0 failed' "$QH_DIR/page.out" ||
     qh_fail "the sweep did not end with its 8 points ok: $(grep '^sweep' "$QH_DIR/page.out")"
-grep -qE '1 KiB chunks wins below 0\.1[0-9] us and 4 KiB chunks above' "$EX/verdict.txt" ||
+grep -qE '1 KiB chunks wins below 0\.1[0-9] µs and 4 KiB chunks above' "$EX/verdict.txt" ||
     qh_fail "the verdict has no flip between 100 and 250 ns: $(grep -i 'wins' "$EX/verdict.txt" | head -n 3)"
 echo "ok: the study's verdict: $(grep -m1 -o '1 KiB chunks wins below.*' "$EX/verdict.txt")"
 

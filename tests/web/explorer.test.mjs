@@ -412,7 +412,7 @@ test("a refinement's extra runs are on the latency chart and in its table, and t
   assert.equal(cross.to_x, 1.03125);
   assert.match(drawn[2].label, /^crossover at L ≈ 1\.01 µs, measured between 1 µs and 1\.03125 µs$/);
   assert.equal(await page.textContent('#crossover-text'), cross.text);
-  assert.match(cross.text, /\(measured between runs at 1 and 1\.03125 us\)\.$/);
+  assert.match(cross.text, /\(measured between runs at 1 and 1\.03125 µs\)\.$/);
   // The table: every x of both, the extra rows marked and said so.
   const rows = await page.locator('#latency-table tbody tr').evaluateAll((trs) =>
     trs.map((tr) => [+tr.dataset.x, tr.dataset.extra, tr.cells[0].textContent, tr.classList.contains('extra')]));
