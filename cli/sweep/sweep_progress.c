@@ -7,8 +7,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
-#include <unistd.h>
-#include <sys/ioctl.h>
+
+#include "status_line.h"
 
 #define BAR_WIDTH 16
 
@@ -37,7 +37,7 @@ void progress_init(progress *p, size_t total, size_t done_before, size_t jobs, b
                     .done = done_before,
                     .jobs = jobs ? jobs : 1,
                     .start_s = progress_now(),
-                    .tty = tty};
+                    .line = {.tty = tty}};
 }
 
 void progress_set_total(progress *p, size_t total)
@@ -73,23 +73,12 @@ static void status_text(const progress *p, char *buf, size_t size)
 
 static void clear_bar(progress *p)
 {
-    if (p->tty && p->drawn)
-        fputs("\r\033[K", stderr);
-    p->drawn = false;
-}
-
-/* The terminal's width; a longer line would wrap and break the redraw. */
-static int terminal_columns(void)
-{
-    struct winsize ws;
-    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-        return ws.ws_col;
-    return 80;
+    status_line_clear(&p->line);
 }
 
 void progress_draw(progress *p)
 {
-    if (!p->tty)
+    if (!p->line.tty)
         return;
     char bar[BAR_WIDTH + 1], status[256];
     size_t filled = p->total ? p->done * BAR_WIDTH / p->total : BAR_WIDTH;
@@ -99,9 +88,7 @@ void progress_draw(progress *p)
     status_text(p, status, sizeof status);
     char line[300];
     snprintf(line, sizeof line, "[%s] %s", bar, status);
-    fprintf(stderr, "\r\033[K%.*s", terminal_columns() - 1, line);
-    fflush(stderr);
-    p->drawn = true;
+    status_line_show(&p->line, line);
 }
 
 void progress_message(progress *p, const char *fmt, ...)
@@ -129,7 +116,7 @@ void progress_finished(progress *p, bool ok, double wall_s, const char *line)
     p->finished_here++;
     p->wall_sum_s += wall_s;
     progress_message(p, "%s", line);
-    if (!p->tty) {
+    if (!p->line.tty) {
         char status[256];
         status_text(p, status, sizeof status);
         fprintf(stderr, "[sweep] %s\n", status);

@@ -16,6 +16,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "status_line.h"
+
 typedef struct progress {
     size_t total;  /* points of the sweep */
     size_t done;   /* finished (ok before, or ok/failed now) */
@@ -25,8 +27,7 @@ typedef struct progress {
     size_t finished_here; /* runs that ended in this invocation */
     double wall_sum_s;    /* their wall times */
     double start_s;       /* monotonic seconds at progress_init */
-    bool tty;             /* redraw in place */
-    bool drawn;           /* the bar is on the screen */
+    status_line line;     /* the bar, redrawn in place on a terminal */
 } progress;
 
 /* Monotonic wall-clock seconds. */
