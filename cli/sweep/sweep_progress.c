@@ -45,19 +45,31 @@ void progress_set_total(progress *p, size_t total)
     p->total = total > p->done + p->running ? total : p->done + p->running;
 }
 
-/* "ETA 1h10m", or "ETA --" before the first run ended. */
+void progress_expect(progress *p, double wall_s)
+{
+    p->expected_s = wall_s > 0 ? wall_s : 0;
+}
+
+double progress_eta_s(const progress *p, double now)
+{
+    double per_run = p->finished_here ? p->wall_sum_s / (double)p->finished_here
+                                      : p->expected_s;
+    if (per_run <= 0)
+        return -1;
+    size_t not_started = p->total - p->done - p->running;
+    double running_left = (double)p->running * per_run -
+                          ((double)p->running * now - p->started_sum_s);
+    double work = (double)not_started * per_run + (running_left > 0 ? running_left : 0);
+    return work / (double)p->jobs;
+}
+
+/* "ETA 1h10m", or "ETA --" while it cannot be told. */
 static const char *eta_text(const progress *p, char *buf, size_t size)
 {
-    if (p->finished_here == 0) {
-        snprintf(buf, size, "ETA --");
-        return buf;
-    }
-    double mean = p->wall_sum_s / (double)p->finished_here;
-    size_t left = p->total - p->done;
+    double eta = progress_eta_s(p, progress_now());
     char d[32];
-    snprintf(
-        buf, size, "ETA %s",
-        progress_format_duration(mean * (double)left / (double)p->jobs, d, sizeof d));
+    snprintf(buf, size, "ETA %s",
+             eta < 0 ? "--" : progress_format_duration(eta, d, sizeof d));
     return buf;
 }
 
@@ -105,12 +117,14 @@ void progress_message(progress *p, const char *fmt, ...)
 void progress_started(progress *p)
 {
     p->running++;
+    p->started_sum_s += progress_now();
     progress_draw(p);
 }
 
 void progress_finished(progress *p, bool ok, double wall_s, const char *line)
 {
     p->running--;
+    p->started_sum_s -= progress_now() - wall_s;
     p->done++;
     p->failed += !ok;
     p->finished_here++;
