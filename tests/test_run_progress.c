@@ -52,8 +52,8 @@ static void test_requests_are_counted_as_the_console_grows(void **state)
 static void test_the_eta_follows_the_rate_of_requests_done(void **state)
 {
     (void)state;
-    assert_true(run_eta_s(0, 60, 5) < 0);  /* nothing done yet */
-    assert_true(run_eta_s(10, 0, 5) < 0);  /* how many is unknown */
+    assert_true(run_eta_s(0, 60, 5) < 0); /* nothing done yet */
+    assert_true(run_eta_s(10, 0, 5) < 0); /* how many is unknown */
     assert_float_equal(run_eta_s(20, 60, 10), 20, 1e-9);
     assert_float_equal(run_eta_s(60, 60, 30), 0, 1e-9);
     assert_float_equal(run_eta_s(70, 60, 30), 0, 1e-9);

@@ -63,7 +63,8 @@ void run_progress_text(char *buf, size_t size, long long id, double sim_s, size_
     else
         snprintf(requests, sizeof requests, "%zu requests", done);
     if (eta_s >= 0)
-        snprintf(eta, sizeof eta, ", ETA %s", progress_format_duration(eta_s, d, sizeof d));
+        snprintf(eta, sizeof eta, ", ETA %s",
+                 progress_format_duration(eta_s, d, sizeof d));
     snprintf(buf, size, "[mortar] run %lld: %s, %s, %.1f s wall%s", id, sim, requests,
              wall_s, eta);
 }

@@ -52,13 +52,13 @@ void progress_expect(progress *p, double wall_s)
 
 double progress_eta_s(const progress *p, double now)
 {
-    double per_run = p->finished_here ? p->wall_sum_s / (double)p->finished_here
-                                      : p->expected_s;
+    double per_run =
+        p->finished_here ? p->wall_sum_s / (double)p->finished_here : p->expected_s;
     if (per_run <= 0)
         return -1;
     size_t not_started = p->total - p->done - p->running;
-    double running_left = (double)p->running * per_run -
-                          ((double)p->running * now - p->started_sum_s);
+    double running_left =
+        (double)p->running * per_run - ((double)p->running * now - p->started_sum_s);
     double work = (double)not_started * per_run + (running_left > 0 ? running_left : 0);
     return work / (double)p->jobs;
 }
