@@ -59,6 +59,15 @@ static void test_the_eta_follows_the_rate_of_requests_done(void **state)
     assert_float_equal(run_eta_s(70, 60, 30), 0, 1e-9);
 }
 
+static void
+test_without_requests_the_eta_is_the_past_runs_minus_the_time_taken(void **state)
+{
+    (void)state;
+    assert_true(run_eta_past_s(0, 5) < 0); /* no past run */
+    assert_float_equal(run_eta_past_s(40, 15), 25, 1e-9);
+    assert_float_equal(run_eta_past_s(40, 55), 0, 1e-9);
+}
+
 static void test_the_line_says_time_requests_and_eta(void **state)
 {
     (void)state;
@@ -75,6 +84,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_requests_are_counted_as_the_console_grows),
         cmocka_unit_test(test_the_eta_follows_the_rate_of_requests_done),
+        cmocka_unit_test(
+            test_without_requests_the_eta_is_the_past_runs_minus_the_time_taken),
         cmocka_unit_test(test_the_line_says_time_requests_and_eta),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -404,6 +404,8 @@ typedef struct run_view {
     size_t requests;              /* the spec's `requests`, 0 if it has none */
     status_line line;             /* on a terminal: redrawn in place */
     request_counter counter;
+    double started_at;      /* wall_now() when the run began */
+    double expected_wall_s; /* past ok runs of its spec name, 0: none */
     double synced_at, last_plain;
 } run_view;
 
@@ -423,8 +425,11 @@ static void show_progress(run_view *v, uint64_t lowest)
                       : 0;
     double sim_s = lowest == UINT64_MAX ? -1 : (double)lowest / 1e12;
     char text[256];
-    run_progress_text(text, sizeof text, v->id, sim_s, done, v->requests,
-                      now - v->synced_at, run_eta_s(done, v->requests, now - v->synced_at));
+    double eta = done < v->requests ? run_eta_s(done, v->requests, now - v->synced_at) : -1;
+    if (eta < 0)
+        eta = run_eta_past_s(v->expected_wall_s, now - v->started_at);
+    run_progress_text(text, sizeof text, v->id, sim_s, done, v->requests, now - v->synced_at,
+                      eta);
     if (v->line.tty) {
         status_line_show(&v->line, text);
     } else {
@@ -984,7 +989,9 @@ int mortar_run_main(int argc, char **argv)
         fprintf(stderr, "[mortar] processes started after %.2f s\n", wall_now() - t0);
     run_view view = {.id = id, .requests = spec_requests(spec),
                      .measured_console = measured_console(spec, &p),
-                     .line = {.tty = isatty(STDERR_FILENO)}};
+                     .line = {.tty = isatty(STDERR_FILENO)}, .started_at = t0};
+    if (db_mean_wall_s(db, name, &view.expected_wall_s) < 0)
+        view.expected_wall_s = 0; /* no estimate: the run goes on without */
     if (!rc)
         rc = watch(&ps, &p, &o, t0, &view, err, sizeof err);
     procs_kill_all(&ps);

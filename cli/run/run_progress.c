@@ -50,6 +50,13 @@ double run_eta_s(size_t done, size_t total, double elapsed_s)
     return elapsed_s / (double)done * (double)(total - done);
 }
 
+double run_eta_past_s(double expected_s, double elapsed_s)
+{
+    if (expected_s <= 0)
+        return -1;
+    return expected_s > elapsed_s ? expected_s - elapsed_s : 0;
+}
+
 void run_progress_text(char *buf, size_t size, long long id, double sim_s, size_t done,
                        size_t total, double wall_s, double eta_s)
 {

@@ -8,7 +8,11 @@
  * value, `latency_ns`, on the measured host's console, counted as the
  * console grows; how many there will be is the spec's `requests` variable.
  * The ETA assumes the requests left go at the rate of those done since
- * the common start.
+ * the common start. A study whose hosts print their per-request lines only
+ * at the end (the matmul client does: a console write inside the measured
+ * window would cost simulated time) shows none done until then; the ETA is
+ * then the mean wall time of the past ok runs of the same spec name minus
+ * the time this run has taken.
  */
 #ifndef MORTAR_CLI_RUN_PROGRESS_H
 #define MORTAR_CLI_RUN_PROGRESS_H
@@ -29,6 +33,10 @@ size_t request_counter_update(request_counter *c, const char *path);
 /* Seconds left when `done` of `total` requests took `elapsed_s`; -1 when it
  * cannot be told (total unknown (0) or nothing done yet). */
 double run_eta_s(size_t done, size_t total, double elapsed_s);
+
+/* Seconds left of a run expected to take `expected_s` (0: unknown, -1
+ * returned) after `elapsed_s`; never below 0. */
+double run_eta_past_s(double expected_s, double elapsed_s);
 
 /* The progress line into buf: `sim_s` simulated seconds reached (< 0:
  * none reported yet), `total` 0 when unknown, `eta_s` < 0 when unknown. */
