@@ -77,6 +77,9 @@ static void test_the_line_says_time_requests_and_eta(void **state)
         buf, "[mortar] run 12: 3.41 ms simulated, 37/60 requests, 8.2 s wall, ETA 5s");
     run_progress_text(buf, sizeof buf, 3, -1, 4, 0, 1.0, -1);
     assert_string_equal(buf, "[mortar] run 3: -- simulated, 4 requests, 1.0 s wall");
+    run_progress_text(buf, sizeof buf, 4, 1.65, 0, 5, 2.0, 40);
+    assert_string_equal(
+        buf, "[mortar] run 4: 1.650 s simulated, 0/5 requests, 2.0 s wall, ETA 40s");
 }
 
 int main(void)

@@ -63,6 +63,8 @@ void run_progress_text(char *buf, size_t size, long long id, double sim_s, size_
     char sim[32], requests[48], eta[48] = "", d[32];
     if (sim_s < 0)
         snprintf(sim, sizeof sim, "-- simulated");
+    else if (sim_s >= 1)
+        snprintf(sim, sizeof sim, "%.3f s simulated", sim_s);
     else
         snprintf(sim, sizeof sim, "%.2f ms simulated", sim_s * 1e3);
     if (total)
