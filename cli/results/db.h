@@ -140,6 +140,11 @@ json_t *db_run_profile(db_conn *db, int64_t id);
  * empty when none; NULL on an error (see db_last_error). */
 json_t *db_run_vars(db_conn *db, int64_t id);
 
+/* The mean wall time of the ok runs recorded under `name` (runs.name, the
+ * resolved spec's name) into *mean_s; returns how many there are (0: none,
+ * *mean_s untouched), -1 on a database error. A sweep's first ETA. */
+int db_mean_wall_s(db_conn *db, const char *name, double *mean_s);
+
 /* Whether run `id` can take its final record (`mortar import`): 0 when it
  * is in the database, not finished ("running", or "abandoned" by a later
  * run) and without requests; 1 when not, with the words to put between

@@ -402,6 +402,25 @@ json_t *db_run_vars(sqlite3 *db, int64_t id)
     return NULL;
 }
 
+int db_mean_wall_s(sqlite3 *db, const char *name, double *mean_s)
+{
+    sqlite3_stmt *st;
+    if (db_prepare(db,
+                   "SELECT count(*), avg(wall_s) FROM runs"
+                   " WHERE name = ? AND status = 'ok' AND wall_s > 0",
+                   &st))
+        return -1;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+    int rc = db_step(st), n = 0;
+    if (rc == 1) {
+        n = sqlite3_column_int(st, 0);
+        if (n > 0)
+            *mean_s = sqlite3_column_double(st, 1);
+    }
+    sqlite3_finalize(st);
+    return rc == 1 ? n : -1;
+}
+
 /* One row of db_runs_json's statement, its losses and variables; NULL
  * when reading those fails. */
 static json_t *run_json(sqlite3 *db, sqlite3_stmt *st)

@@ -29,6 +29,8 @@
 #include "dirs.h"
 #include "errbuf.h"
 #include "guest_console.h"
+#include "run_progress.h"
+#include "status_line.h"
 #include "host_tools.h"
 #include "losses.h"
 #include "owner.h"
@@ -286,7 +288,8 @@ static const char *console_of(const plan *p, const proc *pr)
  * snapshots, where QEMU quits at the snapshot point).
  */
 #define END_GRACE_S 0.5
-static int reap_ended(procs *ps, const plan *p, bool guests, char *err, size_t size)
+static int reap_ended(procs *ps, const plan *p, bool guests, status_line *line, char *err,
+                      size_t size)
 {
     proc_end cause = {.kind = PROC_END_FINISHED}, e;
     const proc *culprit = NULL;
@@ -313,6 +316,8 @@ static int reap_ended(procs *ps, const plan *p, bool guests, char *err, size_t s
         usleep(20000);
     }
     snprintf(err, size, "%s", cause.what);
+    if (line)
+        status_line_clear(line);
     show_failure(p, culprit);
     return -1;
 }
@@ -392,10 +397,85 @@ static void stall_message(const procs *ps, const run_opts *o, const char *who,
              o->stall_s, culprit);
 }
 
-/* Watches until every host powered off and every simulator ended. Returns 0,
- * or -1 with the reason (and the culprit's log shown). */
-static int watch(procs *ps, plan *p, const run_opts *o, double run_start, char *err,
-                 size_t size)
+/* What the progress line of a run needs (run_progress.h). */
+typedef struct run_view {
+    long long id;
+    const char *measured_console; /* NULL: no host is measured */
+    size_t requests;              /* the spec's `requests`, 0 if it has none */
+    status_line line;             /* on a terminal: redrawn in place */
+    request_counter counter;
+    double started_at;      /* wall_now() when the run began */
+    double expected_wall_s; /* past ok runs of its spec name, 0: none */
+    double synced_at, last_plain;
+} run_view;
+
+/* Without a terminal, a plain progress line at most this often (a log
+ * reader wants a sign of life, not a line per look). */
+#define PLAIN_PROGRESS_EVERY_S 10.0
+
+/* Shows how far the run got: redraws the line on a terminal, or prints a
+ * plain line now and then. Call it after the common start. */
+static void show_progress(run_view *v, uint64_t lowest)
+{
+    double now = wall_now();
+    if (!v->line.tty && now - v->last_plain < PLAIN_PROGRESS_EVERY_S)
+        return;
+    size_t done = v->measured_console
+                      ? request_counter_update(&v->counter, v->measured_console)
+                      : 0;
+    double sim_s = lowest == UINT64_MAX ? -1 : (double)lowest / 1e12;
+    char text[256];
+    double eta = done < v->requests ? run_eta_s(done, v->requests, now - v->synced_at) : -1;
+    if (eta < 0)
+        eta = run_eta_past_s(v->expected_wall_s, now - v->started_at);
+    run_progress_text(text, sizeof text, v->id, sim_s, done, v->requests, now - v->synced_at,
+                      eta);
+    if (v->line.tty) {
+        status_line_show(&v->line, text);
+    } else {
+        fprintf(stderr, "%s\n", text);
+        v->last_plain = now;
+    }
+}
+
+static int watch_hosts(procs *ps, plan *p, const run_opts *o, double run_start,
+                       run_view *v, char *err, size_t size);
+
+/* How many requests the spec asks for: its `requests` variable (a whole
+ * number, or text holding one), else 0 (unknown: no ETA). */
+static size_t spec_requests(json_t *spec)
+{
+    json_t *v = json_object_get(json_object_get(spec, "vars"), "requests");
+    long long n = json_is_integer(v)  ? json_integer_value(v)
+                  : json_is_string(v) ? strtoll(json_string_value(v), NULL, 10)
+                                      : 0;
+    return n > 0 ? (size_t)n : 0;
+}
+
+/* The console of the host the spec measures (`measure.host`), or NULL. */
+static const char *measured_console(json_t *spec, const plan *p)
+{
+    const char *host =
+        json_string_value(json_object_get(json_object_get(spec, "measure"), "host"));
+    for (int i = 0; host && i < p->nhosts; i++)
+        if (strcmp(p->hosts[i].name, host) == 0)
+            return p->hosts[i].console;
+    return NULL;
+}
+
+/* Watches until every host powered off and every simulator ended, showing
+ * the progress after the common start. Returns 0, or -1 with the reason
+ * (and the culprit's log shown, after the progress line is gone). */
+static int watch(procs *ps, plan *p, const run_opts *o, double run_start, run_view *v,
+                 char *err, size_t size)
+{
+    int rc = watch_hosts(ps, p, o, run_start, v, err, size);
+    status_line_clear(&v->line);
+    return rc;
+}
+
+static int watch_hosts(procs *ps, plan *p, const run_opts *o, double run_start,
+                       run_view *v, char *err, size_t size)
 {
     double start = wall_now(), last_progress = start;
     long last_out = -1;
@@ -403,7 +483,7 @@ static int watch(procs *ps, plan *p, const run_opts *o, double run_start, char *
     char who[128];
     bool synced = false;
     for (;;) {
-        if (reap_ended(ps, p, true, err, size))
+        if (reap_ended(ps, p, true, &v->line, err, size))
             return -1;
         /* every process ended: a guest whose program failed still fails the
          * run (a short run can end between two looks) */
@@ -417,6 +497,7 @@ static int watch(procs *ps, plan *p, const run_opts *o, double run_start, char *
         }
         if (all_synced && !synced) {
             synced = true;
+            v->synced_at = v->last_plain = wall_now();
             fprintf(stderr,
                     "[mortar] hosts synchronized at the common start after %.2f s (%s)\n",
                     wall_now() - run_start, o->cold_boot ? "cold boot" : "from snapshots");
@@ -435,6 +516,7 @@ static int watch(procs *ps, plan *p, const run_opts *o, double run_start, char *
             return -1;
         }
         if (guest_failed(p, err, size)) {
+            status_line_clear(&v->line);
             for (int i = 0; i < p->nhosts; i++) {
                 fprintf(stderr, "[mortar] %s console:\n", p->hosts[i].name);
                 procs_print_tail(p->hosts[i].console, 8);
@@ -443,6 +525,7 @@ static int watch(procs *ps, plan *p, const run_opts *o, double run_start, char *
         }
         if (wall_now() - last_progress > o->stall_s) {
             stall_message(ps, o, who, lowest, err, size);
+            status_line_clear(&v->line);
             for (int i = 0; i < p->nhosts; i++) {
                 fprintf(stderr, "[mortar] %s console:\n", p->hosts[i].name);
                 procs_print_tail(p->hosts[i].console, 6);
@@ -453,6 +536,8 @@ static int watch(procs *ps, plan *p, const run_opts *o, double run_start, char *
             snprintf(err, size, "timed out after %d s (--timeout)", o->timeout_s);
             return -1;
         }
+        if (synced)
+            show_progress(v, lowest);
         usleep(synced ? 100000 : 20000); /* the common start is looked for closely */
     }
 }
@@ -579,7 +664,7 @@ static int store_snapshot(const plan_host *h, char *err, size_t size)
 static int wait_snapshots(procs *ps, const plan *p, double start, char *err, size_t size)
 {
     for (;;) {
-        if (reap_ended(ps, p, false, err, size)) {
+        if (reap_ended(ps, p, false, NULL, err, size)) {
             char what[1024];
             snprintf(what, sizeof what, "%s", err);
             return errbuf_fail(err, size, "while building snapshots, %s", what);
@@ -902,8 +987,13 @@ int mortar_run_main(int argc, char **argv)
         rc = start_all(&ps, &p, t.sim_bin, o.trace, err, sizeof err);
     if (!rc)
         fprintf(stderr, "[mortar] processes started after %.2f s\n", wall_now() - t0);
+    run_view view = {.id = id, .requests = spec_requests(spec),
+                     .measured_console = measured_console(spec, &p),
+                     .line = {.tty = isatty(STDERR_FILENO)}, .started_at = t0};
+    if (db_mean_wall_s(db, name, &view.expected_wall_s) < 0)
+        view.expected_wall_s = 0; /* no estimate: the run goes on without */
     if (!rc)
-        rc = watch(&ps, &p, &o, t0, err, sizeof err);
+        rc = watch(&ps, &p, &o, t0, &view, err, sizeof err);
     procs_kill_all(&ps);
     if (rc)
         add_full_disk_note(err, sizeof err, run_dir, o.cold_boot ? "" : snap_dir);

@@ -821,6 +821,7 @@ int mortar_sweep_main(int argc, char **argv)
     }
     install_signals();
     progress_init(&s.prog, s.grid_npoints, s.skipped, s.njobs, isatty(STDERR_FILENO));
+    progress_expect(&s.prog, sweep_plan_expected_wall_s(&s.plan, s.db));
     run_all(&s);
     if (s.refining && !stop_signals)
         refine_all(&s);

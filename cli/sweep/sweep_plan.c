@@ -653,3 +653,31 @@ int sweep_find_run(db_conn *db, const char *canonical, int64_t after_id,
 {
     return db_newest_run_of_spec(db, canonical, after_id, out);
 }
+
+/* The resolved spec's name ("name"); NULL when its text cannot be read. */
+static char *canonical_name(const char *canonical)
+{
+    json_t *spec = json_loads(canonical, 0, NULL);
+    const char *name = json_string_value(json_object_get(spec, "name"));
+    char *out = name ? strdup(name) : NULL;
+    json_decref(spec);
+    return out;
+}
+
+double sweep_plan_expected_wall_s(const sweep_plan *plan, db_conn *db)
+{
+    double sum = 0;
+    size_t known = 0;
+    for (size_t i = 0; i < plan->npoints; i++) {
+        if (plan->points[i].done_run_id > 0 || !plan->points[i].canonical)
+            continue;
+        char *name = canonical_name(plan->points[i].canonical);
+        double mean;
+        if (name && db_mean_wall_s(db, name, &mean) > 0) {
+            sum += mean;
+            known++;
+        }
+        free(name);
+    }
+    return known ? sum / (double)known : 0;
+}

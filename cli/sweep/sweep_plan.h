@@ -84,6 +84,13 @@ bool sweep_plan_is_sweep_file(const char *path);
  * -1 with the database's message in `err`. */
 int sweep_plan_match_done(sweep_plan *plan, db_conn *db, char *err, size_t err_size);
 
+/* A run's expected wall time before any run of this sweep ended: for each
+ * point not done, the mean wall time of the past ok runs recorded under its
+ * resolved spec's name (a design's or a variant's name, whatever its knob
+ * values: a new grid point has no run of its own yet), averaged over the
+ * points that have any; 0 when none has (or on a database error). */
+double sweep_plan_expected_wall_s(const sweep_plan *plan, db_conn *db);
+
 /* The largest run id in the database (0 if none, -1 on error). */
 int64_t sweep_max_run_id(db_conn *db);
 

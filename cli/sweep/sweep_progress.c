@@ -7,8 +7,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
-#include <unistd.h>
-#include <sys/ioctl.h>
+
+#include "status_line.h"
 
 #define BAR_WIDTH 16
 
@@ -37,7 +37,7 @@ void progress_init(progress *p, size_t total, size_t done_before, size_t jobs, b
                     .done = done_before,
                     .jobs = jobs ? jobs : 1,
                     .start_s = progress_now(),
-                    .tty = tty};
+                    .line = {.tty = tty}};
 }
 
 void progress_set_total(progress *p, size_t total)
@@ -45,19 +45,31 @@ void progress_set_total(progress *p, size_t total)
     p->total = total > p->done + p->running ? total : p->done + p->running;
 }
 
-/* "ETA 1h10m", or "ETA --" before the first run ended. */
+void progress_expect(progress *p, double wall_s)
+{
+    p->expected_s = wall_s > 0 ? wall_s : 0;
+}
+
+double progress_eta_s(const progress *p, double now)
+{
+    double per_run =
+        p->finished_here ? p->wall_sum_s / (double)p->finished_here : p->expected_s;
+    if (per_run <= 0)
+        return -1;
+    size_t not_started = p->total - p->done - p->running;
+    double running_left =
+        (double)p->running * per_run - ((double)p->running * now - p->started_sum_s);
+    double work = (double)not_started * per_run + (running_left > 0 ? running_left : 0);
+    return work / (double)p->jobs;
+}
+
+/* "ETA 1h10m", or "ETA --" while it cannot be told. */
 static const char *eta_text(const progress *p, char *buf, size_t size)
 {
-    if (p->finished_here == 0) {
-        snprintf(buf, size, "ETA --");
-        return buf;
-    }
-    double mean = p->wall_sum_s / (double)p->finished_here;
-    size_t left = p->total - p->done;
+    double eta = progress_eta_s(p, progress_now());
     char d[32];
-    snprintf(
-        buf, size, "ETA %s",
-        progress_format_duration(mean * (double)left / (double)p->jobs, d, sizeof d));
+    snprintf(buf, size, "ETA %s",
+             eta < 0 ? "--" : progress_format_duration(eta, d, sizeof d));
     return buf;
 }
 
@@ -73,23 +85,12 @@ static void status_text(const progress *p, char *buf, size_t size)
 
 static void clear_bar(progress *p)
 {
-    if (p->tty && p->drawn)
-        fputs("\r\033[K", stderr);
-    p->drawn = false;
-}
-
-/* The terminal's width; a longer line would wrap and break the redraw. */
-static int terminal_columns(void)
-{
-    struct winsize ws;
-    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-        return ws.ws_col;
-    return 80;
+    status_line_clear(&p->line);
 }
 
 void progress_draw(progress *p)
 {
-    if (!p->tty)
+    if (!p->line.tty)
         return;
     char bar[BAR_WIDTH + 1], status[256];
     size_t filled = p->total ? p->done * BAR_WIDTH / p->total : BAR_WIDTH;
@@ -99,9 +100,7 @@ void progress_draw(progress *p)
     status_text(p, status, sizeof status);
     char line[300];
     snprintf(line, sizeof line, "[%s] %s", bar, status);
-    fprintf(stderr, "\r\033[K%.*s", terminal_columns() - 1, line);
-    fflush(stderr);
-    p->drawn = true;
+    status_line_show(&p->line, line);
 }
 
 void progress_message(progress *p, const char *fmt, ...)
@@ -118,18 +117,20 @@ void progress_message(progress *p, const char *fmt, ...)
 void progress_started(progress *p)
 {
     p->running++;
+    p->started_sum_s += progress_now();
     progress_draw(p);
 }
 
 void progress_finished(progress *p, bool ok, double wall_s, const char *line)
 {
     p->running--;
+    p->started_sum_s -= progress_now() - wall_s;
     p->done++;
     p->failed += !ok;
     p->finished_here++;
     p->wall_sum_s += wall_s;
     progress_message(p, "%s", line);
-    if (!p->tty) {
+    if (!p->line.tty) {
         char status[256];
         status_text(p, status, sizeof status);
         fprintf(stderr, "[sweep] %s\n", status);

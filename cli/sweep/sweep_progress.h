@@ -7,14 +7,20 @@
  *   [######..........] 23/62 done, 1 failed, 2 running, 41m12s elapsed, ETA 1h10m
  *
  * "done" counts every point of the sweep that has finished: ok before this
- * invocation, ok or failed in it. The ETA is the mean wall time of the runs
- * finished in this invocation times the runs left, divided by the jobs.
+ * invocation, ok or failed in it. The ETA is the work left divided by the
+ * jobs: a run's expected wall time (the mean of the runs finished in this
+ * invocation; before the first ends, the estimate from past runs that
+ * progress_expect gave) for each run not started, plus what is left of it
+ * for the runs running (their elapsed time subtracted, never below 0), so
+ * it counts down between runs.
  */
 #ifndef MORTAR_CLI_SWEEP_PROGRESS_H
 #define MORTAR_CLI_SWEEP_PROGRESS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "status_line.h"
 
 typedef struct progress {
     size_t total;  /* points of the sweep */
@@ -25,8 +31,9 @@ typedef struct progress {
     size_t finished_here; /* runs that ended in this invocation */
     double wall_sum_s;    /* their wall times */
     double start_s;       /* monotonic seconds at progress_init */
-    bool tty;             /* redraw in place */
-    bool drawn;           /* the bar is on the screen */
+    double expected_s;    /* a run's wall time from past runs, 0: unknown */
+    double started_sum_s; /* the start times of the runs running, summed */
+    status_line line;     /* the bar, redrawn in place on a terminal */
 } progress;
 
 /* Monotonic wall-clock seconds. */
@@ -34,6 +41,13 @@ double progress_now(void);
 
 /* Starts the display: `done_before` of `total` points are already done. */
 void progress_init(progress *p, size_t total, size_t done_before, size_t jobs, bool tty);
+
+/* Before any run of this invocation ends, a run is expected to take
+ * `wall_s` (from past runs; 0: unknown, "ETA --"). */
+void progress_expect(progress *p, double wall_s);
+
+/* The seconds left at monotonic time `now`, or -1 when unknown. */
+double progress_eta_s(const progress *p, double now);
 
 /* The sweep's points became `total` (a refinement adds runs as it goes);
  * never fewer than those done or running. */
