@@ -9,7 +9,7 @@
  * console grows; how many there will be is the spec's `requests` variable.
  * The ETA assumes the requests left go at the rate of those done since
  * the common start. A study whose hosts print their per-request lines only
- * at the end (the matmul client does: a console write inside the measured
+ * at the end (the case study's client does: a console write inside the measured
  * window would cost simulated time) shows none done until then; the ETA is
  * then the mean wall time of the past ok runs of the same spec name minus
  * the time this run has taken.
