@@ -42,10 +42,34 @@ qh_cleanup() {
     [ -n "${QH_KEEP:-}" ] || rm -rf "$QH_DIR"
 }
 
+# Removes the folders /tmp/mortar-NAME.* of earlier runs of this test whose
+# owner (the PID in their .owner) is gone: a test killed outright (CTest's
+# timeout sends SIGKILL) cannot run its EXIT trap. A folder without an
+# owner is left for a minute, so one just made is never taken.
+qh_sweep_stale() {
+    local old owner
+    for old in /tmp/mortar-"$1".??????; do
+        [ -d "$old" ] || continue
+        owner=$(cat "$old/.owner" 2>/dev/null)
+        if [ -n "$owner" ]; then
+            kill -0 "$owner" 2>/dev/null && continue
+        elif [ -z "$(find "$old" -maxdepth 0 -mmin +1)" ]; then
+            continue
+        fi
+        rm -rf "$old"
+    done
+}
+
 qh_init() {
+    qh_sweep_stale "$1"
     QH_DIR=$(mktemp -d "/tmp/mortar-$1.XXXXXX")
+    echo $$ >"$QH_DIR/.owner"
     mkdir -p "$QH_DIR/rendezvous"
     trap qh_cleanup EXIT
+    # a signal ends the test through its EXIT trap, which removes QH_DIR
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+    trap 'exit 129' HUP
     QH_QEMU=$("$QH_SOURCE/hosts/qemu/build.sh" --print-path)
     [ -x "$QH_QEMU" ] || qh_fail "QEMU is not built ($QH_QEMU); run 'make setup' first"
     QH_IMAGE=$(MORTAR_GUEST_BIN=${MORTAR_GUEST_BIN:-$QH_SOURCE/build/guest-bin} \
