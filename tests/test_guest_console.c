@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "guest_console.h"
 
@@ -61,12 +63,41 @@ static void test_init_fail_line_gives_the_reason(void **state)
     assert_false(guest_console_setup_failed("MORTAR-FAILED x", &why));
 }
 
+/* What guest_console_failure() says of a console holding `text`. */
+static bool console_failure(const char *text, char *what, size_t size)
+{
+    FILE *f = fmemopen((void *)text, strlen(text), "r");
+    assert_non_null(f);
+    bool failed = guest_console_failure(f, what, size);
+    fclose(f);
+    return failed;
+}
+
+static void test_a_console_line_still_being_written_is_not_read(void **state)
+{
+    (void)state;
+    char what[400] = "";
+    /* a reason cut short had been recorded as the run's error */
+    assert_false(console_failure("boot\nMORTAR-FAIL a program of this host was not insta",
+                                 what, sizeof what));
+    assert_true(console_failure("boot\nMORTAR-FAIL a program of this host was not "
+                                "installed: sh\nMORTAR-EXIT 3\n",
+                                what, sizeof what));
+    assert_string_equal(what, "a program of this host was not installed: sh");
+    assert_true(console_failure("MORTAR-EXIT 0\n[    1.5] BUG: bad\n", what, sizeof what));
+    assert_string_equal(what, "the guest kernel crashed: [    1.5] BUG: bad");
+    assert_true(console_failure("MORTAR-EXIT 2\n", what, sizeof what));
+    assert_string_equal(what, "its program failed: MORTAR-EXIT 2");
+    assert_false(console_failure("MORTAR-EXIT 0\nMORTAR-EXIT 2", what, sizeof what));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_crash_is_a_kernel_message_that_starts_with_its_phrase),
         cmocka_unit_test(test_init_exit_line_gives_the_status),
         cmocka_unit_test(test_init_fail_line_gives_the_reason),
+        cmocka_unit_test(test_a_console_line_still_being_written_is_not_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,8 @@
 #include "guest_console.h"
 
 #include <ctype.h>
+#include <stdio.h>
+#include <sys/types.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,4 +51,28 @@ bool guest_console_setup_failed(const char *line, const char **why)
         return false;
     *why = line + 12;
     return true;
+}
+
+bool guest_console_failure(FILE *console, char *what, size_t size)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    bool failed = false;
+    while (!failed && (n = getline(&line, &cap, console)) > 0 && line[n - 1] == '\n') {
+        long code = 0;
+        const char *why;
+        bool crashed = guest_console_kernel_crash(line);
+        line[strcspn(line, "\r\n")] = '\0';
+        failed = true;
+        if (guest_console_setup_failed(line, &why))
+            snprintf(what, size, "%.300s", why);
+        else if (crashed || (guest_console_exit(line, &code) && code != 0))
+            snprintf(what, size, "%s: %.200s",
+                     crashed ? "the guest kernel crashed" : "its program failed", line);
+        else
+            failed = false;
+    }
+    free(line);
+    return failed;
 }

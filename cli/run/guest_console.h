@@ -13,6 +13,8 @@
 #define MORTAR_CLI_GUEST_CONSOLE_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
 
 /* Whether `line` is the start of a kernel crash report (BUG, Oops, general
  * protection fault, double fault, Kernel panic). */
@@ -24,5 +26,13 @@ bool guest_console_setup_failed(const char *line, const char **why);
 /* Whether `line` is init's "MORTAR-EXIT <status>"; the status in *status
  * (a status that is not a number counts as 255). */
 bool guest_console_exit(const char *line, long *status);
+
+/* Reads a console log from its start and says whether it shows the guest
+ * failed: a crash report, "MORTAR-FAIL <why>" or a nonzero "MORTAR-EXIT".
+ * If so, what happened in `what` ("the guest kernel crashed: <line>",
+ * "<why>", "its program failed: <line>"). A last line without its newline
+ * is not read: the serial port writes a character at a time, so it may
+ * still be growing. */
+bool guest_console_failure(FILE *console, char *what, size_t size);
 
 #endif

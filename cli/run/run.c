@@ -328,30 +328,19 @@ static int reap_ended(procs *ps, const plan *p, bool guests, status_line *line, 
  * "MORTAR-EXIT <nonzero>" (guest/init). */
 static bool guest_failed(const plan *p, char *err, size_t size)
 {
-    char *line = NULL;
-    size_t cap = 0;
-    bool failed = false;
-    for (int i = 0; i < p->nhosts && !failed; i++) {
+    char what[400];
+    for (int i = 0; i < p->nhosts; i++) {
         FILE *f = fopen(p->hosts[i].console, "r");
-        while (f && !failed && getline(&line, &cap, f) >= 0) {
-            long code = 0;
-            const char *why;
-            bool crashed = guest_console_kernel_crash(line);
-            line[strcspn(line, "\r\n")] = '\0';
-            if (guest_console_setup_failed(line, &why))
-                snprintf(err, size, "host %s: %.300s", p->hosts[i].name, why);
-            else if (crashed || (guest_console_exit(line, &code) && code != 0))
-                snprintf(err, size, "host %s: %s: %.200s", p->hosts[i].name,
-                         crashed ? "the guest kernel crashed" : "its program failed", line);
-            else
-                continue;
-            failed = true;
+        if (!f)
+            continue;
+        bool failed = guest_console_failure(f, what, sizeof what);
+        fclose(f);
+        if (failed) {
+            snprintf(err, size, "host %s: %s", p->hosts[i].name, what);
+            return true;
         }
-        if (f)
-            fclose(f);
     }
-    free(line);
-    return failed;
+    return false;
 }
 
 /* The simulated time every process reported (mortar/progress.h), summed:
