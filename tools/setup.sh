@@ -27,11 +27,12 @@ packages=(
   libjansson-dev libcmocka-dev libsqlite3-dev sqlite3
   clang libclang-rt-14-dev
   tshark
-  # QEMU build and guest image
-  meson libglib2.0-dev libpixman-1-dev zlib1g-dev libfdt-dev python3-venv dpkg-dev flex bison
+  # QEMU build and guest image (and zlib1g-dev below)
+  meson libglib2.0-dev libpixman-1-dev libfdt-dev python3-venv dpkg-dev flex bison
   seabios qemu-system-data busybox-static cpio xz-utils zstd bzip2
-  # the explorer: mortar serve's HTTP server, and the browser its test drives
-  libmicrohttpd-dev chromium
+  # the explorer: mortar serve's HTTP server and its compression, and the
+  # browser its test drives
+  libmicrohttpd-dev zlib1g-dev chromium
   # RTL designs: Verilator simulates them, yosys checks they synthesize
   verilator yosys
 )

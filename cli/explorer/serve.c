@@ -3,8 +3,11 @@
  * the explorer over HTTP on 127.0.0.1 only (libmicrohttpd). Every request of
  * / builds the page afresh from the database (report_page.h), so a reload
  * shows the runs a sweep has finished since, and /traces/<run id>.js builds
- * the one traced request the page asks for when it shows that run; any other
- * path is 404. Ctrl-C (or SIGTERM) stops it.
+ * the one traced request the page asks for when it shows that run;
+ * /api/runs and /api/verdict give the data as JSON (serve_api.h); any other
+ * path is 404. A successful answer is gzip-compressed for a client that
+ * takes it and carries an ETag to revalidate with (serve_reply.h). Ctrl-C
+ * (or SIGTERM) stops it.
  *
  * The listening socket is bound here rather than by libmicrohttpd, so that a
  * port in use is reported plainly and --port 0 can print the port the kernel
@@ -44,6 +47,8 @@
 #include "report_data.h"
 #include "study.h"
 #include "report_page.h"
+#include "serve_api.h"
+#include "serve_reply.h"
 #include "serve_guard.h"
 #include "serve_host.h"
 #include "usage.h"
@@ -74,6 +79,48 @@ static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status,
     }
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    enum MHD_Result ret = MHD_queue_response(conn, status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+/* 200 with `body` (freed here), compressed when the client takes gzip, or
+ * 304 and no body when the client's copy is current (serve_reply.h). */
+static enum MHD_Result respond_ok(struct MHD_Connection *conn, const char *type, char *body,
+                                  size_t len)
+{
+    char etag[SERVE_REPLY_ETAG_SIZE];
+    serve_reply_etag(body, len, etag);
+    unsigned status = MHD_HTTP_OK;
+    const char *coding = NULL;
+    if (serve_reply_not_modified(
+            MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH),
+            etag)) {
+        status = MHD_HTTP_NOT_MODIFIED;
+        len = 0;
+    } else if (serve_reply_accepts_gzip(MHD_lookup_connection_value(
+                   conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING))) {
+        size_t zlen;
+        char *z = serve_reply_gzip(body, len, &zlen);
+        if (z) {
+            free(body);
+            body = z;
+            len = zlen;
+            coding = "gzip";
+        }
+    }
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+    if (!r) {
+        free(body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, SERVE_REPLY_CACHE_CONTROL);
+    MHD_add_response_header(r, MHD_HTTP_HEADER_ETAG, etag);
+    MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+    if (coding)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, coding);
     enum MHD_Result ret = MHD_queue_response(conn, status, r);
     MHD_destroy_response(r);
     return ret;
@@ -144,7 +191,36 @@ static enum MHD_Result serve_trace(const serve_ctx *ctx, struct MHD_Connection *
         return respond_error(
             conn, rc > 0 ? MHD_HTTP_NOT_FOUND : MHD_HTTP_INTERNAL_SERVER_ERROR, err);
     fprintf(stderr, "mortar serve: GET %s, trace built in %.0f ms\n", url, now_ms() - t0);
-    return respond(conn, MHD_HTTP_OK, "text/javascript; charset=utf-8", script, len);
+    return respond_ok(conn, "text/javascript; charset=utf-8", script, len);
+}
+
+/* GET /api/runs and /api/verdict (serve_api.h); an error is JSON too,
+ * {"error": text} without the machine's paths. */
+static enum MHD_Result serve_data(const serve_ctx *ctx, struct MHD_Connection *conn,
+                                  const char *url, const char *name)
+{
+    double t0 = now_ms();
+    const char *requests =
+        MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "requests");
+    bool with_requests = requests && strcmp(requests, "0") && strcmp(requests, "false");
+    char err[2048], *body;
+    size_t len;
+    unsigned status = serve_api_answer(ctx->db_path, &ctx->study, name, with_requests, &body,
+                                       &len, err, sizeof err);
+    if (status == MHD_HTTP_OK) {
+        fprintf(stderr, "mortar serve: GET %s, data built in %.0f ms\n", url, now_ms() - t0);
+        return respond_ok(conn, "application/json", body, len);
+    }
+    fprintf(stderr, "mortar serve: GET %s: %s\n", url, err);
+    char shown[2100];
+    if (serve_api_has(name))
+        redact_paths(err, shown, sizeof shown);
+    else
+        snprintf(shown, sizeof shown, "%s", err); /* names only the server's paths */
+    json_t *doc = json_pack("{s:s}", "error", shown);
+    char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+    json_decref(doc);
+    return text ? respond(conn, status, "application/json", text, strlen(text)) : MHD_NO;
 }
 
 /* 421 to a request whose Host is not this server's: it says which are,
@@ -179,6 +255,8 @@ static enum MHD_Result answer(serve_ctx *ctx, struct MHD_Connection *conn, const
         return respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET is served\n");
     if (!strncmp(url, traces, sizeof traces - 1))
         return serve_trace(ctx, conn, url, url + sizeof traces - 1);
+    if (!strncmp(url, SERVE_API_PREFIX, strlen(SERVE_API_PREFIX)))
+        return serve_data(ctx, conn, url, url + strlen(SERVE_API_PREFIX));
     if (strcmp(url, "/") && strcmp(url, "/index.html"))
         return respond_text(conn, MHD_HTTP_NOT_FOUND,
                             "not found: the explorer is at /\n");
@@ -190,7 +268,7 @@ static enum MHD_Result answer(serve_ctx *ctx, struct MHD_Connection *conn, const
     if (!page)
         return respond_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, err);
     fprintf(stderr, "mortar serve: GET %s, page built in %.0f ms\n", url, now_ms() - t0);
-    return respond(conn, MHD_HTTP_OK, "text/html; charset=utf-8", page, len);
+    return respond_ok(conn, "text/html; charset=utf-8", page, len);
 }
 
 /* The clock the guard's deadlines run on: the time the server has had to

@@ -87,7 +87,7 @@ json_t *results_json(db_conn *db, bool with_requests)
 
 int results_write_json(FILE *f, const json_t *doc)
 {
-    if (json_dumpf(doc, f, JSON_INDENT(1) | JSON_REAL_PRECISION(15)) != 0 ||
+    if (json_dumpf(doc, f, RESULTS_JSON_FLAGS) != 0 ||
         fputc('\n', f) == EOF)
         return -1;
     return ferror(f) ? -1 : 0;

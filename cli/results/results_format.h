@@ -41,6 +41,10 @@ int results_format_real(double x, char *out, size_t size);
  * NULL when the database cannot be read (see db_last_error). */
 json_t *results_json(db_conn *db, bool with_requests);
 
+/* How results_json's document is written, here and by `mortar serve`'s
+ * /api/runs. */
+#define RESULTS_JSON_FLAGS (JSON_INDENT(1) | JSON_REAL_PRECISION(15))
+
 /* Writes a document of results_json (pretty-printed, one trailing
  * newline); 0, or -1 when writing failed. */
 int results_write_json(FILE *f, const json_t *doc);

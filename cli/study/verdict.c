@@ -1203,3 +1203,14 @@ int64_t verdict_finished_runs(db_conn *db, char *err, size_t err_size)
         snprintf(err, err_size, "counting the runs: %s", why);
     return n;
 }
+
+int verdict_of_database(db_conn *db, const study *st, json_t **verdict, char *err,
+                        size_t err_size)
+{
+    *verdict = NULL;
+    int64_t n = verdict_finished_runs(db, err, err_size);
+    if (n <= 0)
+        return n == 0 ? 1 : -1;
+    *verdict = verdict_compute_with_splits(db, st, err, err_size);
+    return *verdict ? 0 : -1;
+}

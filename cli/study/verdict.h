@@ -34,8 +34,19 @@ json_t *verdict_compute(db_conn *db, const study *st, char *err, size_t err_size
 json_t *verdict_compute_with_splits(db_conn *db, const study *st, char *err,
                                     size_t err_size);
 
+/* How a verdict is written as JSON, by `mortar verdict --json` and by
+ * `mortar serve`'s /api/verdict. */
+#define VERDICT_JSON_FLAGS (JSON_INDENT(1) | JSON_REAL_PRECISION(10))
+
 /* How many runs in `db` finished ("ok"); -1 with `err` set on a database
  * error. */
 int64_t verdict_finished_runs(db_conn *db, char *err, size_t err_size);
+
+/* What `mortar verdict --json` shows for `db`: 0 with *verdict set
+ * (verdict_compute_with_splits; the caller owns it), 1 when no run has
+ * finished yet, -1 with `err` set when the database cannot be read or no
+ * verdict can be made. */
+int verdict_of_database(db_conn *db, const study *st, json_t **verdict, char *err,
+                        size_t err_size);
 
 #endif

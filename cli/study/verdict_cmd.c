@@ -464,11 +464,11 @@ static json_t *load_verdict(const char *path, const study *st)
         fprintf(stderr, "mortar verdict: %s\n", err);
         return NULL;
     }
-    json_t *v = NULL;
-    int64_t n = verdict_finished_runs(db, err, sizeof err);
-    if (n == 0)
+    json_t *v;
+    int rc = verdict_of_database(db, st, &v, err, sizeof err);
+    if (rc > 0)
         fprintf(stderr, "mortar verdict: no finished runs in %s\n", path);
-    else if (n < 0 || !(v = verdict_compute_with_splits(db, st, err, sizeof err)))
+    else if (rc < 0)
         fprintf(stderr, "mortar verdict: %s: %s\n", path, err);
     db_close(db);
     return v;
@@ -501,7 +501,7 @@ int mortar_verdict_main(int argc, char **argv)
     }
     json_t *v = load_verdict(path, &st);
     if (v && as_json) {
-        json_dumpf(v, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+        json_dumpf(v, stdout, VERDICT_JSON_FLAGS);
         putchar('\n');
     } else if (v) {
         print_report(&st, v);

@@ -9,6 +9,7 @@ import {
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { before, test } from 'node:test';
 
 import { MAKE_DB, MORTAR, exited, freshDatabase, pageData, run, startServe, traceScript } from './common.mjs';
@@ -349,6 +350,77 @@ function rawGet(port, path) {
     req.end();
   });
 }
+
+// GET `path` with `headers`; the body as the bytes that came.
+function getBytes(port, path, headers = {}) {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method: 'GET', headers }, (res) => {
+      const chunks = [];
+      res.on('data', (d) => chunks.push(d));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+test('serve gives /api/runs and /api/verdict as results --json and verdict --json print them, gzipped and revalidated', async () => {
+  const fresh = freshDatabase('api');
+  const { proc, port, out } = await startServe(['--db', fresh.db, '--port', '0']);
+  try {
+    const expected = {
+      '/api/runs': run(MORTAR, ['results', '--db', fresh.db, '--json']),
+      '/api/runs?requests=1': run(MORTAR, ['results', '--db', fresh.db, '--json', '--requests']),
+      '/api/verdict': run(MORTAR, ['verdict', '--db', fresh.db, '--json']),
+    };
+    for (const [path, cmd] of Object.entries(expected)) {
+      assert.equal(cmd.code, 0, cmd.stderr);
+      const plain = await getBytes(port, path);
+      assert.equal(plain.status, 200, path);
+      assert.equal(plain.headers['content-type'], 'application/json');
+      assert.equal(plain.headers['content-encoding'], undefined);
+      assert.equal(plain.body.toString('utf8'), cmd.stdout, `${path} is what the command prints`);
+      assert.equal(plain.headers['cache-control'], 'no-cache', 'kept, but asked again before use');
+      assert.match(plain.headers.etag, /^"[0-9a-f]{16}"$/);
+
+      const zipped = await getBytes(port, path, { 'Accept-Encoding': 'br, gzip' });
+      assert.equal(zipped.headers['content-encoding'], 'gzip', path);
+      assert.equal(zipped.headers.vary, 'Accept-Encoding');
+      assert.ok(zipped.body.length < plain.body.length / 2, `${path}: ${zipped.body.length} bytes`);
+      assert.equal(gunzipSync(zipped.body).toString('utf8'), cmd.stdout);
+      assert.equal(zipped.headers.etag, plain.headers.etag, 'the tag is of the data, not its coding');
+
+      const again = await getBytes(port, path, { 'If-None-Match': plain.headers.etag });
+      assert.equal(again.status, 304, path);
+      assert.equal(again.body.length, 0);
+    }
+    assert.notEqual((await getBytes(port, '/api/runs')).headers.etag,
+      (await getBytes(port, '/api/runs?requests=1')).headers.etag);
+
+    // The database changes: the tag does, and the old copy is sent again.
+    const before = await getBytes(port, '/api/runs');
+    const r = run(MAKE_DB, [fresh.db, join(fresh.dir, 'runs'), join(fresh.dir, 'manifest2.json')]);
+    assert.equal(r.code, 0, r.stderr);
+    const after = await getBytes(port, '/api/runs', { 'If-None-Match': before.headers.etag });
+    assert.equal(after.status, 200);
+    assert.equal(after.body.toString('utf8'), run(MORTAR, ['results', '--db', fresh.db, '--json']).stdout);
+
+    // The page and the traces are compressed and tagged the same way.
+    const page = await getBytes(port, '/', { 'Accept-Encoding': 'gzip' });
+    assert.equal(page.headers['content-encoding'], 'gzip');
+    assert.equal(pageData(gunzipSync(page.body).toString('utf8')).runs.length,
+      JSON.parse(after.body).runs.length);
+
+    const missing = await getBytes(port, '/api/nothing');
+    assert.equal(missing.status, 404);
+    assert.equal(missing.headers['content-type'], 'application/json');
+    assert.match(JSON.parse(missing.body).error, /\/api\/runs and \/api\/verdict/);
+    assert.equal(missing.headers['cache-control'], 'no-store');
+  } finally {
+    proc.kill('SIGINT');
+  }
+  assert.equal(await exited(proc), 0, out.stderr);
+});
 
 test('serve answers /traces/<id>.js with the trace report writes, and 404 for anything else', async () => {
   const fresh = freshDatabase('cli-serve-traces');

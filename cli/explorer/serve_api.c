@@ -1,0 +1,87 @@
+/*
+ * serve_api.c - /api/runs and /api/verdict (see serve_api.h).
+ */
+#include "serve_api.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "results_format.h"
+#include "verdict.h"
+
+/* `doc` as the command writes it (`flags`, then a newline); NULL when memory
+ * runs out. Takes `doc`. */
+static char *as_text(json_t *doc, size_t flags, size_t *len)
+{
+    char *text = json_dumps(doc, flags);
+    json_decref(doc);
+    if (!text)
+        return NULL;
+    *len = strlen(text);
+    char *with_newline = realloc(text, *len + 2);
+    if (!with_newline) {
+        free(text);
+        return NULL;
+    }
+    with_newline[(*len)++] = '\n';
+    with_newline[*len] = '\0';
+    return with_newline;
+}
+
+static unsigned runs_answer(db_conn *db, const char *db_path, bool with_requests,
+                            char **body, size_t *len, char *err, size_t err_size)
+{
+    json_t *doc = results_json(db, with_requests);
+    if (!doc) {
+        snprintf(err, err_size, "%s: %s", db_path, db_last_error());
+        return 500;
+    }
+    *body = as_text(doc, RESULTS_JSON_FLAGS, len);
+    return *body ? 200 : 500;
+}
+
+static unsigned verdict_answer(db_conn *db, const char *db_path, const study *st,
+                               char **body, size_t *len, char *err, size_t err_size)
+{
+    json_t *v;
+    char why[1024];
+    int rc = verdict_of_database(db, st, &v, why, sizeof why);
+    if (rc > 0)
+        snprintf(err, err_size, "no finished runs in %s", db_path);
+    else if (rc < 0)
+        snprintf(err, err_size, "%s: %s", db_path, why);
+    if (rc)
+        return rc > 0 ? 404 : 500;
+    *body = as_text(v, VERDICT_JSON_FLAGS, len);
+    return *body ? 200 : 500;
+}
+
+bool serve_api_has(const char *name)
+{
+    return !strcmp(name, "runs") || !strcmp(name, "verdict");
+}
+
+unsigned serve_api_answer(const char *db_path, const study *st, const char *name,
+                          bool with_requests, char **body, size_t *len, char *err,
+                          size_t err_size)
+{
+    *body = NULL;
+    err[0] = '\0';
+    bool runs = !strcmp(name, "runs");
+    if (!serve_api_has(name)) {
+        snprintf(err, err_size, SERVE_API_NOT_FOUND);
+        return 404;
+    }
+    db_conn *db;
+    if (db_open_read(&db, db_path, err, err_size))
+        return 500;
+    unsigned status = runs ? runs_answer(db, db_path, with_requests, body, len, err, err_size)
+                           : verdict_answer(db, db_path, st, body, len, err, err_size);
+    if (status == 500 && !*body && !err[0])
+        snprintf(err, err_size, "out of memory");
+    db_close(db);
+    return status;
+}
