@@ -18,6 +18,7 @@
 #include "trace_cmd.h"
 #include "usage.h"
 #include "verdict_cmd.h"
+#include "dissector_cmd.h"
 
 const cli_flag cli_flags[] = {
     {CLI_KEY_HELP, "help", NULL},
@@ -161,6 +162,16 @@ const cli_command mortar_cmd_verdict = {
     mortar_verdict_main,
 };
 
+const cli_command mortar_cmd_dissector = {
+    "dissector",
+    "",
+    "write the Wireshark dissector of the study's protocol",
+    "From the \"wire\" of the study file, in Lua. Load it with\n"
+    "tshark -X lua_script:FILE, or copy it into ~/.local/lib/wireshark/plugins/.\n",
+    {{CLI_KEY_OUTPUT, "write to FILE ('-' or none: stdout)"}, {CLI_KEY_STUDY, STUDY_HELP}},
+    mortar_dissector_main,
+};
+
 const cli_command mortar_cmd_trace = {
     "trace",
     "RUN",
@@ -250,7 +261,7 @@ const cli_command *const cli_commands[] = {
     &mortar_cmd_run,        &mortar_cmd_sweep,
     &mortar_cmd_results,    &mortar_cmd_verdict,
     &mortar_cmd_trace,      &mortar_cmd_profile,
-    &mortar_cmd_report,
+    &mortar_cmd_report,     &mortar_cmd_dissector,
     &mortar_cmd_serve,      &mortar_cmd_spec,
     &mortar_cmd_alone,      &mortar_cmd_import,
     &mortar_cmd_version,    &mortar_cmd_help,

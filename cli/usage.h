@@ -107,7 +107,7 @@ extern const char cli_program_summary[], cli_program_details[];
 extern const cli_command mortar_cmd_alone, mortar_cmd_run, mortar_cmd_results,
     mortar_cmd_import, mortar_cmd_sweep, mortar_cmd_verdict, mortar_cmd_trace,
     mortar_cmd_report, mortar_cmd_serve, mortar_cmd_spec, mortar_cmd_version,
-    mortar_cmd_help, mortar_cmd_completion, mortar_cmd_profile;
+    mortar_cmd_help, mortar_cmd_completion, mortar_cmd_profile, mortar_cmd_dissector;
 
 /* The program's own commands (main.c). */
 int mortar_version_main(int argc, char **argv);

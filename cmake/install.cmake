@@ -61,6 +61,19 @@ endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/experiments/
         DESTINATION ${CMAKE_INSTALL_DATADIR}/mortar/experiments)
 
+# The Wireshark dissector of the default study's protocol (`mortar
+# dissector`, docs/traces.md), written by the build from the study file.
+set(MORTAR_DISSECTOR_DIR ${CMAKE_BINARY_DIR}/share/mortar/wireshark)
+set(MORTAR_DISSECTOR ${MORTAR_DISSECTOR_DIR}/mortar-default-study.lua)
+add_custom_command(OUTPUT ${MORTAR_DISSECTOR}
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${MORTAR_DISSECTOR_DIR}
+  COMMAND $<TARGET_FILE:mortar-cli> dissector
+          --study ${PROJECT_SOURCE_DIR}/${MORTAR_DEFAULT_STUDY} --output ${MORTAR_DISSECTOR}
+  DEPENDS mortar-cli ${PROJECT_SOURCE_DIR}/${MORTAR_DEFAULT_STUDY}
+  COMMENT "Wireshark dissector of the default study")
+add_custom_target(dissector ALL DEPENDS ${MORTAR_DISSECTOR})
+install(FILES ${MORTAR_DISSECTOR} DESTINATION ${CMAKE_INSTALL_DATADIR}/mortar/wireshark)
+
 # README.md keeps its docs/ beside it, so its links work.
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)

@@ -15,6 +15,7 @@
 #include "fuzz_files.h"
 #include "study.h"
 #include "study_json.h"
+#include "study_wire.h"
 
 #ifndef FUZZ_SPEC_DIR
 #error "define FUZZ_SPEC_DIR"
@@ -50,6 +51,11 @@ static void load(const char *path, char *const sets[], size_t nsets)
         char *kept[MAX_SETS];
         size_t nkept;
         study_pick_variant(&st, sets, nsets, &spec, kept, &nkept, err, sizeof err);
+        if (st.wire) {
+            FILE *devnull = fopen("/dev/null", "w");
+            study_wire_lua(devnull, st.name, st.wire);
+            fclose(devnull);
+        }
     }
     study_free(&st);
 }

@@ -42,7 +42,7 @@ for f in bin/mortar bin/mortar-sim bin/mortar-matmul-alone share/mortar/cache-ke
     share/doc/mortar/docs/experiments.md lib/libmortar.so \
     include/mortar/component.h include/mortar/version.h lib/pkgconfig/mortar.pc \
     lib/cmake/mortar/mortarConfig.cmake lib/cmake/mortar/mortarTargets.cmake \
-    lib/mortar/plugins; do
+    lib/mortar/plugins share/mortar/wireshark/mortar-default-study.lua; do
     [ -e "$prefix/$f" ] || fail "the install has no $f"
 done
 with_web=0

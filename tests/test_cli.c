@@ -18,7 +18,7 @@
 
 /* Every subcommand; `mortar --help` must list exactly these. */
 static const char *const commands[] = {
-    "run",  "sweep",  "results", "verdict", "trace", "profile",   "report",
+    "run",  "sweep",  "results", "verdict", "trace", "profile",   "report", "dissector",
     "serve", "spec",  "alone",   "import",  "version", "help",  "completion"};
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

@@ -22,6 +22,7 @@
 #include "mortar/time.h"
 #include "paths.h"
 #include "request_line.h"
+#include "study_wire.h"
 
 /* The default study's path, relative to the data directory or the source
  * tree: the build names it (the top-level CMakeLists.txt). */
@@ -710,6 +711,20 @@ static int read_refine(const where *w, study *st, json_t *root)
     return 0;
 }
 
+/* ---- its protocol -------------------------------------------------------------- */
+
+static int read_wire(const where *w, study *st, json_t *root)
+{
+    json_t *jw = json_object_get(root, "wire");
+    if (!jw)
+        return 0;
+    st->wire = xcalloc(1, sizeof *st->wire);
+    char why[512];
+    if (study_wire_read(jw, st->wire, why, sizeof why))
+        return fail(w, "wire", "%s", why);
+    return 0;
+}
+
 /* ---- loading ---------------------------------------------------------------- */
 
 static json_t *load_json(const char *path)
@@ -740,9 +755,8 @@ static int read_name(const where *w, study *st, json_t *root)
 
 int study_load(study *st, const char *path, char *err, size_t err_size)
 {
-    static const char *const keys[] = {"name", "description", "variants", "knobs",
-                                       "load", "metric",      "parts",    "refine",
-                                       NULL};
+    static const char *const keys[] = {"name",  "description", "variants", "knobs", "load",
+                                       "metric", "parts",      "refine",   "wire",  NULL};
     *st = (study){.path = xstrdup(path)};
     where w = {.file = path, .err = err, .size = err_size};
     json_error_t jerr;
@@ -763,7 +777,7 @@ int study_load(study *st, const char *path, char *err, size_t err_size)
              !read_variants(&w, st, root, dir) && !read_knobs(&w, st, root) &&
              !read_load(&w, st, root) && !check_alone_commands(&w, st) &&
              !read_metric(&w, st, root) && !read_parts(&w, st, root) &&
-             !read_refine(&w, st, root))
+             !read_refine(&w, st, root) && !read_wire(&w, st, root))
         rc = 0;
     json_decref(root);
     return rc;
@@ -819,6 +833,7 @@ void study_free(study *st)
     }
     free(st->variants);
     free(st->baselines);
+    free(st->wire);
     for (size_t i = 0; i < st->nknobs; i++)
         knob_free(&st->knobs[i]);
     free(st->knobs);

@@ -113,6 +113,7 @@ typedef struct study {
     study_part *parts;
     size_t nparts;
     study_refine refine; /* off when the file has no "refine" */
+    struct study_wire *wire; /* its protocol (study_wire.h); NULL: no "wire" */
 } study;
 
 /* Whether `path` holds a study file (a JSON object with "variants"). */
