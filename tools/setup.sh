@@ -27,6 +27,8 @@ packages=(
   libjansson-dev libcmocka-dev libsqlite3-dev sqlite3
   clang libclang-rt-14-dev
   tshark
+  # the trace exports' tests: the OTLP schema compiled, Perfetto's rules
+  protobuf-compiler python3-protobuf
   # QEMU build and guest image (and zlib1g-dev below)
   meson libglib2.0-dev libpixman-1-dev libfdt-dev python3-venv dpkg-dev flex bison
   seabios qemu-system-data busybox-static cpio xz-utils zstd bzip2

@@ -107,12 +107,16 @@ first=$(tshark -r "$dir/switch.pcap" -c 1 -T fields -e frame.time_epoch 2>/dev/n
     qh_fail "the pcap's first frame ($first) is not on the run's clock (started at $started)"
 if "$MORTAR" trace "$B3" --db "$DB" --format perfetto --output "$QH_DIR/b3.perfetto.json" \
     2>"$QH_DIR/trace.err"; then
-    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["traceEvents"]; assert any("bind_id" in e for e in d["traceEvents"])' \
-        "$QH_DIR/b3.perfetto.json" || qh_fail "the Perfetto export does not parse or has no arrows"
+    formats=$QH_SOURCE/tests/trace_formats
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert any("bind_id" in e for e in d["traceEvents"])' \
+        "$QH_DIR/b3.perfetto.json" || qh_fail "the Perfetto export has no arrows"
+    /usr/bin/python3 "$formats/check_perfetto.py" "$QH_DIR/b3.perfetto.json" ||
+        qh_fail "the Perfetto export breaks Perfetto's importer rules"
     "$MORTAR" trace "$B3" --db "$DB" --format otlp -o "$QH_DIR/b3.otlp.json" ||
         qh_fail "the OTLP export failed"
-    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["resourceSpans"]' \
-        "$QH_DIR/b3.otlp.json" || qh_fail "the OTLP export does not parse"
+    protoc --proto_path="$formats" --python_out="$QH_DIR" "$formats/otlp_trace.proto" &&
+        /usr/bin/python3 "$formats/check_otlp.py" "$QH_DIR" "$QH_DIR/b3.otlp.json" ||
+        qh_fail "the OTLP export is not a valid OTLP trace request"
     "$MORTAR" results --db "$DB" --csv >"$QH_DIR/results.csv" || qh_fail "results --csv failed"
     [ "$(wc -l <"$QH_DIR/results.csv")" -eq 4 ] || qh_fail "results --csv: not a header and 3 runs"
     "$MORTAR" results --db "$DB" --json --requests |
