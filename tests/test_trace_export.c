@@ -130,7 +130,29 @@ static void write_host(const char *dir)
     assert_int_equal(mortar_trace_writer_close(w), 0);
 }
 
-/* A run directory with the two files; freed by teardown. */
+/* The run's topology as its spec.json has it (the tracks follow it from
+ * the client, cli/trace/track_order.h); probe_a and probe_b are on no
+ * link. */
+static void write_topology(const char *dir)
+{
+    static const char spec[] =
+        "{\"hosts\": [{\"name\": \"client\"}, {\"name\": \"server\"}],\n"
+        " \"components\": [{\"name\": \"nic_client\"}, {\"name\": \"nic_server\"},\n"
+        "  {\"name\": \"switch\"}, {\"name\": \"accel\"}],\n"
+        " \"links\": [{\"host\": \"client\", \"component\": \"nic_client.0\"},\n"
+        "  {\"host\": \"server\", \"component\": \"nic_server.0\"},\n"
+        "  {\"a\": \"nic_client.1\", \"b\": \"switch.0\"},\n"
+        "  {\"a\": \"nic_server.1\", \"b\": \"switch.1\"},\n"
+        "  {\"host\": \"server\", \"component\": \"accel.0\"}]}\n";
+    char path[600];
+    snprintf(path, sizeof path, "%s/spec.json", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(spec, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* A run directory with the two files and its spec; freed by teardown. */
 static int setup(void **state)
 {
     char *dir = strdup("/tmp/mortar-trace-test-XXXXXX");
@@ -138,6 +160,7 @@ static int setup(void **state)
         return -1;
     write_sim(dir);
     write_host(dir);
+    write_topology(dir);
     *state = dir;
     return 0;
 }

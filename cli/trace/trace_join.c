@@ -9,6 +9,7 @@
  * request's path, and each host's view of a device tied to the device model.
  */
 #include "errbuf.h"
+#include "track_order.h"
 #include "trace_join.h"
 
 #include <dirent.h>
@@ -68,13 +69,6 @@ static const pair_rule pair_rules[] = {
 };
 #define N_RULES (sizeof pair_rules / sizeof pair_rules[0])
 
-/* The request's path: tracks in this order, any others after, by name. */
-static const char *const path_order[] = {
-    "client", "client.nic_client", "nic_client",
-    "switch", "nic_server",        "server.nic_server",
-    "server", "server.accel",      "accel",
-};
-#define N_PATH (sizeof path_order / sizeof path_order[0])
 
 
 /* Makes room for `need` elements of `size` bytes in *p. */
@@ -471,21 +465,40 @@ static int pair_events(trace_join *j, join_work *w)
 
 /* ---- tracks --------------------------------------------------------------------- */
 
-static size_t path_rank(const char *name)
+/* A track and its place on the request's path (track_order.h). */
+typedef struct ranked_track {
+    size_t rank;
+    tj_track track;
+} ranked_track;
+
+static int by_rank(const void *pa, const void *pb)
 {
-    for (size_t i = 0; i < N_PATH; i++)
-        if (!strcmp(path_order[i], name))
-            return i;
-    return N_PATH;
+    const ranked_track *a = pa, *b = pb;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    return strcmp(a->track.name, b->track.name);
 }
 
-static int by_path(const void *pa, const void *pb)
+/* Orders the tracks along the run's topology from the host of the
+ * request's root slice. */
+static int order_tracks(trace_join *j)
 {
-    const tj_track *a = pa, *b = pb;
-    size_t ra = path_rank(a->name), rb = path_rank(b->name);
-    if (ra != rb)
-        return ra < rb ? -1 : 1;
-    return strcmp(a->name, b->name);
+    if (j->ntracks == 0)
+        return 0;
+    track_order o;
+    ranked_track *r = malloc(j->ntracks * sizeof *r);
+    if (!r || track_order_read(&o, j->run_dir, j->events[j->root].component)) {
+        free(r);
+        return -1;
+    }
+    for (size_t t = 0; t < j->ntracks; t++)
+        r[t] = (ranked_track){track_order_rank(&o, j->tracks[t].name), j->tracks[t]};
+    qsort(r, j->ntracks, sizeof *r, by_rank);
+    for (size_t t = 0; t < j->ntracks; t++)
+        j->tracks[t] = r[t].track;
+    free(r);
+    track_order_free(&o);
+    return 0;
 }
 
 static long track_named(const trace_join *j, const char *name, size_t len)
@@ -563,7 +576,8 @@ static int build_tracks(trace_join *j, join_work *w)
         for (size_t t = 0; t < j->ntracks; t++)
             if (j->tracks[t].name == w->raw[i].comp && w->raw[i].file < j->tracks[t].file)
                 j->tracks[t].file = w->raw[i].file;
-    qsort(j->tracks, j->ntracks, sizeof *j->tracks, by_path);
+    if (order_tracks(j))
+        return -1;
     size_t root_seq = j->events[j->root].seq;
     for (size_t i = 0; i < j->nevents; i++)
         for (size_t t = 0; t < j->ntracks; t++)

@@ -224,6 +224,25 @@ static void device_work(tfile *srv, tfile *sim, const expected *e)
     }
 }
 
+/* The run's topology, as a real run's spec.json has it: the trace join
+ * orders its tracks along it (cli/trace/track_order.h). */
+static int write_topology(const char *dir)
+{
+    json_t *spec = json_pack(
+        "{s:[{s:s},{s:s}], s:[{s:s},{s:s},{s:s},{s:s}], s:[{s:s,s:s},{s:s,s:s},{s:s,s:s},"
+        "{s:s,s:s},{s:s,s:s}]}",
+        "hosts", "name", "client", "name", "server", "components", "name", "nic_client",
+        "name", "switch", "name", "nic_server", "name", "accel", "links", "host", "client",
+        "component", "nic_client.0", "a", "nic_client.1", "b", "switch.0", "a",
+        "nic_server.1", "b", "switch.1", "host", "server", "component", "nic_server.0",
+        "host", "server", "component", "accel.0");
+    char path[4200];
+    snprintf(path, sizeof path, "%s/spec.json", dir);
+    int rc = spec ? json_dump_file(spec, path, JSON_INDENT(1)) : -1;
+    json_decref(spec);
+    return rc;
+}
+
 /* Trace files for a grid run whose requests took `lat_us`. */
 static int write_traces(const char *dir, const expected *e, const double *lat_us,
                         size_t n)
@@ -248,6 +267,7 @@ static int write_traces(const char *dir, const expected *e, const double *lat_us
         frames(&sim, M_NIC_SERVER, M_NIC_CLIENT, 78 + e->service_us);
     }
     int rc = write_tfile(&cli, dir);
+    rc |= write_topology(dir);
     rc |= write_tfile(&srv, dir);
     rc |= write_tfile(&sim, dir);
     return rc;
