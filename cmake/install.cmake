@@ -60,6 +60,8 @@ endif()
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/experiments/
         DESTINATION ${CMAKE_INSTALL_DATADIR}/mortar/experiments)
+install(FILES ${CMAKE_BINARY_DIR}/share/mortar/default-study
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/mortar)
 
 # The Wireshark dissector of the default study's protocol (`mortar
 # dissector`, docs/traces.md), written by the build from the study file.

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "spec.h"
@@ -460,6 +461,47 @@ static void test_names_and_share_mistakes_are_named(void **state)
                 "load.share.of: 'Q': expected lower-case");
 }
 
+/* The default study is found at run time: MORTAR_STUDY, else the path
+ * that <data dir>/default-study names (relative or absolute). */
+static void test_the_default_study_is_found_at_run_time(void **state)
+{
+    (void)state;
+    study st;
+    char err[2048] = "", data[512], pointer[600];
+    snprintf(data, sizeof data, "%s/data", tmp_dir);
+    mkdir(data, 0755);
+    setenv("MORTAR_DATA", data, 1);
+    unsetenv("MORTAR_STUDY");
+    assert_int_equal(study_load_default(&st, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "/data/default-study is missing or empty"));
+    study_free(&st);
+
+    snprintf(pointer, sizeof pointer, "%s/default-study", data);
+    FILE *f = fopen(pointer, "w");
+    assert_non_null(f);
+    fprintf(f, "%s\n", matmul("study.json"));
+    fclose(f);
+    if (study_load_default(&st, NULL, err, sizeof err))
+        fail_msg("%s", err);
+    assert_string_equal(st.name, "matmul");
+    study_free(&st);
+
+    f = fopen(pointer, "w");
+    fprintf(f, "no/such/study.json\n");
+    fclose(f);
+    assert_int_equal(study_load_default(&st, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "the default one (no/such/study.json, from"));
+    study_free(&st);
+
+    setenv("MORTAR_STUDY", matmul("study.json"), 1); /* over the pointer */
+    if (study_load_default(&st, NULL, err, sizeof err))
+        fail_msg("%s", err);
+    assert_string_equal(st.name, "matmul");
+    study_free(&st);
+    unsetenv("MORTAR_STUDY");
+    unsetenv("MORTAR_DATA");
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -491,6 +533,7 @@ int main(void)
         cmocka_unit_test(test_case_study_names_its_knobs_parts_and_load_share),
         cmocka_unit_test(test_knob_values_read_in_the_knobs_unit),
         cmocka_unit_test(test_names_and_share_mistakes_are_named),
+        cmocka_unit_test(test_the_default_study_is_found_at_run_time),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -24,12 +24,6 @@
 #include "request_line.h"
 #include "study_wire.h"
 
-/* The default study's path, relative to the data directory or the source
- * tree: the build names it (the top-level CMakeLists.txt). */
-#ifndef MORTAR_DEFAULT_STUDY
-#error "MORTAR_DEFAULT_STUDY is not defined: the build names the default study"
-#endif
-
 #define TEXT_MAX 512
 
 static char *xstrdup(const char *s)
@@ -781,31 +775,6 @@ int study_load(study *st, const char *path, char *err, size_t err_size)
         rc = 0;
     json_decref(root);
     return rc;
-}
-
-/* MORTAR_DEFAULT_STUDY under `dir` into path when it can be read. */
-static bool default_in(const char *dir, char *path, size_t size)
-{
-    int n = snprintf(path, size, "%s/%s", dir, MORTAR_DEFAULT_STUDY);
-    return n > 0 && (size_t)n < size && access(path, R_OK) == 0;
-}
-
-int study_load_default(study *st, const char *path, char *err, size_t err_size)
-{
-    *st = (study){0};
-    if (path)
-        return study_load(st, path, err, err_size);
-    char data[4096], source[4096], file[8192], why[512];
-    bool have_data = !paths_data_dir(data, sizeof data, why, sizeof why);
-    bool have_source = !paths_source_dir(source, sizeof source, why, sizeof why);
-    if ((have_data && default_in(data, file, sizeof file)) ||
-        (have_source && default_in(source, file, sizeof file)))
-        return study_load(st, file, err, err_size);
-    return errbuf_fail(err, err_size,
-                       "no study given (--study FILE) and no %s in mortar's "
-                       "data directory (%s) or source tree (%s)",
-                       MORTAR_DEFAULT_STUDY, have_data ? data : "none",
-                       have_source ? source : "none");
 }
 
 static void knob_free(study_knob *k)

@@ -126,12 +126,15 @@ int study_load(study *st, const char *path, char *err, size_t err_size);
 
 void study_free(study *st);
 
-/* study_load of `path`, or when it is NULL of the default study (the one
- * `verdict`, `report`, `serve`, `results` and `alone` read without a study
- * named: MORTAR_DEFAULT_STUDY, a path the build sets in the top-level
- * CMakeLists.txt) in the data directory (installed), else in the source
- * tree (paths.h); -1 with `err` saying where it
- * looked when there is none. `st` is the caller's to free afterwards. */
+/* study_load of `path`, or when it is NULL of the default study, the one
+ * `verdict`, `report`, `serve`, `results`, `alone` and `dissector` read
+ * without a study named, found at run time (study_default.c,
+ * docs/studies.md): $MORTAR_STUDY, else the study that the file
+ * STUDY_DEFAULT_FILE in mortar's data directory names (a path relative to
+ * the data directory or to the source tree, paths.h). -1 with `err` saying
+ * where it looked when there is none. `st` is the caller's to free
+ * afterwards. */
+#define STUDY_DEFAULT_FILE "default-study"
 int study_load_default(study *st, const char *path, char *err, size_t err_size);
 
 /* The variant called `name`, or NULL. */
