@@ -36,7 +36,7 @@ json_t *losses_of_run(json_t *spec, json_t *stats);
 /* The sum of the counts in `losses`. */
 int64_t losses_total(json_t *losses);
 
-/* "nic_server.rx_missed 3, client.tcp_retrans 2" into `buf`. */
+/* "nic1.rx_missed 3, client.tcp_retrans 2" into `buf`. */
 const char *losses_text(json_t *losses, char *buf, size_t size);
 
 /* The `lost` cell of `mortar results` for a run of db_runs_json(): "-" when

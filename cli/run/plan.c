@@ -228,7 +228,7 @@ static json_t *element_where(json_t *spec, const char *list, const char *field,
 }
 
 /* The device a host link gives the host: named after its component
- * ("accel" of "accel.0"). */
+ * ("dev" of "dev.0"). */
 static void link_device(json_t *l, char *device, size_t size)
 {
     unsigned port;

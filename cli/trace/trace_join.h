@@ -33,12 +33,12 @@ typedef struct tj_event {
 
 /* One component's events. */
 typedef struct tj_track {
-    const char *name;    /* the component, e.g. "accel" or "server.accel" */
+    const char *name;    /* the component, e.g. "dev" or "server.dev" */
     const char *group;   /* the host it belongs to ("server"), or its own name */
     size_t file;         /* index into trace_join.files: where it was first seen */
     size_t first, count; /* its events: events[first .. first + count) */
     bool host_side;      /* "<host>.<device>": events as the host saw them */
-    long device;         /* host side: the model's track ("accel"), or -1 */
+    long device;         /* host side: the model's track ("dev"), or -1 */
     long host_view;      /* a model's track: the host side's track, or -1 */
 } tj_track;
 

@@ -11,7 +11,7 @@
  * Order of delivery: events are handled in increasing time; at equal time,
  * messages come before timers; messages by port index, then in the order they
  * were sent; timers in the order they were set. This rule is fixed, so a run
- * is deterministic whatever the processes' speed.
+ * is deterministic however fast or slow the processes run.
  *
  * See docs/device-models.md for a walk through a small model.
  */
@@ -30,7 +30,7 @@ typedef struct mortar_component mortar_component; /* the runtime's handle */
 typedef struct mortar_stats mortar_stats;
 
 typedef struct mortar_component_ops {
-    const char *kind;    /* "switch", "e1000", "matmul", ... */
+    const char *kind;    /* "switch", "e1000", "pcitest", ... */
     const char *summary; /* one line for `mortar-sim --list` */
 
     /* Creates the state from `params` and declares the ports with

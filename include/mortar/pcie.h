@@ -2,7 +2,7 @@
  * mortar/pcie.h - the PCIe protocol over a mortar link.
  *
  * One side is the host (a QEMU adapter, or the test host stub), the other
- * the device (a model such as e1000 or matmul). The device sends its intro
+ * the device (a model such as e1000 or pcitest). The device sends its intro
  * (identity, BARs, interrupt vectors) during the link handshake; the host
  * sends an empty intro. Then:
  *

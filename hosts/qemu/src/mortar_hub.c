@@ -305,7 +305,7 @@ static uint64_t vcpu_bound_ps(mortar_link *l, uint64_t now_ps)
  * guest may not pass. A null message falling due is none: the vCPU stops
  * at the latest two latencies on (vcpu_bound_ps), and every stop and every
  * wait sends the due ones (stopping a running guest each sync interval for
- * them made a design-B run at 0.5 us cost 20 % more, for the same results:
+ * them made a case-study run with a 0.5 us link cost 20 % more, for the same results:
  * icount-stop-exact.patch). Before synchronization: its start, or in a
  * functional run (no start) a look every 100 us. */
 static uint64_t next_deadline_ns(uint64_t now_ps)

@@ -2,7 +2,7 @@
  * mortar_pci.c - the mortar-pci device: a PCI device in QEMU whose behaviour
  * lives in a mortar device model at the other end of a PCIe link.
  *
- *   -device mortar-pci,socket=/run/x/accel.sock,name=accel[,rendezvous=DIR,hosts=N,host=NAME]
+ *   -device mortar-pci,socket=/run/x/dev.sock,name=dev[,rendezvous=DIR,hosts=N,host=NAME]
  *
  * Synchronization starts when every host of the run has booted: the guest
  * writes 1 to config byte 0xff, and the hosts meet in the rendezvous
