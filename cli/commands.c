@@ -39,6 +39,7 @@ const cli_flag cli_flags[] = {
     {CLI_KEY_REQUEST, "request", "N"},
     {CLI_KEY_PORT, "port", "N"},
     {CLI_KEY_ALLOW_HOST, "allow-host", "NAME[:PORT]"},
+    {CLI_KEY_VIDEO, "video", NULL},
     {CLI_KEY_STUDY, "study", "FILE"},
     {CLI_KEY_ALL, "all", NULL},
     {CLI_KEY_CSV, "csv", NULL},
@@ -202,8 +203,11 @@ const cli_command mortar_cmd_report = {
     "",
     "write the explorer page",
     "Writes DIR/index.html and the traced requests it loads on demand in DIR/traces/,\n"
-    "and prints the page's path.\n",
+    "and prints the page's path. With --video, also the narrated walkthrough made\n"
+    "from the page: DIR/walkthrough.mp4, its subtitles walkthrough.vtt and its\n"
+    "script walkthrough.json (needs node, chromium, espeak-ng and ffmpeg).\n",
     {{CLI_KEY_DB, DB_READ_HELP}, {CLI_KEY_OUT, "where the page goes (default report)"},
+     {CLI_KEY_VIDEO, "also write the one-minute walkthrough video"},
      {CLI_KEY_STUDY, STUDY_HELP}},
     mortar_report_main,
 };

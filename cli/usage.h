@@ -69,6 +69,7 @@ typedef enum cli_key {
     CLI_KEY_NO_REFINE,
     CLI_KEY_RESOLUTION,
     CLI_KEY_ALLOW_HOST,
+    CLI_KEY_VIDEO,
 } cli_key;
 
 /* A flag: its long name (without "--") and the name of its value (NULL

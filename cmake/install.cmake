@@ -54,8 +54,7 @@ install(FILES ${PROJECT_BINARY_DIR}/mortarConfig.cmake
 
 if(TARGET web)
   install(DIRECTORY ${CMAKE_BINARY_DIR}/share/mortar/web/
-          DESTINATION ${CMAKE_INSTALL_DATADIR}/mortar/web
-          FILES_MATCHING PATTERN "*.html")
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/mortar/web)
 endif()
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/experiments/

@@ -21,6 +21,7 @@
 #include "report_data.h"
 #include "study.h"
 #include "report_page.h"
+#include "walkthrough.h"
 #include "usage.h"
 
 /* `dir`/`name` into `path`; -1 with err when it does not fit. */
@@ -168,6 +169,7 @@ static void print_summary(const char *page_path, const char *out_dir,
 int mortar_report_main(int argc, char **argv)
 {
     const char *db_path = "mortar.db", *out_dir = "report", *study_path = NULL;
+    bool video = false;
     cli_parser p;
     cli_parser_init(&p, &mortar_cmd_report, argc, argv);
     for (int key; (key = cli_next(&p)) != CLI_DONE;) {
@@ -177,6 +179,8 @@ int mortar_report_main(int argc, char **argv)
             out_dir = p.value;
         else if (key == CLI_KEY_STUDY)
             study_path = p.value;
+        else if (key == CLI_KEY_VIDEO)
+            video = true;
         else
             return cli_stop_status(key);
     }
@@ -190,8 +194,8 @@ int mortar_report_main(int argc, char **argv)
     if (!study_load_default(&st, study_path, err, sizeof err))
         page = report_page_build(db_path, &st, &timelines, NULL, &done.page_bytes, err,
                                  sizeof err);
-    study_free(&st);
     if (!page) {
+        study_free(&st);
         fprintf(stderr, "mortar report: %s\n", err);
         return 1;
     }
@@ -213,14 +217,20 @@ int mortar_report_main(int argc, char **argv)
     free(page);
     if (!rc)
         remove_stale_traces(out, out_dir, timelines, &done);
+    json_decref(timelines);
+    if (!rc) {
+        printf("%s\n", path);
+        fflush(stdout);
+        print_summary(path, out_dir, &done);
+    }
+    if (!rc && video)
+        rc = walkthrough_make(db_path, &st, out_dir, out, err, sizeof err);
     if (out >= 0)
         close(out);
-    json_decref(timelines);
+    study_free(&st);
     if (rc) {
         fprintf(stderr, "mortar report: %s\n", err);
         return 1;
     }
-    printf("%s\n", path);
-    print_summary(path, out_dir, &done);
     return 0;
 }
