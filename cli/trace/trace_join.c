@@ -9,6 +9,7 @@
  * request's path, and each host's view of a device tied to the device model.
  */
 #include "errbuf.h"
+#include "grow.h"
 #include "trace_join.h"
 
 #include <dirent.h>
@@ -76,22 +77,6 @@ static const char *const path_order[] = {
 };
 #define N_PATH (sizeof path_order / sizeof path_order[0])
 
-
-/* Makes room for `need` elements of `size` bytes in *p. */
-static int grow(void *p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap * 2 : 64;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*(void **)p, n * size);
-    if (!q)
-        return -1;
-    *(void **)p = q;
-    *cap = n;
-    return 0;
-}
 
 static const char *intern(trace_join *j, const char *s)
 {
