@@ -26,6 +26,7 @@
 
 #include "db.h"
 #include "db_query.h"
+#include "request_summary.h"
 
 typedef struct tmp {
     char dir[64], db[96];
@@ -163,6 +164,50 @@ static void test_a_database_made_before_the_version_is_upgraded_in_place(void **
     /* opened again: nothing left to do */
     assert_int_equal(db_open(&db, t.db, err, sizeof err), 0);
     assert_int_equal(raw_int(db, "PRAGMA user_version"), DB_VERSION);
+    sqlite3_close(db);
+    remove_tmp(&t);
+}
+
+/* A run's recorded median (its summary) and the median the verdict and the
+ * report read over its requests are the same rule (quantile.h): an even
+ * count, recorded out of order, gives the mean of the two middle ones in
+ * both; a field's median skips the requests that did not measure it. */
+static void test_the_recorded_median_and_the_requests_median_agree(void **state)
+{
+    (void)state;
+    tmp t;
+    make_tmp(&t);
+    sqlite3 *db;
+    char err[512];
+    assert_int_equal(db_open(&db, t.db, err, sizeof err), 0);
+    json_t *spec = json_object();
+    db_run_info info = {.name = "t", .run_dir = t.dir, .spec = spec};
+    int64_t id = db_begin_run(db, &info);
+    assert_true(id > 0);
+    json_t *f[4] = {json_pack("{s:I}", "service_ns", (json_int_t)3000),
+                    json_pack("{s:I}", "service_ns", (json_int_t)-1),
+                    json_pack("{s:I}", "service_ns", (json_int_t)1000),
+                    json_pack("{s:I}", "service_ns", (json_int_t)2000)};
+    db_request reqs[4] = {{0, 9000, 0, 1, f[0]},
+                          {1, 1001, 9000, 1, f[1]},
+                          {2, 4000, 10001, 1, f[2]},
+                          {3, 2500, 14001, 1, f[3]}};
+    db_summary sum = request_summary(reqs, 4);
+    assert_int_equal(db_finish_run(db, id, "ok", NULL, 1.0, NULL, NULL, reqs, 4, &sum), 0);
+    json_t *all = db_runs_json(db);
+    json_t *r = json_object_get(json_array_get(json_object_get(all, "runs"), 0), "summary");
+    double recorded = json_number_value(json_object_get(r, "median_us"));
+    assert_true(recorded == 3.25); /* (2500 + 4000) / 2 ns */
+    assert_true(json_number_value(json_object_get(r, "p99_us")) == 9.0);
+    double median = 0;
+    assert_int_equal(db_request_median_us(db, id, "latency_ns", &median, err, sizeof err), 0);
+    assert_true(median == recorded);
+    assert_int_equal(db_request_median_us(db, id, "service_ns", &median, err, sizeof err), 0);
+    assert_true(median == 2.0); /* of 1000, 2000, 3000: the unknown one left out */
+    json_decref(all);
+    for (int i = 0; i < 4; i++)
+        json_decref(f[i]);
+    json_decref(spec);
     sqlite3_close(db);
     remove_tmp(&t);
 }
@@ -601,6 +646,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_database_made_before_the_version_is_upgraded_in_place),
+        cmocka_unit_test(test_the_recorded_median_and_the_requests_median_agree),
         cmocka_unit_test(test_a_version_2_database_gains_the_profiles_table),
         cmocka_unit_test(test_a_version_3_database_gains_every_runs_variables),
         cmocka_unit_test(test_a_version_4_database_loses_the_variable_columns_of_runs),

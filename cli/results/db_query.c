@@ -9,9 +9,12 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "db_step.h"
+#include "grow.h"
+#include "quantile.h"
 
 #include "mortar/time.h"
 
@@ -88,35 +91,54 @@ int db_each_ok_run(sqlite3 *db, int (*each)(void *ctx, const db_ok_run *run), vo
     return rc;
 }
 
-/* The median (the middle value, or the mean of the two middle ones) of
- * the known (>= 0) values `known_sql` selects as v, ?1 the run and ?2 the
- * field, in us. */
-#define MEDIAN_OF_KNOWN_US(known_sql)                                                   \
-    "WITH known AS (" known_sql ") SELECT AVG(v) / 1000.0 FROM (SELECT v FROM known"   \
-    " ORDER BY v LIMIT 2 - (SELECT COUNT(*) FROM known) % 2"                          \
-    " OFFSET ((SELECT COUNT(*) FROM known) - 1) / 2)"
+/* Reads the sorted values of `st`'s one integer column into *v (*n of them,
+ * malloc'ed); 0, or -1 with the error. */
+static int sorted_column(sqlite3_stmt *st, int64_t **v, size_t *n, char *err, size_t size)
+{
+    size_t cap = 0;
+    int rc;
+    *v = NULL;
+    *n = 0;
+    while ((rc = db_step(st)) == 1) {
+        if (grow(v, &cap, *n + 1, sizeof **v)) {
+            rc = db_fail_with("out of memory");
+            break;
+        }
+        (*v)[(*n)++] = sqlite3_column_int64(st, 0);
+    }
+    if (rc != 0) {
+        free(*v);
+        *v = NULL;
+        return fail(err, size);
+    }
+    quantile_sort_i64(*v, *n);
+    return 0;
+}
 
 int db_request_median_us(sqlite3 *db, int64_t run_id, const char *field, double *out,
                          char *err, size_t size)
 {
-    /* a request's own columns, and every other field in request_fields */
+    /* the known (>= 0) values: a request's own columns, and every other
+     * field in request_fields */
     const char *sql =
         !strcmp(field, "latency_ns")
-            ? MEDIAN_OF_KNOWN_US("SELECT latency_ns AS v FROM requests WHERE run_id = ?1"
-                                 " AND latency_ns >= 0")
+            ? "SELECT latency_ns FROM requests WHERE run_id = ?1 AND latency_ns >= 0"
         : !strcmp(field, "start_ns")
-            ? MEDIAN_OF_KNOWN_US("SELECT start_ns AS v FROM requests WHERE run_id = ?1"
-                                 " AND start_ns >= 0")
-            : MEDIAN_OF_KNOWN_US("SELECT value AS v FROM request_fields WHERE run_id = ?1"
-                                 " AND field = ?2 AND value >= 0");
+            ? "SELECT start_ns FROM requests WHERE run_id = ?1 AND start_ns >= 0"
+            : "SELECT value FROM request_fields WHERE run_id = ?1 AND field = ?2"
+              " AND value >= 0";
     sqlite3_stmt *st;
     if (db_prepare(db, sql, &st))
         return fail(err, size);
     sqlite3_bind_int64(st, 1, run_id);
-    sqlite3_bind_text(st, 2, field, -1, SQLITE_TRANSIENT); /* none for the columns */
-    int rc = one_row(st, err, size);
+    if (sqlite3_bind_parameter_count(st) == 2)
+        sqlite3_bind_text(st, 2, field, -1, SQLITE_TRANSIENT);
+    int64_t *v;
+    size_t n;
+    int rc = sorted_column(st, &v, &n, err, size);
     if (!rc)
-        *out = column_or_nan(st, 0);
+        *out = quantile_median_sorted(v, n) / 1000.0;
+    free(v);
     sqlite3_finalize(st);
     return rc;
 }

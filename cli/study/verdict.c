@@ -198,8 +198,8 @@ static int load_runs(verdict_ctx *c)
 
 /*
  * The median of a per-request field over the run's requests where it is
- * known (>= 0), in us; NAN when none is. The middle value, or the mean of
- * the two middle ones, as for the run's own median.
+ * known (>= 0), in us; NAN when none is (db_request_median_us: the rule
+ * of the run's own median, quantile.h).
  */
 static int request_median_us(verdict_ctx *c, int64_t run_id, const char *field,
                              double *out)

@@ -10,6 +10,7 @@
  */
 #include "errbuf.h"
 #include "grow.h"
+#include "quantile.h"
 #include "trace_join.h"
 
 #include <dirent.h>
@@ -321,7 +322,7 @@ static int choose_request(trace_join *j, join_work *w, int64_t request, char *er
                       "no request has both a request_start and a request_end mark");
         else {
             qsort(wins, ncomplete, sizeof *wins, by_latency);
-            pick = &wins[(ncomplete - 1) / 2]; /* the lower median */
+            pick = &wins[quantile_lower_median_index(ncomplete)]; /* the lower median */
         }
     }
     if (rc == 0) {
