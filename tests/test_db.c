@@ -26,6 +26,7 @@
 
 #include "db.h"
 #include "db_query.h"
+#include "db_step.h"
 #include "request_summary.h"
 
 typedef struct tmp {
@@ -210,6 +211,20 @@ static void test_the_recorded_median_and_the_requests_median_agree(void **state)
     json_decref(spec);
     sqlite3_close(db);
     remove_tmp(&t);
+}
+
+/* db_error_into: the last failure's message into a caller's buffer, cut
+ * to fit, and -1 (the one copy of what db_query.c's fail() and seven
+ * snprintf calls did). */
+static void test_the_last_error_is_copied_into_the_callers_buffer(void **state)
+{
+    (void)state;
+    char err[64] = "", small[8];
+    db_fail_with("no such table: %s", "runz");
+    assert_int_equal(db_error_into(err, sizeof err), -1);
+    assert_string_equal(err, "no such table: runz");
+    assert_int_equal(db_error_into(small, sizeof small), -1);
+    assert_string_equal(small, "no such");
 }
 
 static void test_a_version_2_database_gains_the_profiles_table(void **state)
@@ -647,6 +662,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_database_made_before_the_version_is_upgraded_in_place),
         cmocka_unit_test(test_the_recorded_median_and_the_requests_median_agree),
+        cmocka_unit_test(test_the_last_error_is_copied_into_the_callers_buffer),
         cmocka_unit_test(test_a_version_2_database_gains_the_profiles_table),
         cmocka_unit_test(test_a_version_3_database_gains_every_runs_variables),
         cmocka_unit_test(test_a_version_4_database_loses_the_variable_columns_of_runs),

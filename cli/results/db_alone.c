@@ -43,17 +43,15 @@ int db_alone_result(sqlite3 *db, const char *variant, const char *command, doubl
     const char *sql =
         "SELECT result_us FROM alone_runs WHERE variant = ? AND command = ?"
         " AND status = 'ok' AND result_us IS NOT NULL ORDER BY id DESC LIMIT 1";
-    if (db_prepare(db, sql, &st)) {
-        snprintf(err, size, "%s", db_last_error());
-        return -1;
-    }
+    if (db_prepare(db, sql, &st))
+        return db_error_into(err, size);
     sqlite3_bind_text(st, 1, variant, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 2, command, -1, SQLITE_TRANSIENT);
     int found = db_step(st);
     if (found == 1)
         *us = sqlite3_column_double(st, 0);
     else if (found < 0)
-        snprintf(err, size, "%s", db_last_error());
+        db_error_into(err, size);
     sqlite3_finalize(st);
     return found;
 }

@@ -23,13 +23,6 @@ static double column_or_nan(sqlite3_stmt *st, int i)
     return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
 
-/* The last failure's message (db_step.h) into `err`; -1. */
-static int fail(char *err, size_t size)
-{
-    snprintf(err, size, "%s", db_last_error());
-    return -1;
-}
-
 /* Steps `st` to the one row its statement always has (an aggregate); 0,
  * or -1 with the error. */
 static int one_row(sqlite3_stmt *st, char *err, size_t size)
@@ -39,7 +32,7 @@ static int one_row(sqlite3_stmt *st, char *err, size_t size)
         return 0;
     if (rc == 0)
         db_fail_with("no row where one was expected");
-    return fail(err, size);
+    return db_error_into(err, size);
 }
 
 /* ---- mortar verdict ---- */
@@ -76,7 +69,7 @@ int db_each_ok_run(sqlite3 *db, int (*each)(void *ctx, const db_ok_run *run), vo
         " (SELECT json_group_object(name, value) FROM run_vars WHERE run_id = runs.id)"
         " FROM runs WHERE status = 'ok' ORDER BY id";
     if (db_prepare(db, sql, &st))
-        return fail(err, size);
+        return db_error_into(err, size);
     int rc = 0, step;
     while (!rc && (step = db_step(st)) == 1) {
         db_ok_run r;
@@ -86,7 +79,7 @@ int db_each_ok_run(sqlite3 *db, int (*each)(void *ctx, const db_ok_run *run), vo
         json_decref(r.vars);
     }
     if (!rc && step < 0)
-        rc = fail(err, size);
+        rc = db_error_into(err, size);
     sqlite3_finalize(st);
     return rc;
 }
@@ -109,7 +102,7 @@ static int sorted_column(sqlite3_stmt *st, int64_t **v, size_t *n, char *err, si
     if (rc != 0) {
         free(*v);
         *v = NULL;
-        return fail(err, size);
+        return db_error_into(err, size);
     }
     quantile_sort_i64(*v, *n);
     return 0;
@@ -129,7 +122,7 @@ int db_request_median_us(sqlite3 *db, int64_t run_id, const char *field, double 
               " AND value >= 0";
     sqlite3_stmt *st;
     if (db_prepare(db, sql, &st))
-        return fail(err, size);
+        return db_error_into(err, size);
     sqlite3_bind_int64(st, 1, run_id);
     if (sqlite3_bind_parameter_count(st) == 2)
         sqlite3_bind_text(st, 2, field, -1, SQLITE_TRANSIENT);
@@ -152,7 +145,7 @@ int db_counter_share(sqlite3 *db, int64_t run_id, const char *of, const char *pe
         " ON n.run_id = q.run_id AND n.component = q.component AND n.key = ?3"
         " WHERE q.run_id = ?1 AND q.key = ?2 AND n.value > 0";
     if (db_prepare(db, sql, &st))
-        return fail(err, size);
+        return db_error_into(err, size);
     sqlite3_bind_int64(st, 1, run_id);
     sqlite3_bind_text(st, 2, of, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 3, per, -1, SQLITE_TRANSIENT);
@@ -167,7 +160,7 @@ int64_t db_count_ok_runs(sqlite3 *db, char *err, size_t size)
 {
     sqlite3_stmt *st;
     if (db_prepare(db, "SELECT COUNT(*) FROM runs WHERE status = 'ok'", &st))
-        return fail(err, size);
+        return db_error_into(err, size);
     int64_t n = one_row(st, err, size) ? -1 : sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
     return n;
@@ -183,13 +176,13 @@ int db_first_ok_run_of_spec(sqlite3 *db, const char *canonical, int64_t *id, cha
         "SELECT id FROM runs WHERE status='ok' AND spec=? ORDER BY id LIMIT 1";
     *id = 0;
     if (db_prepare(db, sql, &st))
-        return fail(err, size);
+        return db_error_into(err, size);
     sqlite3_bind_text(st, 1, canonical, -1, SQLITE_STATIC);
     int rc = db_step(st);
     if (rc == 1)
         *id = sqlite3_column_int64(st, 0);
     else if (rc < 0)
-        fail(err, size);
+        db_error_into(err, size);
     sqlite3_finalize(st);
     return rc < 0 ? -1 : 0;
 }
@@ -242,11 +235,11 @@ int db_run_place_of(sqlite3 *db, int64_t id, db_run_place *out, char *err, size_
     sqlite3_stmt *st;
     *out = (db_run_place){0};
     if (db_prepare(db, "SELECT run_dir, started_at FROM runs WHERE id = ?", &st))
-        return fail(err, size);
+        return db_error_into(err, size);
     sqlite3_bind_int64(st, 1, id);
     int found = db_step(st);
     if (found < 0)
-        fail(err, size);
+        db_error_into(err, size);
     else if (found) {
         copy_text(st, 0, &out->has_run_dir, out->run_dir, sizeof out->run_dir);
         copy_text(st, 1, &out->has_started_at, out->started_at, sizeof out->started_at);

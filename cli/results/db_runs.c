@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "db_step.h"
-#include "errbuf.h"
 
 /* Binds a variable's value as migrate_4 stores it. */
 static void bind_var(sqlite3_stmt *st, int i, json_t *v)
@@ -592,12 +591,12 @@ int db_run_importable(sqlite3 *db, int64_t id, char *why, size_t size)
     const char *sql = "SELECT status, (SELECT COUNT(*) FROM requests WHERE run_id=?1)"
                       " FROM runs WHERE id=?1";
     if (db_prepare(db, sql, &st))
-        return errbuf_fail(why, size, "%s", db_last_error());
+        return db_error_into(why, size);
     sqlite3_bind_int64(st, 1, id);
     int found = db_step(st), rc = 0;
     const char *status = found == 1 ? (const char *)sqlite3_column_text(st, 0) : NULL;
     if (found < 0)
-        rc = errbuf_fail(why, size, "%s", db_last_error());
+        rc = db_error_into(why, size);
     else if (!found)
         rc = 1, snprintf(why, size, "is not in");
     else if (!status || (strcmp(status, "running") && strcmp(status, "abandoned")) ||

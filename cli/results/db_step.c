@@ -18,6 +18,12 @@ const char *db_last_error(void)
     return last_error[0] ? last_error : "unknown error";
 }
 
+int db_error_into(char *err, size_t size)
+{
+    snprintf(err, size, "%s", db_last_error());
+    return -1;
+}
+
 int db_fail(sqlite3 *db)
 {
     snprintf(last_error, sizeof last_error, "%s", db ? sqlite3_errmsg(db) : "out of memory");
