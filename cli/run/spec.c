@@ -566,8 +566,9 @@ static void warn_end(json_t *out, json_t *spec, json_t *link, const char *ref, u
     if (bps == 0 || link_bps <= bps)
         return;
     snprintf(text, sizeof text, "link %s is %s but %s (%s) sends at most %s",
-             spec_elem_name(link) ? spec_elem_name(link) : "?", format_rate(link_bps, a, sizeof a),
-             comp, kind, format_rate(bps, b, sizeof b));
+             spec_elem_name(link) ? spec_elem_name(link) : "?",
+             format_rate(link_bps, a, sizeof a), comp, kind,
+             format_rate(bps, b, sizeof b));
     json_array_append_new(out, json_string(text));
 }
 
