@@ -68,3 +68,31 @@ int db_exec(sqlite3 *db, const char *sql)
     sqlite3_free(msg);
     return -1;
 }
+
+json_t *db_column_json(sqlite3_stmt *st, int i)
+{
+    switch (sqlite3_column_type(st, i)) {
+    case SQLITE_INTEGER:
+        return json_integer(sqlite3_column_int64(st, i));
+    case SQLITE_FLOAT:
+        return json_real(sqlite3_column_double(st, i));
+    case SQLITE_TEXT:
+        return json_string((const char *)sqlite3_column_text(st, i));
+    default:
+        return json_null();
+    }
+}
+
+json_t *db_collect_rows(sqlite3_stmt *st, json_t *out, json_t *(*row)(sqlite3_stmt *st))
+{
+    int rc;
+    json_t *r;
+    while ((rc = db_step(st)) == 1)
+        if ((r = row(st)))
+            json_array_append_new(out, r);
+    sqlite3_finalize(st);
+    if (rc == 0)
+        return out;
+    json_decref(out);
+    return NULL;
+}
