@@ -22,6 +22,7 @@
 #include "mortar/time.h"
 #include "paths.h"
 #include "request_line.h"
+#include "xalloc.h"
 
 /* The default study's path, relative to the data directory or the source
  * tree: the build names it (the top-level CMakeLists.txt). */
@@ -30,22 +31,6 @@
 #endif
 
 #define TEXT_MAX 512
-
-static char *xstrdup(const char *s)
-{
-    char *d = strdup(s);
-    if (!d)
-        abort();
-    return d;
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size);
-    if (!p)
-        abort();
-    return p;
-}
 
 /* ---- checking values -------------------------------------------------------- */
 
