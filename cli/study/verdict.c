@@ -37,6 +37,7 @@
 #include "crossing.h"
 #include "crossing_text.h"
 #include "db_query.h"
+#include "json_field.h"
 #include "spec.h"
 #include "sentence.h"
 #include "study.h"
@@ -110,18 +111,6 @@ static const char *key_of(char *buf, const char *name, const char *suffix)
 static json_t *num(double x)
 {
     return isnan(x) ? json_null() : json_real(x);
-}
-
-/* The number under `key`, or NAN when it is null or missing. */
-static double jnum(const json_t *obj, const char *key)
-{
-    json_t *v = json_object_get(obj, key);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static const char *jstr(const json_t *obj, const char *key)
-{
-    return json_string_value(json_object_get(obj, key));
 }
 
 /* The variant with the better median; "tie" when they are equal. */
