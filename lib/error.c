@@ -1,23 +1,31 @@
 /*
- * error.c - text for mortar's result codes.
+ * error.c - the text and the name of mortar's result codes, both made from
+ * the one list in mortar/error.h (MORTAR_ERRNO_MAP).
  */
 #include "mortar/error.h"
 
 const char *mortar_strerror(int code)
 {
+#define TEXT_OF(name, value, text)                                                       \
+    case MORTAR_##name:                                                                  \
+        return text;
     switch (code) {
-    case MORTAR_OK: return "success";
-    case MORTAR_EINVAL: return "invalid argument";
-    case MORTAR_ENOMEM: return "out of memory";
-    case MORTAR_EIO: return "system call failed";
-    case MORTAR_EPROTO: return "protocol error";
-    case MORTAR_EVERSION: return "protocol version mismatch";
-    case MORTAR_ETOOBIG: return "message too big for a slot";
-    case MORTAR_EAGAIN: return "try again";
-    case MORTAR_EPEER: return "peer died or closed the link";
-    case MORTAR_ETIMEDOUT: return "timed out";
-    case MORTAR_ENOENT: return "not found";
-    case MORTAR_ESTATE: return "invalid in the current state";
-    default: return "unknown error";
+        MORTAR_ERRNO_MAP(TEXT_OF)
+    default:
+        return "unknown error";
     }
+#undef TEXT_OF
+}
+
+const char *mortar_err_name(int code)
+{
+#define NAME_OF(name, value, text)                                                       \
+    case MORTAR_##name:                                                                  \
+        return "MORTAR_" #name;
+    switch (code) {
+        MORTAR_ERRNO_MAP(NAME_OF)
+    default:
+        return "MORTAR_UNKNOWN";
+    }
+#undef NAME_OF
 }

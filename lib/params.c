@@ -18,7 +18,9 @@ struct mortar_params {
     char err[512];
 };
 
-static int fail(const mortar_params *cp, const char *key, const char *fmt, ...)
+/* The one way an error about a parameter is kept, the library's own
+ * ("expected a number") and a component's alike: "<path>.<key>: <text>". */
+int mortar_params_error(const mortar_params *cp, const char *key, const char *fmt, ...)
 {
     mortar_params *p = (mortar_params *)cp; /* the error text is mutable state */
     char msg[256];
@@ -28,16 +30,6 @@ static int fail(const mortar_params *cp, const char *key, const char *fmt, ...)
     va_end(ap);
     snprintf(p->err, sizeof p->err, "%s.%s: %s", p->path, key, msg);
     return MORTAR_EINVAL;
-}
-
-int mortar_params_error(const mortar_params *p, const char *key, const char *fmt, ...)
-{
-    char msg[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return fail(p, key, "%s", msg);
 }
 
 static mortar_params *alloc_params(json_t *obj, const char *path)
@@ -98,7 +90,7 @@ int mortar_params_u64(const mortar_params *p, const char *key, uint64_t def, uin
         return MORTAR_OK;
     }
     if (!json_is_integer(v) || json_integer_value(v) < 0)
-        return fail(p, key, "expected a non-negative integer");
+        return mortar_params_error(p, key, "expected a non-negative integer");
     *out = (uint64_t)json_integer_value(v);
     return MORTAR_OK;
 }
@@ -111,7 +103,7 @@ int mortar_params_double(const mortar_params *p, const char *key, double def, do
         return MORTAR_OK;
     }
     if (!json_is_number(v))
-        return fail(p, key, "expected a number");
+        return mortar_params_error(p, key, "expected a number");
     *out = json_number_value(v);
     return MORTAR_OK;
 }
@@ -124,7 +116,7 @@ int mortar_params_bool(const mortar_params *p, const char *key, bool def, bool *
         return MORTAR_OK;
     }
     if (!json_is_boolean(v))
-        return fail(p, key, "expected true or false");
+        return mortar_params_error(p, key, "expected true or false");
     *out = json_is_true(v);
     return MORTAR_OK;
 }
@@ -138,7 +130,7 @@ int mortar_params_string(const mortar_params *p, const char *key, const char *de
         return MORTAR_OK;
     }
     if (!json_is_string(v))
-        return fail(p, key, "expected a string");
+        return mortar_params_error(p, key, "expected a string");
     *out = json_string_value(v);
     return MORTAR_OK;
 }
@@ -152,7 +144,9 @@ int mortar_params_time(const mortar_params *p, const char *key, uint64_t def_ps,
         return MORTAR_OK;
     }
     if (!json_is_string(v) || mortar_time_parse(json_string_value(v), out_ps) != 0)
-        return fail(p, key, "expected a duration with a unit (ps, ns, us, ms, s), e.g. \"500ns\"");
+        return mortar_params_error(
+            p, key,
+            "expected a duration with a unit (ps, ns, us, ms, s), e.g. \"500ns\"");
     return MORTAR_OK;
 }
 
@@ -165,7 +159,9 @@ int mortar_params_bandwidth(const mortar_params *p, const char *key, uint64_t de
         return MORTAR_OK;
     }
     if (!json_is_string(v) || mortar_bandwidth_parse(json_string_value(v), out_bps) != 0)
-        return fail(p, key, "expected a bandwidth with a unit (bps, Kbps, Mbps, Gbps), e.g. \"10Gbps\"");
+        return mortar_params_error(
+            p, key,
+            "expected a bandwidth with a unit (bps, Kbps, Mbps, Gbps), e.g. \"10Gbps\"");
     return MORTAR_OK;
 }
 
@@ -182,7 +178,8 @@ int mortar_params_mac(const mortar_params *p, const char *key, const uint8_t def
     if (!json_is_string(v) ||
         sscanf(json_string_value(v), "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
                &b[4], &b[5], &tail) != 6)
-        return fail(p, key, "expected a MAC address like \"02:00:00:00:00:01\"");
+        return mortar_params_error(p, key,
+                                   "expected a MAC address like \"02:00:00:00:00:01\"");
     for (int i = 0; i < 6; i++)
         out[i] = (uint8_t)b[i];
     return MORTAR_OK;
@@ -197,7 +194,7 @@ int mortar_params_check_known(const mortar_params *p, const char *const known[])
         for (int i = 0; known[i] && !ok; i++)
             ok = strcmp(known[i], key) == 0;
         if (!ok)
-            return fail(p, key, "unknown parameter");
+            return mortar_params_error(p, key, "unknown parameter");
     }
     return MORTAR_OK;
 }

@@ -26,6 +26,8 @@
 
 #include "db.h"
 #include "db_query.h"
+#include "db_step.h"
+#include "request_summary.h"
 
 typedef struct tmp {
     char dir[64], db[96];
@@ -165,6 +167,96 @@ static void test_a_database_made_before_the_version_is_upgraded_in_place(void **
     assert_int_equal(raw_int(db, "PRAGMA user_version"), DB_VERSION);
     sqlite3_close(db);
     remove_tmp(&t);
+}
+
+/* A run's recorded median (its summary) and the median the verdict and the
+ * report read over its requests are the same rule (quantile.h): an even
+ * count, recorded out of order, gives the mean of the two middle ones in
+ * both; a field's median skips the requests that did not measure it. */
+static void test_the_recorded_median_and_the_requests_median_agree(void **state)
+{
+    (void)state;
+    tmp t;
+    make_tmp(&t);
+    sqlite3 *db;
+    char err[512];
+    assert_int_equal(db_open(&db, t.db, err, sizeof err), 0);
+    json_t *spec = json_object();
+    db_run_info info = {.name = "t", .run_dir = t.dir, .spec = spec};
+    int64_t id = db_begin_run(db, &info);
+    assert_true(id > 0);
+    json_t *f[4] = {json_pack("{s:I}", "service_ns", (json_int_t)3000),
+                    json_pack("{s:I}", "service_ns", (json_int_t)-1),
+                    json_pack("{s:I}", "service_ns", (json_int_t)1000),
+                    json_pack("{s:I}", "service_ns", (json_int_t)2000)};
+    db_request reqs[4] = {{0, 9000, 0, 1, f[0]},
+                          {1, 1001, 9000, 1, f[1]},
+                          {2, 4000, 10001, 1, f[2]},
+                          {3, 2500, 14001, 1, f[3]}};
+    db_summary sum = request_summary(reqs, 4);
+    assert_int_equal(db_finish_run(db, id, "ok", NULL, 1.0, NULL, NULL, reqs, 4, &sum), 0);
+    json_t *all = db_runs_json(db);
+    json_t *r = json_object_get(json_array_get(json_object_get(all, "runs"), 0), "summary");
+    double recorded = json_number_value(json_object_get(r, "median_us"));
+    assert_true(recorded == 3.25); /* (2500 + 4000) / 2 ns */
+    assert_true(json_number_value(json_object_get(r, "p99_us")) == 9.0);
+    double median = 0;
+    assert_int_equal(db_request_median_us(db, id, "latency_ns", &median, err, sizeof err), 0);
+    assert_true(median == recorded);
+    assert_int_equal(db_request_median_us(db, id, "service_ns", &median, err, sizeof err), 0);
+    assert_true(median == 2.0); /* of 1000, 2000, 3000: the unknown one left out */
+    json_decref(all);
+    for (int i = 0; i < 4; i++)
+        json_decref(f[i]);
+    json_decref(spec);
+    sqlite3_close(db);
+    remove_tmp(&t);
+}
+
+/* db_error_into: the last failure's message into a caller's buffer, cut
+ * to fit, and -1 (the one copy of what db_query.c's fail() and seven
+ * snprintf calls did). */
+static void test_the_last_error_is_copied_into_the_callers_buffer(void **state)
+{
+    (void)state;
+    char err[64] = "", small[8];
+    db_fail_with("no such table: %s", "runz");
+    assert_int_equal(db_error_into(err, sizeof err), -1);
+    assert_string_equal(err, "no such table: runz");
+    assert_int_equal(db_error_into(small, sizeof small), -1);
+    assert_string_equal(small, "no such");
+}
+
+static json_t *first_two_columns(sqlite3_stmt *st)
+{
+    if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+        return NULL; /* left out */
+    return json_pack("[o, o]", db_column_json(st, 0), db_column_json(st, 1));
+}
+
+/* db_column_json and db_collect_rows: one reading of a row as JSON for
+ * db_runs.c and db_alone.c (each had its own column_json, and db_alone.c
+ * its own copy of the row loop). */
+static void test_rows_are_collected_as_json_with_their_types(void **state)
+{
+    (void)state;
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+    sqlite3_stmt *st;
+    const char *sql = "SELECT 7, 2.5 UNION ALL SELECT 'a', NULL UNION ALL SELECT NULL, 1"
+                      " UNION ALL SELECT x'00', -1";
+    assert_int_equal(db_prepare(db, sql, &st), 0);
+    json_t *rows = db_collect_rows(st, json_array(), first_two_columns);
+    json_t *want = json_loads("[[7, 2.5], [\"a\", null], [null, -1]]", 0, NULL);
+    assert_non_null(rows);
+    assert_true(json_equal(rows, want)); /* the NULL row left out, a blob null */
+    json_decref(want);
+    json_decref(rows);
+    /* a step that fails: NULL, the array freed (ASan would tell) */
+    assert_int_equal(db_prepare(db, "SELECT abs(-9223372036854775807 - 1)", &st), 0);
+    assert_null(db_collect_rows(st, json_array(), first_two_columns));
+    assert_string_equal(db_last_error(), "integer overflow");
+    sqlite3_close(db);
 }
 
 static void test_a_version_2_database_gains_the_profiles_table(void **state)
@@ -601,6 +693,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_database_made_before_the_version_is_upgraded_in_place),
+        cmocka_unit_test(test_the_recorded_median_and_the_requests_median_agree),
+        cmocka_unit_test(test_the_last_error_is_copied_into_the_callers_buffer),
+        cmocka_unit_test(test_rows_are_collected_as_json_with_their_types),
         cmocka_unit_test(test_a_version_2_database_gains_the_profiles_table),
         cmocka_unit_test(test_a_version_3_database_gains_every_runs_variables),
         cmocka_unit_test(test_a_version_4_database_loses_the_variable_columns_of_runs),
@@ -610,7 +705,8 @@ int main(void)
         cmocka_unit_test(test_a_database_of_a_newer_mortar_is_refused),
         cmocka_unit_test(test_reading_a_missing_database_is_an_error_and_creates_nothing),
         cmocka_unit_test(test_a_database_this_user_cannot_write_is_still_read),
-        cmocka_unit_test(test_a_final_write_into_a_busy_database_fails_and_changes_nothing),
+        cmocka_unit_test(
+            test_a_final_write_into_a_busy_database_fails_and_changes_nothing),
         cmocka_unit_test(test_only_the_database_module_holds_sql),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -461,6 +461,26 @@ static void test_rejects_bad_host_programs(void **state)
     expect_in(check_in_dir(PROGRAM_SPEC("[\".\"]"), "x", &p), "a program's file name");
 }
 
+/* spec_elem_name and spec_find_named: the one reading of an element's name
+ * (spec.c and spec_check.c each had their own). */
+static void test_elements_are_found_by_name(void **state)
+{
+    (void)state;
+    json_t *hosts = json_loads("[{\"name\": \"client\"}, {\"ip\": \"x\"},"
+                               " {\"name\": 7}, {\"name\": \"server\"}]",
+                               0, NULL);
+    assert_non_null(hosts);
+    assert_string_equal(spec_elem_name(json_array_get(hosts, 0)), "client");
+    assert_null(spec_elem_name(json_array_get(hosts, 1))); /* none */
+    assert_null(spec_elem_name(json_array_get(hosts, 2))); /* not a string */
+    assert_null(spec_elem_name(NULL));
+    assert_ptr_equal(spec_find_named(hosts, "server"), json_array_get(hosts, 3));
+    assert_ptr_equal(spec_find_named(hosts, "client"), json_array_get(hosts, 0));
+    assert_null(spec_find_named(hosts, "switch"));
+    assert_null(spec_find_named(NULL, "client")); /* no such array */
+    json_decref(hosts);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -487,6 +507,7 @@ int main(void)
         cmocka_unit_test(test_long_variable_values_are_not_cut),
         cmocka_unit_test(test_host_programs_resolve_next_to_their_spec),
         cmocka_unit_test(test_rejects_bad_host_programs),
+        cmocka_unit_test(test_elements_are_found_by_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,13 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "json_field.h"
 #include "verdict_axes.h"
-
-static double num(const json_t *obj, const char *key)
-{
-    json_t *v = json_object_get(obj, key);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
 
 static const char *label(const study *st, size_t compared)
 {
@@ -60,7 +55,7 @@ static json_t *at_series(const json_t *list, double series)
     size_t i;
     json_t *e;
     json_array_foreach(list, i, e) {
-        if (num(e, "series") == series || (isnan(series) && isnan(num(e, "series"))))
+        if (jnum(e, "series") == series || (isnan(series) && isnan(jnum(e, "series"))))
             return e;
     }
     return NULL;
@@ -73,7 +68,7 @@ static void alone_scene(walkthrough_script *s, const study *st, const json_t *v,
     char key0[80], key1[80];
     snprintf(key0, sizeof key0, "%s_us", st->variants[st->compared[0]].name);
     snprintf(key1, sizeof key1, "%s_us", st->variants[st->compared[1]].name);
-    double t0 = num(a, key0), t1 = num(a, key1);
+    double t0 = jnum(a, key0), t1 = jnum(a, key1);
     if (isnan(t0) || isnan(t1) || t0 == t1)
         return;
     bool first = t0 < t1;
@@ -90,23 +85,23 @@ static void movement_scene(walkthrough_script *s, const study *st, const json_t 
     size_t i;
     json_t *m;
     json_array_foreach(json_object_get(v, "movement"), i, m) {
-        const char *variant = json_string_value(json_object_get(m, "variant"));
+        const char *variant = jstr(m, "variant");
         for (int d = 0; d < 2; d++)
             if (variant && !strcmp(variant, st->variants[st->compared[d]].name) &&
-                (num(m, "series") == series || isnan(series)))
+                (jnum(m, "series") == series || isnan(series)))
                 moves[d] = m;
     }
     if (!moves[0] || !moves[1] || !st->nknobs)
         return;
     char from[48], to[48];
-    knob_value(&st->knobs[0], num(moves[0], "from_x"), from, sizeof from);
-    knob_value(&st->knobs[0], num(moves[0], "to_x"), to, sizeof to);
+    knob_value(&st->knobs[0], jnum(moves[0], "from_x"), from, sizeof from);
+    knob_value(&st->knobs[0], jnum(moves[0], "to_x"), to, sizeof to);
     scene(s, "system", "#latency-panel",
           "In the system, as the %s goes from %s to %s, %s goes from %.0f to %.0f " VERDICT_US
           ", %s from %.0f to %.0f " VERDICT_US ".",
-          st->knobs[0].phrase, from, to, label(st, 0), num(moves[0], "from_median_us"),
-          num(moves[0], "to_median_us"), label(st, 1), num(moves[1], "from_median_us"),
-          num(moves[1], "to_median_us"));
+          st->knobs[0].phrase, from, to, label(st, 0), jnum(moves[0], "from_median_us"),
+          jnum(moves[0], "to_median_us"), label(st, 1), jnum(moves[1], "from_median_us"),
+          jnum(moves[1], "to_median_us"));
 }
 
 /* The verdict's own sentence of the crossing at the series' value (or of
@@ -114,7 +109,7 @@ static void movement_scene(walkthrough_script *s, const study *st, const json_t 
 static void flip_scene(walkthrough_script *s, const study *st, const json_t *v)
 {
     json_t *c = at_series(json_object_get(v, "crossovers"), verdict_axes_of(st).series_at);
-    const char *text = json_string_value(json_object_get(c, "text"));
+    const char *text = jstr(c, "text");
     if (!text)
         return;
     const char *note = strstr(text, " (");
@@ -128,7 +123,7 @@ static void map_scene(walkthrough_script *s, const study *st, const json_t *v)
     size_t wins[2] = {0, 0}, cells = json_array_size(json_object_get(v, "cells")), i;
     json_t *cell;
     json_array_foreach(json_object_get(v, "cells"), i, cell) {
-        const char *w = json_string_value(json_object_get(cell, "winner"));
+        const char *w = jstr(cell, "winner");
         for (int d = 0; d < 2 && w; d++)
             wins[d] += !strcmp(w, st->variants[st->compared[d]].name);
     }
@@ -143,7 +138,7 @@ static const json_t *largest_part(const json_t *split)
     size_t i;
     json_t *p;
     json_array_foreach(json_object_get(split, "parts"), i, p) {
-        if (!best || num(p, "ps") > num(best, "ps"))
+        if (!best || jnum(p, "ps") > jnum(best, "ps"))
             best = p;
     }
     return best;
@@ -157,22 +152,22 @@ static void split_scenes(walkthrough_script *s, const study *st, const json_t *v
     size_t i;
     json_t *sp;
     json_array_foreach(json_object_get(v, "splits"), i, sp) {
-        if (num(sp, "series") == series || isnan(series))
-            far = fmax(far, num(sp, "x"));
+        if (jnum(sp, "series") == series || isnan(series))
+            far = fmax(far, jnum(sp, "x"));
     }
     for (int d = 0; d < 2; d++)
         json_array_foreach(json_object_get(v, "splits"), i, sp) {
-            const char *variant = json_string_value(json_object_get(sp, "variant"));
+            const char *variant = jstr(sp, "variant");
             const json_t *part = largest_part(sp);
             if (!variant || strcmp(variant, st->variants[st->compared[d]].name) ||
-                num(sp, "x") != far || !part || !st->nknobs)
+                jnum(sp, "x") != far || !part || !st->nknobs)
                 continue;
             char x[48];
             knob_value(&st->knobs[0], far, x, sizeof x);
             scene(s, d ? "trace-second" : "trace-first", "#timeline-panel",
                   "In a traced request of %s at %s, %s takes %.0f of %.0f " VERDICT_US ".",
-                  phrase(st, variant), x, json_string_value(json_object_get(part, "label")),
-                  num(part, "us"), num(sp, "latency_us"));
+                  phrase(st, variant), x, jstr(part, "label"),
+                  jnum(part, "us"), jnum(sp, "latency_us"));
             break;
         }
 }

@@ -44,8 +44,7 @@ static int exec(sqlite3 *db, const char *sql, char *err, size_t size)
 {
     if (db_exec(db, sql) == 0)
         return 0;
-    snprintf(err, size, "%s", db_last_error());
-    return -1;
+    return db_error_into(err, size);
 }
 
 /* One integer from `sql` (the first column of its first row); -1 on an
@@ -54,10 +53,8 @@ static int64_t query_int(sqlite3 *db, const char *sql, char *err, size_t size)
 {
     sqlite3_stmt *st;
     int64_t v = -1;
-    if (db_prepare(db, sql, &st)) {
-        snprintf(err, size, "%s", db_last_error());
-        return -1;
-    }
+    if (db_prepare(db, sql, &st))
+        return db_error_into(err, size);
     int rc = db_step(st);
     if (rc == 1)
         v = sqlite3_column_int64(st, 0);
@@ -171,9 +168,7 @@ static int other_runs_columns(sqlite3 *db, char **out, size_t max, size_t *n, ch
             out[(*n)++] = sqlite3_mprintf("%s", name);
     }
     sqlite3_finalize(st);
-    if (rc < 0)
-        snprintf(err, size, "%s", db_last_error());
-    return rc < 0 ? -1 : 0;
+    return rc < 0 ? db_error_into(err, size) : 0;
 }
 
 /* 5: the run variables leave runs: before run_vars (version 4) some had a
@@ -509,8 +504,7 @@ int db_begin_write(sqlite3 *db, char *err, size_t size)
 {
     if (db_exec(db, "BEGIN IMMEDIATE") == 0)
         return 0;
-    snprintf(err, size, "%s", db_last_error());
-    return -1;
+    return db_error_into(err, size);
 }
 
 int db_commit(sqlite3 *db)

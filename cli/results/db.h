@@ -56,6 +56,10 @@ void db_close(db_conn *db);
  * rows (db_step.h). */
 const char *db_last_error(void);
 
+/* Copies db_last_error into `err` (`size` bytes); returns -1, for
+ * `return db_error_into(err, size);` after a failed call. */
+int db_error_into(char *err, size_t size);
+
 /* Opens a write transaction at once (BEGIN IMMEDIATE: waits for other
  * writers up to DB_BUSY_TIMEOUT_MS); -1 with the database's message in
  * `err`. db_commit ends it (-1 on a failure, see db_last_error), db_rollback

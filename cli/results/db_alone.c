@@ -43,33 +43,27 @@ int db_alone_result(sqlite3 *db, const char *variant, const char *command, doubl
     const char *sql =
         "SELECT result_us FROM alone_runs WHERE variant = ? AND command = ?"
         " AND status = 'ok' AND result_us IS NOT NULL ORDER BY id DESC LIMIT 1";
-    if (db_prepare(db, sql, &st)) {
-        snprintf(err, size, "%s", db_last_error());
-        return -1;
-    }
+    if (db_prepare(db, sql, &st))
+        return db_error_into(err, size);
     sqlite3_bind_text(st, 1, variant, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 2, command, -1, SQLITE_TRANSIENT);
     int found = db_step(st);
     if (found == 1)
         *us = sqlite3_column_double(st, 0);
     else if (found < 0)
-        snprintf(err, size, "%s", db_last_error());
+        db_error_into(err, size);
     sqlite3_finalize(st);
     return found;
 }
 
-static json_t *column_json(sqlite3_stmt *st, int i)
+static json_t *alone_row(sqlite3_stmt *st)
 {
-    switch (sqlite3_column_type(st, i)) {
-    case SQLITE_INTEGER:
-        return json_integer(sqlite3_column_int64(st, i));
-    case SQLITE_FLOAT:
-        return json_real(sqlite3_column_double(st, i));
-    case SQLITE_TEXT:
-        return json_string((const char *)sqlite3_column_text(st, i));
-    default:
-        return json_null();
-    }
+    static const char *const keys[] = {"id",    "variant",   "command",    "status",
+                                       "error", "result_us", "started_at", "wall_s"};
+    json_t *r = json_object();
+    for (int i = 0; i < 8; i++)
+        json_object_set_new(r, keys[i], db_column_json(st, i));
+    return r;
 }
 
 json_t *db_alone_runs_json(sqlite3 *db)
@@ -79,21 +73,7 @@ json_t *db_alone_runs_json(sqlite3 *db)
                       " wall_s FROM alone_runs ORDER BY id";
     if (db_prepare(db, sql, &st))
         return NULL;
-    static const char *const keys[] = {"id",    "variant",   "command",    "status",
-                                       "error", "result_us", "started_at", "wall_s"};
-    json_t *out = json_array();
-    int rc;
-    while ((rc = db_step(st)) == 1) {
-        json_t *r = json_object();
-        for (int i = 0; i < 8; i++)
-            json_object_set_new(r, keys[i], column_json(st, i));
-        json_array_append_new(out, r);
-    }
-    sqlite3_finalize(st);
-    if (rc == 0)
-        return out;
-    json_decref(out);
-    return NULL;
+    return db_collect_rows(st, json_array(), alone_row);
 }
 
 const char *db_file_name(sqlite3 *db)

@@ -9,22 +9,18 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "db_step.h"
+#include "grow.h"
+#include "quantile.h"
 
 #include "mortar/time.h"
 
 static double column_or_nan(sqlite3_stmt *st, int i)
 {
     return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-
-/* The last failure's message (db_step.h) into `err`; -1. */
-static int fail(char *err, size_t size)
-{
-    snprintf(err, size, "%s", db_last_error());
-    return -1;
 }
 
 /* Steps `st` to the one row its statement always has (an aggregate); 0,
@@ -36,7 +32,7 @@ static int one_row(sqlite3_stmt *st, char *err, size_t size)
         return 0;
     if (rc == 0)
         db_fail_with("no row where one was expected");
-    return fail(err, size);
+    return db_error_into(err, size);
 }
 
 /* ---- mortar verdict ---- */
@@ -73,7 +69,7 @@ int db_each_ok_run(sqlite3 *db, int (*each)(void *ctx, const db_ok_run *run), vo
         " (SELECT json_group_object(name, value) FROM run_vars WHERE run_id = runs.id)"
         " FROM runs WHERE status = 'ok' ORDER BY id";
     if (db_prepare(db, sql, &st))
-        return fail(err, size);
+        return db_error_into(err, size);
     int rc = 0, step;
     while (!rc && (step = db_step(st)) == 1) {
         db_ok_run r;
@@ -83,40 +79,59 @@ int db_each_ok_run(sqlite3 *db, int (*each)(void *ctx, const db_ok_run *run), vo
         json_decref(r.vars);
     }
     if (!rc && step < 0)
-        rc = fail(err, size);
+        rc = db_error_into(err, size);
     sqlite3_finalize(st);
     return rc;
 }
 
-/* The median (the middle value, or the mean of the two middle ones) of
- * the known (>= 0) values `known_sql` selects as v, ?1 the run and ?2 the
- * field, in us. */
-#define MEDIAN_OF_KNOWN_US(known_sql)                                                   \
-    "WITH known AS (" known_sql ") SELECT AVG(v) / 1000.0 FROM (SELECT v FROM known"   \
-    " ORDER BY v LIMIT 2 - (SELECT COUNT(*) FROM known) % 2"                          \
-    " OFFSET ((SELECT COUNT(*) FROM known) - 1) / 2)"
+/* Reads the sorted values of `st`'s one integer column into *v (*n of them,
+ * malloc'ed); 0, or -1 with the error. */
+static int sorted_column(sqlite3_stmt *st, int64_t **v, size_t *n, char *err, size_t size)
+{
+    size_t cap = 0;
+    int rc;
+    *v = NULL;
+    *n = 0;
+    while ((rc = db_step(st)) == 1) {
+        if (grow(v, &cap, *n + 1, sizeof **v)) {
+            rc = db_fail_with("out of memory");
+            break;
+        }
+        (*v)[(*n)++] = sqlite3_column_int64(st, 0);
+    }
+    if (rc != 0) {
+        free(*v);
+        *v = NULL;
+        return db_error_into(err, size);
+    }
+    quantile_sort_i64(*v, *n);
+    return 0;
+}
 
 int db_request_median_us(sqlite3 *db, int64_t run_id, const char *field, double *out,
                          char *err, size_t size)
 {
-    /* a request's own columns, and every other field in request_fields */
+    /* the known (>= 0) values: a request's own columns, and every other
+     * field in request_fields */
     const char *sql =
         !strcmp(field, "latency_ns")
-            ? MEDIAN_OF_KNOWN_US("SELECT latency_ns AS v FROM requests WHERE run_id = ?1"
-                                 " AND latency_ns >= 0")
+            ? "SELECT latency_ns FROM requests WHERE run_id = ?1 AND latency_ns >= 0"
         : !strcmp(field, "start_ns")
-            ? MEDIAN_OF_KNOWN_US("SELECT start_ns AS v FROM requests WHERE run_id = ?1"
-                                 " AND start_ns >= 0")
-            : MEDIAN_OF_KNOWN_US("SELECT value AS v FROM request_fields WHERE run_id = ?1"
-                                 " AND field = ?2 AND value >= 0");
+            ? "SELECT start_ns FROM requests WHERE run_id = ?1 AND start_ns >= 0"
+            : "SELECT value FROM request_fields WHERE run_id = ?1 AND field = ?2"
+              " AND value >= 0";
     sqlite3_stmt *st;
     if (db_prepare(db, sql, &st))
-        return fail(err, size);
+        return db_error_into(err, size);
     sqlite3_bind_int64(st, 1, run_id);
-    sqlite3_bind_text(st, 2, field, -1, SQLITE_TRANSIENT); /* none for the columns */
-    int rc = one_row(st, err, size);
+    if (sqlite3_bind_parameter_count(st) == 2)
+        sqlite3_bind_text(st, 2, field, -1, SQLITE_TRANSIENT);
+    int64_t *v;
+    size_t n;
+    int rc = sorted_column(st, &v, &n, err, size);
     if (!rc)
-        *out = column_or_nan(st, 0);
+        *out = quantile_median_sorted(v, n) / 1000.0;
+    free(v);
     sqlite3_finalize(st);
     return rc;
 }
@@ -130,7 +145,7 @@ int db_counter_share(sqlite3 *db, int64_t run_id, const char *of, const char *pe
         " ON n.run_id = q.run_id AND n.component = q.component AND n.key = ?3"
         " WHERE q.run_id = ?1 AND q.key = ?2 AND n.value > 0";
     if (db_prepare(db, sql, &st))
-        return fail(err, size);
+        return db_error_into(err, size);
     sqlite3_bind_int64(st, 1, run_id);
     sqlite3_bind_text(st, 2, of, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 3, per, -1, SQLITE_TRANSIENT);
@@ -145,7 +160,7 @@ int64_t db_count_ok_runs(sqlite3 *db, char *err, size_t size)
 {
     sqlite3_stmt *st;
     if (db_prepare(db, "SELECT COUNT(*) FROM runs WHERE status = 'ok'", &st))
-        return fail(err, size);
+        return db_error_into(err, size);
     int64_t n = one_row(st, err, size) ? -1 : sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
     return n;
@@ -161,13 +176,13 @@ int db_first_ok_run_of_spec(sqlite3 *db, const char *canonical, int64_t *id, cha
         "SELECT id FROM runs WHERE status='ok' AND spec=? ORDER BY id LIMIT 1";
     *id = 0;
     if (db_prepare(db, sql, &st))
-        return fail(err, size);
+        return db_error_into(err, size);
     sqlite3_bind_text(st, 1, canonical, -1, SQLITE_STATIC);
     int rc = db_step(st);
     if (rc == 1)
         *id = sqlite3_column_int64(st, 0);
     else if (rc < 0)
-        fail(err, size);
+        db_error_into(err, size);
     sqlite3_finalize(st);
     return rc < 0 ? -1 : 0;
 }
@@ -220,11 +235,11 @@ int db_run_place_of(sqlite3 *db, int64_t id, db_run_place *out, char *err, size_
     sqlite3_stmt *st;
     *out = (db_run_place){0};
     if (db_prepare(db, "SELECT run_dir, started_at FROM runs WHERE id = ?", &st))
-        return fail(err, size);
+        return db_error_into(err, size);
     sqlite3_bind_int64(st, 1, id);
     int found = db_step(st);
     if (found < 0)
-        fail(err, size);
+        db_error_into(err, size);
     else if (found) {
         copy_text(st, 0, &out->has_run_dir, out->run_dir, sizeof out->run_dir);
         copy_text(st, 1, &out->has_started_at, out->started_at, sizeof out->started_at);

@@ -38,8 +38,9 @@ int db_each_ok_run(db_conn *db, int (*each)(void *ctx, const db_ok_run *run), vo
 /* The median of request field `field`, a key of the per-request lines
  * ("latency_ns", "start_ns", or one of the other fields a run recorded,
  * such as a study's metric part "service_ns"), over run `run_id`'s
- * requests where it is known (>= 0), in us: the middle value, or the mean
- * of the two middle ones; NAN when none is known. */
+ * requests where it is known (>= 0), in us, by quantile.h's rule (the
+ * middle value, or the mean of the two middle ones, as for the run's own
+ * median); NAN when none is known. */
 int db_request_median_us(db_conn *db, int64_t run_id, const char *field, double *out,
                          char *err, size_t size);
 

@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "db_step.h"
-#include "errbuf.h"
 
 /* Binds a variable's value as migrate_4 stores it. */
 static void bind_var(sqlite3_stmt *st, int i, json_t *v)
@@ -321,23 +320,6 @@ int db_record_profile(sqlite3 *db, int64_t id, json_t *profile)
     return end_savepoint(db, "record_profile", rc);
 }
 
-/* Appends each row of `st` (bound) to `out` as `row` makes it (a row it
- * makes nothing of, NULL, is left out); `out`, or NULL (and `out` freed)
- * when a step fails. Finalizes `st`. */
-static json_t *collect_rows(sqlite3_stmt *st, json_t *out, json_t *(*row)(sqlite3_stmt *st))
-{
-    int rc;
-    json_t *r;
-    while ((rc = db_step(st)) == 1)
-        if ((r = row(st)))
-            json_array_append_new(out, r);
-    sqlite3_finalize(st);
-    if (rc == 0)
-        return out;
-    json_decref(out);
-    return NULL;
-}
-
 static json_t *profile_row(sqlite3_stmt *st)
 {
     const char *text = (const char *)sqlite3_column_text(st, 0);
@@ -354,7 +336,7 @@ json_t *db_run_profile(sqlite3 *db, int64_t id)
     if (db_prepare(db, "SELECT profile FROM profiles WHERE run_id = ? ORDER BY process", &st))
         return NULL;
     sqlite3_bind_int64(st, 1, id);
-    return collect_rows(st, json_array(), profile_row);
+    return db_collect_rows(st, json_array(), profile_row);
 }
 
 static json_t *loss_row(sqlite3_stmt *st)
@@ -371,17 +353,7 @@ json_t *db_run_losses(sqlite3 *db, int64_t id)
                    &st))
         return NULL;
     sqlite3_bind_int64(st, 1, id);
-    return collect_rows(st, json_array(), loss_row);
-}
-
-static json_t *column_json(sqlite3_stmt *st, int i)
-{
-    switch (sqlite3_column_type(st, i)) {
-    case SQLITE_INTEGER: return json_integer(sqlite3_column_int64(st, i));
-    case SQLITE_FLOAT: return json_real(sqlite3_column_double(st, i));
-    case SQLITE_TEXT: return json_string((const char *)sqlite3_column_text(st, i));
-    default: return json_null();
-    }
+    return db_collect_rows(st, json_array(), loss_row);
 }
 
 json_t *db_run_vars(sqlite3 *db, int64_t id)
@@ -394,7 +366,7 @@ json_t *db_run_vars(sqlite3 *db, int64_t id)
     int rc;
     while ((rc = db_step(st)) == 1)
         json_object_set_new(out, (const char *)sqlite3_column_text(st, 0) ?: "",
-                            column_json(st, 1));
+                            db_column_json(st, 1));
     sqlite3_finalize(st);
     if (rc == 0)
         return out;
@@ -434,7 +406,7 @@ static json_t *run_json(sqlite3 *db, sqlite3_stmt *st)
     json_t *r = json_object();
     const char *keys[] = {"id", "name", "status", "error", "wall_s", "run_dir", "started_at"};
     for (int i = 0; i < 7; i++)
-        json_object_set_new(r, keys[i], column_json(st, i));
+        json_object_set_new(r, keys[i], db_column_json(st, i));
     json_t *versions = json_loads((const char *)sqlite3_column_text(st, 7) ?: "null",
                                   JSON_DECODE_ANY, NULL);
     json_object_set_new(r, "versions", versions ? versions : json_null());
@@ -442,9 +414,9 @@ static json_t *run_json(sqlite3 *db, sqlite3_stmt *st)
     const char *skeys[] = {"requests", "verified", "median_us", "p99_us", "mean_us",
                            "min_us",   "max_us",   "throughput_rps"};
     for (int i = 0; i < 8; i++)
-        json_object_set_new(sum, skeys[i], column_json(st, 8 + i));
+        json_object_set_new(sum, skeys[i], db_column_json(st, 8 + i));
     json_object_set_new(r, "summary", sum);
-    json_object_set_new(r, "lost", column_json(st, 16));
+    json_object_set_new(r, "lost", db_column_json(st, 16));
     json_object_set_new(r, "losses", losses);
     json_object_set_new(r, "vars", vars);
     return r;
@@ -570,7 +542,7 @@ json_t *db_running_runs(sqlite3 *db)
                       " WHERE status='running' AND pid IS NOT NULL ORDER BY id";
     if (db_prepare(db, sql, &st))
         return NULL;
-    return collect_rows(st, json_array(), running_row);
+    return db_collect_rows(st, json_array(), running_row);
 }
 
 int db_abandon_run(sqlite3 *db, int64_t id, const char *error)
@@ -592,12 +564,12 @@ int db_run_importable(sqlite3 *db, int64_t id, char *why, size_t size)
     const char *sql = "SELECT status, (SELECT COUNT(*) FROM requests WHERE run_id=?1)"
                       " FROM runs WHERE id=?1";
     if (db_prepare(db, sql, &st))
-        return errbuf_fail(why, size, "%s", db_last_error());
+        return db_error_into(why, size);
     sqlite3_bind_int64(st, 1, id);
     int found = db_step(st), rc = 0;
     const char *status = found == 1 ? (const char *)sqlite3_column_text(st, 0) : NULL;
     if (found < 0)
-        rc = errbuf_fail(why, size, "%s", db_last_error());
+        rc = db_error_into(why, size);
     else if (!found)
         rc = 1, snprintf(why, size, "is not in");
     else if (!status || (strcmp(status, "running") && strcmp(status, "abandoned")) ||

@@ -18,6 +18,12 @@ const char *db_last_error(void)
     return last_error[0] ? last_error : "unknown error";
 }
 
+int db_error_into(char *err, size_t size)
+{
+    snprintf(err, size, "%s", db_last_error());
+    return -1;
+}
+
 int db_fail(sqlite3 *db)
 {
     snprintf(last_error, sizeof last_error, "%s", db ? sqlite3_errmsg(db) : "out of memory");
@@ -61,4 +67,32 @@ int db_exec(sqlite3 *db, const char *sql)
     db_fail_with("%s", msg ? msg : sqlite3_errmsg(db));
     sqlite3_free(msg);
     return -1;
+}
+
+json_t *db_column_json(sqlite3_stmt *st, int i)
+{
+    switch (sqlite3_column_type(st, i)) {
+    case SQLITE_INTEGER:
+        return json_integer(sqlite3_column_int64(st, i));
+    case SQLITE_FLOAT:
+        return json_real(sqlite3_column_double(st, i));
+    case SQLITE_TEXT:
+        return json_string((const char *)sqlite3_column_text(st, i));
+    default:
+        return json_null();
+    }
+}
+
+json_t *db_collect_rows(sqlite3_stmt *st, json_t *out, json_t *(*row)(sqlite3_stmt *st))
+{
+    int rc;
+    json_t *r;
+    while ((rc = db_step(st)) == 1)
+        if ((r = row(st)))
+            json_array_append_new(out, r);
+    sqlite3_finalize(st);
+    if (rc == 0)
+        return out;
+    json_decref(out);
+    return NULL;
 }

@@ -10,6 +10,7 @@
 #ifndef MORTAR_CLI_DB_STEP_H
 #define MORTAR_CLI_DB_STEP_H
 
+#include <jansson.h>
 #include <sqlite3.h>
 
 /* Steps `st`: 1 with a row to read, 0 when the statement is done, -1 on
@@ -21,6 +22,15 @@ int db_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st);
 
 /* Runs `sql` (statements without rows); 0, or -1 with the message kept. */
 int db_exec(sqlite3 *db, const char *sql);
+
+/* Column `i` of the current row as JSON: an integer, a real, a string, or
+ * null (NULL and blobs). A new reference. */
+json_t *db_column_json(sqlite3_stmt *st, int i);
+
+/* Appends each row of `st` (bound) to `out` as `row` makes it (a row it
+ * makes nothing of, NULL, is left out); `out`, or NULL (and `out` freed)
+ * when a step fails. Finalizes `st`. */
+json_t *db_collect_rows(sqlite3_stmt *st, json_t *out, json_t *(*row)(sqlite3_stmt *st));
 
 /* Keeps the database's current message as the last error; returns -1. */
 int db_fail(sqlite3 *db);

@@ -4,15 +4,10 @@
  */
 #include "request_summary.h"
 
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
+#include "quantile.h"
 
 /* Measured requests per second of guest time, first start to last end;
  * 0 when the client did not report start times. */
@@ -41,11 +36,9 @@ db_summary request_summary(const db_request *reqs, size_t n)
         sum += (double)v[i];
         s.verified += reqs[i].verified;
     }
-    qsort(v, n, sizeof *v, cmp_i64);
-    size_t med = (n + 1) / 2 - 1, p99 = (size_t)ceil(0.99 * (double)n) - 1;
-    s.median_us =
-        (n % 2 ? (double)v[med] : ((double)v[med] + (double)v[med + 1]) / 2) / 1000;
-    s.p99_us = (double)v[p99] / 1000;
+    quantile_sort_i64(v, n);
+    s.median_us = quantile_median_sorted(v, n) / 1000;
+    s.p99_us = (double)quantile_nearest_rank_sorted(v, n, 0.99) / 1000;
     s.mean_us = sum / (double)n / 1000;
     s.min_us = (double)v[0] / 1000;
     s.max_us = (double)v[n - 1] / 1000;

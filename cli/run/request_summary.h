@@ -10,8 +10,8 @@
 
 #include "db.h"
 
-/* The summary of reqs[0 .. n): median and p99 by the nearest-rank method on
- * the sorted latencies; the throughput is measured requests per second of
+/* The summary of reqs[0 .. n): the latencies' median and p99 by
+ * quantile.h's rule (the p99 by nearest rank); the throughput is measured requests per second of
  * guest time, first start to last end, 0 when the client did not report
  * start times. All zero when n is 0. */
 db_summary request_summary(const db_request *reqs, size_t n);

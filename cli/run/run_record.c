@@ -66,7 +66,7 @@ static int write_once(db_conn *db, const run_record *r, char *err, size_t err_si
     json_decref(none);
     if (!rc && db_commit(db) == 0)
         return 0;
-    snprintf(err, err_size, "%s", db_last_error());
+    db_error_into(err, err_size);
     db_rollback(db);
     return -1;
 }

@@ -24,9 +24,21 @@
 
 /* ---- bases --------------------------------------------------------------- */
 
-static const char *elem_name(json_t *e)
+const char *spec_elem_name(json_t *elem)
 {
-    return json_string_value(json_object_get(e, "name"));
+    return json_string_value(json_object_get(elem, "name"));
+}
+
+json_t *spec_find_named(json_t *array, const char *name)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(array, i, e) {
+        const char *n = spec_elem_name(e);
+        if (n && !strcmp(n, name))
+            return e;
+    }
+    return NULL;
 }
 
 /* Appends `over`'s elements to `base`'s array; {"name", "remove": true}
@@ -36,10 +48,10 @@ static void merge_array(json_t *base, json_t *over)
     size_t i;
     json_t *e;
     json_array_foreach(over, i, e) {
-        const char *name = elem_name(e);
+        const char *name = spec_elem_name(e);
         if (name && json_is_true(json_object_get(e, "remove"))) {
             for (size_t k = 0; k < json_array_size(base); k++) {
-                const char *bn = elem_name(json_array_get(base, k));
+                const char *bn = spec_elem_name(json_array_get(base, k));
                 if (bn && !strcmp(bn, name)) {
                     json_array_remove(base, k);
                     break;
@@ -522,19 +534,6 @@ static const char *format_rate(uint64_t bps, char *buf, size_t size)
     return buf;
 }
 
-/* The component element named `name` in the spec, or NULL. */
-static json_t *find_component(json_t *spec, const char *name)
-{
-    size_t i;
-    json_t *c;
-    json_array_foreach(json_object_get(spec, "components"), i, c) {
-        const char *n = elem_name(c);
-        if (n && !strcmp(n, name))
-            return c;
-    }
-    return NULL;
-}
-
 /* The fastest rate the component at `ref` ("name.port") sends at, 0 when
  * its model declares none; its name and kind in *comp and *kind. */
 static uint64_t end_rate_bps(json_t *spec, const char *ref, char *comp, size_t size,
@@ -543,7 +542,7 @@ static uint64_t end_rate_bps(json_t *spec, const char *ref, char *comp, size_t s
     unsigned port;
     if (spec_port_ref(ref, comp, size, &port))
         return 0;
-    json_t *c = find_component(spec, comp);
+    json_t *c = spec_find_named(json_object_get(spec, "components"), comp);
     *kind = json_string_value(json_object_get(c, "kind"));
     char why[2048];
     const mortar_component_ops *ops = *kind ? sim_check_kind(*kind, "", why, sizeof why) : NULL;
@@ -567,8 +566,9 @@ static void warn_end(json_t *out, json_t *spec, json_t *link, const char *ref, u
     if (bps == 0 || link_bps <= bps)
         return;
     snprintf(text, sizeof text, "link %s is %s but %s (%s) sends at most %s",
-             elem_name(link) ? elem_name(link) : "?", format_rate(link_bps, a, sizeof a),
-             comp, kind, format_rate(bps, b, sizeof b));
+             spec_elem_name(link) ? spec_elem_name(link) : "?",
+             format_rate(link_bps, a, sizeof a), comp, kind,
+             format_rate(bps, b, sizeof b));
     json_array_append_new(out, json_string(text));
 }
 

@@ -72,6 +72,13 @@ int spec_value_text(json_t *v, char *buf, size_t size);
  * `mortar spec`, `run` and `sweep` all use it. */
 int spec_check_set(json_t *spec, const char *path, char *err, size_t err_size);
 
+/* The "name" of a spec's element (a host, a component, a link), or NULL
+ * when it has none. */
+const char *spec_elem_name(json_t *elem);
+
+/* The element of `array` whose "name" is `name`, or NULL. */
+json_t *spec_find_named(json_t *array, const char *name);
+
 /* A variable of the resolved spec as text ("1us", "a", "1"); NULL if absent. */
 const char *spec_var_text(json_t *spec, const char *name, char *buf, size_t size);
 

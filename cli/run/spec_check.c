@@ -56,11 +56,6 @@ typedef struct port_use {
     char where[64];
 } port_use;
 
-static const char *elem_name(json_t *e)
-{
-    return json_string_value(json_object_get(e, "name"));
-}
-
 /* ---- keys and names ------------------------------------------------------------ */
 
 static bool listed(const char *const list[], const char *key)
@@ -244,9 +239,9 @@ static int check_host(json_t *hosts, size_t i, char *err, size_t size)
                            "%s.run: longer than %d bytes",
                            where, HOST_RUN_MAX);
     for (size_t k = 0; k < i; k++)
-        if (!strcmp(elem_name(json_array_get(hosts, k)), elem_name(h)))
+        if (!strcmp(spec_elem_name(json_array_get(hosts, k)), spec_elem_name(h)))
             return errbuf_fail(err, size, "%s.name: '%s' is used twice", where,
-                               elem_name(h));
+                               spec_elem_name(h));
     if (check_int_range(h, "memory_mib", HOST_MEMORY_MIB_MIN, HOST_MEMORY_MIB_MAX, where,
                         err, size) ||
         check_int_range(h, "cpu_shift", HOST_CPU_SHIFT_MIN, HOST_CPU_SHIFT_MAX, where,
@@ -272,12 +267,7 @@ static int validate_hosts(json_t *hosts, char *err, size_t size)
 
 static bool is_host(json_t *spec, const char *name)
 {
-    size_t i;
-    json_t *h;
-    json_array_foreach(json_object_get(spec, "hosts"), i, h)
-        if (!strcmp(elem_name(h), name))
-            return true;
-    return false;
+    return spec_find_named(json_object_get(spec, "hosts"), name) != NULL;
 }
 
 /* ---- components ------------------------------------------------------------------ */
@@ -376,7 +366,7 @@ static int check_link_options(json_t *l, uint32_t protocol, const char *where, c
 {
     mortar_link_params p;
     sim_check_link_defaults(&p, protocol);
-    p.name = elem_name(l);
+    p.name = spec_elem_name(l);
     return sim_check_link_options(l, where, &p, err, size) ? -1 : 0;
 }
 
@@ -390,9 +380,9 @@ static int check_link(json_t *spec, json_t *links, size_t i, char *err, size_t s
         check_name(l, "name", true, where, err, size))
         return -1;
     for (size_t k = 0; k < i; k++)
-        if (!strcmp(elem_name(json_array_get(links, k)), elem_name(l)))
+        if (!strcmp(spec_elem_name(json_array_get(links, k)), spec_elem_name(l)))
             return errbuf_fail(err, size, "%s.name: '%s' is used twice", where,
-                               elem_name(l));
+                               spec_elem_name(l));
     const char *host = json_string_value(json_object_get(l, "host"));
     if (host && !is_host(spec, host))
         return errbuf_fail(err, size, "%s.host: no host named '%s'", where, host);
@@ -455,7 +445,7 @@ static int check_ports_bound(json_t *spec, mortar_loop *loop, const port_use *us
 {
     json_t *comps = json_object_get(spec, "components");
     for (size_t ci = 0; ci < json_array_size(comps); ci++) {
-        const char *name = elem_name(json_array_get(comps, ci));
+        const char *name = spec_elem_name(json_array_get(comps, ci));
         mortar_component *c = mortar_loop_find(loop, name);
         for (unsigned p = 0; p < mortar_component_port_count(c); p++) {
             char full[sizeof uses[0].ref];

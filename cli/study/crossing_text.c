@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "json_field.h"
 #include "sentence.h"
 
 typedef struct words {
@@ -29,12 +30,6 @@ typedef struct words {
     char xu[16], su[16]; /* what follows an x or series value */
     char pre[64];        /* "At 1x, " or "" */
 } words;
-
-static double jnum(const json_t *obj, const char *key)
-{
-    json_t *v = json_object_get(obj, key);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
 
 static const char *label(const words *w, json_t *obj, const char *key)
 {

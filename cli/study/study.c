@@ -23,24 +23,9 @@
 #include "paths.h"
 #include "request_line.h"
 #include "study_wire.h"
+#include "xalloc.h"
 
 #define TEXT_MAX 512
-
-static char *xstrdup(const char *s)
-{
-    char *d = strdup(s);
-    if (!d)
-        abort();
-    return d;
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size);
-    if (!p)
-        abort();
-    return p;
-}
 
 /* ---- checking values -------------------------------------------------------- */
 

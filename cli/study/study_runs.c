@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "db_query.h"
+#include "grow.h"
 #include "spec.h"
 
 bool study_same_value(double x, double y)
@@ -77,14 +78,8 @@ static int keep_run(study_runs *rs, const study_run *r)
 {
     size_t i = run_index(rs, r);
     if (i == rs->n) {
-        if (rs->n == rs->cap) {
-            size_t cap = rs->cap ? 2 * rs->cap : 64;
-            study_run *runs = realloc(rs->runs, cap * sizeof *runs);
-            if (!runs)
-                return -1;
-            rs->runs = runs;
-            rs->cap = cap;
-        }
+        if (grow(&rs->runs, &rs->cap, rs->n + 1, sizeof *rs->runs))
+            return -1;
         rs->n++;
     }
     rs->runs[i] = *r;

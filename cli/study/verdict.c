@@ -37,6 +37,7 @@
 #include "crossing.h"
 #include "crossing_text.h"
 #include "db_query.h"
+#include "json_field.h"
 #include "spec.h"
 #include "sentence.h"
 #include "study.h"
@@ -110,18 +111,6 @@ static const char *key_of(char *buf, const char *name, const char *suffix)
 static json_t *num(double x)
 {
     return isnan(x) ? json_null() : json_real(x);
-}
-
-/* The number under `key`, or NAN when it is null or missing. */
-static double jnum(const json_t *obj, const char *key)
-{
-    json_t *v = json_object_get(obj, key);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static const char *jstr(const json_t *obj, const char *key)
-{
-    return json_string_value(json_object_get(obj, key));
 }
 
 /* The variant with the better median; "tie" when they are equal. */
@@ -198,8 +187,8 @@ static int load_runs(verdict_ctx *c)
 
 /*
  * The median of a per-request field over the run's requests where it is
- * known (>= 0), in us; NAN when none is. The middle value, or the mean of
- * the two middle ones, as for the run's own median.
+ * known (>= 0), in us; NAN when none is (db_request_median_us: the rule
+ * of the run's own median, quantile.h).
  */
 static int request_median_us(verdict_ctx *c, int64_t run_id, const char *field,
                              double *out)

@@ -19,23 +19,12 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "json_field.h"
 #include "study.h"
 #include "time_split.h"
 #include "usage.h"
 #include "verdict.h"
 #include "verdict_axes.h"
-
-/* The number under `key`, or NAN when it is null or missing. */
-static double jnum(const json_t *obj, const char *key)
-{
-    json_t *v = json_object_get(obj, key);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static const char *jstr(const json_t *obj, const char *key)
-{
-    return json_string_value(json_object_get(obj, key));
-}
 
 /* `v` with `decimals` decimals, or "-" when it is missing. */
 static const char *fmt(char *buf, size_t size, double v, int decimals)

@@ -18,6 +18,7 @@
 
 #include "spec.h"
 #include "study.h"
+#include "xalloc.h"
 
 #define MAX_PATH_TEXT 512
 
@@ -43,30 +44,6 @@ typedef struct part {
 
 
 /* ---- small helpers ---------------------------------------------------------- */
-
-static char *xstrdup(const char *s)
-{
-    char *d = strdup(s);
-    if (!d)
-        abort();
-    return d;
-}
-
-static void *xrealloc(void *p, size_t size)
-{
-    p = realloc(p, size);
-    if (!p)
-        abort();
-    return p;
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n, size);
-    if (!p)
-        abort();
-    return p;
-}
 
 static void strvec_push(strvec *sv, const char *s)
 {

@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "errbuf.h"
+#include "grow.h"
 
 /* What a track is, from what it records. */
 typedef enum role { ROLE_OTHER, ROLE_HOST, ROLE_NETWORK, ROLE_DEVICE } role;
@@ -108,22 +109,6 @@ static const tj_event *track_event(const trace_join *j, size_t t, size_t i)
     return &j->events[j->tracks[t].first + i];
 }
 
-/* Makes *p (of *cap elements of `size` bytes) hold more than `n`. */
-static int grow(void *p, size_t *cap, size_t n, size_t size)
-{
-    if (n < *cap)
-        return 0;
-    size_t c = *cap ? 2 * *cap : 256;
-    while (c <= n)
-        c *= 2;
-    void *q = realloc(*(void **)p, c * size);
-    if (!q)
-        return -1;
-    *(void **)p = q;
-    *cap = c;
-    return 0;
-}
-
 /* Adds [start, end) clipped to the window; empty ones are dropped. */
 static int add_interval(split_work *w, uint64_t start, uint64_t end, split_part part)
 {
@@ -133,8 +118,8 @@ static int add_interval(split_work *w, uint64_t start, uint64_t end, split_part 
         end = w->j->end_ps;
     if (end <= start)
         return 0;
-    if (grow(&w->bounds, &w->bounds_cap, w->nbounds + 1, sizeof *w->bounds))
-        return -1; /* room for two */
+    if (grow(&w->bounds, &w->bounds_cap, w->nbounds + 2, sizeof *w->bounds))
+        return -1;
     w->bounds[w->nbounds++] = (bound){start, part, +1};
     w->bounds[w->nbounds++] = (bound){end, part, -1};
     return 0;
@@ -142,7 +127,7 @@ static int add_interval(split_work *w, uint64_t start, uint64_t end, split_part 
 
 static int add_point(split_work *w, uint64_t time_ps, const char *host)
 {
-    if (grow(&w->points, &w->points_cap, w->npoints, sizeof *w->points))
+    if (grow(&w->points, &w->points_cap, w->npoints + 1, sizeof *w->points))
         return -1;
     w->points[w->npoints++] = (host_point){time_ps, !strcmp(host, w->client)};
     return 0;

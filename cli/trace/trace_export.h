@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TRACE_REQUEST_MEDIAN (-1) /* the request with the median latency */
+#define TRACE_REQUEST_MEDIAN (-1) /* the lower-median latency's request (quantile.h) */
 
 /* How many trace files (*.trace) `run_dir` holds; -1 when it cannot be read. */
 int trace_count_files(const char *run_dir);

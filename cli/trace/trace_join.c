@@ -9,6 +9,8 @@
  * request's path, and each host's view of a device tied to the device model.
  */
 #include "errbuf.h"
+#include "grow.h"
+#include "quantile.h"
 #include "track_order.h"
 #include "trace_join.h"
 
@@ -70,22 +72,6 @@ static const pair_rule pair_rules[] = {
 #define N_RULES (sizeof pair_rules / sizeof pair_rules[0])
 
 
-
-/* Makes room for `need` elements of `size` bytes in *p. */
-static int grow(void *p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap * 2 : 64;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*(void **)p, n * size);
-    if (!q)
-        return -1;
-    *(void **)p = q;
-    *cap = n;
-    return 0;
-}
 
 static const char *intern(trace_join *j, const char *s)
 {
@@ -330,7 +316,7 @@ static int choose_request(trace_join *j, join_work *w, int64_t request, char *er
                       "no request has both a request_start and a request_end mark");
         else {
             qsort(wins, ncomplete, sizeof *wins, by_latency);
-            pick = &wins[(ncomplete - 1) / 2]; /* the lower median */
+            pick = &wins[quantile_lower_median_index(ncomplete)]; /* the lower median */
         }
     }
     if (rc == 0) {
