@@ -29,6 +29,9 @@ packages=(
   tshark
   # the trace exports' tests: the OTLP schema compiled, Perfetto's rules
   protobuf-compiler python3-protobuf
+  # mortar report --video: the narration spoken, the video encoded; its
+  # test reads the subtitles back
+  espeak-ng ffmpeg tesseract-ocr tesseract-ocr-eng
   # QEMU build and guest image (and zlib1g-dev below)
   meson libglib2.0-dev libpixman-1-dev libfdt-dev python3-venv dpkg-dev flex bison
   seabios qemu-system-data busybox-static cpio xz-utils zstd bzip2
