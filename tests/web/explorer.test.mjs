@@ -3,7 +3,8 @@
 // synthetic database of make_db.c, opened from disk (file://, with the trace
 // scripts beside it), and once as `mortar serve` serves it. Every expected
 // number comes from make_db's manifest (what it wrote into the database),
-// never from the page. Leaves a screenshot in the build's Testing/explorer.png.
+// never from the page. Leaves screenshots in the build's Testing/: the page
+// at 1280 px (explorer.png) and at 390 px, a phone's width (explorer-390.png).
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -19,12 +20,14 @@ if (!existsSync(CHROMIUM)) {
   process.exit(77);
 }
 const packages = need('WEB_PACKAGES');
-let chromium;
+let chromium, axeScript;
 try {
-  ({ chromium } = createRequire(join(packages, 'package.json'))('playwright-core'));
+  const require = createRequire(join(packages, 'package.json'));
+  ({ chromium } = require('playwright-core'));
+  axeScript = require.resolve('axe-core/axe.min.js');
 } catch (e) {
-  console.error(`playwright-core is not installed in ${packages}/node_modules: build the "web" ` +
-    `target, which runs npm ci there (${e.message})`);
+  console.error(`playwright-core or axe-core is not installed in ${packages}/node_modules: build ` +
+    `the "web" target, which runs npm ci there (${e.message})`);
   process.exit(1);
 }
 
@@ -108,6 +111,52 @@ async function timelineSettles(p, runId) {
 
 async function sliderIndexes() {
   return [+(await page.inputValue('#slider-x')), +(await page.inputValue('#slider-series'))];
+}
+
+// Opens the page in a new tab `width` px wide, with every <details> open and
+// the first card's trace drawn; {p, problems} (console errors and exceptions).
+async function openAt(width) {
+  const p = await browser.newPage({ viewport: { width, height: 900 } });
+  const found = [];
+  p.on('console', (m) => m.type() === 'error' && found.push(`console: ${m.text()}`));
+  p.on('pageerror', (e) => found.push(`exception: ${e.message}`));
+  await p.goto(page.url());
+  await p.waitForSelector('body[data-ready="true"]');
+  await timelineSettles(p, gridRun(fx.manifest, 'a', 0.5, 1).run_id);
+  await p.$$eval('details', (ds) => ds.forEach((d) => { d.open = true; }));
+  return { p, problems: found };
+}
+
+// axe-core's violations on page `p` (WCAG 2.0/2.1 A and AA, and its best
+// practices), as {id, impact, nodes, targets}.
+async function axeViolations(p) {
+  await p.addScriptTag({ path: axeScript });
+  return p.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length,
+      targets: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+  });
+}
+
+// Every place where page `p` is wider than its window: the page itself, and
+// the outermost elements that stick out of it (other than inside a box that
+// scrolls).
+function overflow(p) {
+  return p.evaluate(() => {
+    const out = [];
+    const W = window.innerWidth;
+    if (document.documentElement.scrollWidth > W)
+      out.push({ node: document.createElement('p'), text: `the page is ${document.documentElement.scrollWidth} px wide in ${W} px` });
+    const scrolls = (e) => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
+    for (const e of document.querySelectorAll('body *')) {
+      const r = e.getBoundingClientRect();
+      if (!r.width || r.right <= W + 0.5) continue;
+      let a = e.parentElement;
+      while (a && !scrolls(a)) a = a.parentElement;
+      if (!a && !out.some((o) => o.node.contains(e))) out.push({ node: e, text: `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}.${e.className.baseVal ?? e.className} ends at ${Math.round(r.right)} px` });
+    }
+    return out.map((o) => o.text ?? o).slice(0, 12);
+  });
 }
 
 // ---- the tests
@@ -266,6 +315,51 @@ test('dragging across the timeline zooms in; Reset zoom shows the whole request'
   assert.match(await page.textContent('#timeline-zoom'), /^showing [\d.,]+ µs to [\d.,]+ µs of /);
   await page.click('#timeline-reset');
   assert.match(await page.textContent('#timeline-zoom'), /end to end$/);
+});
+
+test('the timeline zooms and pans by its buttons and by keys when focused, the focus staying on it', async () => {
+  const zoomText = () => page.textContent('#timeline-zoom');
+  const shown = async () => (await zoomText()).match(/^showing ([\d.,]+) µs to ([\d.,]+) µs of /)
+    .slice(1).map((t) => +t.replace(/,/g, ''));
+  assert.ok(await page.isDisabled('#timeline-earlier'));
+  await page.click('#timeline-zoom-in');
+  const [a0, a1] = await shown();
+  await page.click('#timeline-later');
+  const [b0, b1] = await shown();
+  assert.ok(b0 > a0 && Math.abs((b1 - b0) - (a1 - a0)) < 0.2, `panned later: ${a0}-${a1} then ${b0}-${b1}`);
+  await page.focus('#timeline svg');
+  await page.keyboard.press('+');
+  const [c0, c1] = await shown();
+  assert.ok(c1 - c0 < (b1 - b0) * 0.6, 'zoomed in by +');
+  await page.keyboard.press('ArrowLeft');
+  assert.ok((await shown())[0] < c0, 'panned earlier by ←');
+  assert.equal(await page.evaluate(() => document.activeElement.tagName), 'svg');
+  await page.keyboard.press('0');
+  assert.match(await zoomText(), /end to end$/);
+  assert.equal(await page.evaluate(() => document.activeElement.tagName), 'svg');
+});
+
+test('the keyboard alone reaches the sliders, every map cell, the cards, the timeline and the tables', async () => {
+  await page.focus('#slider-x');
+  const reached = new Set();
+  for (let i = 0; i < 60; i++) {
+    await page.keyboard.press('Tab');
+    reached.add(await page.evaluate(() => {
+      const e = document.activeElement;
+      if (e.classList.contains('map-cell')) return `map ${e.dataset.x} ${e.dataset.series}`;
+      return e.id || (e.closest('[id]') && `in ${e.closest('[id]').id}`) || e.tagName;
+    }));
+  }
+  const want = ['slider-series', 'card-a', 'card-b', 'in timeline', 'timeline-zoom-in', 'in crossovers-box',
+    'in latency-panel', 'in baselines-panel', 'in runs-panel',
+    ...fx.manifest.latencies_us.flatMap((L) => fx.manifest.speeds.map((s) => `map ${L} ${s}`))];
+  for (const w of want) assert.ok(reached.has(w), `Tab does not reach ${w}: ${[...reached].join(', ')}`);
+  // Each slider tells a screen reader its value with its unit.
+  assert.equal(await page.getAttribute('#slider-x', 'aria-valuetext'), await page.textContent('#x-value'));
+  assert.match(await page.getAttribute('#slider-series', 'aria-valuetext'), /^[\d.]+×$/);
+  // The map's buttons are named by their text, which begins with where they are.
+  const name = await page.locator('#map .map-cell[data-x="2"][data-series="1"]').textContent();
+  assert.match(name, /^L = 2 µs, speed 1×: faster: B/);
 });
 
 test('a run without a trace says so instead of a timeline', async () => {
@@ -496,6 +590,36 @@ test('a study with one knob gives a page with one series and no series slider', 
     await p.close();
   }
 });
+
+for (const width of [1280, 390]) {
+  test(`at ${width} px: no console error, no sideways scroll, no serious or critical axe violation`, async () => {
+    const { p, problems: found } = await openAt(width);
+    try {
+      const wide = await overflow(p);
+      const violations = await axeViolations(p);
+      const counts = Object.fromEntries(['critical', 'serious', 'moderate', 'minor'].map((i) =>
+        [i, violations.filter((v) => v.impact === i).reduce((t, v) => t + v.nodes, 0)]));
+      console.log(`axe at ${width} px: ${JSON.stringify(counts)} ${JSON.stringify(violations.map((v) => `${v.id} x${v.nodes}`))}`);
+      assert.deepEqual(wide, [], `at ${width} px`);
+      // The timeline is drawn as wide as its box, not wider.
+      assert.ok(await p.evaluate(() => {
+        const box = document.getElementById('timeline');
+        return box.querySelector('svg').getBoundingClientRect().width <= box.clientWidth;
+      }), `the timeline is wider than its box at ${width} px`);
+      const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      assert.deepEqual(bad, [], `axe at ${width} px:\n` + bad.map((v) =>
+        `  ${v.impact} ${v.id} x${v.nodes}: ${v.targets.join(', ')}`).join('\n'));
+      if (width < 500) {
+        const dir = need('WEB_SCREENSHOT_DIR');
+        mkdirSync(dir, { recursive: true });
+        await p.screenshot({ path: join(dir, `explorer-${width}.png`), fullPage: true });
+      }
+      assert.deepEqual(found, []);
+    } finally {
+      await p.close();
+    }
+  });
+}
 
 test('a screenshot of the page is left in Testing/explorer.png', async () => {
   await page.locator('#map .map-cell[data-x="1"][data-series="1"]').click();

@@ -13,8 +13,10 @@
 
 (function explorer() {
   // The two compared variants' colours (first blue, second orange), then the
-  // baselines'.
-  const PAIR_COLORS = [{ color: '#2563eb', soft: '#93c5fd' }, { color: '#ea580c', soft: '#fdba74' }];
+  // baselines'. `ink` is the shade for text on white, with at least 4.5:1
+  // contrast (WCAG AA).
+  const PAIR_COLORS = [{ color: '#2563eb', soft: '#93c5fd', ink: '#1d4ed8' },
+    { color: '#ea580c', soft: '#fdba74', ink: '#c2410c' }];
   const BASELINE_COLORS = ['#059669', '#7c3aed', '#db2777', '#0891b2', '#ca8a04'];
   const COLOR = { tie: '#64748b', none: '#94a3b8' };
   const EVENT_PALETTE = ['#2563eb', '#ea580c', '#059669', '#7c3aed', '#db2777', '#0891b2',
@@ -250,7 +252,7 @@
 
   // ---------------------------------------------------------------- state
 
-  const state = { xi: 0, si: 0, variant: '', zoom: null, timelineOf: '' };
+  const state = { xi: 0, si: 0, variant: '', zoom: null, full: null, timelineOf: '' };
   let M = null;
 
   const currentX = () => M.xs[state.xi];
@@ -263,6 +265,9 @@
     state.si = Math.max(0, Math.min(M.series.length - 1, si));
     $('slider-x').value = String(state.xi);
     $('slider-series').value = String(state.si);
+    // What a screen reader says for each slider: the value with its unit.
+    $('slider-x').setAttribute('aria-valuetext', fmtX(currentX()));
+    if (SK) $('slider-series').setAttribute('aria-valuetext', fmtS(currentS()));
     renderSelection();
   }
 
@@ -427,7 +432,7 @@
 
   function renderMap() {
     const map = $('map');
-    map.style.gridTemplateColumns = `auto repeat(${M.xs.length}, minmax(76px, 1fr))`;
+    map.style.gridTemplateColumns = `auto repeat(${M.xs.length}, minmax(64px, 1fr))`;
     const nodes = [];
     const [a, b] = PAIR;
     for (let si = M.series.length - 1; si >= 0; si--) {
@@ -452,14 +457,17 @@
           main = '?';
           sub = `${label(a)} ${fmtUs(cell[a] && cell[a].median_us)} · ${label(b)} ${fmtUs(cell[b] && cell[b].median_us)}`;
         }
+        // A plain button whose name is its text: where it is (for a screen
+        // reader only, the axes say it on screen), then what it shows.
         nodes.push(el('button', {
-          type: 'button', class: `map-cell win-${w}`, role: 'gridcell',
+          type: 'button', class: `map-cell win-${w}`,
           style: `background:${mapTint(cell)}`,
           title: `${where(x, s)}: ${label(a)} ${fmtUs(cell[a] && cell[a].median_us)}, ${label(b)} ${fmtUs(cell[b] && cell[b].median_us)}`,
-          'aria-label': `${cap(X.title)} ${fmtX(x)}${SK ? `, ${SK.label} ${fmtS(s)}` : ''}: ${w === 'none' ? 'no verdict' : variantName(w) + ' wins'}`,
           data: { x: String(x), series: String(s), xi: String(xi), si: String(si), winner: w },
           on: { click: () => select(xi, si) },
-        }, el('span', { class: 'map-main', text: main }), el('span', { class: 'map-sub', text: sub })));
+        }, el('span', { class: 'sr-only', text: `${where(x, s)}: ` + (isPair(w) ? 'faster: ' : '') }),
+        el('span', { class: 'map-main', text: main }), el('span', { class: 'sr-only', text: ', ' }),
+        el('span', { class: 'map-sub', text: sub })));
       });
     }
     nodes.push(el('div', { class: 'map-axis corner', text: SK ? `${SK.label} ↑ / ${X.label} →` : `${X.label} →` }));
@@ -476,7 +484,7 @@
     for (const c of document.querySelectorAll('#map .map-cell')) {
       const on = +c.dataset.x === +currentX() && String(c.dataset.series) === String(currentS());
       c.classList.toggle('selected', on);
-      c.setAttribute('aria-selected', on ? 'true' : 'false');
+      c.setAttribute('aria-pressed', on ? 'true' : 'false');
     }
   }
 
@@ -494,6 +502,7 @@
       card.dataset.selected = state.variant === d ? 'true' : 'false';
       card.dataset.runId = m && m.run_id != null ? String(m.run_id) : '';
       card.style.setProperty('--design', variantColor(d));
+      card.style.setProperty('--design-ink', PAIR_COLORS[pairIndex(d)].ink);
 
       let badge = null;
       if (cell && cell.winner === 'tie') badge = el('span', { class: 'badge tie', text: 'tie' });
@@ -652,7 +661,8 @@
     $('timeline-caption').textContent = m
       ? `${variantName(d)} at ${X.title} ${fmtX(currentX())}${SK ? `, ${SK.title} ${fmtS(currentS())}` : ''}: ` +
         `the request with the median end-to-end latency of run #${m.run_id}, every event on the one simulated clock. ` +
-        `Click the other card for the other ${S.axis}; drag across the lanes to zoom in.`
+        `Click the other card for the other ${S.axis}. Drag across the lanes to zoom in; the buttons, ` +
+        'or + − and the arrow keys on the focused timeline, zoom and pan.'
       : 'Nothing measured at this setting.';
     const summary = m ? traceSummary(m.run_id) : null;
     const entry = hasTrace(summary) ? loadTimeline(m.run_id, summary.file) : null;
@@ -701,17 +711,51 @@
     if (t0 === null) t0 = Math.min(...all.map((e) => e.start_ps).filter(isNum));
     if (t1 === null) t1 = Math.max(...all.map((e) => (isNum(e.end_ps) ? e.end_ps : e.start_ps)).filter(isNum));
     const full = [t0, Math.max(t1, t0 + 1)];
+    state.full = full;
     return { full, view: state.zoom || full };
   }
+
+  // Zoom and pan: the view becomes [v0, v1] (ps), kept inside the request's
+  // window and at most 1000 times narrower; the whole window is no zoom.
+  function setTimelineView(v0, v1) {
+    const [f0, f1] = state.full;
+    const w = Math.min(f1 - f0, Math.max(v1 - v0, (f1 - f0) / 1000));
+    const a = Math.max(f0, Math.min(f1 - w, (v0 + v1) / 2 - w / 2));
+    state.zoom = w >= f1 - f0 ? null : [a, a + w];
+    renderTimeline();
+  }
+  // Zooms by `factor` (< 1 in) around the point `at` of the view (0 its start, 1 its end).
+  function zoomTimeline(factor, at) {
+    if (!state.full) return;
+    const [v0, v1] = state.zoom || state.full;
+    const c = v0 + at * (v1 - v0), w = (v1 - v0) * factor;
+    setTimelineView(c - at * w, c - at * w + w);
+  }
+  // Pans by `share` of the view's width (< 0 earlier).
+  function panTimeline(share) {
+    if (!state.full) return;
+    const [v0, v1] = state.zoom || state.full;
+    const d = share * (v1 - v0);
+    setTimelineView(v0 + d, v1 + d);
+  }
+  // The keys a focused timeline answers: zoom, pan, back to the whole request.
+  const TIMELINE_KEYS = {
+    '+': () => zoomTimeline(0.5, 0.5), '=': () => zoomTimeline(0.5, 0.5),
+    '-': () => zoomTimeline(2, 0.5), ArrowLeft: () => panTimeline(-0.25),
+    ArrowRight: () => panTimeline(0.25), '0': () => setTimelineView(...state.full),
+    Home: () => setTimelineView(...state.full),
+  };
 
   // Swim lanes, one per track; a track's overlapping events stack in rows.
   function drawTimeline(box, t, tracks) {
     const all = tracks.flatMap((tr) => tr.events);
     const { full, view } = timelineWindow(t, all);
     const [v0, v1] = view;
-    const W = Math.max(560, box.clientWidth || 960);
-    const labelW = 150, padR = 16, rowH = 16, lanePad = 6, top = 6, axisH = 38, maxRows = 6;
+    // As wide as its box, whatever the screen: narrower lane labels on a phone.
+    const W = Math.max(280, box.clientWidth || 960);
+    const labelW = W < 600 ? 86 : 150, padR = W < 600 ? 8 : 16, rowH = 16, lanePad = 6, top = 6, axisH = 38, maxRows = 6;
     const plotW = W - labelW - padR;
+    const labelChars = Math.floor((labelW - 10) / 7);
     const x = (ps) => labelW + ((ps - v0) / (v1 - v0)) * plotW;
     const clampX = (px) => Math.max(labelW, Math.min(labelW + plotW, px));
 
@@ -741,7 +785,9 @@
     const H = axisY + axisH;
 
     const svg = el('svg:svg', { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img',
-      'aria-label': `timeline of request ${t.request}: ${tracks.length} tracks` });
+      tabindex: 0, 'aria-label': `timeline of request ${t.request}: ${tracks.length} tracks, ` +
+        `${fmtUs((v0 - full[0]) / 1e6)} to ${fmtUs((v1 - full[0]) / 1e6)}; + and − zoom, ` +
+        'the arrow keys pan, 0 shows the whole request' });
     const defs = el('svg:defs', null,
       el('svg:clipPath', { id: 'plot-clip' }, el('svg:rect', { x: labelW, y: 0, width: plotW, height: H })),
       el('svg:marker', { id: 'arrow', viewBox: '0 0 8 8', refX: 7, refY: 4, markerWidth: 6, markerHeight: 6,
@@ -754,7 +800,7 @@
       g.append(el('svg:rect', { x: 0, y: l.y, width: W, height: l.h, class: i % 2 ? 'lane-bg odd' : 'lane-bg' }));
       const label = String(l.tr.name);
       g.append(el('svg:text', { x: 8, y: l.y + l.h / 2 + 4, class: 'lane-label',
-        text: label.length > 20 ? label.slice(0, 19) + '…' : label }, el('svg:title', { text: label })));
+        text: label.length > labelChars ? label.slice(0, labelChars - 1) + '…' : label }, el('svg:title', { text: label })));
       svg.append(g);
     }
 
@@ -836,8 +882,23 @@
       brush.setAttribute('visibility', 'hidden');
       if (b - a < 4) return;
       const ps = (px) => v0 + ((px - labelW) / plotW) * (v1 - v0);
-      state.zoom = [ps(a), ps(b)];
-      renderTimeline();
+      setTimelineView(ps(a), ps(b));
+    });
+    // The wheel: with Ctrl or ⌘ (a pinch on a touchpad) it zooms around the
+    // pointer; sideways or with Shift it pans; else it scrolls the page.
+    svg.addEventListener('wheel', (ev) => {
+      const at = Math.max(0, Math.min(1, (svgX(ev) - labelW) / plotW));
+      if (ev.ctrlKey || ev.metaKey) zoomTimeline(Math.exp(ev.deltaY * 0.004), at);
+      else if (ev.shiftKey || Math.abs(ev.deltaX) > Math.abs(ev.deltaY))
+        panTimeline((ev.shiftKey ? ev.deltaY : ev.deltaX) / plotW);
+      else return;
+      ev.preventDefault();
+    }, { passive: false });
+    svg.addEventListener('keydown', (ev) => {
+      const act = TIMELINE_KEYS[ev.key];
+      if (!act || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+      ev.preventDefault();
+      act();
     });
 
     const names = [...new Set(all.map((e) => e.name))].slice(0, 16);
@@ -845,9 +906,15 @@
       ? `showing ${fmtUs((v0 - full[0]) / 1e6)} to ${fmtUs((v1 - full[0]) / 1e6)} of ${fmtUs((full[1] - full[0]) / 1e6)}`
       : `request ${t.request}: ${fmtUs((full[1] - full[0]) / 1e6)} end to end`;
     $('timeline-reset').disabled = !state.zoom;
+    $('timeline-zoom-out').disabled = !state.zoom;
+    $('timeline-earlier').disabled = !state.zoom || v0 <= full[0];
+    $('timeline-later').disabled = !state.zoom || v1 >= full[1];
     const legend = el('div', { class: 'timeline-legend' }, names.map((n) => el('span', { class: 'legend-item' },
       el('span', { class: 'swatch', style: `background:${eventColor(n)}` }), n)));
+    // Redrawn after a key: the focus stays on the timeline.
+    const focused = box.contains(document.activeElement) && document.activeElement.tagName === 'svg';
     box.replaceChildren(svg, legend);
+    if (focused) svg.focus();
   }
 
   // ---------------------------------------------------------------- charts
@@ -888,7 +955,10 @@
     }, extra || {});
   }
 
-  function upsertChart(id, config) {
+  // Draws (or redraws) chart `id`; `alt` is its text alternative, with the
+  // table beside it that holds its numbers.
+  function upsertChart(id, config, alt) {
+    $(id).setAttribute('aria-label', alt);
     if (!hasChart()) return null;
     if (charts[id]) {
       charts[id].data = config.data;
@@ -974,7 +1044,8 @@
         },
       }),
       plugins: [markXPlugin],
-    });
+    }, `Chart: ${$('latency-title').textContent}` + (SK ? ` at ${SK.title} ${fmtS(s)}` : '') +
+      '; the table below it holds its numbers.');
   }
 
   function renderBaselines() {
@@ -1000,7 +1071,7 @@
           tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmtUs(c.parsed.y)}` } },
         },
       }),
-    });
+    }, `Chart: end-to-end median against ${X.title}, log scale; the table below it holds its numbers.`);
   }
 
   function renderLoad() {
@@ -1047,7 +1118,7 @@
           title: { display: true, text: title },
           tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmt(c.parsed.y)} with ${c.parsed.x} ${LK.label}` } } },
       }),
-    });
+    }, `Chart: ${title.toLowerCase()} against ${LK.phrase}; the table under "The numbers" holds them.`);
     loadChart('load-throughput-chart', 'throughput_rps', 'throughput (requests/s)', 'Throughput', fmtRps);
     loadChart('load-latency-chart', 'median_us', 'end-to-end median (µs)', 'Latency per request', fmtUs);
   }
@@ -1121,6 +1192,10 @@
       state.zoom = null;
       renderTimeline();
     });
+    $('timeline-zoom-in').addEventListener('click', () => zoomTimeline(0.5, 0.5));
+    $('timeline-zoom-out').addEventListener('click', () => zoomTimeline(2, 0.5));
+    $('timeline-earlier').addEventListener('click', () => panTimeline(-0.25));
+    $('timeline-later').addEventListener('click', () => panTimeline(0.25));
     $('timeline-arrows').addEventListener('change', renderTimeline);
     const at = SK ? M.series.indexOf(S.series_at) : 0;
     select(0, at >= 0 ? at : 0);
