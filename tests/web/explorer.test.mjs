@@ -177,6 +177,40 @@ test('the page loads without console errors and shows the verdict', async () => 
   assert.equal(await page.locator('#runs tbody tr').count(), runs);
 });
 
+test('the page opens with the answer: one sentence and its three figures, as the verdict gives them', async () => {
+  // The first panel of the page.
+  assert.equal(await page.evaluate(() => document.querySelector('main .panel:not([hidden])').id), 'answer');
+  const ans = data.answer;
+  // The far end where both ran, at the series' reference value (1x): the
+  // database's medians, and the verdict's alone times and crossing.
+  const far = Math.max(...fx.manifest.latencies_us);
+  const a = gridRun(fx.manifest, 'a', far, 1), b = gridRun(fx.manifest, 'b', far, 1);
+  assert.deepEqual([ans.series, ans.system.x, ans.system.a_us, ans.system.b_us, ans.system.winner],
+    [1, far, a.median_us, b.median_us, a.median_us < b.median_us ? 'a' : 'b']);
+  assert.equal(ans.system.times, Math.max(a.median_us, b.median_us) / Math.min(a.median_us, b.median_us));
+  const alone = data.verdict.alone.find((r) => r.series === 1);
+  assert.deepEqual([ans.alone.winner, ans.alone.a_us, ans.alone.b_us], [alone.winner, alone.a_us, alone.b_us]);
+  const cross = data.verdict.crossovers.find((c) => c.series === 1);
+  assert.equal(ans.flip.x, cross.crossings[0].x);
+  // The page words them, each number with its unit.
+  const two = (v) => v.toFixed(2);
+  assert.equal(await page.textContent('#answer-text'),
+    `At compute speed 1×, Design A is ${two(ans.alone.times)}× faster alone, but ${two(ans.system.times)}× ` +
+    `slower in the whole system at L = ${far} µs: the ranking flips at L ≈ ${two(ans.flip.x)} µs.`);
+  const figures = await page.$$eval('#answer-figures .figure', (fs) => fs.map((f) => [f.dataset.figure,
+    f.querySelector('h3').textContent, f.querySelector('.figure-value').textContent,
+    f.querySelector('.figure-what').textContent]));
+  assert.deepEqual(figures, [
+    ['alone', 'Alone', `${two(ans.alone.times)}×`, 'Design A faster'],
+    ['system', `In the whole system at L = ${far} µs`, `${two(ans.system.times)}×`, 'Design A slower'],
+    ['flip', 'Where the ranking flips', `L ≈ ${two(ans.flip.x)} µs`, 'Design A faster below, Design B above']]);
+  assert.match(await page.textContent('#answer-figures [data-figure="system"] .figure-detail'),
+    new RegExp(`^${a.median_us.toLocaleString('en-US', { minimumFractionDigits: 1 })} µs \\(A\\) against ` +
+      `${b.median_us.toLocaleString('en-US', { minimumFractionDigits: 1 })} µs \\(B\\): [\\d.]+ µs apart$`));
+  assert.match(await page.textContent('#answer-figures [data-figure="flip"] .figure-detail'),
+    /^measured between runs at 1 µs and 1\.03125 µs$/);
+});
+
 test('the page names the variants, knobs and parts as the study in its data does', async () => {
   const st = data.study;
   const cap = (t) => t.charAt(0).toUpperCase() + t.slice(1);

@@ -62,6 +62,8 @@
     return fmtNumber(v, Math.abs(v) < 10 ? 2 : 1) + ' µs';
   }
   const fmtPct = (v) => (isNum(v) ? fmtNumber(Math.abs(v), 1) + ' %' : '—');
+  // A ratio of two medians: "1.33×".
+  const fmtTimes = (v) => (isNum(v) ? fmtNumber(v, 2) + '×' : '—');
   const fmtRps = (v) => (isNum(v) ? fmtNumber(v, v < 100 ? 1 : 0) + ' req/s' : '—');
   const cap = (t) => (t ? t.charAt(0).toUpperCase() + t.slice(1) : '');
 
@@ -335,6 +337,56 @@
       '(mortar report / mortar serve); docs/explorer.md says where each one comes from.';
   }
 
+  // The answer first (data.answer, cli/study/verdict_answer.h): one sentence
+  // made of its three figures, then each figure with its numbers. The
+  // figures are the verdict's; the page only words them.
+  function renderAnswer() {
+    const ans = M.data.answer && typeof M.data.answer === 'object' ? M.data.answer : null;
+    const alone = ans && ans.alone && isPair(ans.alone.winner) ? ans.alone : null;
+    const sys = ans && ans.system && (isPair(ans.system.winner) || ans.system.winner === 'tie') ? ans.system : null;
+    const flip = ans && ans.flip && isNum(ans.flip.x) ? ans.flip : null;
+    $('answer').hidden = !alone && !sys;
+    if (!alone && !sys) return;
+    const [a, b] = PAIR;
+    const us = (f) => `${fmtUs(f[`${a}_us`])} (${label(a)}) against ${fmtUs(f[`${b}_us`])} (${label(b)})`;
+    const at = sys ? `${X.label} = ${fmtX(sys.x)}` : '';
+    const flipAt = flip ? `${X.label} ≈ ${fmtNumber(flip.x, 2)}${unitText(X)}` : '';
+
+    // The alone winner, compared in the system where it is faster or slower.
+    const fastAlone = alone ? alone.winner : null;
+    let systemPart = '', systemWhat = '';
+    if (sys && sys.winner === 'tie') {
+      systemPart = `in the whole system they tie at ${at}`;
+      systemWhat = 'tie';
+    } else if (sys && fastAlone) {
+      const keeps = sys.winner === fastAlone;
+      systemPart = keeps ? `and still ${fmtTimes(sys.times)} faster in the whole system at ${at}`
+        : `but ${fmtTimes(sys.times)} slower in the whole system at ${at}`;
+      systemWhat = `${variantName(fastAlone)} ${keeps ? 'faster' : 'slower'}`;
+    } else if (sys) {
+      systemPart = `in the whole system ${variantName(sys.winner)} is ${fmtTimes(sys.times)} faster at ${at}`;
+      systemWhat = `${variantName(sys.winner)} faster`;
+    }
+    const flipPart = flip ? `the ranking flips at ${flipAt}` : 'the ranking does not flip in the measured range';
+    const lead = SK && isNum(ans.series) ? `At ${SK.title} ${fmtS(ans.series)}, ` : '';
+    const sentence = alone
+      ? `${lead}${variantName(fastAlone)} is ${fmtTimes(alone.times)} faster alone` +
+        (systemPart ? `, ${systemPart}` : '') + `: ${flipPart}.`
+      : `${cap(lead + systemPart)}: ${flipPart}.`;
+    $('answer-text').textContent = sentence;
+
+    const figure = (name, title, value, what, detail) => el('div', { class: 'figure', data: { figure: name } },
+      el('h3', { text: title }), el('p', { class: 'figure-value', text: value }),
+      el('p', { class: 'figure-what', text: what }), el('p', { class: 'figure-detail', text: detail }));
+    $('answer-figures').replaceChildren(
+      alone ? figure('alone', 'Alone', fmtTimes(alone.times), `${variantName(fastAlone)} faster`, us(alone)) : null,
+      sys ? figure('system', `In the whole system at ${at}`, fmtTimes(sys.times), systemWhat,
+        `${us(sys)}: ${fmtUs(isNum(sys.margin_us) ? Math.abs(sys.margin_us) : null)} apart`) : null,
+      figure('flip', 'Where the ranking flips', flip ? flipAt : 'nowhere',
+        flip ? `${variantName(flip.below)} faster below, ${variantName(flip.above)} above` : 'in the measured range',
+        flip ? howFound(flip) + (flip.crossings > 1 ? `; ${flip.crossings} crossings in all` : '') : '—'));
+  }
+
   function renderVerdict() {
     const v = M.verdict;
     const err = $('verdict-error');
@@ -350,7 +402,8 @@
     $('verdict-headline').textContent = sentences.length ? sentences[0] : '';
     $('verdict-headline').hidden = !sentences.length;
     $('verdict-summary').replaceChildren(...sentences.slice(1).map((t) => el('li', { text: t })));
-    $('verdict-summary').hidden = sentences.length < 2;
+    $('verdict-sentences').hidden = sentences.length < 2;
+    $('verdict-count').textContent = `(${sentences.length - 1} sentences)`;
 
     const [a, b] = PAIR.map(label);
     const seriesHead = SK ? [cap(SK.label)] : [];
@@ -1160,6 +1213,7 @@
     }
     renderStudyTexts();
     renderHeader();
+    renderAnswer();
     renderVerdict();
     renderRuns();
     renderBaselines();
