@@ -31,7 +31,7 @@ try {
   process.exit(1);
 }
 
-let fx, data, reportDir, browser, page;
+let fx, data, reportDir, pageUrl, browser, page;
 const problems = []; // console errors and uncaught exceptions
 
 before(async () => {
@@ -47,7 +47,8 @@ before(async () => {
     if (m.type() === 'error') problems.push(`console: ${m.text()}`);
   });
   page.on('pageerror', (e) => problems.push(`exception: ${e.message}`));
-  await page.goto(pathToFileURL(file).href);
+  pageUrl = pathToFileURL(file).href;
+  await page.goto(pageUrl);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
 });
 
@@ -120,7 +121,7 @@ async function openAt(width) {
   const found = [];
   p.on('console', (m) => m.type() === 'error' && found.push(`console: ${m.text()}`));
   p.on('pageerror', (e) => found.push(`exception: ${e.message}`));
-  await p.goto(page.url());
+  await p.goto(pageUrl);
   await p.waitForSelector('body[data-ready="true"]');
   await timelineSettles(p, gridRun(fx.manifest, 'a', 0.5, 1).run_id);
   await p.$$eval('details', (ds) => ds.forEach((d) => { d.open = true; }));
@@ -394,6 +395,86 @@ test('the keyboard alone reaches the sliders, every map cell, the cards, the tim
   // The map's buttons are named by their text, which begins with where they are.
   const name = await page.locator('#map .map-cell[data-x="2"][data-series="1"]').textContent();
   assert.match(name, /^L = 2 µs, speed 1×: faster: B/);
+});
+
+test('the address carries the selection: a link opens that view, and each change rewrites it', async () => {
+  const p = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = [];
+  p.on('pageerror', (e) => errors.push(e.message));
+  try {
+    await p.goto(pageUrl + '#x=2&series=2&variant=b');
+    await p.waitForSelector('body[data-ready="true"]');
+    assert.deepEqual([+(await p.inputValue('#slider-x')), +(await p.inputValue('#slider-series'))], [2, 1]);
+    const b22 = gridRun(fx.manifest, 'b', 2, 2);
+    assert.equal(await p.getAttribute('#card-b', 'data-selected'), 'true');
+    assert.equal(+(await p.getAttribute('#card-b', 'data-run-id')), b22.run_id);
+    assert.equal(+(await p.getAttribute('#timeline', 'data-run-id')), b22.run_id);
+    const hash = () => p.evaluate(() => location.hash);
+    const entries = await p.evaluate(() => history.length);
+    await p.locator('#map .map-cell[data-x="1"][data-series="1"]').click();
+    assert.equal(await hash(), '#x=1&series=1&variant=b');
+    await p.click('#card-a');
+    assert.equal(await hash(), '#x=1&series=1&variant=a');
+    await p.focus('#slider-x');
+    await p.keyboard.press('End');
+    assert.equal(await hash(), '#x=2&series=1&variant=a');
+    assert.equal(await p.evaluate(() => history.length), entries, 'replaced, not pushed');
+    // An address edited by hand is followed; what it names wrongly is ignored.
+    await p.evaluate(() => { location.hash = '#x=0.5&series=9&variant=nobody'; });
+    await p.waitForFunction(() => location.hash === '#x=0.5&series=1&variant=a');
+    assert.deepEqual([+(await p.inputValue('#slider-x')), +(await p.inputValue('#slider-series'))], [0, 0]);
+    assert.deepEqual(errors, []);
+  } finally {
+    await p.close();
+  }
+});
+
+// Clicks the download button `format` under `box` on the main page; the
+// file's name and bytes.
+async function download(box, format) {
+  const [dl] = await Promise.all([page.waitForEvent('download'),
+    page.click(`${box} .downloads button[data-format="${format}"]`)]);
+  return { name: dl.suggestedFilename(), bytes: readFileSync(await dl.path()) };
+}
+
+test('every chart downloads as PNG and SVG, every table as CSV with numbers in its cells and units in its head', async () => {
+  assert.equal(await page.locator('.downloads button[data-format="png"]').count(),
+    await page.locator('canvas').count());
+  assert.equal(await page.locator('.downloads button[data-format="csv"]').count(),
+    await page.locator('table.data').count());
+  // Named by what they do, with the visible text in the name.
+  assert.equal(await page.locator('#latency-panel .downloads button[data-format="svg"]').textContent(),
+    'Download the latency chart as SVG');
+  await page.locator('#map .map-cell[data-x="1"][data-series="2"]').click();
+  const png = await download('#latency-panel', 'png');
+  assert.equal(png.name, `${data.study.name}-latency-chart.png`);
+  assert.deepEqual([...png.bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  assert.ok(png.bytes.length > 5000, `a PNG of ${png.bytes.length} bytes`);
+  const svg = (await download('#latency-panel', 'svg')).bytes.toString('utf8');
+  assert.match(svg, /^<\?xml[^>]*>\n<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+  assert.equal((svg.match(/<polyline /g) || []).length, 2, 'one line per compared design');
+  assert.ok(svg.includes('end-to-end median (µs)') && svg.includes('one-way PCIe latency L (µs)'), 'axis titles');
+  assert.ok(svg.includes('Design A') && svg.includes('Design B'), 'the legend');
+
+  // The latency table at 2x: numbers as make_db wrote them.
+  const csv = (await download('#latency-panel', 'csv')).bytes.toString('utf8').trimEnd().split('\r\n')
+    .map((l) => l.split(','));
+  assert.deepEqual(csv[0], ['pcie.latency_us', 'extra_run', 'a.median_us', 'b.median_us', 'faster', 'margin_us',
+    'margin_pct']);
+  const grid = csv.slice(1).filter((r) => r[1] === 'false');
+  assert.deepEqual(grid.map((r) => [+r[0], +r[2], +r[3]]), fx.manifest.latencies_us.map((L) =>
+    [L, gridRun(fx.manifest, 'a', L, 2).median_us, gridRun(fx.manifest, 'b', L, 2).median_us]));
+  await page.$eval('#runs-panel details', (d) => { d.open = true; });
+  const runs = (await download('#runs-panel', 'csv')).bytes.toString('utf8').trimEnd().split('\r\n');
+  assert.equal(runs[0], 'run,status,design,pcie.latency_us,speed_x,inflight,requests,verified,median_us,p99_us,' +
+    'throughput_rps,wall_s,error');
+  assert.equal(runs.length - 1, data.runs.length);
+  const first = gridRun(fx.manifest, 'a', 0.5, 1);
+  const row = runs.find((l) => l.startsWith(`${first.run_id},`)).split(',');
+  assert.deepEqual([row[2], +row[3], +row[4], +row[8]], ['a', 0.5, 1, first.median_us]);
+  await page.$eval('#runs-panel details', (d) => { d.open = false; });
+  await page.locator('#map .map-cell[data-x="0.5"][data-series="1"]').click();
+  assert.deepEqual(problems, []);
 });
 
 test('a run without a trace says so instead of a timeline', async () => {

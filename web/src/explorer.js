@@ -97,6 +97,8 @@
     const u = k && k.unit ? k.unit : '';
     return UNIT_TEXT[u] !== undefined ? UNIT_TEXT[u] : u.length > 1 ? ' ' + u : u;
   }
+  // A knob's column in a CSV file: its name and unit, "pcie.latency_us".
+  const knobCol = (k) => (k.unit ? `${k.name}_${k.unit}` : k.name);
   const fmtKnob = (k, v) => (isNum(v) ? trim(v) + unitText(k) : '—');
   const fmtX = (v) => fmtKnob(X, v);
   // A knob value exactly as measured (1.21875 µs), for the ends of a bracket.
@@ -130,8 +132,12 @@
     return [...new Set(values.filter(isNum))].sort((x, y) => x - y);
   }
 
-  function setTable(table, header, rows) {
+  // Fills `table` with a header row and `rows` ({cells, attrs}); `csv`
+  // ({head, rows}: the same table's numbers as numbers, each column's unit
+  // in its name) is what its CSV download writes.
+  function setTable(table, header, rows, csv) {
     table.replaceChildren();
+    table.csvData = csv || null;
     const box = table.closest('[id$="-box"]') || table;
     if (!rows.length) {
       box.hidden = true;
@@ -271,12 +277,50 @@
     $('slider-x').setAttribute('aria-valuetext', fmtX(currentX()));
     if (SK) $('slider-series').setAttribute('aria-valuetext', fmtS(currentS()));
     renderSelection();
+    writeLink();
   }
 
   function selectVariant(d) {
     state.variant = d;
     renderCards();
     renderTimeline();
+    writeLink();
+  }
+
+  // ---------------------------------------------------------------- the link
+
+  // The selection in the page's address, so that a link opens the same
+  // view: #x=<x value>&series=<series value>&variant=<name> (series only
+  // with a series knob), values in the knobs' units. Replaced, not pushed:
+  // moving a slider adds no history entry.
+  function writeLink() {
+    const p = new URLSearchParams();
+    p.set('x', trim(currentX()));
+    if (SK) p.set('series', trim(currentS()));
+    p.set('variant', state.variant);
+    const hash = '#' + p.toString();
+    if (location.hash !== hash) history.replaceState(null, '', hash);
+  }
+
+  // The selection a link asks for, as far as the page has it: {xi, si,
+  // variant}, each null when absent or not one of the grid's.
+  function readLink() {
+    const p = new URLSearchParams(location.hash.replace(/^#/, ''));
+    const index = (values, text) => {
+      if (text === null || text.trim() === '' || !isNum(+text)) return null;
+      const i = values.findIndex((v) => isNum(v) && sameValue(v, +text));
+      return i >= 0 ? i : null;
+    };
+    return { xi: index(M.xs, p.get('x')), si: SK ? index(M.series, p.get('series')) : null,
+      variant: isPair(p.get('variant')) ? p.get('variant') : null };
+  }
+
+  // Opens the view the address names; what it does not name (or names
+  // wrongly) stays as it is.
+  function followLink() {
+    const want = readLink();
+    if (want.variant) state.variant = want.variant;
+    select(want.xi !== null ? want.xi : state.xi, want.si !== null ? want.si : state.si);
   }
 
   // "<x label> = <value>, <series label> <value>": where a cell is.
@@ -408,6 +452,7 @@
     const [a, b] = PAIR.map(label);
     const seriesHead = SK ? [cap(SK.label)] : [];
     const seriesCell = (value) => (SK ? [fmtS(value)] : []);
+    const seriesCol = SK ? [knobCol(SK)] : [];
     const cross = v && Array.isArray(v.crossovers) ? v.crossovers : [];
     const each = (c) => (Array.isArray(c.crossings) && c.crossings.length ? c.crossings : []);
     setTable($('crossovers'), [...seriesHead, `${a} and ${b} cross at`, 'How it was found', 'Faster below', 'Faster above'],
@@ -419,7 +464,12 @@
             : 'no crossing in the measured range',
           each(c).length ? each(c).map(howFound).join('; ') : '—',
           variantName(c.below), variantName(c.above)],
-      })));
+      })), {
+      head: [...seriesCol, `crossing.${knobCol(X)}`, 'measured', `from.${knobCol(X)}`, `to.${knobCol(X)}`,
+        'faster_below', 'faster_above'],
+      rows: cross.flatMap((c) => (each(c).length ? each(c) : [{ below: c.below, above: c.above }]).map((k) =>
+        [...(SK ? [c.series] : []), k.x, k.measured, k.from_x, k.to_x, k.below, k.above])),
+    });
 
     // Alone (each variant's alone benchmark) beside who wins in the system,
     // per x value (the verdict's ranking; else its cells).
@@ -440,7 +490,11 @@
         attrs: { data: { series: String(row.series) } },
         cells: [...seriesCell(row.series), fmtUs(row[`${PAIR[0]}_us`]), fmtUs(row[`${PAIR[1]}_us`]),
           variantName(row.winner), inSystem(row.series)],
-      })));
+      })), {
+      head: [...seriesCol, `${PAIR[0]}.alone_us`, `${PAIR[1]}.alone_us`, 'faster_alone', 'faster_in_the_system'],
+      rows: alone.map((row) => [...(SK ? [row.series] : []), row[`${PAIR[0]}_us`], row[`${PAIR[1]}_us`],
+        row.winner, inSystem(row.series)]),
+    });
 
     const moves = v && Array.isArray(v.movement) ? v.movement : [];
     setTable($('movement'), [cap(S.axis), ...seriesHead, cap(X.title), 'Median', 'Change'],
@@ -449,7 +503,12 @@
           `${fmtX(m.from_x)} → ${fmtX(m.to_x)}`,
           `${fmtUs(m.from_median_us)} → ${fmtUs(m.to_median_us)}`,
           `${isNum(m.delta_us) && m.delta_us >= 0 ? '+' : ''}${fmtUs(m.delta_us)} (${isNum(m.delta_pct) && m.delta_pct < 0 ? '−' : '+'}${fmtPct(m.delta_pct)})`],
-      })));
+      })), {
+      head: [S.axis, ...seriesCol, `from.${knobCol(X)}`, `to.${knobCol(X)}`, 'from.median_us', 'to.median_us',
+        'change_us', 'change_pct'],
+      rows: moves.map((m) => [m.variant, ...(SK ? [m.series] : []), m.from_x, m.to_x, m.from_median_us,
+        m.to_median_us, m.delta_us, m.delta_pct]),
+    });
   }
 
   // How the verdict found a crossing (its entry in crossovers[].crossings).
@@ -1081,7 +1140,11 @@
             w ? variantName(w) : '—',
             isPair(w) ? `${fmtUs(Math.abs(num(c.margin_us) || 0))} (${fmtPct(c.margin_pct)})` : '—'],
         };
-      }));
+      }), {
+      head: [knobCol(X), 'extra_run', `${a}.median_us`, `${b}.median_us`, 'faster', 'margin_us', 'margin_pct'],
+      rows: rows.map(({ x, c, extra }) => [x, extra, c && c[a] && c[a].median_us, c && c[b] && c[b].median_us,
+        c && c.winner, c && c.margin_us, c && c.margin_pct]),
+    });
     const txt = $('crossover-text');
     txt.textContent = cross ? cross.text || '' : M.verdict ? `No crossover reported${SK ? ` at ${fmtS(s)}` : ''}.` : '';
     txt.hidden = !txt.textContent;
@@ -1108,7 +1171,10 @@
     if (!rows.length) return;
     const shown = [...BASELINES, ...PAIR];
     setTable($('baselines'), [cap(X.title), ...shown.map(variantName)],
-      rows.map((r) => ({ cells: [fmtX(r.x), ...shown.map((d) => fmtUs(r[`${d}_median_us`]))] })));
+      rows.map((r) => ({ cells: [fmtX(r.x), ...shown.map((d) => fmtUs(r[`${d}_median_us`]))] })), {
+        head: [knobCol(X), ...shown.map((d) => `${d}.median_us`)],
+        rows: rows.map((r) => [r.x, ...shown.map((d) => r[`${d}_median_us`])]),
+      });
     const pts = (f) => rows.filter((r) => isNum(r[f]) && r[f] > 0).map((r) => ({ x: r.x, y: r[f] }));
     const xTitle = `${X.title} ${X.label}${X.unit ? ` (${unitText(X).trim()})` : ''}`;
     upsertChart('baselines-chart', {
@@ -1142,7 +1208,11 @@
       ...(share ? [cap(share.label)] : [])],
     rows.map((r) => ({ cells: [variantName(r.variant), fmtX(r.x), fmtLoad(r.load),
       fmtRps(r.throughput_rps), fmtUs(r.median_us), fmtUs(r.p99_us),
-      ...(share ? [isNum(r.share) ? fmtNumber(100 * r.share, 0) + ' %' : '—'] : [])] })));
+      ...(share ? [isNum(r.share) ? fmtNumber(100 * r.share, 0) + ' %' : '—'] : [])] })), {
+      head: [S.axis, knobCol(X), knobCol(LK), 'throughput_rps', 'median_us', 'p99_us', ...(share ? ['share'] : [])],
+      rows: rows.map((r) => [r.variant, r.x, r.load, r.throughput_rps, r.median_us, r.p99_us,
+        ...(share ? [r.share] : [])]),
+    });
     const groups = new Map();
     for (const r of rows) {
       const k = key(r.variant, r.x);
@@ -1190,7 +1260,148 @@
           fmtUs(s.median_us), fmtUs(s.p99_us), fmtRps(s.throughput_rps),
           isNum(r.wall_s) ? `${fmtNumber(r.wall_s, 1)} s` : '—', r.error || ''],
       };
-    }));
+    }), {
+      head: ['run', 'status', S.axis, knobCol(X), ...(SK ? [knobCol(SK)] : []), ...(LK ? [knobCol(LK)] : []),
+        'requests', 'verified', 'median_us', 'p99_us', 'throughput_rps', 'wall_s', 'error'],
+      rows: M.runs.map((r) => {
+        const s = r.summary || {};
+        return [r.id, r.status, r.variant, r.x, ...(SK ? [r.series] : []), ...(LK ? [r.load] : []),
+          s.requests, s.verified, s.median_us, s.p99_us, s.throughput_rps, r.wall_s, r.error];
+      }),
+    });
+  }
+
+  // ---------------------------------------------------------------- downloads
+
+  // Every chart as PNG and SVG, every table as CSV: a row of buttons under
+  // each, made at start. Files are named after the study and the element:
+  // "<study>-latency-chart.png".
+  function fileName(id, ext) {
+    const study = String(S.name || 'study').replace(/[^A-Za-z0-9_.-]+/g, '-');
+    return `${study}-${id}.${ext}`;
+  }
+
+  // Saves `href` (a data: or blob: URL) as `name`, as a click on a link would.
+  function save(name, href) {
+    const a = el('a', { href, download: name, hidden: true });
+    document.body.append(a);
+    a.click();
+    a.remove();
+  }
+  function saveText(name, type, text) {
+    const url = URL.createObjectURL(new Blob([text], { type }));
+    save(name, url);
+    setTimeout(() => URL.revokeObjectURL(url), 60000);
+  }
+
+  // One CSV field: numbers as numbers, text quoted when it must be.
+  function csvField(v) {
+    if (v === null || v === undefined) return '';
+    if (typeof v === 'number') return isNum(v) ? String(v) : '';
+    const t = String(v);
+    return /[",\r\n]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t;
+  }
+  const csvText = ({ head, rows }) => [head, ...rows].map((r) => r.map(csvField).join(',')).join('\r\n') + '\r\n';
+
+  // The chart on a white background, as a PNG data URL.
+  function chartPng(chart) {
+    const c = chart.canvas;
+    const out = el('canvas', { width: c.width, height: c.height });
+    const ctx = out.getContext('2d');
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, out.width, out.height);
+    ctx.drawImage(c, 0, 0);
+    return out.toDataURL('image/png');
+  }
+
+  // The chart drawn again as SVG from what Chart.js laid out: its axes with
+  // their ticks and titles, each visible dataset's line and points, the
+  // legend and the title. Chart.js itself draws on a canvas only.
+  function chartSvg(chart) {
+    const W = chart.width, H = chart.height, area = chart.chartArea;
+    const svg = el('svg:svg', { xmlns: 'http://www.w3.org/2000/svg', width: W, height: H,
+      viewBox: `0 0 ${W} ${H}`, 'font-family': 'sans-serif', 'font-size': 11, fill: '#334155' });
+    svg.append(el('svg:rect', { width: W, height: H, fill: '#fff' }));
+    for (const sc of Object.values(chart.scales)) {
+      const across = sc.isHorizontal();
+      sc.ticks.forEach((t, i) => {
+        const p = sc.getPixelForTick(i);
+        const text = Array.isArray(t.label) ? t.label.join(' ') : String(t.label ?? '');
+        svg.append(across
+          ? el('svg:line', { x1: p, x2: p, y1: area.top, y2: area.bottom, stroke: '#e2e8f0' })
+          : el('svg:line', { x1: area.left, x2: area.right, y1: p, y2: p, stroke: '#e2e8f0' }));
+        svg.append(across
+          ? el('svg:text', { x: p, y: area.bottom + 14, 'text-anchor': 'middle', text })
+          : el('svg:text', { x: area.left - 6, y: p + 4, 'text-anchor': 'end', text }));
+      });
+      const title = sc.options.title && sc.options.title.display ? sc.options.title.text : '';
+      if (title) {
+        svg.append(across
+          ? el('svg:text', { x: (area.left + area.right) / 2, y: sc.bottom - 4, 'text-anchor': 'middle', text: title })
+          : el('svg:text', { x: 0, y: 0, 'text-anchor': 'middle', text: title,
+            transform: `translate(${sc.left + 10},${(area.top + area.bottom) / 2}) rotate(-90)` }));
+      }
+    }
+    chart.data.datasets.forEach((d, i) => {
+      if (!chart.isDatasetVisible(i)) return;
+      const pts = chart.getDatasetMeta(i).data.map((e) => [e.x, e.y]).filter(([x, y]) => isNum(x) && isNum(y));
+      const color = d.borderColor || '#334155';
+      if (d.showLine !== false && pts.length > 1) {
+        svg.append(el('svg:polyline', { points: pts.map((p) => p.join(',')).join(' '), fill: 'none',
+          stroke: color, 'stroke-width': d.borderWidth || 2,
+          'stroke-dasharray': Array.isArray(d.borderDash) && d.borderDash.length ? d.borderDash.join(' ') : null }));
+      }
+      const r = typeof d.pointRadius === 'number' ? d.pointRadius : 3;
+      for (const [x, y] of pts) {
+        svg.append(d.pointStyle === 'crossRot'
+          ? el('svg:path', { d: `M${x - r},${y - r}L${x + r},${y + r}M${x - r},${y + r}L${x + r},${y - r}`,
+            stroke: color, 'stroke-width': d.borderWidth || 2 })
+          : el('svg:circle', { cx: x, cy: y, r, fill: color }));
+      }
+    });
+    const legend = chart.legend;
+    if (legend && Array.isArray(legend.legendItems) && Array.isArray(legend.legendHitBoxes)) {
+      legend.legendItems.forEach((item, i) => {
+        const box = legend.legendHitBoxes[i];
+        if (!box) return;
+        svg.append(el('svg:circle', { cx: box.left + 6, cy: box.top + box.height / 2, r: 5,
+          fill: item.strokeStyle || item.fillStyle }),
+        el('svg:text', { x: box.left + 16, y: box.top + box.height / 2 + 4, text: item.text }));
+      });
+    }
+    const titleBlock = chart.titleBlock;
+    if (titleBlock && titleBlock.options && titleBlock.options.display) {
+      svg.append(el('svg:text', { x: W / 2, y: titleBlock.top + 14, 'text-anchor': 'middle', 'font-weight': 'bold',
+        'font-size': 12, text: String(titleBlock.options.text) }));
+    }
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(svg) + '\n';
+  }
+
+  // A row of buttons, each "Download <what> as <FORMAT>" to a screen reader
+  // and "<FORMAT>" on screen.
+  function downloadBar(what, formats) {
+    return el('div', { class: 'downloads' }, el('span', { class: 'downloads-label', 'aria-hidden': 'true', text: 'Download' }),
+      Object.entries(formats).map(([format, run]) => el('button', {
+        type: 'button', class: 'download', data: { format: format.toLowerCase() }, on: { click: run },
+      }, el('span', { class: 'sr-only', text: `Download ${what} as ` }), format)));
+  }
+
+  function addDownloads() {
+    for (const canvas of document.querySelectorAll('canvas[id$="-chart"]')) {
+      const id = canvas.id;
+      const what = `the ${id.replace(/-/g, ' ')}`;
+      const chart = () => (hasChart() ? window.Chart.getChart(canvas) : null);
+      canvas.parentElement.after(downloadBar(what, {
+        PNG: () => chart() && save(fileName(id, 'png'), chartPng(chart())),
+        SVG: () => chart() && saveText(fileName(id, 'svg'), 'image/svg+xml', chartSvg(chart())),
+      }));
+    }
+    for (const table of document.querySelectorAll('table.data')) {
+      const what = `the ${table.id.replace(/-table$/, '').replace(/-/g, ' ')} table`;
+      table.closest('.table-box').after(downloadBar(what, {
+        CSV: () => table.csvData && saveText(fileName(table.id, 'csv'), 'text/csv', csvText(table.csvData)),
+      }));
+    }
   }
 
   // ---------------------------------------------------------------- start
@@ -1212,6 +1423,7 @@
       window.Chart.defaults.color = '#334155';
     }
     renderStudyTexts();
+    addDownloads();
     renderHeader();
     renderAnswer();
     renderVerdict();
@@ -1252,7 +1464,10 @@
     $('timeline-later').addEventListener('click', () => panTimeline(0.25));
     $('timeline-arrows').addEventListener('change', renderTimeline);
     const at = SK ? M.series.indexOf(S.series_at) : 0;
-    select(0, at >= 0 ? at : 0);
+    state.xi = 0;
+    state.si = at >= 0 ? at : 0;
+    followLink();
+    window.addEventListener('hashchange', followLink);
     let pending = 0;
     window.addEventListener('resize', () => {
       clearTimeout(pending);
