@@ -437,9 +437,9 @@ async function download(box, format) {
   return { name: dl.suggestedFilename(), bytes: readFileSync(await dl.path()) };
 }
 
-test('every chart downloads as PNG and SVG, every table as CSV with numbers in its cells and units in its head', async () => {
+test('every chart and the timeline download as PNG and SVG, every table as CSV with numbers in its cells and units in its head', async () => {
   assert.equal(await page.locator('.downloads button[data-format="png"]').count(),
-    await page.locator('canvas').count());
+    await page.locator('canvas').count() + 1); // and the timeline
   assert.equal(await page.locator('.downloads button[data-format="csv"]').count(),
     await page.locator('table.data').count());
   // Named by what they do, with the visible text in the name.
@@ -473,6 +473,19 @@ test('every chart downloads as PNG and SVG, every table as CSV with numbers in i
   const row = runs.find((l) => l.startsWith(`${first.run_id},`)).split(',');
   assert.deepEqual([row[2], +row[3], +row[4], +row[8]], ['a', 0.5, 1, first.median_us]);
   await page.$eval('#runs-panel details', (d) => { d.open = false; });
+  // The traced request's timeline, as drawn, in SVG and PNG.
+  await page.locator('#map .map-cell[data-x="1"][data-series="1"]').click();
+  await page.click('#card-a');
+  const traced = gridRun(fx.manifest, 'a', 1, 1).run_id;
+  assert.equal(await timelineSettles(page, traced), 'drawn');
+  const tsvg = await download('#timeline-tools', 'svg');
+  assert.equal(tsvg.name, `${data.study.name}-timeline-${traced}.svg`);
+  const ttext = tsvg.bytes.toString('utf8');
+  assert.match(ttext, /<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+  assert.equal((ttext.match(/<g class="lane"/g) || []).length, writtenTrace(traced).tracks.length);
+  assert.match(ttext, /class="lane-label" style="fill:/, 'the page\'s style written onto it');
+  const tpng = await download('#timeline-tools', 'png');
+  assert.deepEqual([...tpng.bytes.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
   await page.locator('#map .map-cell[data-x="0.5"][data-series="1"]').click();
   assert.deepEqual(problems, []);
 });

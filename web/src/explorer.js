@@ -1377,6 +1377,44 @@
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(svg) + '\n';
   }
 
+  // The drawn timeline as a standalone SVG: the page's style of each
+  // element (its classes' fill, stroke, font) written onto it.
+  function timelineSvg() {
+    const svg = $('timeline').querySelector('svg');
+    if (!svg) return null;
+    const copy = svg.cloneNode(true);
+    const from = [svg, ...svg.querySelectorAll('*')], to = [copy, ...copy.querySelectorAll('*')];
+    const props = ['fill', 'stroke', 'stroke-width', 'font-size', 'font-family', 'font-weight', 'visibility'];
+    from.forEach((node, i) => {
+      const cs = getComputedStyle(node);
+      to[i].setAttribute('style', props.map((p) => `${p}:${cs.getPropertyValue(p)}`).join(';'));
+    });
+    copy.querySelectorAll('.brush').forEach((n) => n.remove());
+    copy.removeAttribute('tabindex');
+    copy.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
+    copy.insertBefore(el('svg:rect', { width: '100%', height: '100%', fill: '#fff' }), copy.firstChild);
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(copy) + '\n';
+  }
+
+  // The timeline's SVG drawn on a canvas at twice its size, saved as PNG.
+  function saveTimelinePng(name) {
+    const text = timelineSvg();
+    if (!text) return;
+    const svg = $('timeline').querySelector('svg');
+    const w = +svg.getAttribute('width'), h = +svg.getAttribute('height');
+    const img = new Image();
+    const url = URL.createObjectURL(new Blob([text], { type: 'image/svg+xml' }));
+    img.onload = () => {
+      const c = el('canvas', { width: 2 * w, height: 2 * h });
+      const ctx = c.getContext('2d');
+      ctx.scale(2, 2);
+      ctx.drawImage(img, 0, 0, w, h);
+      URL.revokeObjectURL(url);
+      save(name, c.toDataURL('image/png'));
+    };
+    img.src = url;
+  }
+
   // A row of buttons, each "Download <what> as <FORMAT>" to a screen reader
   // and "<FORMAT>" on screen.
   function downloadBar(what, formats) {
@@ -1396,6 +1434,11 @@
         SVG: () => chart() && saveText(fileName(id, 'svg'), 'image/svg+xml', chartSvg(chart())),
       }));
     }
+    const traced = () => `timeline-${$('timeline').dataset.runId || ''}`;
+    $('timeline-tools').append(downloadBar('the traced request\'s timeline', {
+      SVG: () => { const t = timelineSvg(); if (t) saveText(fileName(traced(), 'svg'), 'image/svg+xml', t); },
+      PNG: () => saveTimelinePng(fileName(traced(), 'png')),
+    }));
     for (const table of document.querySelectorAll('table.data')) {
       const what = `the ${table.id.replace(/-table$/, '').replace(/-/g, ' ')} table`;
       table.closest('.table-box').after(downloadBar(what, {
