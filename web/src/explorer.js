@@ -544,7 +544,7 @@
 
   function renderMap() {
     const map = $('map');
-    map.style.gridTemplateColumns = `auto repeat(${M.xs.length}, minmax(64px, 1fr))`;
+    map.style.setProperty('--columns', String(M.xs.length));
     const nodes = [];
     const [a, b] = PAIR;
     for (let si = M.series.length - 1; si >= 0; si--) {
@@ -561,7 +561,10 @@
         let main, sub;
         if (isPair(w)) {
           main = label(w);
-          sub = `by ${fmtUs(isNum(cell.margin_us) ? Math.abs(cell.margin_us) : null)} · ${fmtPct(cell.margin_pct)}`;
+          // Two lines, "by" for a screen reader only: they fit a phone's narrow column.
+          sub = [el('span', { class: 'sr-only', text: 'by ' }),
+            el('span', { class: 'map-line', text: fmtUs(isNum(cell.margin_us) ? Math.abs(cell.margin_us) : null) }),
+            el('span', { class: 'sr-only', text: ', ' }), el('span', { class: 'map-line', text: fmtPct(cell.margin_pct) })];
         } else if (w === 'tie') {
           main = 'tie';
           sub = 'same median';
@@ -579,7 +582,7 @@
           on: { click: () => select(xi, si) },
         }, el('span', { class: 'sr-only', text: `${where(x, s)}: ` + (isPair(w) ? 'faster: ' : '') }),
         el('span', { class: 'map-main', text: main }), el('span', { class: 'sr-only', text: ', ' }),
-        el('span', { class: 'map-sub', text: sub })));
+        el('span', { class: 'map-sub' }, sub)));
       });
     }
     nodes.push(el('div', { class: 'map-axis corner', text: SK ? `${SK.label} ↑ / ${X.label} →` : `${X.label} →` }));
