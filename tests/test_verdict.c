@@ -32,6 +32,7 @@
 #include "mortar/trace.h"
 #include "study.h"
 #include "verdict.h"
+#include "verdict_answer.h"
 
 /* The case study's study file: the variants compared (a, b) and the
  * baselines (software, regcopy), as verdict_compute takes them. */
@@ -428,6 +429,55 @@ static void test_ranking_flips_where_the_system_winner_differs(void **state)
     assert_string_equal(str(w, "1.5"), "b");
     r = find(section(state, "ranking"), "series", 2, NULL, 0);
     assert_true(json_is_false(json_object_get(r, "flips")));
+}
+
+/* The answer at 1x: A is faster alone (1920 against 2560 us); at the far
+ * end where both ran (1.5 us: at 2.0 only A did) B is faster, 2200 against
+ * 1800 us; they cross at 5/6 us. */
+static void test_the_answer_is_alone_the_far_end_and_the_flip(void **state)
+{
+    json_t *ans = verdict_answer(((fixture *)*state)->v, "a", "b");
+    assert_non_null(ans);
+    assert_near(num(ans, "series"), 1, 0);
+    json_t *alone = json_object_get(ans, "alone");
+    assert_string_equal(str(alone, "winner"), "a");
+    assert_near(num(alone, "a_us"), 1920, 1e-6);
+    assert_near(num(alone, "times"), 2560.0 / 1920.0, 1e-9);
+    json_t *sys = json_object_get(ans, "system");
+    assert_near(num(sys, "x"), 1.5, 0);
+    assert_string_equal(str(sys, "winner"), "b");
+    assert_near(num(sys, "a_us"), 2200, 1e-9);
+    assert_near(num(sys, "b_us"), 1800, 1e-9);
+    assert_near(num(sys, "margin_us"), 400, 1e-9);
+    assert_near(num(sys, "times"), 2200.0 / 1800.0, 1e-9);
+    json_t *flip = json_object_get(ans, "flip");
+    assert_near(num(flip, "x"), 5.0 / 6.0, 1e-6);
+    assert_string_equal(str(flip, "below"), "a");
+    assert_string_equal(str(flip, "above"), "b");
+    assert_true(json_is_false(json_object_get(flip, "measured")));
+    assert_int_equal(num(flip, "crossings"), 1);
+    json_decref(ans);
+}
+
+/* Without a crossing, alone times or a cell where both ran, those figures
+ * are null; what is not a verdict has no answer. */
+static void test_an_answer_without_a_crossing_has_no_flip(void **state)
+{
+    json_t *v = json_deep_copy(((fixture *)*state)->v);
+    json_object_set_new(json_object_get(v, "axes"), "series_at", json_real(2));
+    json_t *ans = verdict_answer(v, "a", "b");
+    assert_json_null(ans, "flip");
+    assert_string_equal(str(json_object_get(ans, "system"), "winner"), "a");
+    assert_near(num(json_object_get(ans, "system"), "x"), 1.5, 0);
+    json_decref(ans);
+    json_object_set_new(v, "alone", json_array());
+    json_object_set_new(v, "cells", json_array());
+    ans = verdict_answer(v, "a", "b");
+    assert_json_null(ans, "alone");
+    assert_json_null(ans, "system");
+    json_decref(ans);
+    json_decref(v);
+    assert_null(verdict_answer(NULL, "a", "b"));
 }
 
 static void test_baselines_list_every_latency_with_nulls(void **state)
@@ -1077,6 +1127,8 @@ int main(void)
         cmocka_unit_test(test_movement_spans_each_designs_latency_range),
         cmocka_unit_test(test_alone_times_come_from_the_device_model),
         cmocka_unit_test(test_ranking_flips_where_the_system_winner_differs),
+        cmocka_unit_test(test_the_answer_is_alone_the_far_end_and_the_flip),
+        cmocka_unit_test(test_an_answer_without_a_crossing_has_no_flip),
         cmocka_unit_test(test_baselines_list_every_latency_with_nulls),
         cmocka_unit_test(test_load_lists_speed_1_runs_by_design_latency_in_flight),
         cmocka_unit_test(test_summary_states_the_conclusions_with_numbers),

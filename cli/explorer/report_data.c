@@ -17,6 +17,7 @@
 #include "study_json.h"
 #include "trace_export.h"
 #include "verdict.h"
+#include "verdict_answer.h"
 #include "verdict_axes.h"
 
 /* The run with this id in db_runs_json's array, or NULL. */
@@ -222,6 +223,9 @@ json_t *report_data(db_conn *db, const study *st, const char *db_path, json_t **
     json_object_set_new(data, "verdict", verdict ? verdict : json_null());
     json_object_set_new(data, "verdict_error",
                         verdict ? json_null() : json_string(why[0] ? why : "no verdict"));
+    json_t *answer = verdict_answer(verdict, st->variants[st->compared[0]].name,
+                                    st->variants[st->compared[1]].name);
+    json_object_set_new(data, "answer", answer ? answer : json_null());
 
     trace_sink sink = {.traces = json_object(),
                        .timelines = timelines ? json_object() : NULL,

@@ -3,7 +3,8 @@
 // synthetic database of make_db.c, opened from disk (file://, with the trace
 // scripts beside it), and once as `mortar serve` serves it. Every expected
 // number comes from make_db's manifest (what it wrote into the database),
-// never from the page. Leaves a screenshot in the build's Testing/explorer.png.
+// never from the page. Leaves screenshots in the build's Testing/: the page
+// at 1280 px (explorer.png) and at 390 px, a phone's width (explorer-390.png).
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -19,16 +20,18 @@ if (!existsSync(CHROMIUM)) {
   process.exit(77);
 }
 const packages = need('WEB_PACKAGES');
-let chromium;
+let chromium, axeScript;
 try {
-  ({ chromium } = createRequire(join(packages, 'package.json'))('playwright-core'));
+  const require = createRequire(join(packages, 'package.json'));
+  ({ chromium } = require('playwright-core'));
+  axeScript = require.resolve('axe-core/axe.min.js');
 } catch (e) {
-  console.error(`playwright-core is not installed in ${packages}/node_modules: build the "web" ` +
-    `target, which runs npm ci there (${e.message})`);
+  console.error(`playwright-core or axe-core is not installed in ${packages}/node_modules: build ` +
+    `the "web" target, which runs npm ci there (${e.message})`);
   process.exit(1);
 }
 
-let fx, data, reportDir, browser, page;
+let fx, data, reportDir, pageUrl, browser, page;
 const problems = []; // console errors and uncaught exceptions
 
 before(async () => {
@@ -44,7 +47,8 @@ before(async () => {
     if (m.type() === 'error') problems.push(`console: ${m.text()}`);
   });
   page.on('pageerror', (e) => problems.push(`exception: ${e.message}`));
-  await page.goto(pathToFileURL(file).href);
+  pageUrl = pathToFileURL(file).href;
+  await page.goto(pageUrl);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
 });
 
@@ -110,6 +114,52 @@ async function sliderIndexes() {
   return [+(await page.inputValue('#slider-x')), +(await page.inputValue('#slider-series'))];
 }
 
+// Opens the page in a new tab `width` px wide, with every <details> open and
+// the first card's trace drawn; {p, problems} (console errors and exceptions).
+async function openAt(width) {
+  const p = await browser.newPage({ viewport: { width, height: 900 } });
+  const found = [];
+  p.on('console', (m) => m.type() === 'error' && found.push(`console: ${m.text()}`));
+  p.on('pageerror', (e) => found.push(`exception: ${e.message}`));
+  await p.goto(pageUrl);
+  await p.waitForSelector('body[data-ready="true"]');
+  await timelineSettles(p, gridRun(fx.manifest, 'a', 0.5, 1).run_id);
+  await p.$$eval('details', (ds) => ds.forEach((d) => { d.open = true; }));
+  return { p, problems: found };
+}
+
+// axe-core's violations on page `p` (WCAG 2.0/2.1 A and AA, and its best
+// practices), as {id, impact, nodes, targets}.
+async function axeViolations(p) {
+  await p.addScriptTag({ path: axeScript });
+  return p.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length,
+      targets: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+  });
+}
+
+// Every place where page `p` is wider than its window: the page itself, and
+// the outermost elements that stick out of it (other than inside a box that
+// scrolls).
+function overflow(p) {
+  return p.evaluate(() => {
+    const out = [];
+    const W = window.innerWidth;
+    if (document.documentElement.scrollWidth > W)
+      out.push({ node: document.createElement('p'), text: `the page is ${document.documentElement.scrollWidth} px wide in ${W} px` });
+    const scrolls = (e) => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
+    for (const e of document.querySelectorAll('body *')) {
+      const r = e.getBoundingClientRect();
+      if (!r.width || r.right <= W + 0.5) continue;
+      let a = e.parentElement;
+      while (a && !scrolls(a)) a = a.parentElement;
+      if (!a && !out.some((o) => o.node.contains(e))) out.push({ node: e, text: `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}.${e.className.baseVal ?? e.className} ends at ${Math.round(r.right)} px` });
+    }
+    return out.map((o) => o.text ?? o).slice(0, 12);
+  });
+}
+
 // ---- the tests
 
 test('the page loads without console errors and shows the verdict', async () => {
@@ -126,6 +176,40 @@ test('the page loads without console errors and shows the verdict', async () => 
     assert.match(await page.textContent('#verdict-error'), /No verdict/);
   }
   assert.equal(await page.locator('#runs tbody tr').count(), runs);
+});
+
+test('the page opens with the answer: one sentence and its three figures, as the verdict gives them', async () => {
+  // The first panel of the page.
+  assert.equal(await page.evaluate(() => document.querySelector('main .panel:not([hidden])').id), 'answer');
+  const ans = data.answer;
+  // The far end where both ran, at the series' reference value (1x): the
+  // database's medians, and the verdict's alone times and crossing.
+  const far = Math.max(...fx.manifest.latencies_us);
+  const a = gridRun(fx.manifest, 'a', far, 1), b = gridRun(fx.manifest, 'b', far, 1);
+  assert.deepEqual([ans.series, ans.system.x, ans.system.a_us, ans.system.b_us, ans.system.winner],
+    [1, far, a.median_us, b.median_us, a.median_us < b.median_us ? 'a' : 'b']);
+  assert.equal(ans.system.times, Math.max(a.median_us, b.median_us) / Math.min(a.median_us, b.median_us));
+  const alone = data.verdict.alone.find((r) => r.series === 1);
+  assert.deepEqual([ans.alone.winner, ans.alone.a_us, ans.alone.b_us], [alone.winner, alone.a_us, alone.b_us]);
+  const cross = data.verdict.crossovers.find((c) => c.series === 1);
+  assert.equal(ans.flip.x, cross.crossings[0].x);
+  // The page words them, each number with its unit.
+  const two = (v) => v.toFixed(2);
+  assert.equal(await page.textContent('#answer-text'),
+    `At compute speed 1×, Design A is ${two(ans.alone.times)}× faster alone, but ${two(ans.system.times)}× ` +
+    `slower in the whole system at L = ${far} µs: the ranking flips at L ≈ ${two(ans.flip.x)} µs.`);
+  const figures = await page.$$eval('#answer-figures .figure', (fs) => fs.map((f) => [f.dataset.figure,
+    f.querySelector('h3').textContent, f.querySelector('.figure-value').textContent,
+    f.querySelector('.figure-what').textContent]));
+  assert.deepEqual(figures, [
+    ['alone', 'Alone', `${two(ans.alone.times)}×`, 'Design A faster'],
+    ['system', `In the whole system at L = ${far} µs`, `${two(ans.system.times)}×`, 'Design A slower'],
+    ['flip', 'Where the ranking flips', `L ≈ ${two(ans.flip.x)} µs`, 'Design A faster below, Design B above']]);
+  assert.match(await page.textContent('#answer-figures [data-figure="system"] .figure-detail'),
+    new RegExp(`^${a.median_us.toLocaleString('en-US', { minimumFractionDigits: 1 })} µs \\(A\\) against ` +
+      `${b.median_us.toLocaleString('en-US', { minimumFractionDigits: 1 })} µs \\(B\\): [\\d.]+ µs apart$`));
+  assert.match(await page.textContent('#answer-figures [data-figure="flip"] .figure-detail'),
+    /^measured between runs at 1 µs and 1\.03125 µs$/);
 });
 
 test('the page names the variants, knobs and parts as the study in its data does', async () => {
@@ -266,6 +350,144 @@ test('dragging across the timeline zooms in; Reset zoom shows the whole request'
   assert.match(await page.textContent('#timeline-zoom'), /^showing [\d.,]+ µs to [\d.,]+ µs of /);
   await page.click('#timeline-reset');
   assert.match(await page.textContent('#timeline-zoom'), /end to end$/);
+});
+
+test('the timeline zooms and pans by its buttons and by keys when focused, the focus staying on it', async () => {
+  const zoomText = () => page.textContent('#timeline-zoom');
+  const shown = async () => (await zoomText()).match(/^showing ([\d.,]+) µs to ([\d.,]+) µs of /)
+    .slice(1).map((t) => +t.replace(/,/g, ''));
+  assert.ok(await page.isDisabled('#timeline-earlier'));
+  await page.click('#timeline-zoom-in');
+  const [a0, a1] = await shown();
+  await page.click('#timeline-later');
+  const [b0, b1] = await shown();
+  assert.ok(b0 > a0 && Math.abs((b1 - b0) - (a1 - a0)) < 0.2, `panned later: ${a0}-${a1} then ${b0}-${b1}`);
+  await page.focus('#timeline svg');
+  await page.keyboard.press('+');
+  const [c0, c1] = await shown();
+  assert.ok(c1 - c0 < (b1 - b0) * 0.6, 'zoomed in by +');
+  await page.keyboard.press('ArrowLeft');
+  assert.ok((await shown())[0] < c0, 'panned earlier by ←');
+  assert.equal(await page.evaluate(() => document.activeElement.tagName), 'svg');
+  await page.keyboard.press('0');
+  assert.match(await zoomText(), /end to end$/);
+  assert.equal(await page.evaluate(() => document.activeElement.tagName), 'svg');
+});
+
+test('the keyboard alone reaches the sliders, every map cell, the cards, the timeline and the tables', async () => {
+  await page.focus('#slider-x');
+  const reached = new Set();
+  for (let i = 0; i < 60; i++) {
+    await page.keyboard.press('Tab');
+    reached.add(await page.evaluate(() => {
+      const e = document.activeElement;
+      if (e.classList.contains('map-cell')) return `map ${e.dataset.x} ${e.dataset.series}`;
+      return e.id || (e.closest('[id]') && `in ${e.closest('[id]').id}`) || e.tagName;
+    }));
+  }
+  const want = ['slider-series', 'card-a', 'card-b', 'in timeline', 'timeline-zoom-in', 'in crossovers-box',
+    'in latency-panel', 'in baselines-panel', 'in runs-panel',
+    ...fx.manifest.latencies_us.flatMap((L) => fx.manifest.speeds.map((s) => `map ${L} ${s}`))];
+  for (const w of want) assert.ok(reached.has(w), `Tab does not reach ${w}: ${[...reached].join(', ')}`);
+  // Each slider tells a screen reader its value with its unit.
+  assert.equal(await page.getAttribute('#slider-x', 'aria-valuetext'), await page.textContent('#x-value'));
+  assert.match(await page.getAttribute('#slider-series', 'aria-valuetext'), /^[\d.]+×$/);
+  // The map's buttons are named by their text, which begins with where they are.
+  const name = await page.locator('#map .map-cell[data-x="2"][data-series="1"]').textContent();
+  assert.match(name, /^L = 2 µs, speed 1×: faster: B/);
+});
+
+test('the address carries the selection: a link opens that view, and each change rewrites it', async () => {
+  const p = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = [];
+  p.on('pageerror', (e) => errors.push(e.message));
+  try {
+    await p.goto(pageUrl + '#x=2&series=2&variant=b');
+    await p.waitForSelector('body[data-ready="true"]');
+    assert.deepEqual([+(await p.inputValue('#slider-x')), +(await p.inputValue('#slider-series'))], [2, 1]);
+    const b22 = gridRun(fx.manifest, 'b', 2, 2);
+    assert.equal(await p.getAttribute('#card-b', 'data-selected'), 'true');
+    assert.equal(+(await p.getAttribute('#card-b', 'data-run-id')), b22.run_id);
+    assert.equal(+(await p.getAttribute('#timeline', 'data-run-id')), b22.run_id);
+    const hash = () => p.evaluate(() => location.hash);
+    const entries = await p.evaluate(() => history.length);
+    await p.locator('#map .map-cell[data-x="1"][data-series="1"]').click();
+    assert.equal(await hash(), '#x=1&series=1&variant=b');
+    await p.click('#card-a');
+    assert.equal(await hash(), '#x=1&series=1&variant=a');
+    await p.focus('#slider-x');
+    await p.keyboard.press('End');
+    assert.equal(await hash(), '#x=2&series=1&variant=a');
+    assert.equal(await p.evaluate(() => history.length), entries, 'replaced, not pushed');
+    // An address edited by hand is followed; what it names wrongly is ignored.
+    await p.evaluate(() => { location.hash = '#x=0.5&series=9&variant=nobody'; });
+    await p.waitForFunction(() => location.hash === '#x=0.5&series=1&variant=a');
+    assert.deepEqual([+(await p.inputValue('#slider-x')), +(await p.inputValue('#slider-series'))], [0, 0]);
+    assert.deepEqual(errors, []);
+  } finally {
+    await p.close();
+  }
+});
+
+// Clicks the download button `format` under `box` on the main page; the
+// file's name and bytes.
+async function download(box, format) {
+  const [dl] = await Promise.all([page.waitForEvent('download'),
+    page.click(`${box} .downloads button[data-format="${format}"]`)]);
+  return { name: dl.suggestedFilename(), bytes: readFileSync(await dl.path()) };
+}
+
+test('every chart and the timeline download as PNG and SVG, every table as CSV with numbers in its cells and units in its head', async () => {
+  assert.equal(await page.locator('.downloads button[data-format="png"]').count(),
+    await page.locator('canvas').count() + 1); // and the timeline
+  assert.equal(await page.locator('.downloads button[data-format="csv"]').count(),
+    await page.locator('table.data').count());
+  // Named by what they do, with the visible text in the name.
+  assert.equal(await page.locator('#latency-panel .downloads button[data-format="svg"]').textContent(),
+    'Download the latency chart as SVG');
+  await page.locator('#map .map-cell[data-x="1"][data-series="2"]').click();
+  const png = await download('#latency-panel', 'png');
+  assert.equal(png.name, `${data.study.name}-latency-chart.png`);
+  assert.deepEqual([...png.bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  assert.ok(png.bytes.length > 5000, `a PNG of ${png.bytes.length} bytes`);
+  const svg = (await download('#latency-panel', 'svg')).bytes.toString('utf8');
+  assert.match(svg, /^<\?xml[^>]*>\n<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+  assert.equal((svg.match(/<polyline /g) || []).length, 2, 'one line per compared design');
+  assert.ok(svg.includes('end-to-end median (µs)') && svg.includes('one-way PCIe latency L (µs)'), 'axis titles');
+  assert.ok(svg.includes('Design A') && svg.includes('Design B'), 'the legend');
+
+  // The latency table at 2x: numbers as make_db wrote them.
+  const csv = (await download('#latency-panel', 'csv')).bytes.toString('utf8').trimEnd().split('\r\n')
+    .map((l) => l.split(','));
+  assert.deepEqual(csv[0], ['pcie.latency_us', 'extra_run', 'a.median_us', 'b.median_us', 'faster', 'margin_us',
+    'margin_pct']);
+  const grid = csv.slice(1).filter((r) => r[1] === 'false');
+  assert.deepEqual(grid.map((r) => [+r[0], +r[2], +r[3]]), fx.manifest.latencies_us.map((L) =>
+    [L, gridRun(fx.manifest, 'a', L, 2).median_us, gridRun(fx.manifest, 'b', L, 2).median_us]));
+  await page.$eval('#runs-panel details', (d) => { d.open = true; });
+  const runs = (await download('#runs-panel', 'csv')).bytes.toString('utf8').trimEnd().split('\r\n');
+  assert.equal(runs[0], 'run,status,design,pcie.latency_us,speed_x,inflight,requests,verified,median_us,p99_us,' +
+    'throughput_rps,wall_s,error');
+  assert.equal(runs.length - 1, data.runs.length);
+  const first = gridRun(fx.manifest, 'a', 0.5, 1);
+  const row = runs.find((l) => l.startsWith(`${first.run_id},`)).split(',');
+  assert.deepEqual([row[2], +row[3], +row[4], +row[8]], ['a', 0.5, 1, first.median_us]);
+  await page.$eval('#runs-panel details', (d) => { d.open = false; });
+  // The traced request's timeline, as drawn, in SVG and PNG.
+  await page.locator('#map .map-cell[data-x="1"][data-series="1"]').click();
+  await page.click('#card-a');
+  const traced = gridRun(fx.manifest, 'a', 1, 1).run_id;
+  assert.equal(await timelineSettles(page, traced), 'drawn');
+  const tsvg = await download('#timeline-tools', 'svg');
+  assert.equal(tsvg.name, `${data.study.name}-timeline-${traced}.svg`);
+  const ttext = tsvg.bytes.toString('utf8');
+  assert.match(ttext, /<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+  assert.equal((ttext.match(/<g class="lane"/g) || []).length, writtenTrace(traced).tracks.length);
+  assert.match(ttext, /class="lane-label" style="fill:/, 'the page\'s style written onto it');
+  const tpng = await download('#timeline-tools', 'png');
+  assert.deepEqual([...tpng.bytes.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+  await page.locator('#map .map-cell[data-x="0.5"][data-series="1"]').click();
+  assert.deepEqual(problems, []);
 });
 
 test('a run without a trace says so instead of a timeline', async () => {
@@ -496,6 +718,36 @@ test('a study with one knob gives a page with one series and no series slider', 
     await p.close();
   }
 });
+
+for (const width of [1280, 390]) {
+  test(`at ${width} px: no console error, no sideways scroll, no serious or critical axe violation`, async () => {
+    const { p, problems: found } = await openAt(width);
+    try {
+      const wide = await overflow(p);
+      const violations = await axeViolations(p);
+      const counts = Object.fromEntries(['critical', 'serious', 'moderate', 'minor'].map((i) =>
+        [i, violations.filter((v) => v.impact === i).reduce((t, v) => t + v.nodes, 0)]));
+      console.log(`axe at ${width} px: ${JSON.stringify(counts)} ${JSON.stringify(violations.map((v) => `${v.id} x${v.nodes}`))}`);
+      assert.deepEqual(wide, [], `at ${width} px`);
+      // The timeline is drawn as wide as its box, not wider.
+      assert.ok(await p.evaluate(() => {
+        const box = document.getElementById('timeline');
+        return box.querySelector('svg').getBoundingClientRect().width <= box.clientWidth;
+      }), `the timeline is wider than its box at ${width} px`);
+      const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      assert.deepEqual(bad, [], `axe at ${width} px:\n` + bad.map((v) =>
+        `  ${v.impact} ${v.id} x${v.nodes}: ${v.targets.join(', ')}`).join('\n'));
+      if (width < 500) {
+        const dir = need('WEB_SCREENSHOT_DIR');
+        mkdirSync(dir, { recursive: true });
+        await p.screenshot({ path: join(dir, `explorer-${width}.png`), fullPage: true });
+      }
+      assert.deepEqual(found, []);
+    } finally {
+      await p.close();
+    }
+  });
+}
 
 test('a screenshot of the page is left in Testing/explorer.png', async () => {
   await page.locator('#map .map-cell[data-x="1"][data-series="1"]').click();

@@ -13,8 +13,10 @@
 
 (function explorer() {
   // The two compared variants' colours (first blue, second orange), then the
-  // baselines'.
-  const PAIR_COLORS = [{ color: '#2563eb', soft: '#93c5fd' }, { color: '#ea580c', soft: '#fdba74' }];
+  // baselines'. `ink` is the shade for text on white, with at least 4.5:1
+  // contrast (WCAG AA).
+  const PAIR_COLORS = [{ color: '#2563eb', soft: '#93c5fd', ink: '#1d4ed8' },
+    { color: '#ea580c', soft: '#fdba74', ink: '#c2410c' }];
   const BASELINE_COLORS = ['#059669', '#7c3aed', '#db2777', '#0891b2', '#ca8a04'];
   const COLOR = { tie: '#64748b', none: '#94a3b8' };
   const EVENT_PALETTE = ['#2563eb', '#ea580c', '#059669', '#7c3aed', '#db2777', '#0891b2',
@@ -60,6 +62,8 @@
     return fmtNumber(v, Math.abs(v) < 10 ? 2 : 1) + ' µs';
   }
   const fmtPct = (v) => (isNum(v) ? fmtNumber(Math.abs(v), 1) + ' %' : '—');
+  // A ratio of two medians: "1.33×".
+  const fmtTimes = (v) => (isNum(v) ? fmtNumber(v, 2) + '×' : '—');
   const fmtRps = (v) => (isNum(v) ? fmtNumber(v, v < 100 ? 1 : 0) + ' req/s' : '—');
   const cap = (t) => (t ? t.charAt(0).toUpperCase() + t.slice(1) : '');
 
@@ -93,6 +97,8 @@
     const u = k && k.unit ? k.unit : '';
     return UNIT_TEXT[u] !== undefined ? UNIT_TEXT[u] : u.length > 1 ? ' ' + u : u;
   }
+  // A knob's column in a CSV file: its name and unit, "pcie.latency_us".
+  const knobCol = (k) => (k.unit ? `${k.name}_${k.unit}` : k.name);
   const fmtKnob = (k, v) => (isNum(v) ? trim(v) + unitText(k) : '—');
   const fmtX = (v) => fmtKnob(X, v);
   // A knob value exactly as measured (1.21875 µs), for the ends of a bracket.
@@ -126,8 +132,12 @@
     return [...new Set(values.filter(isNum))].sort((x, y) => x - y);
   }
 
-  function setTable(table, header, rows) {
+  // Fills `table` with a header row and `rows` ({cells, attrs}); `csv`
+  // ({head, rows}: the same table's numbers as numbers, each column's unit
+  // in its name) is what its CSV download writes.
+  function setTable(table, header, rows, csv) {
     table.replaceChildren();
+    table.csvData = csv || null;
     const box = table.closest('[id$="-box"]') || table;
     if (!rows.length) {
       box.hidden = true;
@@ -250,7 +260,7 @@
 
   // ---------------------------------------------------------------- state
 
-  const state = { xi: 0, si: 0, variant: '', zoom: null, timelineOf: '' };
+  const state = { xi: 0, si: 0, variant: '', zoom: null, full: null, timelineOf: '' };
   let M = null;
 
   const currentX = () => M.xs[state.xi];
@@ -263,13 +273,54 @@
     state.si = Math.max(0, Math.min(M.series.length - 1, si));
     $('slider-x').value = String(state.xi);
     $('slider-series').value = String(state.si);
+    // What a screen reader says for each slider: the value with its unit.
+    $('slider-x').setAttribute('aria-valuetext', fmtX(currentX()));
+    if (SK) $('slider-series').setAttribute('aria-valuetext', fmtS(currentS()));
     renderSelection();
+    writeLink();
   }
 
   function selectVariant(d) {
     state.variant = d;
     renderCards();
     renderTimeline();
+    writeLink();
+  }
+
+  // ---------------------------------------------------------------- the link
+
+  // The selection in the page's address, so that a link opens the same
+  // view: #x=<x value>&series=<series value>&variant=<name> (series only
+  // with a series knob), values in the knobs' units. Replaced, not pushed:
+  // moving a slider adds no history entry.
+  function writeLink() {
+    const p = new URLSearchParams();
+    p.set('x', trim(currentX()));
+    if (SK) p.set('series', trim(currentS()));
+    p.set('variant', state.variant);
+    const hash = '#' + p.toString();
+    if (location.hash !== hash) history.replaceState(null, '', hash);
+  }
+
+  // The selection a link asks for, as far as the page has it: {xi, si,
+  // variant}, each null when absent or not one of the grid's.
+  function readLink() {
+    const p = new URLSearchParams(location.hash.replace(/^#/, ''));
+    const index = (values, text) => {
+      if (text === null || text.trim() === '' || !isNum(+text)) return null;
+      const i = values.findIndex((v) => isNum(v) && sameValue(v, +text));
+      return i >= 0 ? i : null;
+    };
+    return { xi: index(M.xs, p.get('x')), si: SK ? index(M.series, p.get('series')) : null,
+      variant: isPair(p.get('variant')) ? p.get('variant') : null };
+  }
+
+  // Opens the view the address names; what it does not name (or names
+  // wrongly) stays as it is.
+  function followLink() {
+    const want = readLink();
+    if (want.variant) state.variant = want.variant;
+    select(want.xi !== null ? want.xi : state.xi, want.si !== null ? want.si : state.si);
   }
 
   // "<x label> = <value>, <series label> <value>": where a cell is.
@@ -330,6 +381,56 @@
       '(mortar report / mortar serve); docs/explorer.md says where each one comes from.';
   }
 
+  // The answer first (data.answer, cli/study/verdict_answer.h): one sentence
+  // made of its three figures, then each figure with its numbers. The
+  // figures are the verdict's; the page only words them.
+  function renderAnswer() {
+    const ans = M.data.answer && typeof M.data.answer === 'object' ? M.data.answer : null;
+    const alone = ans && ans.alone && isPair(ans.alone.winner) ? ans.alone : null;
+    const sys = ans && ans.system && (isPair(ans.system.winner) || ans.system.winner === 'tie') ? ans.system : null;
+    const flip = ans && ans.flip && isNum(ans.flip.x) ? ans.flip : null;
+    $('answer').hidden = !alone && !sys;
+    if (!alone && !sys) return;
+    const [a, b] = PAIR;
+    const us = (f) => `${fmtUs(f[`${a}_us`])} (${label(a)}) against ${fmtUs(f[`${b}_us`])} (${label(b)})`;
+    const at = sys ? `${X.label} = ${fmtX(sys.x)}` : '';
+    const flipAt = flip ? `${X.label} ≈ ${fmtNumber(flip.x, 2)}${unitText(X)}` : '';
+
+    // The alone winner, compared in the system where it is faster or slower.
+    const fastAlone = alone ? alone.winner : null;
+    let systemPart = '', systemWhat = '';
+    if (sys && sys.winner === 'tie') {
+      systemPart = `in the whole system they tie at ${at}`;
+      systemWhat = 'tie';
+    } else if (sys && fastAlone) {
+      const keeps = sys.winner === fastAlone;
+      systemPart = keeps ? `and still ${fmtTimes(sys.times)} faster in the whole system at ${at}`
+        : `but ${fmtTimes(sys.times)} slower in the whole system at ${at}`;
+      systemWhat = `${variantName(fastAlone)} ${keeps ? 'faster' : 'slower'}`;
+    } else if (sys) {
+      systemPart = `in the whole system ${variantName(sys.winner)} is ${fmtTimes(sys.times)} faster at ${at}`;
+      systemWhat = `${variantName(sys.winner)} faster`;
+    }
+    const flipPart = flip ? `the ranking flips at ${flipAt}` : 'the ranking does not flip in the measured range';
+    const lead = SK && isNum(ans.series) ? `At ${SK.title} ${fmtS(ans.series)}, ` : '';
+    const sentence = alone
+      ? `${lead}${variantName(fastAlone)} is ${fmtTimes(alone.times)} faster alone` +
+        (systemPart ? `, ${systemPart}` : '') + `: ${flipPart}.`
+      : `${cap(lead + systemPart)}: ${flipPart}.`;
+    $('answer-text').textContent = sentence;
+
+    const figure = (name, title, value, what, detail) => el('div', { class: 'figure', data: { figure: name } },
+      el('h3', { text: title }), el('p', { class: 'figure-value', text: value }),
+      el('p', { class: 'figure-what', text: what }), el('p', { class: 'figure-detail', text: detail }));
+    $('answer-figures').replaceChildren(
+      alone ? figure('alone', 'Alone', fmtTimes(alone.times), `${variantName(fastAlone)} faster`, us(alone)) : null,
+      sys ? figure('system', `In the whole system at ${at}`, fmtTimes(sys.times), systemWhat,
+        `${us(sys)}: ${fmtUs(isNum(sys.margin_us) ? Math.abs(sys.margin_us) : null)} apart`) : null,
+      figure('flip', 'Where the ranking flips', flip ? flipAt : 'nowhere',
+        flip ? `${variantName(flip.below)} faster below, ${variantName(flip.above)} above` : 'in the measured range',
+        flip ? howFound(flip) + (flip.crossings > 1 ? `; ${flip.crossings} crossings in all` : '') : '—'));
+  }
+
   function renderVerdict() {
     const v = M.verdict;
     const err = $('verdict-error');
@@ -345,11 +446,13 @@
     $('verdict-headline').textContent = sentences.length ? sentences[0] : '';
     $('verdict-headline').hidden = !sentences.length;
     $('verdict-summary').replaceChildren(...sentences.slice(1).map((t) => el('li', { text: t })));
-    $('verdict-summary').hidden = sentences.length < 2;
+    $('verdict-sentences').hidden = sentences.length < 2;
+    $('verdict-count').textContent = `(${sentences.length - 1} sentences)`;
 
     const [a, b] = PAIR.map(label);
     const seriesHead = SK ? [cap(SK.label)] : [];
     const seriesCell = (value) => (SK ? [fmtS(value)] : []);
+    const seriesCol = SK ? [knobCol(SK)] : [];
     const cross = v && Array.isArray(v.crossovers) ? v.crossovers : [];
     const each = (c) => (Array.isArray(c.crossings) && c.crossings.length ? c.crossings : []);
     setTable($('crossovers'), [...seriesHead, `${a} and ${b} cross at`, 'How it was found', 'Faster below', 'Faster above'],
@@ -361,7 +464,12 @@
             : 'no crossing in the measured range',
           each(c).length ? each(c).map(howFound).join('; ') : '—',
           variantName(c.below), variantName(c.above)],
-      })));
+      })), {
+      head: [...seriesCol, `crossing.${knobCol(X)}`, 'measured', `from.${knobCol(X)}`, `to.${knobCol(X)}`,
+        'faster_below', 'faster_above'],
+      rows: cross.flatMap((c) => (each(c).length ? each(c) : [{ below: c.below, above: c.above }]).map((k) =>
+        [...(SK ? [c.series] : []), k.x, k.measured, k.from_x, k.to_x, k.below, k.above])),
+    });
 
     // Alone (each variant's alone benchmark) beside who wins in the system,
     // per x value (the verdict's ranking; else its cells).
@@ -382,7 +490,11 @@
         attrs: { data: { series: String(row.series) } },
         cells: [...seriesCell(row.series), fmtUs(row[`${PAIR[0]}_us`]), fmtUs(row[`${PAIR[1]}_us`]),
           variantName(row.winner), inSystem(row.series)],
-      })));
+      })), {
+      head: [...seriesCol, `${PAIR[0]}.alone_us`, `${PAIR[1]}.alone_us`, 'faster_alone', 'faster_in_the_system'],
+      rows: alone.map((row) => [...(SK ? [row.series] : []), row[`${PAIR[0]}_us`], row[`${PAIR[1]}_us`],
+        row.winner, inSystem(row.series)]),
+    });
 
     const moves = v && Array.isArray(v.movement) ? v.movement : [];
     setTable($('movement'), [cap(S.axis), ...seriesHead, cap(X.title), 'Median', 'Change'],
@@ -391,7 +503,12 @@
           `${fmtX(m.from_x)} → ${fmtX(m.to_x)}`,
           `${fmtUs(m.from_median_us)} → ${fmtUs(m.to_median_us)}`,
           `${isNum(m.delta_us) && m.delta_us >= 0 ? '+' : ''}${fmtUs(m.delta_us)} (${isNum(m.delta_pct) && m.delta_pct < 0 ? '−' : '+'}${fmtPct(m.delta_pct)})`],
-      })));
+      })), {
+      head: [S.axis, ...seriesCol, `from.${knobCol(X)}`, `to.${knobCol(X)}`, 'from.median_us', 'to.median_us',
+        'change_us', 'change_pct'],
+      rows: moves.map((m) => [m.variant, ...(SK ? [m.series] : []), m.from_x, m.to_x, m.from_median_us,
+        m.to_median_us, m.delta_us, m.delta_pct]),
+    });
   }
 
   // How the verdict found a crossing (its entry in crossovers[].crossings).
@@ -427,7 +544,7 @@
 
   function renderMap() {
     const map = $('map');
-    map.style.gridTemplateColumns = `auto repeat(${M.xs.length}, minmax(76px, 1fr))`;
+    map.style.setProperty('--columns', String(M.xs.length));
     const nodes = [];
     const [a, b] = PAIR;
     for (let si = M.series.length - 1; si >= 0; si--) {
@@ -444,7 +561,10 @@
         let main, sub;
         if (isPair(w)) {
           main = label(w);
-          sub = `by ${fmtUs(isNum(cell.margin_us) ? Math.abs(cell.margin_us) : null)} · ${fmtPct(cell.margin_pct)}`;
+          // Two lines, "by" for a screen reader only: they fit a phone's narrow column.
+          sub = [el('span', { class: 'sr-only', text: 'by ' }),
+            el('span', { class: 'map-line', text: fmtUs(isNum(cell.margin_us) ? Math.abs(cell.margin_us) : null) }),
+            el('span', { class: 'sr-only', text: ', ' }), el('span', { class: 'map-line', text: fmtPct(cell.margin_pct) })];
         } else if (w === 'tie') {
           main = 'tie';
           sub = 'same median';
@@ -452,14 +572,17 @@
           main = '?';
           sub = `${label(a)} ${fmtUs(cell[a] && cell[a].median_us)} · ${label(b)} ${fmtUs(cell[b] && cell[b].median_us)}`;
         }
+        // A plain button whose name is its text: where it is (for a screen
+        // reader only, the axes say it on screen), then what it shows.
         nodes.push(el('button', {
-          type: 'button', class: `map-cell win-${w}`, role: 'gridcell',
+          type: 'button', class: `map-cell win-${w}`,
           style: `background:${mapTint(cell)}`,
           title: `${where(x, s)}: ${label(a)} ${fmtUs(cell[a] && cell[a].median_us)}, ${label(b)} ${fmtUs(cell[b] && cell[b].median_us)}`,
-          'aria-label': `${cap(X.title)} ${fmtX(x)}${SK ? `, ${SK.label} ${fmtS(s)}` : ''}: ${w === 'none' ? 'no verdict' : variantName(w) + ' wins'}`,
           data: { x: String(x), series: String(s), xi: String(xi), si: String(si), winner: w },
           on: { click: () => select(xi, si) },
-        }, el('span', { class: 'map-main', text: main }), el('span', { class: 'map-sub', text: sub })));
+        }, el('span', { class: 'sr-only', text: `${where(x, s)}: ` + (isPair(w) ? 'faster: ' : '') }),
+        el('span', { class: 'map-main', text: main }), el('span', { class: 'sr-only', text: ', ' }),
+        el('span', { class: 'map-sub' }, sub)));
       });
     }
     nodes.push(el('div', { class: 'map-axis corner', text: SK ? `${SK.label} ↑ / ${X.label} →` : `${X.label} →` }));
@@ -476,7 +599,7 @@
     for (const c of document.querySelectorAll('#map .map-cell')) {
       const on = +c.dataset.x === +currentX() && String(c.dataset.series) === String(currentS());
       c.classList.toggle('selected', on);
-      c.setAttribute('aria-selected', on ? 'true' : 'false');
+      c.setAttribute('aria-pressed', on ? 'true' : 'false');
     }
   }
 
@@ -494,6 +617,7 @@
       card.dataset.selected = state.variant === d ? 'true' : 'false';
       card.dataset.runId = m && m.run_id != null ? String(m.run_id) : '';
       card.style.setProperty('--design', variantColor(d));
+      card.style.setProperty('--design-ink', PAIR_COLORS[pairIndex(d)].ink);
 
       let badge = null;
       if (cell && cell.winner === 'tie') badge = el('span', { class: 'badge tie', text: 'tie' });
@@ -652,7 +776,8 @@
     $('timeline-caption').textContent = m
       ? `${variantName(d)} at ${X.title} ${fmtX(currentX())}${SK ? `, ${SK.title} ${fmtS(currentS())}` : ''}: ` +
         `the request with the median end-to-end latency of run #${m.run_id}, every event on the one simulated clock. ` +
-        `Click the other card for the other ${S.axis}; drag across the lanes to zoom in.`
+        `Click the other card for the other ${S.axis}. Drag across the lanes to zoom in; the buttons, ` +
+        'or + − and the arrow keys on the focused timeline, zoom and pan.'
       : 'Nothing measured at this setting.';
     const summary = m ? traceSummary(m.run_id) : null;
     const entry = hasTrace(summary) ? loadTimeline(m.run_id, summary.file) : null;
@@ -701,17 +826,51 @@
     if (t0 === null) t0 = Math.min(...all.map((e) => e.start_ps).filter(isNum));
     if (t1 === null) t1 = Math.max(...all.map((e) => (isNum(e.end_ps) ? e.end_ps : e.start_ps)).filter(isNum));
     const full = [t0, Math.max(t1, t0 + 1)];
+    state.full = full;
     return { full, view: state.zoom || full };
   }
+
+  // Zoom and pan: the view becomes [v0, v1] (ps), kept inside the request's
+  // window and at most 1000 times narrower; the whole window is no zoom.
+  function setTimelineView(v0, v1) {
+    const [f0, f1] = state.full;
+    const w = Math.min(f1 - f0, Math.max(v1 - v0, (f1 - f0) / 1000));
+    const a = Math.max(f0, Math.min(f1 - w, (v0 + v1) / 2 - w / 2));
+    state.zoom = w >= f1 - f0 ? null : [a, a + w];
+    renderTimeline();
+  }
+  // Zooms by `factor` (< 1 in) around the point `at` of the view (0 its start, 1 its end).
+  function zoomTimeline(factor, at) {
+    if (!state.full) return;
+    const [v0, v1] = state.zoom || state.full;
+    const c = v0 + at * (v1 - v0), w = (v1 - v0) * factor;
+    setTimelineView(c - at * w, c - at * w + w);
+  }
+  // Pans by `share` of the view's width (< 0 earlier).
+  function panTimeline(share) {
+    if (!state.full) return;
+    const [v0, v1] = state.zoom || state.full;
+    const d = share * (v1 - v0);
+    setTimelineView(v0 + d, v1 + d);
+  }
+  // The keys a focused timeline answers: zoom, pan, back to the whole request.
+  const TIMELINE_KEYS = {
+    '+': () => zoomTimeline(0.5, 0.5), '=': () => zoomTimeline(0.5, 0.5),
+    '-': () => zoomTimeline(2, 0.5), ArrowLeft: () => panTimeline(-0.25),
+    ArrowRight: () => panTimeline(0.25), '0': () => setTimelineView(...state.full),
+    Home: () => setTimelineView(...state.full),
+  };
 
   // Swim lanes, one per track; a track's overlapping events stack in rows.
   function drawTimeline(box, t, tracks) {
     const all = tracks.flatMap((tr) => tr.events);
     const { full, view } = timelineWindow(t, all);
     const [v0, v1] = view;
-    const W = Math.max(560, box.clientWidth || 960);
-    const labelW = 150, padR = 16, rowH = 16, lanePad = 6, top = 6, axisH = 38, maxRows = 6;
+    // As wide as its box, whatever the screen: narrower lane labels on a phone.
+    const W = Math.max(280, box.clientWidth || 960);
+    const labelW = W < 600 ? 86 : 150, padR = W < 600 ? 8 : 16, rowH = 16, lanePad = 6, top = 6, axisH = 38, maxRows = 6;
     const plotW = W - labelW - padR;
+    const labelChars = Math.floor((labelW - 10) / 7);
     const x = (ps) => labelW + ((ps - v0) / (v1 - v0)) * plotW;
     const clampX = (px) => Math.max(labelW, Math.min(labelW + plotW, px));
 
@@ -741,7 +900,9 @@
     const H = axisY + axisH;
 
     const svg = el('svg:svg', { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img',
-      'aria-label': `timeline of request ${t.request}: ${tracks.length} tracks` });
+      tabindex: 0, 'aria-label': `timeline of request ${t.request}: ${tracks.length} tracks, ` +
+        `${fmtUs((v0 - full[0]) / 1e6)} to ${fmtUs((v1 - full[0]) / 1e6)}; + and − zoom, ` +
+        'the arrow keys pan, 0 shows the whole request' });
     const defs = el('svg:defs', null,
       el('svg:clipPath', { id: 'plot-clip' }, el('svg:rect', { x: labelW, y: 0, width: plotW, height: H })),
       el('svg:marker', { id: 'arrow', viewBox: '0 0 8 8', refX: 7, refY: 4, markerWidth: 6, markerHeight: 6,
@@ -754,7 +915,7 @@
       g.append(el('svg:rect', { x: 0, y: l.y, width: W, height: l.h, class: i % 2 ? 'lane-bg odd' : 'lane-bg' }));
       const label = String(l.tr.name);
       g.append(el('svg:text', { x: 8, y: l.y + l.h / 2 + 4, class: 'lane-label',
-        text: label.length > 20 ? label.slice(0, 19) + '…' : label }, el('svg:title', { text: label })));
+        text: label.length > labelChars ? label.slice(0, labelChars - 1) + '…' : label }, el('svg:title', { text: label })));
       svg.append(g);
     }
 
@@ -836,8 +997,23 @@
       brush.setAttribute('visibility', 'hidden');
       if (b - a < 4) return;
       const ps = (px) => v0 + ((px - labelW) / plotW) * (v1 - v0);
-      state.zoom = [ps(a), ps(b)];
-      renderTimeline();
+      setTimelineView(ps(a), ps(b));
+    });
+    // The wheel: with Ctrl or ⌘ (a pinch on a touchpad) it zooms around the
+    // pointer; sideways or with Shift it pans; else it scrolls the page.
+    svg.addEventListener('wheel', (ev) => {
+      const at = Math.max(0, Math.min(1, (svgX(ev) - labelW) / plotW));
+      if (ev.ctrlKey || ev.metaKey) zoomTimeline(Math.exp(ev.deltaY * 0.004), at);
+      else if (ev.shiftKey || Math.abs(ev.deltaX) > Math.abs(ev.deltaY))
+        panTimeline((ev.shiftKey ? ev.deltaY : ev.deltaX) / plotW);
+      else return;
+      ev.preventDefault();
+    }, { passive: false });
+    svg.addEventListener('keydown', (ev) => {
+      const act = TIMELINE_KEYS[ev.key];
+      if (!act || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+      ev.preventDefault();
+      act();
     });
 
     const names = [...new Set(all.map((e) => e.name))].slice(0, 16);
@@ -845,9 +1021,15 @@
       ? `showing ${fmtUs((v0 - full[0]) / 1e6)} to ${fmtUs((v1 - full[0]) / 1e6)} of ${fmtUs((full[1] - full[0]) / 1e6)}`
       : `request ${t.request}: ${fmtUs((full[1] - full[0]) / 1e6)} end to end`;
     $('timeline-reset').disabled = !state.zoom;
+    $('timeline-zoom-out').disabled = !state.zoom;
+    $('timeline-earlier').disabled = !state.zoom || v0 <= full[0];
+    $('timeline-later').disabled = !state.zoom || v1 >= full[1];
     const legend = el('div', { class: 'timeline-legend' }, names.map((n) => el('span', { class: 'legend-item' },
       el('span', { class: 'swatch', style: `background:${eventColor(n)}` }), n)));
+    // Redrawn after a key: the focus stays on the timeline.
+    const focused = box.contains(document.activeElement) && document.activeElement.tagName === 'svg';
     box.replaceChildren(svg, legend);
+    if (focused) svg.focus();
   }
 
   // ---------------------------------------------------------------- charts
@@ -888,7 +1070,10 @@
     }, extra || {});
   }
 
-  function upsertChart(id, config) {
+  // Draws (or redraws) chart `id`; `alt` is its text alternative, with the
+  // table beside it that holds its numbers.
+  function upsertChart(id, config, alt) {
+    $(id).setAttribute('aria-label', alt);
     if (!hasChart()) return null;
     if (charts[id]) {
       charts[id].data = config.data;
@@ -958,7 +1143,11 @@
             w ? variantName(w) : '—',
             isPair(w) ? `${fmtUs(Math.abs(num(c.margin_us) || 0))} (${fmtPct(c.margin_pct)})` : '—'],
         };
-      }));
+      }), {
+      head: [knobCol(X), 'extra_run', `${a}.median_us`, `${b}.median_us`, 'faster', 'margin_us', 'margin_pct'],
+      rows: rows.map(({ x, c, extra }) => [x, extra, c && c[a] && c[a].median_us, c && c[b] && c[b].median_us,
+        c && c.winner, c && c.margin_us, c && c.margin_pct]),
+    });
     const txt = $('crossover-text');
     txt.textContent = cross ? cross.text || '' : M.verdict ? `No crossover reported${SK ? ` at ${fmtS(s)}` : ''}.` : '';
     txt.hidden = !txt.textContent;
@@ -974,7 +1163,8 @@
         },
       }),
       plugins: [markXPlugin],
-    });
+    }, `Chart: ${$('latency-title').textContent}` + (SK ? ` at ${SK.title} ${fmtS(s)}` : '') +
+      '; the table below it holds its numbers.');
   }
 
   function renderBaselines() {
@@ -984,7 +1174,10 @@
     if (!rows.length) return;
     const shown = [...BASELINES, ...PAIR];
     setTable($('baselines'), [cap(X.title), ...shown.map(variantName)],
-      rows.map((r) => ({ cells: [fmtX(r.x), ...shown.map((d) => fmtUs(r[`${d}_median_us`]))] })));
+      rows.map((r) => ({ cells: [fmtX(r.x), ...shown.map((d) => fmtUs(r[`${d}_median_us`]))] })), {
+        head: [knobCol(X), ...shown.map((d) => `${d}.median_us`)],
+        rows: rows.map((r) => [r.x, ...shown.map((d) => r[`${d}_median_us`])]),
+      });
     const pts = (f) => rows.filter((r) => isNum(r[f]) && r[f] > 0).map((r) => ({ x: r.x, y: r[f] }));
     const xTitle = `${X.title} ${X.label}${X.unit ? ` (${unitText(X).trim()})` : ''}`;
     upsertChart('baselines-chart', {
@@ -1000,7 +1193,7 @@
           tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmtUs(c.parsed.y)}` } },
         },
       }),
-    });
+    }, `Chart: end-to-end median against ${X.title}, log scale; the table below it holds its numbers.`);
   }
 
   function renderLoad() {
@@ -1018,7 +1211,11 @@
       ...(share ? [cap(share.label)] : [])],
     rows.map((r) => ({ cells: [variantName(r.variant), fmtX(r.x), fmtLoad(r.load),
       fmtRps(r.throughput_rps), fmtUs(r.median_us), fmtUs(r.p99_us),
-      ...(share ? [isNum(r.share) ? fmtNumber(100 * r.share, 0) + ' %' : '—'] : [])] })));
+      ...(share ? [isNum(r.share) ? fmtNumber(100 * r.share, 0) + ' %' : '—'] : [])] })), {
+      head: [S.axis, knobCol(X), knobCol(LK), 'throughput_rps', 'median_us', 'p99_us', ...(share ? ['share'] : [])],
+      rows: rows.map((r) => [r.variant, r.x, r.load, r.throughput_rps, r.median_us, r.p99_us,
+        ...(share ? [r.share] : [])]),
+    });
     const groups = new Map();
     for (const r of rows) {
       const k = key(r.variant, r.x);
@@ -1047,7 +1244,7 @@
           title: { display: true, text: title },
           tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmt(c.parsed.y)} with ${c.parsed.x} ${LK.label}` } } },
       }),
-    });
+    }, `Chart: ${title.toLowerCase()} against ${LK.phrase}; the table under "The numbers" holds them.`);
     loadChart('load-throughput-chart', 'throughput_rps', 'throughput (requests/s)', 'Throughput', fmtRps);
     loadChart('load-latency-chart', 'median_us', 'end-to-end median (µs)', 'Latency per request', fmtUs);
   }
@@ -1066,7 +1263,191 @@
           fmtUs(s.median_us), fmtUs(s.p99_us), fmtRps(s.throughput_rps),
           isNum(r.wall_s) ? `${fmtNumber(r.wall_s, 1)} s` : '—', r.error || ''],
       };
+    }), {
+      head: ['run', 'status', S.axis, knobCol(X), ...(SK ? [knobCol(SK)] : []), ...(LK ? [knobCol(LK)] : []),
+        'requests', 'verified', 'median_us', 'p99_us', 'throughput_rps', 'wall_s', 'error'],
+      rows: M.runs.map((r) => {
+        const s = r.summary || {};
+        return [r.id, r.status, r.variant, r.x, ...(SK ? [r.series] : []), ...(LK ? [r.load] : []),
+          s.requests, s.verified, s.median_us, s.p99_us, s.throughput_rps, r.wall_s, r.error];
+      }),
+    });
+  }
+
+  // ---------------------------------------------------------------- downloads
+
+  // Every chart as PNG and SVG, every table as CSV: a row of buttons under
+  // each, made at start. Files are named after the study and the element:
+  // "<study>-latency-chart.png".
+  function fileName(id, ext) {
+    const study = String(S.name || 'study').replace(/[^A-Za-z0-9_.-]+/g, '-');
+    return `${study}-${id}.${ext}`;
+  }
+
+  // Saves `href` (a data: or blob: URL) as `name`, as a click on a link would.
+  function save(name, href) {
+    const a = el('a', { href, download: name, hidden: true });
+    document.body.append(a);
+    a.click();
+    a.remove();
+  }
+  function saveText(name, type, text) {
+    const url = URL.createObjectURL(new Blob([text], { type }));
+    save(name, url);
+    setTimeout(() => URL.revokeObjectURL(url), 60000);
+  }
+
+  // One CSV field: numbers as numbers, text quoted when it must be.
+  function csvField(v) {
+    if (v === null || v === undefined) return '';
+    if (typeof v === 'number') return isNum(v) ? String(v) : '';
+    const t = String(v);
+    return /[",\r\n]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t;
+  }
+  const csvText = ({ head, rows }) => [head, ...rows].map((r) => r.map(csvField).join(',')).join('\r\n') + '\r\n';
+
+  // The chart on a white background, as a PNG data URL.
+  function chartPng(chart) {
+    const c = chart.canvas;
+    const out = el('canvas', { width: c.width, height: c.height });
+    const ctx = out.getContext('2d');
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, out.width, out.height);
+    ctx.drawImage(c, 0, 0);
+    return out.toDataURL('image/png');
+  }
+
+  // The chart drawn again as SVG from what Chart.js laid out: its axes with
+  // their ticks and titles, each visible dataset's line and points, the
+  // legend and the title. Chart.js itself draws on a canvas only.
+  function chartSvg(chart) {
+    const W = chart.width, H = chart.height, area = chart.chartArea;
+    const svg = el('svg:svg', { xmlns: 'http://www.w3.org/2000/svg', width: W, height: H,
+      viewBox: `0 0 ${W} ${H}`, 'font-family': 'sans-serif', 'font-size': 11, fill: '#334155' });
+    svg.append(el('svg:rect', { width: W, height: H, fill: '#fff' }));
+    for (const sc of Object.values(chart.scales)) {
+      const across = sc.isHorizontal();
+      sc.ticks.forEach((t, i) => {
+        const p = sc.getPixelForTick(i);
+        const text = Array.isArray(t.label) ? t.label.join(' ') : String(t.label ?? '');
+        svg.append(across
+          ? el('svg:line', { x1: p, x2: p, y1: area.top, y2: area.bottom, stroke: '#e2e8f0' })
+          : el('svg:line', { x1: area.left, x2: area.right, y1: p, y2: p, stroke: '#e2e8f0' }));
+        svg.append(across
+          ? el('svg:text', { x: p, y: area.bottom + 14, 'text-anchor': 'middle', text })
+          : el('svg:text', { x: area.left - 6, y: p + 4, 'text-anchor': 'end', text }));
+      });
+      const title = sc.options.title && sc.options.title.display ? sc.options.title.text : '';
+      if (title) {
+        svg.append(across
+          ? el('svg:text', { x: (area.left + area.right) / 2, y: sc.bottom - 4, 'text-anchor': 'middle', text: title })
+          : el('svg:text', { x: 0, y: 0, 'text-anchor': 'middle', text: title,
+            transform: `translate(${sc.left + 10},${(area.top + area.bottom) / 2}) rotate(-90)` }));
+      }
+    }
+    chart.data.datasets.forEach((d, i) => {
+      if (!chart.isDatasetVisible(i)) return;
+      const pts = chart.getDatasetMeta(i).data.map((e) => [e.x, e.y]).filter(([x, y]) => isNum(x) && isNum(y));
+      const color = d.borderColor || '#334155';
+      if (d.showLine !== false && pts.length > 1) {
+        svg.append(el('svg:polyline', { points: pts.map((p) => p.join(',')).join(' '), fill: 'none',
+          stroke: color, 'stroke-width': d.borderWidth || 2,
+          'stroke-dasharray': Array.isArray(d.borderDash) && d.borderDash.length ? d.borderDash.join(' ') : null }));
+      }
+      const r = typeof d.pointRadius === 'number' ? d.pointRadius : 3;
+      for (const [x, y] of pts) {
+        svg.append(d.pointStyle === 'crossRot'
+          ? el('svg:path', { d: `M${x - r},${y - r}L${x + r},${y + r}M${x - r},${y + r}L${x + r},${y - r}`,
+            stroke: color, 'stroke-width': d.borderWidth || 2 })
+          : el('svg:circle', { cx: x, cy: y, r, fill: color }));
+      }
+    });
+    const legend = chart.legend;
+    if (legend && Array.isArray(legend.legendItems) && Array.isArray(legend.legendHitBoxes)) {
+      legend.legendItems.forEach((item, i) => {
+        const box = legend.legendHitBoxes[i];
+        if (!box) return;
+        svg.append(el('svg:circle', { cx: box.left + 6, cy: box.top + box.height / 2, r: 5,
+          fill: item.strokeStyle || item.fillStyle }),
+        el('svg:text', { x: box.left + 16, y: box.top + box.height / 2 + 4, text: item.text }));
+      });
+    }
+    const titleBlock = chart.titleBlock;
+    if (titleBlock && titleBlock.options && titleBlock.options.display) {
+      svg.append(el('svg:text', { x: W / 2, y: titleBlock.top + 14, 'text-anchor': 'middle', 'font-weight': 'bold',
+        'font-size': 12, text: String(titleBlock.options.text) }));
+    }
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(svg) + '\n';
+  }
+
+  // The drawn timeline as a standalone SVG: the page's style of each
+  // element (its classes' fill, stroke, font) written onto it.
+  function timelineSvg() {
+    const svg = $('timeline').querySelector('svg');
+    if (!svg) return null;
+    const copy = svg.cloneNode(true);
+    const from = [svg, ...svg.querySelectorAll('*')], to = [copy, ...copy.querySelectorAll('*')];
+    const props = ['fill', 'stroke', 'stroke-width', 'font-size', 'font-family', 'font-weight', 'visibility'];
+    from.forEach((node, i) => {
+      const cs = getComputedStyle(node);
+      to[i].setAttribute('style', props.map((p) => `${p}:${cs.getPropertyValue(p)}`).join(';'));
+    });
+    copy.querySelectorAll('.brush').forEach((n) => n.remove());
+    copy.removeAttribute('tabindex');
+    copy.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
+    copy.insertBefore(el('svg:rect', { width: '100%', height: '100%', fill: '#fff' }), copy.firstChild);
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(copy) + '\n';
+  }
+
+  // The timeline's SVG drawn on a canvas at twice its size, saved as PNG.
+  function saveTimelinePng(name) {
+    const text = timelineSvg();
+    if (!text) return;
+    const svg = $('timeline').querySelector('svg');
+    const w = +svg.getAttribute('width'), h = +svg.getAttribute('height');
+    const img = new Image();
+    const url = URL.createObjectURL(new Blob([text], { type: 'image/svg+xml' }));
+    img.onload = () => {
+      const c = el('canvas', { width: 2 * w, height: 2 * h });
+      const ctx = c.getContext('2d');
+      ctx.scale(2, 2);
+      ctx.drawImage(img, 0, 0, w, h);
+      URL.revokeObjectURL(url);
+      save(name, c.toDataURL('image/png'));
+    };
+    img.src = url;
+  }
+
+  // A row of buttons, each "Download <what> as <FORMAT>" to a screen reader
+  // and "<FORMAT>" on screen.
+  function downloadBar(what, formats) {
+    return el('div', { class: 'downloads' }, el('span', { class: 'downloads-label', 'aria-hidden': 'true', text: 'Download' }),
+      Object.entries(formats).map(([format, run]) => el('button', {
+        type: 'button', class: 'download', data: { format: format.toLowerCase() }, on: { click: run },
+      }, el('span', { class: 'sr-only', text: `Download ${what} as ` }), format)));
+  }
+
+  function addDownloads() {
+    for (const canvas of document.querySelectorAll('canvas[id$="-chart"]')) {
+      const id = canvas.id;
+      const what = `the ${id.replace(/-/g, ' ')}`;
+      const chart = () => (hasChart() ? window.Chart.getChart(canvas) : null);
+      canvas.parentElement.after(downloadBar(what, {
+        PNG: () => chart() && save(fileName(id, 'png'), chartPng(chart())),
+        SVG: () => chart() && saveText(fileName(id, 'svg'), 'image/svg+xml', chartSvg(chart())),
+      }));
+    }
+    const traced = () => `timeline-${$('timeline').dataset.runId || ''}`;
+    $('timeline-tools').append(downloadBar('the traced request\'s timeline', {
+      SVG: () => { const t = timelineSvg(); if (t) saveText(fileName(traced(), 'svg'), 'image/svg+xml', t); },
+      PNG: () => saveTimelinePng(fileName(traced(), 'png')),
     }));
+    for (const table of document.querySelectorAll('table.data')) {
+      const what = `the ${table.id.replace(/-table$/, '').replace(/-/g, ' ')} table`;
+      table.closest('.table-box').after(downloadBar(what, {
+        CSV: () => table.csvData && saveText(fileName(table.id, 'csv'), 'text/csv', csvText(table.csvData)),
+      }));
+    }
   }
 
   // ---------------------------------------------------------------- start
@@ -1088,7 +1469,9 @@
       window.Chart.defaults.color = '#334155';
     }
     renderStudyTexts();
+    addDownloads();
     renderHeader();
+    renderAnswer();
     renderVerdict();
     renderRuns();
     renderBaselines();
@@ -1121,9 +1504,16 @@
       state.zoom = null;
       renderTimeline();
     });
+    $('timeline-zoom-in').addEventListener('click', () => zoomTimeline(0.5, 0.5));
+    $('timeline-zoom-out').addEventListener('click', () => zoomTimeline(2, 0.5));
+    $('timeline-earlier').addEventListener('click', () => panTimeline(-0.25));
+    $('timeline-later').addEventListener('click', () => panTimeline(0.25));
     $('timeline-arrows').addEventListener('change', renderTimeline);
     const at = SK ? M.series.indexOf(S.series_at) : 0;
-    select(0, at >= 0 ? at : 0);
+    state.xi = 0;
+    state.si = at >= 0 ? at : 0;
+    followLink();
+    window.addEventListener('hashchange', followLink);
     let pending = 0;
     window.addEventListener('resize', () => {
       clearTimeout(pending);

@@ -1,0 +1,35 @@
+/*
+ * verdict_answer.h - the study's answer in three figures, picked from a
+ * verdict (verdict.h) at the series knob's reference value: how much
+ * faster the variant that wins alone is, alone; how the two compare in the
+ * whole system at the far end of the x knob's range; and where along x the
+ * ranking flips. The explorer opens with them (docs/explorer.md, "The
+ * answer"). Everything comes from the verdict's own entries (alone, cells,
+ * crossovers); the only arithmetic is each comparison's ratio.
+ */
+#ifndef MORTAR_CLI_VERDICT_ANSWER_H
+#define MORTAR_CLI_VERDICT_ANSWER_H
+
+#include <jansson.h>
+
+/* The answer for the verdict `v` of a study comparing variants `first`
+ * and `second` (new reference):
+ *
+ *   {"series": the series value (null with one knob),
+ *    "alone":  {"winner", "<first>_us", "<second>_us", "times"} or null,
+ *    "system": {"x", "winner", "<first>_us", "<second>_us", "margin_us",
+ *               "times"} or null,
+ *    "flip":   {"x", "below", "above", "measured", "from_x", "to_x",
+ *               "crossings"} or null}
+ *
+ * "winner" is the verdict's: a variant's name or "tie"; "times" is the
+ * slower median over the faster. "alone" is null when either variant has no
+ * alone time at the series value; "system" is the cell at the largest x
+ * value where both were measured (the grid's far end), null when there is
+ * none;
+ * "flip" is the first crossing of that series (how many in "crossings"),
+ * null when the ranking does not flip in the measured range. NULL when `v`
+ * is not a verdict object. */
+json_t *verdict_answer(const json_t *v, const char *first, const char *second);
+
+#endif
