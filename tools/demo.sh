@@ -5,7 +5,8 @@
 # more runs between the latencies where A and B swap places at each speed,
 # by bisection, until each crossing is bracketed within 0.05 us; or
 # SWEEP=quick for experiments/matmul/sweep-quick.json, not refined), then
-# the verdict computed from the runs and the explorer page.
+# the verdict computed from the runs, the explorer page and its one-minute
+# walkthrough video.
 #
 # The sweep resumes: run it again after an interruption and finished runs
 # are kept. Results go to mortar.db, run directories to runs/, the page to
@@ -44,7 +45,8 @@ echo "== the case study in the whole system: $sweep"
 echo
 "$mortar" results --db "$db"
 echo
-"$mortar" report --db "$db" --out report
+# the page, then the narrated walkthrough made from it (report/walkthrough.mp4)
+"$mortar" report --db "$db" --out report --video
 echo
 echo "== the verdict"
 "$mortar" verdict --db "$db"

@@ -191,9 +191,12 @@ int mortar_report_main(int argc, char **argv)
     report_files done = {0};
     study st;
     char *page = NULL;
+    /* with --video the page names the walkthrough made after it from it */
+    json_t *extra = video ? walkthrough_data() : NULL;
     if (!study_load_default(&st, study_path, err, sizeof err))
-        page = report_page_build(db_path, &st, &timelines, NULL, &done.page_bytes, err,
-                                 sizeof err);
+        page = report_page_build(db_path, &st, &timelines, NULL, extra, &done.page_bytes,
+                                 err, sizeof err);
+    json_decref(extra);
     if (!page) {
         study_free(&st);
         fprintf(stderr, "mortar report: %s\n", err);

@@ -128,7 +128,8 @@ int report_page_check(const char *db_path, char *err, size_t err_size)
 }
 
 char *report_page_build(const char *db_path, const study *st, json_t **timelines,
-                        json_t *cache, size_t *len, char *err, size_t err_size)
+                        json_t *cache, const json_t *extra, size_t *len, char *err,
+                        size_t err_size)
 {
     if (timelines)
         *timelines = NULL;
@@ -148,6 +149,8 @@ char *report_page_build(const char *db_path, const study *st, json_t **timelines
         report_data(db, st, shown ? shown : db_path, timelines, cache, err, err_size);
     free(shown);
     db_close(db);
+    if (data && extra)
+        json_object_update(data, (json_t *)extra);
     char *json = data ? json_dumps(data, JSON_COMPACT) : NULL;
     char *page = NULL;
     if (json)

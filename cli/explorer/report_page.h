@@ -45,9 +45,12 @@ int report_page_check(const char *db_path, char *err, size_t err_size);
  * NULL), to be written with report_page_trace_script. `cache` (may be NULL)
  * keeps the traces' summaries across calls (report_data). The database is
  * opened and closed inside; a missing one is never created. The study `st`
- * names the variants the verdict compares (report_data). */
+ * names the variants the verdict compares (report_data). The members of
+ * `extra` (may be NULL) are added to the data: `mortar report --video`'s
+ * "walkthrough". */
 char *report_page_build(const char *db_path, const study *st, json_t **timelines,
-                        json_t *cache, size_t *len, char *err, size_t err_size);
+                        json_t *cache, const json_t *extra, size_t *len, char *err,
+                        size_t err_size);
 
 /* The script that hands run `id`'s timeline to the page:
  * `mortarTrace(<id>, <timeline as JSON>);` and a newline, every '<' in the

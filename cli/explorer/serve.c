@@ -263,7 +263,7 @@ static enum MHD_Result answer(serve_ctx *ctx, struct MHD_Connection *conn, const
     double t0 = now_ms();
     char err[2048];
     size_t len;
-    char *page = report_page_build(ctx->db_path, &ctx->study, NULL, ctx->summaries, &len,
+    char *page = report_page_build(ctx->db_path, &ctx->study, NULL, ctx->summaries, NULL, &len,
                                    err, sizeof err);
     if (!page)
         return respond_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, err);

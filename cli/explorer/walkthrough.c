@@ -348,9 +348,9 @@ static int make(work *w, const char *out_dir, int out, wav *sounds)
     struct {
         const char *name, *data;
         size_t len;
-    } files[] = {{"walkthrough.mp4", mp4, mp4_len},
-                 {"walkthrough.vtt", vtt, vtt_len},
-                 {"walkthrough.json", script, script ? strlen(script) : 0}};
+    } files[] = {{WALKTHROUGH_VIDEO, mp4, mp4_len},
+                 {WALKTHROUGH_SUBTITLES, vtt, vtt_len},
+                 {WALKTHROUGH_SCRIPT, script, script ? strlen(script) : 0}};
     for (size_t k = 0; !rc && k < 3; k++) {
         snprintf(shown, sizeof shown, "%s/%s", out_dir, files[k].name);
         rc = dirs_replace_file(out, files[k].name, shown, files[k].data, files[k].len, w->err,
@@ -364,6 +364,12 @@ static int make(work *w, const char *out_dir, int out, wav *sounds)
     free(mp4);
     free(script);
     return rc;
+}
+
+json_t *walkthrough_data(void)
+{
+    return json_pack("{s:{s:s, s:s, s:s}}", "walkthrough", "video", WALKTHROUGH_VIDEO,
+                     "subtitles", WALKTHROUGH_SUBTITLES, "script", WALKTHROUGH_SCRIPT);
 }
 
 int walkthrough_make(const char *db_path, const study *st, const char *out_dir, int out,

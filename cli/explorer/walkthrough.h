@@ -16,12 +16,23 @@
 #ifndef MORTAR_CLI_WALKTHROUGH_H
 #define MORTAR_CLI_WALKTHROUGH_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "study.h"
 
+/* The files beside the page. */
+#define WALKTHROUGH_VIDEO     "walkthrough.mp4"
+#define WALKTHROUGH_SUBTITLES "walkthrough.vtt"
+#define WALKTHROUGH_SCRIPT    "walkthrough.json"
+
 #define WALKTHROUGH_MIN_S 50.0
 #define WALKTHROUGH_MAX_S 70.0
+
+/* What the page's data says of the walkthrough beside it:
+ * {"walkthrough": {"video": "walkthrough.mp4", "subtitles": "walkthrough.vtt",
+ * "script": "walkthrough.json"}}. A new reference. */
+json_t *walkthrough_data(void);
 
 /* Writes the walkthrough of the results database `db_path` (study `st`)
  * beside the page in `out_dir` (open as `out`). 0, or -1 with `err` naming

@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
 
-import { MORTAR, freshDatabase, run } from './common.mjs';
+import { MORTAR, freshDatabase, pageData, run } from './common.mjs';
 
 for (const tool of ['ffmpeg', 'ffprobe', 'espeak-ng', 'tesseract']) {
   if (run('sh', ['-c', `command -v ${tool}`]).code !== 0) {
@@ -96,6 +96,15 @@ test("a frame in the middle of a scene shows that scene's subtitle", () => {
     assert.ok(found.length >= 0.8 * wanted.length,
       `${id}: OCR found ${found.length} of ${wanted.length} words of "${s.text}" in:\n${ocr.stdout}`);
   }
+});
+
+test('the page names its walkthrough, which it shows muted', () => {
+  const data = pageData(readFileSync(join(out, 'index.html'), 'utf8'));
+  assert.deepEqual(data.walkthrough,
+    { video: 'walkthrough.mp4', subtitles: 'walkthrough.vtt', script: 'walkthrough.json' });
+  const plain = run(MORTAR, ['report', '--db', fx.db, '--out', join(fx.dir, 'plain')]);
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.equal(pageData(readFileSync(join(fx.dir, 'plain', 'index.html'), 'utf8')).walkthrough, undefined);
 });
 
 test('the same database gives the same script and subtitles', () => {

@@ -431,6 +431,19 @@
         flip ? howFound(flip) + (flip.crossings > 1 ? `; ${flip.crossings} crossings in all` : '') : '—'));
   }
 
+  // The narrated walkthrough beside the page (mortar report --video names
+  // it in data.walkthrough): muted until the viewer turns the sound on; a
+  // file that does not load leaves the panel hidden.
+  function renderWalkthrough() {
+    const w = M.data.walkthrough;
+    if (!w || typeof w.video !== 'string') return;
+    const video = $('walkthrough');
+    video.muted = true;
+    video.addEventListener('loadedmetadata', () => { $('walkthrough-panel').hidden = false; });
+    video.addEventListener('error', () => { $('walkthrough-panel').hidden = true; });
+    video.src = w.video;
+  }
+
   function renderVerdict() {
     const v = M.verdict;
     const err = $('verdict-error');
@@ -1472,6 +1485,7 @@
     addDownloads();
     renderHeader();
     renderAnswer();
+    renderWalkthrough();
     renderVerdict();
     renderRuns();
     renderBaselines();
