@@ -68,8 +68,11 @@ typedef struct serve_ctx {
     double busy_ms;    /* time spent building answers, when no connection is read */
 } serve_ctx;
 
-static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status,
-                               const char *type, char *body, size_t len)
+/* Queues `len` bytes of `body` (freed here) with `status` and its
+ * headers; `etag` and `coding` may be NULL. */
+static enum MHD_Result queue(struct MHD_Connection *conn, unsigned status, const char *type,
+                             char *body, size_t len, const char *cache, const char *etag,
+                             const char *coding)
 {
     struct MHD_Response *r =
         MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
@@ -78,10 +81,23 @@ static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status,
         return MHD_NO;
     }
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, cache);
+    if (etag) {
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ETAG, etag);
+        MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+    }
+    if (coding)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, coding);
     enum MHD_Result ret = MHD_queue_response(conn, status, r);
     MHD_destroy_response(r);
     return ret;
+}
+
+/* An answer that is not to be kept: an error. */
+static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status,
+                               const char *type, char *body, size_t len)
+{
+    return queue(conn, status, type, body, len, "no-store", NULL, NULL);
 }
 
 /* 200 with `body` (freed here), compressed when the client takes gzip, or
@@ -109,21 +125,7 @@ static enum MHD_Result respond_ok(struct MHD_Connection *conn, const char *type,
             coding = "gzip";
         }
     }
-    struct MHD_Response *r =
-        MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
-    if (!r) {
-        free(body);
-        return MHD_NO;
-    }
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, SERVE_REPLY_CACHE_CONTROL);
-    MHD_add_response_header(r, MHD_HTTP_HEADER_ETAG, etag);
-    MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT_ENCODING);
-    if (coding)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, coding);
-    enum MHD_Result ret = MHD_queue_response(conn, status, r);
-    MHD_destroy_response(r);
-    return ret;
+    return queue(conn, status, type, body, len, SERVE_REPLY_CACHE_CONTROL, etag, coding);
 }
 
 static enum MHD_Result respond_text(struct MHD_Connection *conn, unsigned status,
