@@ -57,10 +57,34 @@ static int open_traces(int out, const char *out_dir, bool create, char *err,
     return dirs_open_at(out, REPORT_DATA_TRACES_DIR, shown, err, err_size);
 }
 
+/* Writes run `id`'s traced request as Perfetto and as OTLP JSON beside its
+ * script (report_page_trace_export), into the traces folder open as `dir`. */
+static int write_exports(int dir, const char *out_dir, const char *db_path, json_int_t id,
+                         report_files *done, char *err, size_t err_size)
+{
+    for (int k = REPORT_TRACE_PERFETTO; k <= REPORT_TRACE_OTLP; k++) {
+        char file[64], shown[PATH_MAX], *data;
+        size_t len;
+        report_data_trace_file(id, (report_trace_kind)k, file, sizeof file);
+        if (report_page_trace_export(db_path, id, (report_trace_kind)k, &data, &len, err,
+                                     err_size))
+            return -1;
+        int rc = join_path(shown, sizeof shown, out_dir, file, err, err_size) ||
+                 dirs_replace_file(dir, strrchr(file, '/') + 1, shown, data, len, err,
+                                   err_size);
+        free(data);
+        if (rc)
+            return -1;
+        done->trace_bytes += len;
+    }
+    return 0;
+}
+
 /* Writes each of `timelines` ({"<run id>": timeline}) to
- * out_dir/traces/<run id>.js, creating the folder when there is one. */
-static int write_traces(int out, const char *out_dir, json_t *timelines, report_files *done,
-                        char *err, size_t err_size)
+ * out_dir/traces/<run id>.js, and its exports beside it, creating the
+ * folder when there is one. */
+static int write_traces(int out, const char *out_dir, const char *db_path, json_t *timelines,
+                        report_files *done, char *err, size_t err_size)
 {
     if (!json_object_size(timelines))
         return 0;
@@ -73,7 +97,7 @@ static int write_traces(int out, const char *out_dir, json_t *timelines, report_
     json_object_foreach(timelines, key, timeline) {
         json_int_t id = (json_int_t)strtoll(key, NULL, 10);
         char file[64], name[64], shown[PATH_MAX];
-        report_data_trace_file(id, file, sizeof file);
+        report_data_trace_file(id, REPORT_TRACE_SCRIPT, file, sizeof file);
         snprintf(name, sizeof name, "%s", strrchr(file, '/') ? strrchr(file, '/') + 1 : file);
         size_t len;
         char *script = report_page_trace_script(id, timeline, &len);
@@ -85,7 +109,7 @@ static int write_traces(int out, const char *out_dir, json_t *timelines, report_
         rc = join_path(shown, sizeof shown, out_dir, file, err, err_size) ||
              dirs_replace_file(dir, name, shown, script, len, err, err_size);
         free(script);
-        if (rc)
+        if (rc || (rc = write_exports(dir, out_dir, db_path, id, done, err, err_size)))
             break;
         done->traces++;
         done->trace_bytes += len;
@@ -94,8 +118,9 @@ static int write_traces(int out, const char *out_dir, json_t *timelines, report_
     return rc ? -1 : 0;
 }
 
-/* Removes the trace scripts an earlier report left in out_dir/traces that
- * this one did not write (only names of the form <run id>.js), and the
+/* Removes the trace files an earlier report left in out_dir/traces that
+ * this one did not write (only names of the forms report_data_trace_id
+ * reads), and the
  * folder when that empties it; through no link (a traces folder that is a
  * link to elsewhere is left alone). Failing to is only worth a warning:
  * the page never loads them. */
@@ -113,8 +138,9 @@ static void remove_stale_traces(int out, const char *out_dir, json_t *timelines,
     struct dirent *e;
     while ((e = readdir(d))) {
         json_int_t id;
+        report_trace_kind kind;
         char key[32];
-        if (report_data_trace_id(e->d_name, &id))
+        if (report_data_trace_id(e->d_name, &id, &kind))
             continue;
         snprintf(key, sizeof key, "%lld", (long long)id);
         if (json_object_get(timelines, key))
@@ -214,7 +240,7 @@ int mortar_report_main(int argc, char **argv)
         rc = 1;
     }
     if (!rc)
-        rc = write_traces(out, out_dir, timelines, &done, err, sizeof err) ||
+        rc = write_traces(out, out_dir, db_path, timelines, &done, err, sizeof err) ||
              dirs_replace_file(out, "index.html", path, page, done.page_bytes, err,
                                sizeof err);
     free(page);

@@ -56,19 +56,32 @@ json_t *report_data_trace(json_t *runs, json_int_t id, char *err, size_t err_siz
     return timeline;
 }
 
-void report_data_trace_file(json_int_t id, char *buf, size_t size)
+static const char *const trace_endings[REPORT_TRACE_KINDS] = {".js", ".perfetto.json.gz",
+                                                              ".otlp.json.gz"};
+
+const char *report_data_trace_format(report_trace_kind kind)
 {
-    snprintf(buf, size, "%s/%lld.js", REPORT_DATA_TRACES_DIR, (long long)id);
+    return kind == REPORT_TRACE_PERFETTO ? "perfetto" : kind == REPORT_TRACE_OTLP ? "otlp" : NULL;
 }
 
-int report_data_trace_id(const char *name, json_int_t *id)
+void report_data_trace_file(json_int_t id, report_trace_kind kind, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s/%lld%s", REPORT_DATA_TRACES_DIR, (long long)id,
+             trace_endings[kind]);
+}
+
+int report_data_trace_id(const char *name, json_int_t *id, report_trace_kind *kind)
 {
     size_t digits = strspn(name, "0123456789");
-    if (digits == 0 || digits > 18 || (name[0] == '0' && digits > 1) ||
-        strcmp(name + digits, ".js") != 0)
+    if (digits == 0 || digits > 18 || (name[0] == '0' && digits > 1))
         return -1;
-    *id = (json_int_t)strtoll(name, NULL, 10);
-    return 0;
+    for (int k = 0; k < REPORT_TRACE_KINDS; k++)
+        if (!strcmp(name + digits, trace_endings[k])) {
+            *id = (json_int_t)strtoll(name, NULL, 10);
+            *kind = (report_trace_kind)k;
+            return 0;
+        }
+    return -1;
 }
 
 /* What the page needs of a timeline before it loads it: its request, times,
@@ -80,13 +93,16 @@ static json_t *trace_summary(json_t *timeline, json_int_t id)
     json_array_foreach(json_object_get(timeline, "tracks"), i, track) {
         events += json_array_size(json_object_get(track, "events"));
     }
-    char file[64];
-    report_data_trace_file(id, file, sizeof file);
+    char file[64], perfetto[64], otlp[64];
+    report_data_trace_file(id, REPORT_TRACE_SCRIPT, file, sizeof file);
+    report_data_trace_file(id, REPORT_TRACE_PERFETTO, perfetto, sizeof perfetto);
+    report_data_trace_file(id, REPORT_TRACE_OTLP, otlp, sizeof otlp);
     json_t *summary = json_pack(
-        "{s:O?, s:O?, s:O?, s:O?, s:I, s:s}", "request", json_object_get(timeline, "request"),
-        "start_ps", json_object_get(timeline, "start_ps"), "end_ps",
-        json_object_get(timeline, "end_ps"), "latency_ps",
-        json_object_get(timeline, "latency_ps"), "events", (json_int_t)events, "file", file);
+        "{s:O?, s:O?, s:O?, s:O?, s:I, s:s, s:{s:s, s:s}}", "request",
+        json_object_get(timeline, "request"), "start_ps", json_object_get(timeline, "start_ps"),
+        "end_ps", json_object_get(timeline, "end_ps"), "latency_ps",
+        json_object_get(timeline, "latency_ps"), "events", (json_int_t)events, "file", file,
+        "exports", "perfetto", perfetto, "otlp", otlp);
     const char *keys[] = {"split", "split_error"};
     for (int k = 0; k < 2; k++) {
         json_t *v = json_object_get(timeline, keys[k]);

@@ -45,13 +45,28 @@ json_t *report_data(db_conn *db, const study *st, const char *db_path, json_t **
  * not there, has no run directory or no trace. The caller owns the result. */
 json_t *report_data_trace(json_t *runs, json_int_t id, char *err, size_t err_size);
 
-/* The file name of run `id`'s trace, relative to the page:
- * "traces/<id>.js". */
-void report_data_trace_file(json_int_t id, char *buf, size_t size);
+/* The files of a run's traced request beside the page: the script the page
+ * loads ("<id>.js"), and the request as Perfetto and as OTLP JSON,
+ * gzip-compressed, as `mortar trace --format perfetto|otlp` writes them
+ * ("<id>.perfetto.json.gz", "<id>.otlp.json.gz"; trace_format.h). */
+typedef enum report_trace_kind {
+    REPORT_TRACE_SCRIPT,
+    REPORT_TRACE_PERFETTO,
+    REPORT_TRACE_OTLP,
+    REPORT_TRACE_KINDS
+} report_trace_kind;
 
-/* The run id a trace script's name ("<id>.js": decimal digits without a
- * leading zero, then ".js", nothing else) stands for: 0 with *id set, or -1
- * when `name` is not such a name. */
-int report_data_trace_id(const char *name, json_int_t *id);
+/* The export format of a kind other than the script ("perfetto", "otlp"). */
+const char *report_data_trace_format(report_trace_kind kind);
+
+/* The file name of run `id`'s trace of `kind`, relative to the page:
+ * "traces/<id>.js", "traces/<id>.perfetto.json.gz", ... */
+void report_data_trace_file(json_int_t id, report_trace_kind kind, char *buf, size_t size);
+
+/* The run id and kind a trace file's name ("<id>" in decimal digits
+ * without a leading zero, then one of the kinds' endings, nothing else)
+ * stands for: 0 with *id and *kind set, or -1 when `name` is not such a
+ * name. */
+int report_data_trace_id(const char *name, json_int_t *id, report_trace_kind *kind);
 
 #endif

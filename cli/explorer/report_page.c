@@ -22,7 +22,10 @@
 
 #include "db.h"
 #include "paths.h"
+#include "gzip.h"
 #include "report_data.h"
+#include "trace_export.h"
+#include "trace_format.h"
 
 int report_page_find_template(char *path, size_t size, char *err, size_t err_size)
 {
@@ -200,6 +203,29 @@ int report_page_trace(const char *db_path, json_int_t id, char **script, size_t 
     json_decref(timeline);
     if (!*script) {
         snprintf(err, err_size, "cannot serialize the trace of run %lld", (long long)id);
+        return -1;
+    }
+    return 0;
+}
+
+int report_page_trace_export(const char *db_path, json_int_t id, report_trace_kind kind,
+                             char **data, size_t *len, char *err, size_t err_size)
+{
+    db_conn *db;
+    if (open_existing(&db, db_path, err, err_size))
+        return -1;
+    json_t *doc = trace_format_run(db, db_path, id, TRACE_REQUEST_MEDIAN,
+                                   report_data_trace_format(kind), err, err_size);
+    db_close(db);
+    if (!doc)
+        return 1;
+    size_t text_len;
+    char *text = trace_format_text(doc, &text_len);
+    json_decref(doc);
+    *data = text ? gzip_bytes(text, text_len, len) : NULL;
+    free(text);
+    if (!*data) {
+        snprintf(err, err_size, "out of memory writing the trace of run %lld", (long long)id);
         return -1;
     }
     return 0;

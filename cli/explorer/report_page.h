@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "report_data.h"
 #include "study.h"
 
 /* The template's file name, and the text in it that the data replaces
@@ -64,5 +65,14 @@ char *report_page_trace_script(json_int_t id, const json_t *timeline, size_t *le
  * -1 with `err` set when the database cannot be read. */
 int report_page_trace(const char *db_path, json_int_t id, char **script, size_t *len,
                       char *err, size_t err_size);
+
+/* Run `id`'s traced (median) request as the export of `kind`
+ * (REPORT_TRACE_PERFETTO or REPORT_TRACE_OTLP, report_data.h): what
+ * `mortar trace --format perfetto|otlp` writes, gzip-compressed, from the
+ * results database at `db_path`. 0 with *data (the caller frees it) and
+ * *len set; 1 with `err` set when the run or its trace is not there; -1
+ * when the database cannot be read. */
+int report_page_trace_export(const char *db_path, json_int_t id, report_trace_kind kind,
+                             char **data, size_t *len, char *err, size_t err_size);
 
 #endif

@@ -49,6 +49,8 @@
 #include "report_page.h"
 #include "serve_api.h"
 #include "serve_reply.h"
+#include "gzip.h"
+#include "trace_format.h"
 #include "serve_guard.h"
 #include "serve_host.h"
 #include "usage.h"
@@ -117,7 +119,7 @@ static enum MHD_Result respond_ok(struct MHD_Connection *conn, const char *type,
     } else if (serve_reply_accepts_gzip(MHD_lookup_connection_value(
                    conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING))) {
         size_t zlen;
-        char *z = serve_reply_gzip(body, len, &zlen);
+        char *z = gzip_bytes(body, len, &zlen);
         if (z) {
             free(body);
             body = z;
@@ -175,25 +177,38 @@ static enum MHD_Result respond_error(struct MHD_Connection *conn, unsigned statu
 }
 
 /* GET /traces/<run id>.js: that run's traced request, the script the page
- * loads when it shows the run (report_page_trace). Anything else under
- * /traces/ is 404, as is a run the database does not have or without a trace. */
+ * loads when it shows the run (report_page_trace); <run id>.perfetto.json.gz
+ * and <run id>.otlp.json.gz: the same request as Perfetto and OTLP JSON,
+ * gzip files as `mortar report` writes them (sent as they are, not encoded
+ * again). Anything else under /traces/ is 404, as is a run the database
+ * does not have or without a trace. */
 static enum MHD_Result serve_trace(const serve_ctx *ctx, struct MHD_Connection *conn,
                                    const char *url, const char *name)
 {
     json_int_t id;
-    if (report_data_trace_id(name, &id))
+    report_trace_kind kind;
+    if (report_data_trace_id(name, &id, &kind))
         return respond_text(conn, MHD_HTTP_NOT_FOUND,
                             "not found: a trace is /" REPORT_DATA_TRACES_DIR
-                            "/<run id>.js\n");
+                            "/<run id>.js (or .perfetto.json.gz, .otlp.json.gz)\n");
     double t0 = now_ms();
-    char err[2048], *script;
+    char err[2048], *data;
     size_t len;
-    int rc = report_page_trace(ctx->db_path, id, &script, &len, err, sizeof err);
+    int rc = kind == REPORT_TRACE_SCRIPT
+                 ? report_page_trace(ctx->db_path, id, &data, &len, err, sizeof err)
+                 : report_page_trace_export(ctx->db_path, id, kind, &data, &len, err,
+                                            sizeof err);
     if (rc)
         return respond_error(
             conn, rc > 0 ? MHD_HTTP_NOT_FOUND : MHD_HTTP_INTERNAL_SERVER_ERROR, err);
     fprintf(stderr, "mortar serve: GET %s, trace built in %.0f ms\n", url, now_ms() - t0);
-    return respond_ok(conn, "text/javascript; charset=utf-8", script, len);
+    if (kind != REPORT_TRACE_SCRIPT) {
+        char etag[SERVE_REPLY_ETAG_SIZE];
+        serve_reply_etag(data, len, etag);
+        return queue(conn, MHD_HTTP_OK, "application/gzip", data, len,
+                     SERVE_REPLY_CACHE_CONTROL, etag, NULL);
+    }
+    return respond_ok(conn, "text/javascript; charset=utf-8", data, len);
 }
 
 /* GET /api/runs and /api/verdict (serve_api.h); an error is JSON too,

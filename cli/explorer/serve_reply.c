@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <zlib.h>
 
 /* FNV-1a, 64 bits: an ETag only has to change when the bytes do. */
 void serve_reply_etag(const void *body, size_t len, char etag[SERVE_REPLY_ETAG_SIZE])
@@ -63,29 +62,4 @@ bool serve_reply_accepts_gzip(const char *accept_encoding)
             return quality_nonzero(item + name);
     }
     return false;
-}
-
-void *serve_reply_gzip(const void *body, size_t len, size_t *out_len)
-{
-    z_stream z = {0};
-    if (len > UINT32_MAX) /* zlib counts a buffer in 32 bits */
-        return NULL;
-    /* 15 window bits + 16: a gzip header and trailer, not zlib's */
-    if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
-                     Z_DEFAULT_STRATEGY) != Z_OK)
-        return NULL;
-    uLong cap = deflateBound(&z, (uLong)len);
-    unsigned char *out = malloc(cap);
-    z.next_in = (Bytef *)body;
-    z.avail_in = (uInt)len;
-    z.next_out = out;
-    z.avail_out = (uInt)cap;
-    int rc = out ? deflate(&z, Z_FINISH) : Z_MEM_ERROR;
-    *out_len = z.total_out;
-    deflateEnd(&z);
-    if (rc != Z_STREAM_END) {
-        free(out);
-        return NULL;
-    }
-    return out;
 }

@@ -33,9 +33,5 @@ bool serve_reply_not_modified(const char *if_none_match, const char *etag);
  * "gzip" (or "*") without "q=0". */
 bool serve_reply_accepts_gzip(const char *accept_encoding);
 
-/* `len` bytes at `body` compressed as a gzip member (RFC 1952): a new
- * buffer of *out_len bytes that the caller frees, or NULL when memory runs
- * out. */
-void *serve_reply_gzip(const void *body, size_t len, size_t *out_len);
 
 #endif

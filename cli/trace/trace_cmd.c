@@ -25,6 +25,7 @@
 #include "trace_cmd.h"
 #include "time_split.h"
 #include "trace_export.h"
+#include "trace_format.h"
 #include "usage.h"
 
 typedef struct trace_opts {
@@ -73,27 +74,14 @@ static int parse_opts(int argc, char **argv, trace_opts *o)
         return cli_usage_error(cmd, "RUN is a run id (a number, as in mortar results)");
     if (!o->format)
         return cli_usage_error(cmd, "--format is required");
-    if (strcmp(o->format, "perfetto") && strcmp(o->format, "otlp") &&
-        strcmp(o->format, "timeline") && strcmp(o->format, "split"))
+    if (!trace_format_known(o->format))
         return cli_usage_error(cmd, "unknown format '%s' (perfetto, otlp, timeline or split)",
                                o->format);
     return CLI_PARSED;
 }
 
-/* "2024-05-01T12:00:00Z" as nanoseconds since 1970; 0 when not that. */
-static uint64_t epoch_ns_of(const char *iso)
-{
-    struct tm tm = {0};
-    const char *end = iso ? strptime(iso, "%Y-%m-%dT%H:%M:%S", &tm) : NULL;
-    if (!end || (*end && strcmp(end, "Z") != 0))
-        return 0;
-    time_t t = timegm(&tm);
-    return t < 0 ? 0 : (uint64_t)t * 1000000000ull;
-}
-
-/* The run's directory and start time; 0, or 1 with the error printed. */
-static int look_up_run(const trace_opts *o, char *dir, size_t dir_size,
-                       uint64_t *epoch_ns)
+/* The run's directory; 0, or 1 with the error printed. */
+static int look_up_run(const trace_opts *o, char *dir, size_t dir_size)
 {
     struct stat st;
     if (stat(o->db, &st) != 0) {
@@ -119,8 +107,7 @@ static int look_up_run(const trace_opts *o, char *dir, size_t dir_size,
                 (long long)o->run);
     } else {
         snprintf(dir, dir_size, "%s", place.run_dir);
-        *epoch_ns = epoch_ns_of(place.has_started_at ? place.started_at : NULL);
-        if (*epoch_ns == 0 && !strcmp(o->format, "otlp"))
+        if (!place.has_started_at && !strcmp(o->format, "otlp"))
             fprintf(stderr,
                     "mortar trace: run %lld has no start time; OTLP times start at"
                     " 1970\n",
@@ -138,7 +125,10 @@ static int write_json(json_t *doc, const char *path)
         fprintf(stderr, "mortar trace: cannot write %s\n", path);
         return 1;
     }
-    int bad = json_dumpf(doc, f, JSON_COMPACT) != 0 || fputc('\n', f) == EOF;
+    size_t len = 0;
+    char *text = trace_format_text(doc, &len);
+    int bad = !text || fwrite(text, 1, len, f) != len;
+    free(text);
     if (path)
         bad |= fclose(f) != 0;
     else
@@ -150,29 +140,14 @@ static int write_json(json_t *doc, const char *path)
     return 0;
 }
 
-/* The export in the chosen format. Perfetto's and the timeline's times
- * are virtual; they get the run's start (`epoch_unix_ns`) to share the
- * OTLP spans' and the pcap's wall-clock base (docs/traces.md). */
-static json_t *export_run(const trace_opts *o, const char *dir, uint64_t epoch_ns, char *err,
-                          size_t err_size)
+/* The export in the chosen format (trace_format.h). */
+static json_t *export_run(const trace_opts *o, char *err, size_t err_size)
 {
-    if (!strcmp(o->format, "otlp")) {
-        char machine[128], db_path[PATH_MAX];
-        trace_machine_id(machine, sizeof machine);
-        trace_run run = {.id = o->run,
-                         .db_path = realpath(o->db, db_path) ? db_path : o->db,
-                         .machine_id = machine,
-                         .epoch_unix_ns = epoch_ns};
-        return trace_otlp(dir, o->request, &run, err, err_size);
-    }
-    if (!strcmp(o->format, "split"))
-        return time_split_run(dir, o->request, err, err_size);
-    bool perfetto = !strcmp(o->format, "perfetto");
-    json_t *doc = perfetto ? trace_perfetto(dir, o->request, err, err_size)
-                           : trace_timeline(dir, o->request, err, err_size);
-    if (doc && epoch_ns)
-        json_object_set_new(perfetto ? json_object_get(doc, "otherData") : doc,
-                            "epoch_unix_ns", json_integer((json_int_t)epoch_ns));
+    db_conn *db;
+    if (db_open_read(&db, o->db, err, err_size))
+        return NULL;
+    json_t *doc = trace_format_run(db, o->db, o->run, o->request, o->format, err, err_size);
+    db_close(db);
     return doc;
 }
 
@@ -183,8 +158,7 @@ int mortar_trace_main(int argc, char **argv)
     if (rc != CLI_PARSED)
         return rc;
     char dir[4096];
-    uint64_t epoch_ns = 0;
-    if (look_up_run(&o, dir, sizeof dir, &epoch_ns))
+    if (look_up_run(&o, dir, sizeof dir))
         return 1;
     int nfiles = trace_count_files(dir);
     if (nfiles < 0) {
@@ -198,7 +172,7 @@ int mortar_trace_main(int argc, char **argv)
         return 1;
     }
     char err[1024] = "";
-    json_t *doc = export_run(&o, dir, epoch_ns, err, sizeof err);
+    json_t *doc = export_run(&o, err, sizeof err);
     if (!doc) {
         fprintf(stderr, "mortar trace: run %lld: %s\n", (long long)o.run, err);
         return 1;

@@ -92,8 +92,8 @@ test("the page summarizes every grid run's traced median request; traces/<id>.js
     }
     // The page: a summary only.
     const where = `run ${g.run_id}`;
-    assert.deepEqual(Object.keys(t).sort(), ['end_ps', 'events', 'file', 'latency_ps', 'request', 'split', 'start_ps'],
-      `${where}: ${t.error}`);
+    assert.deepEqual(Object.keys(t).sort(),
+      ['end_ps', 'events', 'exports', 'file', 'latency_ps', 'request', 'split', 'start_ps'], `${where}: ${t.error}`);
     // Where its time goes: the six parts, summing to its latency.
     assert.equal(t.split.latency_ps, t.latency_ps, where);
     assert.deepEqual(t.split.parts.map((p) => p.part),
@@ -115,10 +115,18 @@ test("the page summarizes every grid run's traced median request; traces/<id>.js
     assert.ok(timeline.tracks.find((k) => k.name === 'accel').events.length > 10, where);
     assert.equal(timeline.tracks.reduce((n, k) => n + k.events.length, 0), t.events, `${where}: events`);
     assert.ok(Array.isArray(timeline.flows) && timeline.flows.length > 0, `${where}: flows`);
+    // And the request as Perfetto and OTLP JSON, gzipped: what mortar trace writes.
+    for (const format of ['perfetto', 'otlp']) {
+      assert.equal(t.exports[format], `traces/${g.run_id}.${format}.json.gz`);
+      const cmd = run(MORTAR, ['trace', String(g.run_id), '--db', fx.db, '--format', format]);
+      assert.equal(cmd.code, 0, cmd.stderr);
+      assert.equal(gunzipSync(readFileSync(join(report, t.exports[format]))).toString('utf8'), cmd.stdout,
+        `${where}: ${format}`);
+    }
   }
   // Nothing else is in traces/.
   assert.deepEqual(readdirSync(join(report, 'traces')).sort(),
-    traced(fx.manifest).map((g) => `${g.run_id}.js`).sort());
+    traced(fx.manifest).flatMap((g) => ['js', 'perfetto.json.gz', 'otlp.json.gz'].map((e) => `${g.run_id}.${e}`)).sort());
 });
 
 test('the page stays small: the timelines are only in traces/', () => {
@@ -138,14 +146,14 @@ test('the page stays small: the timelines are only in traces/', () => {
 test("a new report removes an earlier report's trace scripts that it no longer names", () => {
   const report = join(fx.dir, 'report');
   const dir = join(report, 'traces');
-  for (const f of ['999999.js', '0123.js', 'notes.txt', '12.js.map'])
+  for (const f of ['999999.js', '999999.otlp.json.gz', '0123.js', 'notes.txt', '12.js.map', '12.otlp.json'])
     writeFileSync(join(dir, f), 'x');
   const r = run(MORTAR, ['report', '--db', fx.db, '--out', report]);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, /; removed 1 old trace file\n$/);
+  assert.match(r.stderr, /; removed 2 old trace files\n$/);
   const left = readdirSync(dir);
-  assert.ok(!left.includes('999999.js'));
-  for (const f of ['0123.js', 'notes.txt', '12.js.map']) assert.ok(left.includes(f), `${f} is not the report's`);
+  assert.ok(!left.includes('999999.js') && !left.includes('999999.otlp.json.gz'));
+  for (const f of ['0123.js', 'notes.txt', '12.js.map', '12.otlp.json']) assert.ok(left.includes(f), `${f} is not the report's`);
   for (const g of traced(fx.manifest)) assert.ok(left.includes(`${g.run_id}.js`));
 });
 
@@ -159,7 +167,7 @@ test('a report of runs without traces writes no traces/ and removes an old one',
   assert.ok(existsSync(join(out, 'traces')));
   r = run(MORTAR, ['report', '--db', empty, '--out', out]);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, new RegExp(`none of the runs it shows has a trace .*; removed ${traced(fx.manifest).length} old trace files`));
+  assert.match(r.stderr, new RegExp(`none of the runs it shows has a trace .*; removed ${3 * traced(fx.manifest).length} old trace files`));
   assert.ok(!existsSync(join(out, 'traces')), 'the emptied traces/ is removed');
 });
 
@@ -435,6 +443,14 @@ test('serve answers /traces/<id>.js with the trace report writes, and 404 for an
       assert.match(res.type, /^text\/javascript/);
       assert.equal(res.body, readFileSync(traceFile(report, g.run_id), 'utf8'), `run ${g.run_id}`);
       assert.equal(traceScript(res.body).id, g.run_id);
+      for (const format of ['perfetto', 'otlp']) { // the gzip files, sent as they are
+        const file = `/traces/${g.run_id}.${format}.json.gz`;
+        const got = await getBytes(port, file, { 'Accept-Encoding': 'gzip' });
+        assert.equal(got.status, 200, file);
+        assert.equal(got.headers['content-type'], 'application/gzip');
+        assert.equal(got.headers['content-encoding'], undefined, `${file} is not encoded again`);
+        assert.ok(got.body.equals(readFileSync(join(report, file))), `${file}: as the report wrote it`);
+      }
     }
     const untraced = fresh.manifest.grid.find((g) => !g.traced);
     const baseline = fresh.manifest.baselines[0]; // a run the page shows no trace of
@@ -450,6 +466,8 @@ test('serve answers /traces/<id>.js with the trace report writes, and 404 for an
       ['/traces/', /a trace is \/traces\/<run id>\.js/],
       ['/traces/99999999999999999999.js', /a trace is \/traces\/<run id>\.js/],
       ['/traces/999999.js', /run 999999 is not in the database/],
+      ['/traces/999999.otlp.json.gz', /no run 999999 in/],
+      ['/traces/1.otlp.json', /a trace is \/traces\/<run id>\.js/],
       [`/traces/${untraced.run_id}.js`, /no trace files/],
       [`/traces/${baseline.run_id}.js`, /no trace files/],
     ];

@@ -486,6 +486,11 @@ test('every chart and the timeline download as PNG and SVG, every table as CSV w
   assert.match(ttext, /class="lane-label" style="fill:/, 'the page\'s style written onto it');
   const tpng = await download('#timeline-tools', 'png');
   assert.deepEqual([...tpng.bytes.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+  for (const format of ['perfetto', 'otlp']) { // the report's files beside the page
+    const t = await download('#timeline-tools', format);
+    assert.equal(t.name, `${traced}.${format}.json.gz`);
+    assert.ok(t.bytes.equals(readFileSync(join(reportDir, 'traces', t.name))), format);
+  }
   await page.locator('#map .map-cell[data-x="0.5"][data-series="1"]').click();
   assert.deepEqual(problems, []);
 });

@@ -1451,9 +1451,18 @@
       }));
     }
     const traced = () => `timeline-${$('timeline').dataset.runId || ''}`;
+    // the request as Perfetto and OTLP JSON: the files beside the page
+    // (traces/<id>.perfetto.json.gz, .otlp.json.gz) that the report wrote
+    const exported = (format) => {
+      const t = (M.data.traces || {})[$('timeline').dataset.runId || ''];
+      const file = t && t.exports && t.exports[format];
+      if (typeof file === 'string') save(file.split('/').pop(), file);
+    };
     $('timeline-tools').append(downloadBar('the traced request\'s timeline', {
       SVG: () => { const t = timelineSvg(); if (t) saveText(fileName(traced(), 'svg'), 'image/svg+xml', t); },
       PNG: () => saveTimelinePng(fileName(traced(), 'png')),
+      Perfetto: () => exported('perfetto'),
+      OTLP: () => exported('otlp'),
     }));
     for (const table of document.querySelectorAll('table.data')) {
       const what = `the ${table.id.replace(/-table$/, '').replace(/-/g, ' ')} table`;
