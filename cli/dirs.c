@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -126,4 +127,28 @@ int dirs_full_note(const char *dir, char *note, size_t size)
     snprintf(note, size, "the file system holding %s is full: %s (%llu KiB free%s)", dir,
              strerror(ENOSPC), free_bytes / 1024, no_inode ? ", no free inode" : "");
     return 1;
+}
+
+char *dirs_read_file(const char *path, size_t *len, char *err, size_t err_size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, err_size, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    char *buf = NULL;
+    long size = -1;
+    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 &&
+        fseek(f, 0, SEEK_SET) == 0)
+        buf = malloc((size_t)size + 1);
+    size_t got = buf ? fread(buf, 1, (size_t)size, f) : 0;
+    fclose(f);
+    if (!buf || got != (size_t)size) {
+        free(buf);
+        snprintf(err, err_size, "%s: cannot read it", path);
+        return NULL;
+    }
+    buf[got] = '\0';
+    *len = got;
+    return buf;
 }

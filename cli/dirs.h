@@ -59,4 +59,8 @@ int dirs_replace_file(int dirfd, const char *name, const char *shown, const void
  */
 int dirs_full_note(const char *dir, char *note, size_t size);
 
+/* The whole file at `path`: a NUL-terminated buffer of *len bytes that the
+ * caller frees, or NULL with `err` naming the file and the problem. */
+char *dirs_read_file(const char *path, size_t *len, char *err, size_t err_size);
+
 #endif

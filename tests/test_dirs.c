@@ -10,10 +10,32 @@
 #include <cmocka.h>
 
 #include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "cli_util.h"
 #include "dirs.h"
+
+static void test_a_file_is_read_whole_or_named(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/mortar-test-dirs-read-XXXXXX", err[256];
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "ab\0cd", 5), 5);
+    close(fd);
+    size_t len = 0;
+    char *data = dirs_read_file(path, &len, err, sizeof err);
+    assert_non_null(data);
+    assert_int_equal(len, 5);
+    assert_memory_equal(data, "ab\0cd", 6); /* and its NUL */
+    free(data);
+    unlink(path);
+    assert_null(dirs_read_file(path, &len, err, sizeof err));
+    assert_non_null(strstr(err, path));
+}
 
 static void test_a_fresh_directory_takes_the_base_name_when_free(void **state)
 {
@@ -60,6 +82,7 @@ static void test_a_missing_parent_is_an_error_that_names_it(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_a_file_is_read_whole_or_named),
         cmocka_unit_test(test_a_fresh_directory_takes_the_base_name_when_free),
         cmocka_unit_test(test_a_taken_name_gets_the_first_free_variant),
         cmocka_unit_test(test_a_missing_parent_is_an_error_that_names_it),

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "dirs.h"
 #include "paths.h"
 #include "gzip.h"
 #include "report_data.h"
@@ -41,31 +42,6 @@ int report_page_find_template(char *path, size_t size, char *err, size_t err_siz
              "node and npm: tools/setup.sh; or point MORTAR_WEB_DIR at a built one)",
              dir_err);
     return -1;
-}
-
-/* The whole file, NUL-terminated; NULL with err set. */
-static char *read_file(const char *path, size_t *len, char *err, size_t err_size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, err_size, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    char *buf = NULL;
-    long size = -1;
-    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 &&
-        fseek(f, 0, SEEK_SET) == 0)
-        buf = malloc((size_t)size + 1);
-    size_t got = buf ? fread(buf, 1, (size_t)size, f) : 0;
-    fclose(f);
-    if (!buf || got != (size_t)size) {
-        free(buf);
-        snprintf(err, err_size, "%s: cannot read it", path);
-        return NULL;
-    }
-    buf[got] = '\0';
-    *len = got;
-    return buf;
 }
 
 /* `before`, then `json` with each '<' written as \u003c, then `after`: a new
@@ -142,7 +118,7 @@ char *report_page_build(const char *db_path, const study *st, json_t **timelines
         open_existing(&db, db_path, err, err_size))
         return NULL;
     size_t tpl_len;
-    char *tpl = read_file(tpl_path, &tpl_len, err, err_size);
+    char *tpl = dirs_read_file(tpl_path, &tpl_len, err, err_size);
     if (!tpl) {
         db_close(db);
         return NULL;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "db.h"
+#include "json_line.h"
 #include "results_format.h"
 #include "verdict.h"
 
@@ -16,19 +17,9 @@
  * runs out. Takes `doc`. */
 static char *as_text(json_t *doc, size_t flags, size_t *len)
 {
-    char *text = json_dumps(doc, flags);
+    char *text = json_line(doc, flags, len);
     json_decref(doc);
-    if (!text)
-        return NULL;
-    *len = strlen(text);
-    char *with_newline = realloc(text, *len + 2);
-    if (!with_newline) {
-        free(text);
-        return NULL;
-    }
-    with_newline[(*len)++] = '\n';
-    with_newline[*len] = '\0';
-    return with_newline;
+    return text;
 }
 
 static unsigned runs_answer(db_conn *db, const char *db_path, bool with_requests,

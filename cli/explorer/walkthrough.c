@@ -293,22 +293,6 @@ static int encode(work *w, const char *mp4)
 
 /* ---- the whole ------------------------------------------------------------------ */
 
-/* Reads a file of the scratch folder into memory. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *data = NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    if (n >= 0 && (data = malloc((size_t)n + 1)))
-        *len = fread(data, 1, (size_t)n, f);
-    fclose(f);
-    return data;
-}
-
 static int make(work *w, const char *out_dir, int out, wav *sounds)
 {
     char path[256], shown[4300];
@@ -343,8 +327,8 @@ static int make(work *w, const char *out_dir, int out, wav *sounds)
                  : 0;
     if (!rc)
         rc = encode(w, mp4_path);
-    if (!rc && !(mp4 = slurp(mp4_path, &mp4_len)))
-        rc = (snprintf(w->err, w->err_size, "ffmpeg wrote no %s", mp4_path), -1);
+    if (!rc && !(mp4 = dirs_read_file(mp4_path, &mp4_len, w->err, w->err_size)))
+        rc = -1;
     struct {
         const char *name, *data;
         size_t len;

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "db_query.h"
+#include "json_line.h"
 #include "time_split.h"
 #include "trace_export.h"
 
@@ -78,16 +79,5 @@ json_t *trace_format_run(db_conn *db, const char *db_path, int64_t id, int64_t r
 
 char *trace_format_text(const json_t *doc, size_t *len)
 {
-    char *text = json_dumps(doc, JSON_COMPACT);
-    if (!text)
-        return NULL;
-    *len = strlen(text);
-    char *line = realloc(text, *len + 2);
-    if (!line) {
-        free(text);
-        return NULL;
-    }
-    line[(*len)++] = '\n';
-    line[*len] = '\0';
-    return line;
+    return json_line(doc, JSON_COMPACT, len);
 }
