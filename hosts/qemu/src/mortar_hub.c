@@ -27,6 +27,7 @@
 
 #include "mortar_hub.h"
 #include "mortar_hub_profile.h"
+#include "mortar_hub_spin.h"
 #include "mortar_hub_trace.h"
 #include "mortar_snapshot_digest.h"
 #include "mortar/error.h"
@@ -158,6 +159,7 @@ void mortar_hub_send(mortar_endpoint *ep, uint8_t type, const void *payload, uin
 static void dispatch(mortar_endpoint *ep, const mortar_msg *m)
 {
     hub.stats.messages++;
+    mortar_spin_forget(); /* a DMA write or an interrupt may end a wait */
     if (m->type == MORTAR_PCIE_MMIO_READ_DONE && m->size >= sizeof(mortar_pcie_mmio_done)) {
         const mortar_pcie_mmio_done *d = m->payload;
         if (d->req_id == ep->wait_req && !ep->wait_done) {
@@ -187,15 +189,24 @@ static mortar_endpoint *earliest(sync_input *in)
  * While every vCPU is halted, this host does nothing before its next virtual
  * timer or the next message of a link: it can promise that much on each
  * link (sync_rule_next_send; mortar/link.h, mortar_link_send_promise). A
- * running vCPU may touch a device at any moment: no promise then.
+ * running vCPU may touch a device at any moment: no promise then, unless it
+ * waits in a pure wait loop (mortar_hub_spin.h), which ends no earlier than
+ * a message, a timer or the loop's own deadline.
  */
 static uint64_t idle_own_next(void *ctx, unsigned j)
 {
     int64_t timer = qemu_clock_deadline_ns_all(QEMU_CLOCK_VIRTUAL, QEMU_TIMER_ATTR_ALL);
-    if (timer < 0) {
-        return MORTAR_TIME_MAX;
+    uint64_t next = mortar_spin_deadline_ns();
+    if (timer >= 0) {
+        next = MIN(next, (uint64_t)qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + (uint64_t)timer);
     }
-    return ((uint64_t)qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + (uint64_t)timer) * 1000;
+    return next == UINT64_MAX ? MORTAR_TIME_MAX : next * 1000;
+}
+
+/* Nothing the peers could see happens before a timer or a message. */
+static bool host_waits(void)
+{
+    return all_cpu_threads_idle() || mortar_spin_waiting();
 }
 
 /* Messages wait on the rings until handled: a link brings its waiting
@@ -207,7 +218,7 @@ static const sync_promiser idle_promiser = {.own_next = idle_own_next, .peek = t
  * stays full may mean a dead peer. */
 static void send_due_syncs(uint64_t now)
 {
-    bool idle = !hub.no_promises && all_cpu_threads_idle();
+    bool idle = !hub.no_promises && host_waits();
     sync_due due;
     if (sync_rule_send_due(hub.sync, (unsigned)hub.n, now, idle ? &idle_promiser : NULL,
                            &due) != 0) {
@@ -297,6 +308,9 @@ static uint64_t ceil_ns(uint64_t ps)
 static uint64_t vcpu_bound_ps(mortar_link *l, uint64_t now_ps)
 {
     uint64_t bound = mortar_link_in_bound(l), horizon = mortar_link_in_horizon(l);
+    if (mortar_spin_waiting()) {
+        return MAX(horizon, bound); /* it sends nothing before the next stop */
+    }
     uint64_t reach = now_ps + 2 * mortar_link_latency(l);
     return MAX(horizon, MIN(bound, reach));
 }
@@ -331,7 +345,7 @@ static uint64_t next_deadline_ns(uint64_t now_ps)
         }
         next = MIN(next, MAX(cand, now_ns + 1));
     }
-    return next;
+    return MIN(next, MAX(mortar_spin_next_stop_ns(), now_ns + 1));
 }
 
 /* The vCPU runs until the next deadline and no further; there the vCPU
@@ -544,6 +558,9 @@ static void service_at_horizon(void)
     if (hub.synced) {
         service(now);
         idle_fast_forward();
+        if (!all_cpu_threads_idle()) {
+            mortar_spin_at_stop(qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL), idle_links_reach_ns());
+        }
     }
     arm(mortar_hub_now_ps());
     report_progress(mortar_hub_now_ps());
@@ -576,6 +593,13 @@ static void write_stats_at_exit(void)
             mortar_hub_now_ps(), hub.start_ps, hub.synced ? "true" : "false",
             hub.stats.mmio_reads, hub.stats.mmio_stall_ps, hub.stats.services,
             hub.stats.waits, hub.stats.messages, hub.stats.idle_skips);
+    mortar_spin_stats spin;
+    mortar_spin_get_stats(&spin);
+    fprintf(f,
+            ", \"spin_skips\": %" PRIu64 ", \"spin_skipped_insns\": %" PRIu64
+            ", \"spin_skipped_ps\": %" PRIu64 ", \"spin_verified\": %" PRIu64
+            ", \"spin_refused\": %" PRIu64,
+            spin.skips, spin.skipped_insns, spin.skipped_ns * 1000, spin.verified, spin.refused);
     mortar_link *links[MAX_ENDPOINTS];
     for (int i = 0; i < hub.n; i++) {
         links[i] = hub.eps[i]->link;
@@ -607,6 +631,7 @@ void mortar_hub_add(mortar_endpoint *ep, uint64_t start_ps)
         icount_set_horizon_handler(hub_at_horizon);
         const char *promises = getenv("MORTAR_PROMISES");
         hub.no_promises = promises && !strcmp(promises, "0");
+        mortar_spin_init();
         mortar_hub_profile_init();
         atexit(write_stats_at_exit);
         vmstate_register(NULL, 0, &vmstate_mortar_hub, &hub);

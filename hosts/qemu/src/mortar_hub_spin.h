@@ -1,0 +1,61 @@
+/*
+ * mortar_hub_spin.h - skipping the iterations of a vCPU's pure wait loop
+ * (docs/hosts.md, "Spinning guests").
+ *
+ * At a horizon stop the hub asks whether the vCPU stands in a pure wait
+ * loop (mortar_spin_x86.h). To be sure, the vCPU is stopped twice at the
+ * loop's landing point, one iteration apart, and its registers compared:
+ * equal (but for the counter's values), the loop is a fixed point that
+ * only a message, a timer or its own deadline can end. From then on, until
+ * one of those, the host promises its peers what an idle host promises,
+ * and at the landing point the hub adds whole iterations to the virtual
+ * clock instead of executing them: the instructions they would have taken
+ * (icount), stopping short of the next message, timer or deadline; the
+ * vCPU executes the rest of the way itself. What the guest sees is what
+ * plain execution gives: the same state at every instruction count from
+ * which it could tell.
+ *
+ * MORTAR_SKIP=0 in QEMU's environment turns it off.
+ */
+#ifndef MORTAR_HUB_SPIN_H
+#define MORTAR_HUB_SPIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Reads MORTAR_SKIP. */
+void mortar_spin_init(void);
+
+/*
+ * A horizon stop of the synchronized host whose vCPU is not halted, after
+ * the links' service: recognise, verify, or skip. `reach_ns` is how far
+ * the links let the host go (their next message, or their input bound).
+ * May move the virtual clock.
+ */
+void mortar_spin_at_stop(uint64_t now_ns, uint64_t reach_ns);
+
+/* The vCPU waits in a verified loop: it does nothing a peer can see
+ * before a message, a virtual timer, or mortar_spin_deadline_ns(). */
+bool mortar_spin_waiting(void);
+
+/* The loop's own deadline (ns of virtual time), UINT64_MAX without one. */
+uint64_t mortar_spin_deadline_ns(void);
+
+/* The time (ns) the recogniser wants the vCPU stopped at, UINT64_MAX for
+ * none. */
+uint64_t mortar_spin_next_stop_ns(void);
+
+/* A message reached the guest: what the loop reads may have changed. */
+void mortar_spin_forget(void);
+
+typedef struct mortar_spin_stats {
+    uint64_t skips;         /* times iterations were skipped */
+    uint64_t skipped_insns; /* instructions not executed */
+    uint64_t skipped_ns;    /* virtual time they would have taken */
+    uint64_t verified;      /* loops found to be pure waits */
+    uint64_t refused;       /* loops whose registers changed in an iteration */
+} mortar_spin_stats;
+
+void mortar_spin_get_stats(mortar_spin_stats *out);
+
+#endif
