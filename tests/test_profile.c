@@ -361,8 +361,11 @@ static const char *const spec_text =
 static const char *const host_text =
     "{\"virtual_time_ps\": 300000000, \"sync_start_ps\": 0, \"synchronized\": true,"
     " \"mmio_reads\": 12, \"mmio_stall_ps\": 34000000, \"services\": 5, \"waits\": 6,"
-    " \"messages\": 7, \"idle_skips\": 8, \"profile\": {\"enabled\": true,"
-    " \"wall_ns\": 2000000000, \"vcpu_ns\": 500000000, \"hub_ns\": 250000000,"
+    " \"messages\": 7, \"idle_skips\": 8, \"spin_skips\": 4, \"spin_skipped_insns\": 10000,"
+    " \"spin_skipped_ps\": 2500000, \"spin_verified\": 3, \"spin_refused\": 1,"
+    " \"profile\": {\"enabled\": true,"
+    " \"wall_ns\": 2000000000, \"vcpu_ns\": 500000000, \"spin_ns\": 100000000,"
+    " \"hub_ns\": 250000000,"
     " \"wait_ns\": 1250000000, \"links\": [{\"link\": \"b\", \"wait_ns\": 1250000000,"
     " \"waits\": 9, \"msgs_sent\": 1, \"msgs_received\": 2, \"syncs_sent\": 3,"
     " \"syncs_received\": 4, \"waits_blocked\": 0, \"wakes_sent\": 0,"
@@ -434,8 +437,11 @@ static void test_mortar_profile_shows_a_recorded_run_by_id_and_by_directory(void
     assert_non_null(strstr(r.out, "host h0: simulated time reached 300.000 us"));
     assert_non_null(strstr(r.out, "mmio reads 12"));
     /* the host's own wall time, and the link it waited on with its peer */
-    assert_non_null(strstr(r.out, "wall 2.000 s: guest running 0.500 s (25.0%), hub "
-                                  "working 0.250 s (12.5%), waiting 1.250 s (62.5%)"));
+    assert_non_null(strstr(r.out, "wall 2.000 s: guest running 0.500 s (25.0%; spinning in "
+                                  "pure waits 0.100 s, 5.0%), hub working 0.250 s (12.5%), "
+                                  "waiting 1.250 s (62.5%)"));
+    assert_non_null(strstr(r.out, "spinning: 3 pure waits found, 4 skips over 2.500 us "
+                                  "simulated (10000 instructions not executed), 1 loops refused"));
     assert_non_null(strstr(r.out, "l1                   b"));
     assert_non_null(strstr(r.out, "wall times not recorded"));
     /* what the models waited for the host: the waits on its links */

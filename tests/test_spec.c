@@ -263,6 +263,8 @@ static void test_rejects_host_values_out_of_range(void **state)
     expect_error(mtu, 1, "hosts[0].mtu: expected an integer from 68 to 9000");
     char *shift[] = {"cpu_shift=11"};
     expect_error(shift, 1, "hosts[0].cpu_shift: expected an integer from -4 to 10");
+    char *skip[] = {"hosts.0.skip_spin=no"};
+    expect_error(skip, 1, "hosts[0].skip_spin: expected true or false");
     char *ip[] = {"hosts.0.ip=10.0.0.1"};
     expect_error(ip, 1, "hosts[0].ip: expected an IPv4 address with a prefix");
     char *ip_space[] = {"hosts.0.ip=10.0.0.1/24 init=/bin/sh"};

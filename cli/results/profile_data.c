@@ -380,12 +380,13 @@ static void print_host_wall(FILE *f, json_t *prof)
         return;
     }
     uint64_t wall = num(prof, "wall_ns"), vcpu = num(prof, "vcpu_ns"),
-             hub = num(prof, "hub_ns"), wait = num(prof, "wait_ns");
+             spin = num(prof, "spin_ns"), hub = num(prof, "hub_ns"), wait = num(prof, "wait_ns");
     fprintf(f,
-            "  wall %.3f s: guest running %.3f s (%.1f%%), hub working %.3f s (%.1f%%), "
-            "waiting %.3f s (%.1f%%)\n",
-            (double)wall / 1e9, (double)vcpu / 1e9, pct(vcpu, wall), (double)hub / 1e9,
-            pct(hub, wall), (double)wait / 1e9, pct(wait, wall));
+            "  wall %.3f s: guest running %.3f s (%.1f%%; spinning in pure waits %.3f s, "
+            "%.1f%%), hub working %.3f s (%.1f%%), waiting %.3f s (%.1f%%)\n",
+            (double)wall / 1e9, (double)vcpu / 1e9, pct(vcpu, wall), (double)spin / 1e9,
+            pct(spin, wall), (double)hub / 1e9, pct(hub, wall), (double)wait / 1e9,
+            pct(wait, wall));
     print_link_table(f, prof);
 }
 
@@ -404,6 +405,15 @@ static void print_host(FILE *f, json_t *profile, json_t *p)
             (double)num(h, "mmio_stall_ps") / 1e6, (unsigned long long)num(h, "services"),
             (unsigned long long)num(h, "waits"), (unsigned long long)num(h, "messages"),
             (unsigned long long)num(h, "idle_skips"));
+    if (json_object_get(h, "spin_skips"))
+        fprintf(f,
+                "  spinning: %llu pure waits found, %llu skips over %.3f us simulated "
+                "(%llu instructions not executed), %llu loops refused\n",
+                (unsigned long long)num(h, "spin_verified"),
+                (unsigned long long)num(h, "spin_skips"),
+                (double)num(h, "spin_skipped_ps") / 1e6,
+                (unsigned long long)num(h, "spin_skipped_insns"),
+                (unsigned long long)num(h, "spin_refused"));
     print_host_wall(f, json_object_get(h, "profile"));
     print_waited_for(f, profile, str(p, "name"));
 }

@@ -461,6 +461,7 @@ int plan_build(plan *p, json_t *spec, const char *run_dir, const plan_tools *t, 
         if (params_file_write(ph->params, name, h, err, size))
             return -1;
         ph->boots = t->boot != PLAN_BOOT_COLD && !host_has_device(spec, name);
+        ph->no_skip = json_is_false(json_object_get(h, "skip_spin"));
         if (t->boot != PLAN_BOOT_COLD && !ph->boots &&
             host_snapshot(ph, h, spec, t, files, err, size))
             return -1;

@@ -242,11 +242,15 @@ static int start_all(procs *ps, plan *p, const char *sim_bin, bool trace, char *
         snprintf(trace_file, sizeof trace_file, "MORTAR_TRACE=%s/%s.trace", p->run_dir, h->name);
         snprintf(trace_host, sizeof trace_host, "MORTAR_TRACE_HOST=%s", h->name);
         snprintf(progress, sizeof progress, "MORTAR_PROGRESS=%s", h->progress);
-        char *envs[5] = {env, progress, NULL, NULL, NULL};
+        char no_skip[] = "MORTAR_SKIP=0"; /* the spec's "skip_spin": false */
+        char *envs[6] = {env, progress, NULL, NULL, NULL, NULL};
+        int n = 2;
         if (trace) {
-            envs[2] = trace_file;
-            envs[3] = trace_host;
+            envs[n++] = trace_file;
+            envs[n++] = trace_host;
         }
+        if (h->no_skip)
+            envs[n++] = no_skip;
         if (!procs_start(ps, name, h->argv, h->console, h->qemu_log, envs)) {
             snprintf(err, size, "cannot start QEMU for host '%s'", h->name);
             return -1;

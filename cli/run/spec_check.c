@@ -44,8 +44,9 @@
 
 static const char *const top_keys[] = {"name",       "description", "vars",    "hosts",
                                        "components", "links",       "measure", NULL};
-static const char *const host_keys[] = {"name", "run", "memory_mib", "cpu_shift",
-                                        "ip",   "mtu", "programs", NULL};
+static const char *const host_keys[] = {"name", "run",      "memory_mib", "cpu_shift",
+                                        "ip",   "mtu",      "programs",   "skip_spin",
+                                        NULL};
 static const char *const component_keys[] = {"name", "kind", "params", "process", NULL};
 /* a link's place; its options are sim_check_link_keys (sims/runner/sim_check.h) */
 static const char *const link_keys[] = {"name", "host", "component", "a", "b", NULL};
@@ -249,6 +250,9 @@ static int check_host(json_t *hosts, size_t i, char *err, size_t size)
         check_int_range(h, "mtu", HOST_MTU_MIN, HOST_MTU_MAX, where, err, size) ||
         check_programs(h, where, err, size))
         return -1;
+    json_t *skip = json_object_get(h, "skip_spin");
+    if (skip && !json_is_boolean(skip))
+        return errbuf_fail(err, size, "%s.skip_spin: expected true or false", where);
     return check_ip(h, where, err, size);
 }
 

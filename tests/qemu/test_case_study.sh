@@ -2,8 +2,9 @@
 # The case study end to end with `mortar run` (two QEMU hosts, two e1000
 # models, a switch, the accelerator): short runs of every backend complete
 # with every product verified and are recorded in SQLite; the same spec run
-# three times (plain, without lookahead promises, traced) gives identical
-# per-request latencies;
+# three times (plain, without lookahead promises and without skipping the
+# server's pure wait, traced) gives identical per-request latencies, and
+# the plain run skipped;
 # the traced run can be exported (and its pcap is on the run's clock), the
 # results too; the int32 variant (result=int32: the raw
 # accumulators, replies 4 times the size) is verified too and takes longer;
@@ -42,22 +43,33 @@ expect_ok() {
 }
 
 # 1. Design B, three times: plain, without lookahead promises
-# (MORTAR_PROMISES=0: plain null messages, docs/protocol.md) and without
+# (MORTAR_PROMISES=0: plain null messages, docs/protocol.md), without
+# skipping pure wait loops (the hosts' "skip_spin": false, docs/hosts.md) and without
 # wall-clock profiles (MORTAR_PROFILE=0), traced.
 run b1 design-b.json --set requests=3 --set warmup=1 || qh_fail "b1 failed: $(tail -n 5 "$QH_DIR/b1.err")"
 expect_ok b1 3
 B1=$RUN_ID
-MORTAR_PROMISES=0 MORTAR_PROFILE=0 run b2 design-b.json --set requests=3 --set warmup=1 || qh_fail "b2 failed"
+MORTAR_PROMISES=0 MORTAR_PROFILE=0 run b2 design-b.json --set requests=3 --set warmup=1 \
+    --set hosts.0.skip_spin=false --set hosts.1.skip_spin=false || qh_fail "b2 failed"
 expect_ok b2 3
 B2=$RUN_ID
 run b3 design-b.json --set requests=3 --set warmup=1 --trace || qh_fail "b3 (traced) failed"
 expect_ok b3 3
 B3=$RUN_ID
 [ "$(latencies "$B1")" = "$(latencies "$B2")" ] ||
-    qh_fail "lookahead promises changed the latencies: $(latencies "$B1" | tr '\n' ' ') vs $(latencies "$B2" | tr '\n' ' ')"
+    qh_fail "lookahead promises or skipping changed the latencies: $(latencies "$B1" | tr '\n' ' ') vs $(latencies "$B2" | tr '\n' ' ')"
 [ "$(latencies "$B1")" = "$(latencies "$B3")" ] ||
     qh_fail "tracing changed the latencies: $(latencies "$B1" | tr '\n' ' ') vs $(latencies "$B3" | tr '\n' ' ')"
-echo "design b: identical latencies in 3 runs (one without promises, one traced): $(latencies "$B1" | tr '\n' ' ')"
+echo "design b: identical latencies in 3 runs (one without promises and skipping, one traced): $(latencies "$B1" | tr '\n' ' ')"
+# host_stat ID HOST FIELD: a counter of the host (HOST.host.json).
+host_stat() {
+    jq -r ".$3" "$(sqlite3 "$DB" "select run_dir from runs where id=$1")/$2.host.json"
+}
+[ "$(host_stat "$B1" server spin_skips)" -gt 0 ] && [ "$(host_stat "$B1" server spin_skipped_ps)" -gt 0 ] ||
+    qh_fail "the server skipped none of its wait on the record (spin_skips $(host_stat "$B1" server spin_skips))"
+[ "$(host_stat "$B2" server spin_skips)" = 0 ] ||
+    qh_fail "\"skip_spin\": false did not turn skipping off"
+echo "design b: the server skipped $(host_stat "$B1" server spin_skipped_ps) ps of its waits in $(host_stat "$B1" server spin_skips) skips"
 
 # host_profile ID HOST FIELD: a field of the host's wall-clock profile.
 host_profile() {

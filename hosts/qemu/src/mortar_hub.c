@@ -571,6 +571,7 @@ static void hub_at_horizon(void)
 {
     mortar_hub_profile_enter();
     service_at_horizon();
+    mortar_hub_profile_spinning(mortar_spin_waiting());
     mortar_hub_profile_leave();
 }
 

@@ -15,6 +15,9 @@ static struct {
     int64_t hub_ns;           /* servicing the links, waits included */
     int64_t entered_ns;
     unsigned depth;
+    int64_t left_ns;    /* the vCPU runs since: the hub left */
+    bool left_spinning; /* ... while it waited in a pure wait loop */
+    int64_t spin_ns;    /* the vCPU's time in pure wait loops */
     int64_t wait_ns[MAX_LINKS];
     uint64_t waits[MAX_LINKS];
 } prof;
@@ -48,7 +51,15 @@ void mortar_hub_profile_enter(void)
 {
     if (prof.depth++ == 0) {
         prof.entered_ns = mortar_hub_profile_clock();
+        if (prof.left_spinning && prof.left_ns && prof.entered_ns && !prof.end_ns) {
+            prof.spin_ns += prof.entered_ns - prof.left_ns;
+        }
     }
+}
+
+void mortar_hub_profile_spinning(bool spinning)
+{
+    prof.left_spinning = spinning;
 }
 
 void mortar_hub_profile_leave(void)
@@ -59,8 +70,9 @@ void mortar_hub_profile_leave(void)
     /* Synchronization may have started inside (entered_ns 0): count from
      * its start. */
     int64_t from = prof.entered_ns ? prof.entered_ns : prof.start_ns;
+    prof.left_ns = mortar_hub_profile_clock();
     if (from && !prof.end_ns) {
-        prof.hub_ns += get_clock() - from;
+        prof.hub_ns += prof.left_ns - from;
     }
 }
 
@@ -97,9 +109,9 @@ void mortar_hub_profile_write(FILE *f, mortar_link *const *links, unsigned n)
     }
     fprintf(f,
             ", \"profile\": {\"enabled\": %s, \"wall_ns\": %" PRId64
-            ", \"vcpu_ns\": %" PRId64 ", \"hub_ns\": %" PRId64 ", \"wait_ns\": %" PRId64
-            ", \"links\": [",
-            prof.on ? "true" : "false", wall, MAX(wall - prof.hub_ns, 0),
+            ", \"vcpu_ns\": %" PRId64 ", \"spin_ns\": %" PRId64 ", \"hub_ns\": %" PRId64
+            ", \"wait_ns\": %" PRId64 ", \"links\": [",
+            prof.on ? "true" : "false", wall, MAX(wall - prof.hub_ns, 0), prof.spin_ns,
             MAX(prof.hub_ns - wait, 0), wait);
     for (unsigned i = 0; i < n; i++) {
         write_link(f, links[i], i);

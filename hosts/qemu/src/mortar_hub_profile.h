@@ -13,6 +13,7 @@
 #ifndef MORTAR_HUB_PROFILE_H
 #define MORTAR_HUB_PROFILE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -33,6 +34,11 @@ void mortar_hub_profile_end(void);
  * read's stall). Nested pairs count once. */
 void mortar_hub_profile_enter(void);
 void mortar_hub_profile_leave(void);
+
+/* Whether the vCPU the hub lets run next waits in a pure wait loop
+ * (mortar_hub_spin.h): its wall time until the hub's next entry counts as
+ * spinning ("spin_ns", part of "vcpu_ns"). */
+void mortar_hub_profile_spinning(bool spinning);
 
 /* The hub waited from `since` until now because link `index` held the
  * safe time back. */
