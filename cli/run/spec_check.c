@@ -10,7 +10,6 @@
  * the study's; the models check their own "params".
  */
 #include "errbuf.h"
-#include "plan.h"
 #include "spec.h"
 
 #include <arpa/inet.h>
