@@ -5,9 +5,11 @@
 # those of the layers it stands on, which are below it in LAYERS. So no
 # layer includes a header of a layer above it, of a layer beside it, or of
 # the commands (the files at the top of cli/); and the layers cannot include
-# each other in a circle. Fails listing every include that breaks this, and
-# when:
-#   - a folder of cli/ is not in LAYERS (a new layer is placed on purpose);
+# each other in a circle. The headers in a layer's private/ folder are its
+# own: no other layer and no command includes them. Fails listing every
+# include that breaks this, and when:
+#   - a folder of cli/ is not in LAYERS (a new layer is placed on purpose),
+#     or a layer has a folder other than private/;
 #   - a layer's cli/<layer>/CMakeLists.txt links other layers than those
 #     LAYERS says it stands on (the compiler's include path is that link);
 #   - two files of cli/ have one name (headers are included by bare name);
@@ -35,7 +37,7 @@ LAYERS=(
 # Prints one line per breach of the rules in the tree `cli` (a cli/ folder).
 check() {
     local cli=$1
-    declare -A below=() placed=() owner=()
+    declare -A below=() placed=() owner=() private=()
     local entry layer lower
     for entry in "${LAYERS[@]}"; do
         layer=${entry%%:*}
@@ -47,21 +49,27 @@ check() {
         placed[$layer]=1
     done
 
-    # Which layer each file's name belongs to ("commands" at the top).
-    local path name dir
+    # Which layer each file's name belongs to ("commands" at the top), and
+    # whether it is in the layer's private/ folder.
+    local path name dir sub
     while IFS= read -r path; do
         name=${path##*/}
         dir=${path#"$cli"/}
-        dir=${dir%/*}
+        sub=${dir%/*}
+        dir=${dir%%/*}
         [[ $dir == "$name" ]] && dir=commands
         if [[ $dir != commands && -z ${placed[$dir]:-} ]]; then
             echo "cli/$dir/ is not a layer: place it in LAYERS (tests/cli_layers.sh)"
             placed[$dir]=unplaced # said once
         fi
+        if [[ $dir != commands && $sub != "$dir" && $sub != "$dir/private" ]]; then
+            echo "cli/${path#"$cli"/}: a layer's only folder is private/"
+        fi
         if [[ -n ${owner[$name]:-} ]]; then
-            echo "cli/${path#"$cli"/}: a file of that name is in cli/${owner[$name]} too"
+            echo "cli/${path#"$cli"/}: a file of that name is in cli/${owner[$name]}/ too"
         fi
         owner[$name]=$dir
+        [[ $sub == */private ]] && private[$name]=1
     done < <(find "$cli" -name '*.[ch]' | sort)
 
     # Each layer's link is its list.
@@ -80,7 +88,7 @@ check() {
     while IFS=: read -r file line header; do
         dir=${file#"$cli"/}
         dir=${dir%%/*}
-        [[ $dir == *.[ch] ]] && continue # a command: it may include anything
+        [[ $dir == *.[ch] ]] && dir=commands
         at="cli/${file#"$cli"/}:$line"
         if [[ $header == */* && -n ${owner[${header##*/}]:-} ]]; then
             echo "$at: includes \"$header\" by path: name the header only"
@@ -88,7 +96,11 @@ check() {
         fi
         lower=${owner[$header]:-}
         [[ -z $lower || $lower == "$dir" ]] && continue # not cli's, or its own
-        if [[ $lower == commands ]]; then
+        if [[ -n ${private[$header]:-} ]]; then
+            echo "$at: includes $header, private to cli/$lower/"
+        elif [[ $dir == commands ]]; then
+            continue # a command may use every layer
+        elif [[ $lower == commands ]]; then
             echo "$at: includes $header of the commands (cli/), above every layer"
         elif [[ ${below[$dir]:-} != *" $lower "* ]]; then
             echo "$at: includes $header of cli/$lower/, which cli/$dir/ does not stand on"
@@ -105,6 +117,9 @@ if [[ ${CLI_LAYERS_SELF_TEST:-} == 1 ]]; then
     printf '#include "trace_join.h"\n' >"$tmp/cli/run/planted_beside.c"  # a layer beside
     printf '#include "usage.h"\n' >"$tmp/cli/base/planted_command.h"     # the commands
     printf '#include "../spec/spec.h"\n' >"$tmp/cli/db/planted_path.c"   # by path
+    printf '#include "db_step.h"\n' >"$tmp/cli/sweep/planted_private.c" # private below
+    printf '#include "sentence.h"\n' >"$tmp/cli/planted_command.c"      # private, by a command
+    mkdir "$tmp/cli/db/more" && printf '\n' >"$tmp/cli/db/more/planted.h"
     mkdir "$tmp/cli/unplaced" && printf '\n' >"$tmp/cli/unplaced/planted.c"
     cp "$tmp/cli/base/errbuf.h" "$tmp/cli/proc/errbuf.h"                 # one name twice
     sed -i 's/mortar_cli_base/mortar_cli_base mortar_cli_sweep/' "$tmp/cli/db/CMakeLists.txt"
@@ -113,6 +128,9 @@ if [[ ${CLI_LAYERS_SELF_TEST:-} == 1 ]]; then
                     'cli/run/planted_beside.c:1: includes trace_join.h of cli/trace/' \
                     'cli/base/planted_command.h:1: includes usage.h of the commands' \
                     'cli/db/planted_path.c:1: includes "../spec/spec.h" by path' \
+                    'cli/sweep/planted_private.c:1: includes db_step.h, private to cli/db/' \
+                    'cli/planted_command.c:1: includes sentence.h, private to cli/study/' \
+                    "cli/db/more/planted.h: a layer's only folder is private/" \
                     'cli/unplaced/ is not a layer' \
                     'errbuf.h: a file of that name is in cli/' \
                     "cli/db/CMakeLists.txt links the layers 'base sweep'"; do
