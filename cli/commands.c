@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "alone.h"
+#include "alone_cmd.h"
 #include "import_cmd.h"
 #include "profile_cmd.h"
 #include "report_cmd.h"

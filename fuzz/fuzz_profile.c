@@ -1,7 +1,7 @@
 /*
  * fuzz_profile.c - a libFuzzer target for a run's profile files: what
  * mortar-sim's <name>.profile.json and a host's <name>.host.json hold,
- * gathered with the run's spec.json (cli/results/profile_data.c), checked,
+ * gathered with the run's spec.json (cli/run/profile_data.c), checked,
  * and printed as `mortar profile` prints them.
  *
  * The input is up to three files separated by FUZZ_FILE_SEP: sim0.profile.json,

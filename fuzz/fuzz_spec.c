@@ -1,6 +1,6 @@
 /*
  * fuzz_spec.c - a libFuzzer target for experiment specs: overrides,
- * variable substitution and validation (cli/run/spec.c, cli/run/spec_check.c).
+ * variable substitution and validation (cli/spec/spec.c, cli/spec/spec_check.c).
  *
  * The input is text: leading lines "--set path=value" (at most 8) become
  * overrides, the rest is the spec's JSON. Whatever the input, loading,

@@ -1,5 +1,5 @@
 /*
- * fuzz_study.c - a libFuzzer target for study files (cli/study/study.c):
+ * fuzz_study.c - a libFuzzer target for study files (cli/spec/study.c):
  * loading and checking, the study as the explorer reads it (study_json.c),
  * a run placed in it, and `mortar run STUDY --set AXIS=VALUE` picking a
  * variant.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/dissector.sh MORTAR SOURCE_DIR - the case study's protocol in tshark
 # through the dissector `mortar dissector` writes from its study file
-# (cli/study/study_wire.h): on a capture made here with text2pcap, a request
+# (cli/spec/study_wire.h): on a capture made here with text2pcap, a request
 # split over three TCP segments, and a reply and a second request in one
 # segment, each message is decoded with its fields and nothing is malformed.
 # (tests/qemu/test_case_study.sh does the same on a real run's switch.pcap.)

@@ -667,7 +667,7 @@ static void check_sources_in(const char *dir, int *checked, int *offenders)
         const char *sign = sql_sign_in(text);
         if (sign) {
             print_error("%s holds \"%s\": SQL belongs in the database module"
-                        " (cli/results/db*.c)\n",
+                        " (cli/db/db*.c)\n",
                         path, sign);
             (*offenders)++;
         }

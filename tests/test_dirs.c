@@ -1,5 +1,5 @@
 /*
- * test_dirs.c - the directories a command writes into (cli/dirs.h): a new
+ * test_dirs.c - the directories a command writes into (cli/base/dirs.h): a new
  * run directory never reuses an existing one, even when an output folder is
  * shared by two databases whose run ids collide.
  */

@@ -1,5 +1,5 @@
 /*
- * test_grow.c - the command's growing arrays (cli/grow.c): room for at
+ * test_grow.c - the command's growing arrays (cli/base/grow.c): room for at
  * least what is asked, the contents kept, the capacity doubling, and a
  * size that cannot be had refused with the array untouched.
  */

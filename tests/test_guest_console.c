@@ -1,6 +1,6 @@
 /*
  * test_guest_console.c - what a guest's console line says
- * (cli/run/guest_console.c): a kernel crash only as a kernel message (a
+ * (cli/proc/guest_console.c): a kernel crash only as a kernel message (a
  * program's "DEBUG: " once failed its run as a crashed kernel), and init's
  * exit status.
  */

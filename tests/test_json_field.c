@@ -1,6 +1,6 @@
 /*
  * test_json_field.c - a JSON object's field as a number (NAN where the
- * verdict writes null or nothing) or as a string (cli/json_field.c).
+ * verdict writes null or nothing) or as a string (cli/base/json_field.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>

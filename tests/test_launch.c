@@ -1,5 +1,5 @@
 /*
- * test_launch.c - the one launcher of child processes (cli/run/launch.h), as
+ * test_launch.c - the one launcher of child processes (cli/proc/launch.h), as
  * `mortar run` and `mortar sweep` use it: a missing program is reported
  * (its error in the child's stderr file, exit 127), exit codes and signals
  * are reported as the command reports them, the output goes to new files

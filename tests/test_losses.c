@@ -1,5 +1,5 @@
 /*
- * test_losses.c - what a run lost (cli/run/losses.c, cli/results/db.c): the guest's
+ * test_losses.c - what a run lost (cli/run/losses.c, cli/db/db.c): the guest's
  * TCP retransmission line, the loss counters the models declare (e1000,
  * switch) and the hosts' retransmissions picked from a run's stats, their
  * record in the database, and how `mortar results` shows them.

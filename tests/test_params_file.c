@@ -1,5 +1,5 @@
 /*
- * test_params_file.c - a host's per-run parameter file (cli/run/params_file.c):
+ * test_params_file.c - a host's per-run parameter file (cli/spec/params_file.c):
  * every parameter on a line of its own, the command in base64 whatever its
  * length, no line break smuggled into a value, no file overwritten.
  */

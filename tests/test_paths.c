@@ -1,5 +1,5 @@
 /*
- * test_paths.c - where the mortar command finds its parts (cli/paths.h):
+ * test_paths.c - where the mortar command finds its parts (cli/base/paths.h):
  * environment variables first, then the layout around the running binary
  * (here the test binary in <build>/bin, a build tree), then the source tree.
  */

@@ -1,5 +1,5 @@
 /*
- * test_quantile.c - the one median and percentile rule (cli/quantile.c):
+ * test_quantile.c - the one median and percentile rule (cli/base/quantile.c):
  * the middle value or the mean of the two middle ones, the lower median
  * as the index of a real value, the p99 by nearest rank.
  */

@@ -1,5 +1,5 @@
 /*
- * test_request_line.c - the per-request lines (cli/run/request_line.c): a
+ * test_request_line.c - the per-request lines (cli/spec/request_line.c): a
  * field by its key, and every other numeric field of a line as a named
  * field of the request, whatever its key.
  */

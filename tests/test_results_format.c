@@ -1,6 +1,6 @@
 /*
  * test_results_format.c - `mortar results --json` and `--csv`
- * (cli/results/results_format.c): reals printed without binary noise, CSV that
+ * (cli/db/results_format.c): reals printed without binary noise, CSV that
  * parses back with its header and one row per run (or per request), JSON
  * with its schema version and the requests on request, and the flags'
  * usage errors. The database is made with the db.h calls `mortar run`

@@ -1,6 +1,6 @@
 /*
  * test_status_line.c - the status line of `mortar run` and `mortar sweep`
- * (cli/status_line.c) on a pseudo-terminal: redrawn in place, cut to the
+ * (cli/base/status_line.c) on a pseudo-terminal: redrawn in place, cut to the
  * terminal's width, and cleared; nothing at all when not on a terminal.
  */
 #include <setjmp.h>

@@ -1,6 +1,6 @@
 /*
  * test_study_wire.c - a study's protocol from its study file ("wire",
- * cli/study/study_wire.h): what is refused and why, and the Lua dissector
+ * cli/spec/study_wire.h): what is refused and why, and the Lua dissector
  * written from it (tests/dissector.sh runs one in tshark).
  */
 #include <setjmp.h>

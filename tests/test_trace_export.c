@@ -131,7 +131,7 @@ static void write_host(const char *dir)
 }
 
 /* The run's topology as its spec.json has it (the tracks follow it from
- * the client, cli/trace/track_order.h); probe_a and probe_b are on no
+ * the client, cli/trace/private/track_order.h); probe_a and probe_b are on no
  * link. */
 static void write_topology(const char *dir)
 {

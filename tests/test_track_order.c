@@ -1,6 +1,6 @@
 /*
  * test_track_order.c - a joined request's tracks along the run's own
- * topology (cli/trace/track_order.h): breadth first from the request's
+ * topology (cli/trace/private/track_order.h): breadth first from the request's
  * host over the spec's links, a host's view of a device between the two,
  * anything else after; no name is known in advance.
  */

@@ -1,6 +1,6 @@
 /*
  * test_walkthrough_script.c - the walkthrough's narration
- * (cli/explorer/walkthrough_script.h): every number comes from the verdict
+ * (cli/explorer/private/walkthrough_script.h): every number comes from the verdict
  * and every name from the study, so another verdict or another study gives
  * another script, and the same verdict the same one.
  */

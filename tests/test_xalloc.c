@@ -1,5 +1,5 @@
 /*
- * test_xalloc.c - allocations that do not fail (cli/xalloc.c): they give
+ * test_xalloc.c - allocations that do not fail (cli/base/xalloc.c): they give
  * memory also for a zero count or size, where calloc and realloc may give
  * NULL, and an impossible size aborts the process instead of returning
  * NULL.

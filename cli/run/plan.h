@@ -17,8 +17,7 @@
 
 #include "mortar/name.h"
 #include "snapshot_key.h"
-
-#define PLAN_MAX 16
+#include "spec.h"
 
 typedef struct plan_sim {
     char name[MORTAR_NAME_MAX + 1];

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "request_line.h"
-#include "sweep_progress.h"
+#include "status_line.h"
 
 /* A per-request line that carries the request's value (a study may print
  * more lines for one request, such as the server's service time). */
@@ -73,7 +73,7 @@ void run_progress_text(char *buf, size_t size, long long id, double sim_s, size_
         snprintf(requests, sizeof requests, "%zu requests", done);
     if (eta_s >= 0)
         snprintf(eta, sizeof eta, ", ETA %s",
-                 progress_format_duration(eta_s, d, sizeof d));
+                 status_line_duration(eta_s, d, sizeof d));
     snprintf(buf, size, "[mortar] run %lld: %s, %s, %.1f s wall%s", id, sim, requests,
              wall_s, eta);
 }

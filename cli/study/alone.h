@@ -10,7 +10,7 @@
  * and `${knob}` in a word take the knob's value as `--set` text. Its first
  * word is the program: a bare name is found by paths_program() (MORTAR_BIN,
  * next to mortar, PATH). The library part is alone_run.c, the command
- * alone.c.
+ * alone_cmd.c.
  */
 #ifndef MORTAR_CLI_ALONE_H
 #define MORTAR_CLI_ALONE_H
@@ -54,15 +54,5 @@ int alone_run_command(const char *command, const char *result_key, alone_outcome
                       char *err, size_t err_size);
 
 void alone_outcome_free(alone_outcome *out);
-
-/*
- * mortar alone [STUDY] --set AXIS=VARIANT [--set KNOB=VALUE ...] [--db FILE]
- *
- * Runs the variant's alone command at those knob values (STUDY: the
- * default study without one), prints its output and records the run in
- * the results database. Returns 0, 1 when the command failed or gave no
- * result or the run could not be recorded, 2 on a usage error.
- */
-int mortar_alone_main(int argc, char **argv);
 
 #endif

@@ -19,18 +19,6 @@ double progress_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-const char *progress_format_duration(double seconds, char *buf, size_t size)
-{
-    long s = seconds > 0 ? (long)(seconds + 0.5) : 0;
-    if (s < 60)
-        snprintf(buf, size, "%lds", s);
-    else if (s < 3600)
-        snprintf(buf, size, "%ldm%02lds", s / 60, s % 60);
-    else
-        snprintf(buf, size, "%ldh%02ldm", s / 3600, s % 3600 / 60);
-    return buf;
-}
-
 void progress_init(progress *p, size_t total, size_t done_before, size_t jobs, bool tty)
 {
     *p = (progress){.total = total,
@@ -69,7 +57,7 @@ static const char *eta_text(const progress *p, char *buf, size_t size)
     double eta = progress_eta_s(p, progress_now());
     char d[32];
     snprintf(buf, size, "ETA %s",
-             eta < 0 ? "--" : progress_format_duration(eta, d, sizeof d));
+             eta < 0 ? "--" : status_line_duration(eta, d, sizeof d));
     return buf;
 }
 
@@ -79,7 +67,7 @@ static void status_text(const progress *p, char *buf, size_t size)
     snprintf(
         buf, size, "%zu/%zu done, %zu failed, %zu running, %s elapsed, %s", p->done,
         p->total, p->failed, p->running,
-        progress_format_duration(progress_now() - p->start_s, elapsed, sizeof elapsed),
+        status_line_duration(progress_now() - p->start_s, elapsed, sizeof elapsed),
         eta_text(p, eta, sizeof eta));
 }
 

@@ -69,7 +69,4 @@ void progress_draw(progress *p);
 /* Removes the bar (terminal) before the summary. */
 void progress_end(progress *p);
 
-/* "45s", "12m03s", "1h05m" into buf. */
-const char *progress_format_duration(double seconds, char *buf, size_t size);
-
 #endif

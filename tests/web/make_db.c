@@ -225,7 +225,7 @@ static void device_work(tfile *srv, tfile *sim, const expected *e)
 }
 
 /* The run's topology, as a real run's spec.json has it: the trace join
- * orders its tracks along it (cli/trace/track_order.h). */
+ * orders its tracks along it (cli/trace/private/track_order.h). */
 static int write_topology(const char *dir)
 {
     json_t *spec = json_pack(

@@ -1,15 +1,16 @@
 /*
- * alone.c - `mortar alone [STUDY] --set AXIS=VARIANT [--set KNOB=VALUE ...]`:
+ * alone_cmd.c - `mortar alone [STUDY] --set AXIS=VARIANT [--set KNOB=VALUE ...]`:
  * runs a study variant's alone benchmark once (its command, with the knob
  * values put in; alone.h), passes its output through, and records the run
  * in the results database, where the verdict finds it (alone_time()).
  */
-#include "alone.h"
+#include "alone_cmd.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include "alone.h"
 #include "db.h"
 #include "study.h"
 #include "usage.h"

@@ -33,3 +33,15 @@ void status_line_clear(status_line *s)
     }
     s->drawn = false;
 }
+
+const char *status_line_duration(double seconds, char *buf, size_t size)
+{
+    long s = seconds > 0 ? (long)(seconds + 0.5) : 0;
+    if (s < 60)
+        snprintf(buf, size, "%lds", s);
+    else if (s < 3600)
+        snprintf(buf, size, "%ldm%02lds", s / 60, s % 60);
+    else
+        snprintf(buf, size, "%ldh%02ldm", s / 3600, s % 3600 / 60);
+    return buf;
+}

@@ -21,6 +21,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The most hosts, simulator processes, and links listening in one process
+ * a spec may have (spec_validate); a run's plan (plan.h) has room for that
+ * many. */
+#define PLAN_MAX 16
+
 /* Loads `path` with its bases, applies the `nsets` overrides ("key=value")
  * and resolves every variable. Returns the resolved spec (owned by the
  * caller) or NULL with a message in `err` that begins with the file (the

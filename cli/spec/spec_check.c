@@ -10,7 +10,6 @@
  * the study's; the models check their own "params".
  */
 #include "errbuf.h"
-#include "plan.h"
 #include "spec.h"
 
 #include <arpa/inet.h>
@@ -37,7 +36,7 @@
 #define HOST_MTU_MAX        9000  /* a jumbo frame must fit an eth link's slot */
 #define HOST_CPU_SHIFT_MIN  -4
 #define HOST_CPU_SHIFT_MAX  10
-#define HOST_RUN_MAX        65536 /* in the fw_cfg parameter file (cli/run/params_file.h) */
+#define HOST_RUN_MAX        65536 /* in the fw_cfg parameter file (cli/spec/params_file.h) */
 #define HOST_PROGRAMS_MAX   16
 #define PROGRAM_NAME_MAX    40       /* "opt/mortar/bin/" + name fits fw_cfg's 55 */
 #define PROGRAM_BYTES_MAX   (16 << 20) /* read byte by byte through fw_cfg's port */

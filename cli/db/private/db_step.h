@@ -1,6 +1,6 @@
 /*
  * db_step.h - the database module's one rule for talking to SQLite (inside
- * cli/results/db*.c only): a statement's step is a row, the end, or an
+ * cli/db/db*.c only): a statement's step is a row, the end, or an
  * error, and an error is never taken for the end. A damaged file makes a
  * query stop early with SQLITE_CORRUPT; a loop that stopped at "not a row"
  * read a corrupt database as one with fewer runs (issue 33, case 6). Every

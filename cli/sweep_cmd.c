@@ -767,7 +767,7 @@ static void print_summary(const sweep *s, bool interrupted)
         printf("%s\n", s->refine_error ? " (stopped on an error)" : "");
         print_refine_status(s);
     }
-    printf("wall %s, %.2f runs per minute\n", progress_format_duration(wall, d, sizeof d),
+    printf("wall %s, %.2f runs per minute\n", status_line_duration(wall, d, sizeof d),
            wall > 0 ? (double)(ran + refined) * 60.0 / wall : 0.0);
     if (interrupted)
         printf(
