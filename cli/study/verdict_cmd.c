@@ -395,8 +395,9 @@ static void print_splits(const study *st, const axes_text *t, json_t *splits)
            " its latency):\n");
     printf("%8s %6s %6s %4.4s %5s %9s", st->axis, t->xhead, series_head(t), load, "req",
            "latency");
-    for (int p = 0; p < SPLIT_NPARTS; p++)
-        printf(" %9s", time_split_head((split_part)p));
+    const split_parts *parts = &st->metric.split;
+    for (size_t p = 0; p < parts->nparts; p++)
+        printf(" %9s", parts->part[p].short_label);
     printf("\n");
     json_array_foreach(splits, i, s) {
         printf("%8s %6.2f %6s %4s", upper(st, jstr(s, "variant")), jnum(s, "x"),
@@ -407,7 +408,7 @@ static void print_splits(const study *st, const axes_text *t, json_t *splits)
         }
         printf(" %5lld %9s", (long long)jnum(s, "request"),
                fmt(b[2], 32, jnum(s, "latency_us"), 1));
-        for (size_t p = 0; p < SPLIT_NPARTS; p++)
+        for (size_t p = 0; p < parts->nparts; p++)
             printf(" %9s", fmt(b[3], 32, part_us(s, p), 1));
         printf("\n");
     }

@@ -669,16 +669,14 @@
   }
 
   // Where the median request's time goes (docs/traces.md, "Where the time
-  // goes"): the split in the run's traced request summary; null when the run
-  // was not traced or its trace could not be split.
-  const SPLIT_PARTS = ['client_software', 'network', 'server_software', 'host_interface', 'pcie_wire',
-    'compute'];
+  // goes"): the split in the run's traced request summary, in the study's
+  // parts as the report computed them; null when the run was not traced or
+  // its trace could not be split.
   function splitOf(m) {
     const t = m ? traceSummary(m.run_id) : null;
     const s = t ? t.split : null;
     const ok = s && typeof s === 'object' && isNum(s.latency_ps) && Array.isArray(s.parts) &&
-      s.parts.length === SPLIT_PARTS.length &&
-      s.parts.every((p, i) => p && p.part === SPLIT_PARTS[i] && isNum(p.ps));
+      s.parts.length > 0 && s.parts.every((p) => p && typeof p.part === 'string' && isNum(p.ps));
     return ok ? s : null;
   }
 
@@ -696,9 +694,10 @@
       const other = cell ? splitOf(cell[d]) : null;
       return other ? other.latency_ps : 0;
     }), split.latency_ps) || 1;
-    const parts = split.parts.map((p) => ({ key: p.part, label: p.label || p.part, ps: p.ps, us: p.ps / 1e6 }));
+    const parts = split.parts.map((p, i) => ({ key: p.part, label: p.label || p.part, ps: p.ps, us: p.ps / 1e6,
+      colour: `seg-${i % 6}` }));
     const segment = (p) => el('span', {
-      class: `seg seg-${p.key}`, data: { part: p.key, ps: String(p.ps) },
+      class: `seg ${p.colour}`, data: { part: p.key, ps: String(p.ps) },
       style: `width:${(100 * p.ps / longest).toFixed(3)}%`, title: `${p.label}: ${fmtUs(p.us)}` });
     return el('div', { class: 'breakdown', data: { request: String(split.request), latencyPs: String(split.latency_ps) } },
       el('div', { class: 'breakdown-title' },
@@ -706,7 +705,7 @@
         el('small', { text: ` request ${split.request} of the trace` })),
       el('div', { class: 'bar' }, parts.filter((p) => p.ps > 0).map(segment)),
       el('ul', { class: 'bar-legend' }, parts.map((p) =>
-        el('li', { data: { part: p.key, ps: String(p.ps) } }, el('i', { class: `seg-${p.key}` }),
+        el('li', { data: { part: p.key, ps: String(p.ps) } }, el('i', { class: p.colour }),
           el('span', { class: 'part-label', text: p.label }),
           el('span', { class: 'part-value', text: fmtUs(p.us) })))));
   }
