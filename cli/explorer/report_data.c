@@ -241,8 +241,7 @@ json_t *report_data(db_conn *db, const study *st, const char *db_path, json_t **
     json_object_set_new(data, "verdict", verdict ? verdict : json_null());
     json_object_set_new(data, "verdict_error",
                         verdict ? json_null() : json_string(why[0] ? why : "no verdict"));
-    json_t *answer = verdict_answer(verdict, st->variants[st->compared[0]].name,
-                                    st->variants[st->compared[1]].name);
+    json_t *answer = verdict_answer_of_study(verdict, st);
     json_object_set_new(data, "answer", answer ? answer : json_null());
 
     trace_sink sink = {.parts = &st->metric.split,

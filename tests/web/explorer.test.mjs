@@ -193,9 +193,10 @@ test('the page opens with the answer: one sentence and its three figures, as the
   assert.deepEqual([ans.alone.winner, ans.alone.a_us, ans.alone.b_us], [alone.winner, alone.a_us, alone.b_us]);
   const cross = data.verdict.crossovers.find((c) => c.series === 1);
   assert.equal(ans.flip.x, cross.crossings[0].x);
-  // The page words them, each number with its unit.
+  // The page shows the sentence the report worded, each number with its unit.
   const two = (v) => v.toFixed(2);
-  assert.equal(await page.textContent('#answer-text'),
+  assert.equal(await page.textContent('#answer-text'), ans.text);
+  assert.equal(ans.text,
     `At compute speed 1×, Design A is ${two(ans.alone.times)}× faster alone, but ${two(ans.system.times)}× ` +
     `slower in the whole system at L = ${far} µs: the ranking flips at L ≈ ${two(ans.flip.x)} µs.`);
   const figures = await page.$$eval('#answer-figures .figure', (fs) => fs.map((f) => [f.dataset.figure,

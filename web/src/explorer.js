@@ -381,9 +381,9 @@
       '(mortar report / mortar serve); docs/explorer.md says where each one comes from.';
   }
 
-  // The answer first (data.answer, cli/study/verdict_answer.h): one sentence
-  // made of its three figures, then each figure with its numbers. The
-  // figures are the verdict's; the page only words them.
+  // The answer first (data.answer, cli/study/verdict_answer.h): its sentence
+  // as the report worded it, then each figure with its numbers. The figures
+  // and the sentence are the report's; the page only lays them out.
   function renderAnswer() {
     const ans = M.data.answer && typeof M.data.answer === 'object' ? M.data.answer : null;
     const alone = ans && ans.alone && isPair(ans.alone.winner) ? ans.alone : null;
@@ -398,26 +398,10 @@
 
     // The alone winner, compared in the system where it is faster or slower.
     const fastAlone = alone ? alone.winner : null;
-    let systemPart = '', systemWhat = '';
-    if (sys && sys.winner === 'tie') {
-      systemPart = `in the whole system they tie at ${at}`;
-      systemWhat = 'tie';
-    } else if (sys && fastAlone) {
-      const keeps = sys.winner === fastAlone;
-      systemPart = keeps ? `and still ${fmtTimes(sys.times)} faster in the whole system at ${at}`
-        : `but ${fmtTimes(sys.times)} slower in the whole system at ${at}`;
-      systemWhat = `${variantName(fastAlone)} ${keeps ? 'faster' : 'slower'}`;
-    } else if (sys) {
-      systemPart = `in the whole system ${variantName(sys.winner)} is ${fmtTimes(sys.times)} faster at ${at}`;
-      systemWhat = `${variantName(sys.winner)} faster`;
-    }
-    const flipPart = flip ? `the ranking flips at ${flipAt}` : 'the ranking does not flip in the measured range';
-    const lead = SK && isNum(ans.series) ? `At ${SK.title} ${fmtS(ans.series)}, ` : '';
-    const sentence = alone
-      ? `${lead}${variantName(fastAlone)} is ${fmtTimes(alone.times)} faster alone` +
-        (systemPart ? `, ${systemPart}` : '') + `: ${flipPart}.`
-      : `${cap(lead + systemPart)}: ${flipPart}.`;
-    $('answer-text').textContent = sentence;
+    const systemWhat = !sys ? '' : sys.winner === 'tie' ? 'tie'
+      : fastAlone ? `${variantName(fastAlone)} ${sys.winner === fastAlone ? 'faster' : 'slower'}`
+        : `${variantName(sys.winner)} faster`;
+    $('answer-text').textContent = typeof ans.text === 'string' ? ans.text : '';
 
     const figure = (name, title, value, what, detail) => el('div', { class: 'figure', data: { figure: name } },
       el('h3', { text: title }), el('p', { class: 'figure-value', text: value }),
