@@ -75,7 +75,7 @@ const char *verdict_knob_head(const study_knob *k, char *buf, size_t size)
     if (!k)
         snprintf(buf, size, "-");
     else if (k->unit && k->unit[0])
-        snprintf(buf, size, "%s(%s)", k->label, k->unit);
+        snprintf(buf, size, "%s(%s)", k->label, unit_symbol(k->unit));
     else
         snprintf(buf, size, "%s", k->label);
     return buf;

@@ -33,14 +33,15 @@ const char *verdict_unit_suffix(const study_knob *k, char *buf, size_t size);
  * explorer's tables do. */
 #define VERDICT_US "\u00b5s"
 
-/* What follows a value of knob `k` in a sentence of the verdict: as
- * verdict_unit_suffix, but with the symbols the explorer writes, "0.50 µs"
- * and "1×" for the units us and x. The terminal tables keep the units as
- * the study spells them, which printf's field widths count right. */
+/* What follows a value of knob `k` in the verdict's sentences and tables:
+ * as verdict_unit_suffix, but with the symbols the explorer writes, "0.50
+ * µs" and "1×" for the units us and x. Every terminal mortar writes to is
+ * taken to be UTF-8, as the verdict's sentences always were; the tables
+ * pad a symbol by the columns it shows, not by its bytes. */
 const char *verdict_unit_words(const study_knob *k, char *buf, size_t size);
 
-/* "<label>(<unit>)", or the label alone without a unit: a column's head
- * ("L(us)"). */
+/* "<label>(<unit>)", or the label alone without a unit: a column's head,
+ * with the unit's symbol as verdict_unit_words writes it ("L(µs)"). */
 const char *verdict_knob_head(const study_knob *k, char *buf, size_t size);
 
 #endif
