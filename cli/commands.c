@@ -181,7 +181,9 @@ const cli_command mortar_cmd_trace = {
     {{CLI_KEY_FORMAT, "the export format (required)"},
      {CLI_KEY_OUTPUT, "write to FILE ('-' or none: stdout)"},
      {CLI_KEY_REQUEST, "the request's index (default: the median request)"},
-     {CLI_KEY_DB, DB_READ_HELP}},
+     {CLI_KEY_DB, DB_READ_HELP},
+     {CLI_KEY_STUDY, "the study whose parts the split and the timeline's split are in "
+                     "(default: the case study's; without one, the trace's activities)"}},
     mortar_trace_main,
 };
 

@@ -195,7 +195,8 @@ static enum MHD_Result serve_trace(const serve_ctx *ctx, struct MHD_Connection *
     char err[2048], *data;
     size_t len;
     int rc = kind == REPORT_TRACE_SCRIPT
-                 ? report_page_trace(ctx->db_path, id, &data, &len, err, sizeof err)
+                 ? report_page_trace(ctx->db_path, &ctx->study.metric.split, id, &data, &len,
+                                     err, sizeof err)
                  : report_page_trace_export(ctx->db_path, id, kind, &data, &len, err,
                                             sizeof err);
     if (rc)

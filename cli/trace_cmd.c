@@ -1,9 +1,10 @@
 /*
  * trace_cmd.c - `mortar trace RUN [--db FILE] --format
- * perfetto|otlp|timeline|split [--output FILE|-o FILE] [--request N]`: one
- * request of a recorded run, joined from the run's trace files
- * (trace_export.h), written to a file or stdout (`-`, the default); `split`
- * writes where its time went (time_split.h).
+ * perfetto|otlp|timeline|split [--output FILE|-o FILE] [--request N]
+ * [--study FILE]`: one request of a recorded run, joined from the run's
+ * trace files (trace_export.h), written to a file or stdout (`-`, the
+ * default); `split` writes where its time went (time_split.h), in the
+ * study's parts (split_parts.h), as the timeline's split does.
  *
  * RUN is a run id in the results database. The run's started_at (UTC) is
  * the wall-clock epoch: the OTLP spans land at the wall time the run
@@ -22,6 +23,7 @@
 #include <time.h>
 
 #include "db_query.h"
+#include "study.h"
 #include "trace_cmd.h"
 #include "time_split.h"
 #include "trace_export.h"
@@ -29,7 +31,7 @@
 #include "usage.h"
 
 typedef struct trace_opts {
-    const char *db, *format, *out;
+    const char *db, *format, *out, *study;
     int64_t run, request;
 } trace_opts;
 
@@ -57,6 +59,8 @@ static int parse_opts(int argc, char **argv, trace_opts *o)
             o->db = p.value;
         else if (key == CLI_KEY_FORMAT)
             o->format = p.value;
+        else if (key == CLI_KEY_STUDY)
+            o->study = p.value;
         else if (key == CLI_KEY_OUTPUT)
             o->out = strcmp(p.value, "-") ? p.value : NULL;
         else if (key == CLI_KEY_REQUEST) {
@@ -140,13 +144,35 @@ static int write_json(json_t *doc, const char *path)
     return 0;
 }
 
+/* The parts a request's time is split into: the study's (--study FILE, an
+ * error when it cannot be read; else the default study), else one per
+ * activity of the trace. */
+static int split_parts_of(const trace_opts *o, split_parts *parts, char *err,
+                          size_t err_size)
+{
+    study st;
+    int rc = study_load_default(&st, o->study, err, err_size);
+    if (!rc)
+        *parts = st.metric.split;
+    else if (!o->study) {
+        split_parts_default(parts);
+        rc = 0;
+    }
+    study_free(&st);
+    return rc;
+}
+
 /* The export in the chosen format (trace_format.h). */
 static json_t *export_run(const trace_opts *o, char *err, size_t err_size)
 {
+    split_parts parts;
+    if (split_parts_of(o, &parts, err, err_size))
+        return NULL;
     db_conn *db;
     if (db_open_read(&db, o->db, err, err_size))
         return NULL;
-    json_t *doc = trace_format_run(db, o->db, o->run, o->request, o->format, err, err_size);
+    json_t *doc =
+        trace_format_run(db, o->db, o->run, o->request, o->format, &parts, err, err_size);
     db_close(db);
     return doc;
 }

@@ -75,12 +75,22 @@ static double vnum(const json_t *row, const char *name, const char *suffix)
     return jnum(row, key);
 }
 
+/* The width to give printf for `s` to fill `width` columns: printf counts
+ * bytes, and a unit's symbol (µs, ×) takes one column but two bytes of
+ * UTF-8. */
+static int cols(const char *s, int width)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        width += (*p & 0xC0) == 0x80; /* a continuation byte: no column of its own */
+    return width;
+}
+
 /* The verdict's knobs and reference values, as the text needs them. */
 typedef struct axes_text {
     verdict_axes ax;
     double series_at, load_at;
-    char xu[16], su[16]; /* what follows an x or series value */
-    char xhead[96];      /* "L(us)" */
+    char su[16];    /* what follows a series value ("×") */
+    char xhead[96]; /* "L(µs)" */
 } axes_text;
 
 static axes_text axes_text_of(const study *st, json_t *v)
@@ -89,8 +99,7 @@ static axes_text axes_text_of(const study *st, json_t *v)
     json_t *axes = json_object_get(v, "axes");
     t.series_at = jnum(axes, "series_at");
     t.load_at = jnum(axes, "load_at");
-    verdict_unit_suffix(t.ax.x, t.xu, sizeof t.xu);
-    verdict_unit_suffix(t.ax.series, t.su, sizeof t.su);
+    verdict_unit_words(t.ax.series, t.su, sizeof t.su);
     verdict_knob_head(t.ax.x, t.xhead, sizeof t.xhead);
     return t;
 }
@@ -166,13 +175,13 @@ static void print_map(const study *st, const axes_text *t, json_t *v)
     json_t *xs = json_object_get(v, "x_values"), *series = json_object_get(v, "series_values");
     json_t *cells = json_object_get(v, "cells");
     char note[128];
-    printf("Winner and margin (%% of the winner's median)%s:\n%8s",
-           load_note(t, note, sizeof note), t->xhead);
+    printf("Winner and margin (%% of the winner's median)%s:\n%*s",
+           load_note(t, note, sizeof note), cols(t->xhead, 8), t->xhead);
     for (size_t si = 0; si < json_array_size(series); si++) {
         char head[64] = "";
         if (t->ax.series)
             snprintf(head, sizeof head, "%g%s", element(series, si), t->su);
-        printf(" %11s", head);
+        printf(" %*s", cols(head, 11), head);
     }
     printf("\n");
     for (size_t xi = 0; xi < json_array_size(xs); xi++) {
@@ -210,10 +219,10 @@ static void print_cells(const study *st, const axes_text *t, json_t *cells)
     char b[32], h[160], parts[512];
     parts_phrase(st, parts, sizeof parts);
     if (np)
-        printf("\nCells (medians in us; %s: medians over the requests):\n", parts);
+        printf("\nCells (medians in " VERDICT_US "; %s: medians over the requests):\n", parts);
     else
-        printf("\nCells (medians in us):\n");
-    printf("%6s %6s", series_head(t), t->xhead);
+        printf("\nCells (medians in " VERDICT_US "):\n");
+    printf("%6s %*s", series_head(t), cols(t->xhead, 6), t->xhead);
     for (int d = 0; d < 2; d++) {
         printf(" %9s", head(h, sizeof h, st, d, ""));
         for (size_t p = 0; p < np; p++) {
@@ -248,8 +257,9 @@ static void print_extra_cells(const study *st, const axes_text *t, json_t *cells
     size_t i;
     json_t *c;
     char b[2][32], h[2][80];
-    printf("\nRuns between the grid's %s values (medians in us):\n", t->xhead);
-    printf("%6s %10s %9s %9s %6s\n", series_head(t), t->xhead, head(h[0], 80, st, 0, ""),
+    printf("\nRuns between the grid's %s values (medians in " VERDICT_US "):\n", t->xhead);
+    printf("%6s %*s %9s %9s %6s\n", series_head(t), cols(t->xhead, 10), t->xhead,
+           head(h[0], 80, st, 0, ""),
            head(h[1], 80, st, 1, ""), "winner");
     json_array_foreach(cells, i, c) {
         printf("%6g %10.10g %9s %9s %6s\n", jnum(c, "series"), jnum(c, "x"),
@@ -282,8 +292,9 @@ static void print_movement(const study *st, const axes_text *t, json_t *movement
     snprintf(to, sizeof to, "to %s", xl);
     printf("\nMovement across the %s range (median%s):\n",
            t->ax.x ? t->ax.x->phrase : "value", load_note(t, note, sizeof note));
-    printf("%6s %6s %8s %8s %10s %10s %10s %8s\n", st->axis, series_head(t), from, to,
-           "from(us)", "to(us)", "delta(us)", "delta%");
+    printf("%6s %6s %8s %8s %*s %*s %*s %8s\n", st->axis, series_head(t), from, to,
+           cols(VERDICT_US, 10), "from(" VERDICT_US ")", cols(VERDICT_US, 10),
+           "to(" VERDICT_US ")", cols(VERDICT_US, 10), "delta(" VERDICT_US ")", "delta%");
     json_array_foreach(movement, i, m) {
         printf("%6s %6g %8.2f %8.2f %10.1f %10.1f %+10.1f %8s\n",
                upper(st, jstr(m, "variant")), jnum(m, "series"), jnum(m, "from_x"),
@@ -298,8 +309,10 @@ static void print_alone(const study *st, const axes_text *t, json_t *alone, json
     json_t *a;
     char b[2][32], h[2][80];
     printf("\nAlone (device model, no system) vs in the system:\n");
-    printf("%6s %10s %10s %7s  %s\n", series_head(t), head(h[0], 80, st, 0, "(us)"),
-           head(h[1], 80, st, 1, "(us)"), "alone", "system winners");
+    head(h[0], 80, st, 0, "(" VERDICT_US ")");
+    head(h[1], 80, st, 1, "(" VERDICT_US ")");
+    printf("%6s %*s %*s %7s  %s\n", series_head(t), cols(h[0], 10), h[0], cols(h[1], 10),
+           h[1], "alone", "system winners");
     json_array_foreach(alone, i, a) {
         json_t *r = json_array_get(ranking, i), *w;
         const char *x;
@@ -333,9 +346,9 @@ static void print_baselines(const study *st, const axes_text *t, json_t *baselin
     if (!names)
         return;
     size_t n = baseline_columns(st, names);
-    printf("\nBaselines%s%s (median us):\n", series_note(t, at, sizeof at),
+    printf("\nBaselines%s%s (median " VERDICT_US "):\n", series_note(t, at, sizeof at),
            load_note(t, note, sizeof note));
-    printf("%6s", t->xhead);
+    printf("%*s", cols(t->xhead, 6), t->xhead);
     for (size_t k = 0; k < n; k++)
         printf(" %10s", upper(st, names[k]));
     printf("\n");
@@ -359,8 +372,9 @@ static void print_load(const study *st, const axes_text *t, json_t *load)
     printf("\nLoad%s", series_note(t, at, sizeof at));
     if (share->label)
         printf(" (%s: %s)", share->label, share->description);
-    printf(":\n%6s %6s %9s %10s %10s %10s", st->axis, t->xhead, t->ax.load->label,
-           "median(us)", "p99(us)", "req/s");
+    printf(":\n%6s %*s %9s %*s %*s %10s", st->axis, cols(t->xhead, 6), t->xhead,
+           t->ax.load->label, cols(VERDICT_US, 10), "median(" VERDICT_US ")",
+           cols(VERDICT_US, 10), "p99(" VERDICT_US ")", "req/s");
     if (share->label)
         printf(" %12s", share->label);
     printf("\n");
@@ -391,12 +405,13 @@ static void print_splits(const study *st, const axes_text *t, json_t *splits)
     char b[4][32];
     /* The load's column is 4 wide: its name, cut there. */
     const char *load = t->ax.load ? t->ax.load->name : "-";
-    printf("\nWhere the median request's time goes (traced runs, us; the parts sum to"
-           " its latency):\n");
-    printf("%8s %6s %6s %4.4s %5s %9s", st->axis, t->xhead, series_head(t), load, "req",
-           "latency");
-    for (int p = 0; p < SPLIT_NPARTS; p++)
-        printf(" %9s", time_split_head((split_part)p));
+    printf("\nWhere the median request's time goes (traced runs, " VERDICT_US "; the parts"
+           " sum to its latency):\n");
+    printf("%8s %*s %6s %4.4s %5s %9s", st->axis, cols(t->xhead, 6), t->xhead, series_head(t),
+           load, "req", "latency");
+    const split_parts *parts = &st->metric.split;
+    for (size_t p = 0; p < parts->nparts; p++)
+        printf(" %9s", parts->part[p].short_label);
     printf("\n");
     json_array_foreach(splits, i, s) {
         printf("%8s %6.2f %6s %4s", upper(st, jstr(s, "variant")), jnum(s, "x"),
@@ -407,7 +422,7 @@ static void print_splits(const study *st, const axes_text *t, json_t *splits)
         }
         printf(" %5lld %9s", (long long)jnum(s, "request"),
                fmt(b[2], 32, jnum(s, "latency_us"), 1));
-        for (size_t p = 0; p < SPLIT_NPARTS; p++)
+        for (size_t p = 0; p < parts->nparts; p++)
             printf(" %9s", fmt(b[3], 32, part_us(s, p), 1));
         printf("\n");
     }

@@ -31,9 +31,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                      .machine_id = "fuzz",
                      .epoch_unix_ns = 1700000000000000000ull};
     json_t *doc;
+    split_parts parts;
     switch (size % 3) { /* each reads and joins the files again: one per input */
     case 0:
-        doc = trace_timeline(fuzz_dir(), TRACE_REQUEST_MEDIAN, err, sizeof err);
+        split_parts_default(&parts);
+        doc = trace_timeline(fuzz_dir(), TRACE_REQUEST_MEDIAN, &parts, err, sizeof err);
         break;
     case 1:
         doc = trace_perfetto(fuzz_dir(), 0, err, sizeof err);

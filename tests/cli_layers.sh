@@ -27,7 +27,7 @@ LAYERS=(
     "spec: base"
     "db: base"
     "proc:"
-    "trace: db base"
+    "trace: spec db base"
     "run: spec db base"
     "study: trace spec db proc base"
     "sweep: study spec db base"

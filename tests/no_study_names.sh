@@ -3,7 +3,8 @@
 # compared, over which knobs, along which topology and how a request is
 # reported come from the study file and the run's spec (docs/studies.md).
 # Fails listing every line of a platform folder that names the case study's
-# device, designs, knobs, load axis or the components of its topology.
+# device, designs, knobs, load axis, the components of its topology or the
+# labels of its time split's parts (its study file's metric.split).
 #
 # The platform folders: cli/, lib/, include/, web/src/, and hosts/ but for
 # the patches to QEMU's own sources (whose tree has an accel/ folder).
@@ -15,7 +16,7 @@
 set -euo pipefail
 src=${1:?usage: no_study_names.sh SOURCE_DIR}
 pattern='matmul|speed|pcie_lat|in_flight|inflight|design[-_ ]?[ab]\b|regcopy|register copy'
-pattern+='|nic_client|nic_server|\baccel\b'
+pattern+='|nic_client|nic_server|\baccel\b|host interface and link'
 folders=(cli lib include web/src hosts)
 
 hits_in() { grep -rniE --exclude-dir=patches "$pattern" "$@" || true; }
@@ -24,7 +25,8 @@ if [ "${NO_STUDY_NAMES_SELF_TEST:-}" = 1 ]; then
     tmp=$(mktemp -d /tmp/mortar-no-study-names.XXXXXX)
     trap 'rm -rf "$tmp"' EXIT
     mkdir -p "$tmp/lib"
-    planted=('/* the matmul device */' 'int design_a;' '"nic_client"' 'track = "accel";')
+    planted=('/* the matmul device */' 'int design_a;' '"nic_client"' 'track = "accel";'
+             '{"host interface and link", "iface"}')
     for i in "${!planted[@]}"; do
         printf '%s\n' "${planted[$i]}" >"$tmp/lib/planted$i.c"
     done

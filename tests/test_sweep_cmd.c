@@ -153,7 +153,7 @@ static void test_a_refining_dry_run_lists_the_next_midpoints(void **state)
     assert_non_null(strstr(r.out, "      refine design-b pcie.latency=1.25us speed=1\n"));
     assert_non_null(strstr(r.out, "speed=0.5: 0 pcie.latency value(s) with runs of both "
                                   "variants: nothing to bisect"));
-    assert_non_null(strstr(r.out, "speed=1: 1 crossing(s), the widest bracket 0.5 us, at "
+    assert_non_null(strstr(r.out, "speed=1: 1 crossing(s), the widest bracket 0.5 \u00b5s, at "
                                   "most 8 runs left"));
     assert_non_null(strstr(r.err, "then refining the crossings of a and b along "
                                   "pcie.latency to 0.05us"));

@@ -40,6 +40,9 @@ typedef struct scenario {
     size_t n;
 } scenario;
 
+/* The trace's activities as the parts (a study without "split"). */
+static split_parts activities;
+
 static void add(scenario *s, const char *comp, const char *kind, uint64_t t_ns,
                 uint64_t req, uint64_t a0, uint64_t a1)
 {
@@ -182,27 +185,27 @@ static time_split split_of(const char *dir, scenario *s)
 static void split_error(const char *dir, scenario *s, char *err, size_t size)
 {
     write_trace(dir, s);
-    json_t *out = time_split_run(dir, 0, err, size);
+    json_t *out = time_split_run(dir, 0, &activities, err, size);
     assert_null(out);
 }
 
 static uint64_t sum(const time_split *t)
 {
     uint64_t total = 0;
-    for (int p = 0; p < SPLIT_NPARTS; p++)
-        total += t->part_ps[p];
+    for (int p = 0; p < SPLIT_NACTIVITIES; p++)
+        total += t->activity_ps[p];
     return total;
 }
 
 static void assert_split(const time_split *t, uint64_t client_us, uint64_t net_us,
                          uint64_t server_us, uint64_t iface_us, uint64_t compute_us)
 {
-    assert_int_equal(t->part_ps[SPLIT_CLIENT_SOFTWARE], client_us * US);
-    assert_int_equal(t->part_ps[SPLIT_NETWORK], net_us * US);
-    assert_int_equal(t->part_ps[SPLIT_SERVER_SOFTWARE], server_us * US);
-    assert_int_equal(t->part_ps[SPLIT_HOST_INTERFACE], iface_us * US);
-    assert_int_equal(t->part_ps[SPLIT_COMPUTE], compute_us * US);
-    assert_int_equal(t->part_ps[SPLIT_PCIE_WIRE], 0);
+    assert_int_equal(t->activity_ps[SPLIT_CLIENT_SOFTWARE], client_us * US);
+    assert_int_equal(t->activity_ps[SPLIT_NETWORK], net_us * US);
+    assert_int_equal(t->activity_ps[SPLIT_SERVER_SOFTWARE], server_us * US);
+    assert_int_equal(t->activity_ps[SPLIT_HOST_INTERFACE], iface_us * US);
+    assert_int_equal(t->activity_ps[SPLIT_COMPUTE], compute_us * US);
+    assert_int_equal(t->activity_ps[SPLIT_PCIE_WIRE], 0);
     assert_int_equal(sum(t), t->end_ps - t->start_ps);
 }
 
@@ -261,12 +264,12 @@ static void test_pcie_wire_of_a_device_is_its_own_part(void **state)
     add(&s, "server.accel", "pcie_wire", 20000, 0, 2000 * NS, 0x13);
     add(&s, "server.nic_server", "pcie_wire", 8000, 0, 1000 * NS, 0x13);
     time_split t = split_of(*state, &s);
-    assert_int_equal(t.part_ps[SPLIT_PCIE_WIRE], 2500 * NS);
-    assert_int_equal(t.part_ps[SPLIT_HOST_INTERFACE], 7500 * NS);
-    assert_int_equal(t.part_ps[SPLIT_COMPUTE], 10 * US);
-    assert_int_equal(t.part_ps[SPLIT_NETWORK], 13 * US);
-    assert_int_equal(t.part_ps[SPLIT_SERVER_SOFTWARE], 9 * US);
-    assert_int_equal(t.part_ps[SPLIT_CLIENT_SOFTWARE], 3 * US);
+    assert_int_equal(t.activity_ps[SPLIT_PCIE_WIRE], 2500 * NS);
+    assert_int_equal(t.activity_ps[SPLIT_HOST_INTERFACE], 7500 * NS);
+    assert_int_equal(t.activity_ps[SPLIT_COMPUTE], 10 * US);
+    assert_int_equal(t.activity_ps[SPLIT_NETWORK], 13 * US);
+    assert_int_equal(t.activity_ps[SPLIT_SERVER_SOFTWARE], 9 * US);
+    assert_int_equal(t.activity_ps[SPLIT_CLIENT_SOFTWARE], 3 * US);
     assert_int_equal(sum(&t), t.end_ps - t.start_ps);
 }
 
@@ -338,8 +341,8 @@ static void test_gap_goes_to_the_host_that_acts_next(void **state)
     /* [0, 0.5] now goes to the server, [0.5, 1] still to the client; the
        server's register write at 0.5 also kicks its NIC, with no frame after
        it until the reply: nothing more */
-    assert_int_equal(t.part_ps[SPLIT_CLIENT_SOFTWARE], 2 * US + US / 2);
-    assert_int_equal(t.part_ps[SPLIT_SERVER_SOFTWARE], 10 * US + US / 2);
+    assert_int_equal(t.activity_ps[SPLIT_CLIENT_SOFTWARE], 2 * US + US / 2);
+    assert_int_equal(t.activity_ps[SPLIT_SERVER_SOFTWARE], 10 * US + US / 2);
     assert_int_equal(sum(&t), 45 * US);
 }
 
@@ -422,21 +425,88 @@ static void test_json_lists_the_six_parts_in_order(void **state)
     device_request(&s);
     write_trace(*state, &s);
     char err[512] = "";
-    json_t *out = time_split_run(*state, TRACE_REQUEST_MEDIAN, err, sizeof err);
+    json_t *out = time_split_run(*state, TRACE_REQUEST_MEDIAN, &activities, err, sizeof err);
     assert_non_null(out);
     assert_int_equal(json_integer_value(json_object_get(out, "latency_ps")), 45 * US);
     json_t *parts = json_object_get(out, "parts");
-    assert_int_equal(json_array_size(parts), SPLIT_NPARTS);
+    assert_int_equal(json_array_size(parts), SPLIT_NACTIVITIES);
     const char *keys[] = {"client_software", "network",   "server_software",
                           "host_interface",  "pcie_wire", "compute"};
     const uint64_t us[] = {3, 12, 10, 10, 0, 10};
-    for (size_t p = 0; p < SPLIT_NPARTS; p++) {
+    for (size_t p = 0; p < SPLIT_NACTIVITIES; p++) {
         json_t *part = json_array_get(parts, p);
         assert_string_equal(json_string_value(json_object_get(part, "part")), keys[p]);
         assert_int_equal(json_integer_value(json_object_get(part, "ps")), us[p] * US);
         assert_true(json_real_value(json_object_get(part, "us")) == (double)us[p]);
     }
     json_decref(out);
+}
+
+/* A study's parts, from its file: each the sum of the activities it takes,
+ * under the study's names and labels, in the study's order. */
+static void test_json_gives_the_study_parts(void **state)
+{
+    scenario s = {.n = 0};
+    device_request(&s);
+    write_trace(*state, &s);
+    json_t *js = json_loads("[{\"name\": \"hosts\", \"label\": \"the hosts' software\","
+                            "  \"takes\": [\"server_software\", \"client_software\"]},"
+                            " {\"name\": \"device\", \"takes\": [\"compute\"]},"
+                            " {\"name\": \"io\", \"short\": \"i/o\", \"takes\":"
+                            "  [\"network\", \"host_interface\", \"pcie_wire\"]}]",
+                            0, NULL);
+    split_parts study_parts;
+    char err[512] = "";
+    assert_int_equal(split_parts_read(js, &study_parts, err, sizeof err), 0);
+    json_decref(js);
+    assert_int_equal(study_parts.nparts, 3);
+    assert_string_equal(study_parts.part[1].label, "device");
+    assert_string_equal(study_parts.part[2].short_label, "i/o");
+    json_t *out = time_split_run(*state, TRACE_REQUEST_MEDIAN, &study_parts, err, sizeof err);
+    assert_non_null(out);
+    json_t *jp = json_object_get(out, "parts");
+    assert_int_equal(json_array_size(jp), 3);
+    const char *names[] = {"hosts", "device", "io"};
+    const char *labels[] = {"the hosts' software", "device", "io"};
+    const uint64_t us[] = {3 + 10, 10, 12 + 10 + 0};
+    for (size_t p = 0; p < 3; p++) {
+        json_t *part = json_array_get(jp, p);
+        assert_string_equal(json_string_value(json_object_get(part, "part")), names[p]);
+        assert_string_equal(json_string_value(json_object_get(part, "label")), labels[p]);
+        assert_int_equal(json_integer_value(json_object_get(part, "ps")), us[p] * US);
+    }
+    json_decref(out);
+}
+
+/* Parts that would not sum to the latency, or that name no activity of the
+ * trace, are refused with the member named. */
+static void test_study_parts_take_every_activity_once(void **state)
+{
+    (void)state;
+    const char *bad[][2] = {
+        {"[{\"name\": \"all\", \"takes\": [\"client_software\", \"network\","
+         " \"server_software\", \"host_interface\", \"pcie_wire\"]}]",
+         "no part takes 'compute'"},
+        {"[{\"name\": \"a\", \"takes\": [\"network\"]},"
+         " {\"name\": \"b\", \"takes\": [\"network\"]}]",
+         "[1].takes: 'network' is taken by part 0 too"},
+        {"[{\"name\": \"a\", \"takes\": [\"accelerator\"]}]",
+         "[0].takes[0]: not an activity of the trace"},
+        {"[{\"name\": \"A\", \"takes\": [\"network\"]}]", "[0].name: expected"},
+        {"[{\"name\": \"a\", \"colour\": 1, \"takes\": [\"network\"]}]",
+         "[0]: unknown key 'colour'"},
+        {"[]", "expected a list of 1 to 6 parts"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        json_t *js = json_loads(bad[i][0], 0, NULL);
+        assert_non_null(js);
+        split_parts out;
+        char err[512] = "";
+        assert_int_equal(split_parts_read(js, &out, err, sizeof err), -1);
+        if (!strstr(err, bad[i][1]))
+            fail_msg("case %zu: '%s' does not say '%s'", i, err, bad[i][1]);
+        json_decref(js);
+    }
 }
 
 /* A request with nothing in flight at any time, only the hosts' marks
@@ -451,12 +521,13 @@ static void test_a_request_with_no_activity_is_all_software(void **state)
     add(&s, "client", "request_end", 40000, 0, 2, 0);
     time_split t = split_of(*state, &s);
     assert_int_equal(sum(&t), 40 * US);
-    assert_int_equal(t.part_ps[SPLIT_CLIENT_SOFTWARE] + t.part_ps[SPLIT_SERVER_SOFTWARE],
+    assert_int_equal(t.activity_ps[SPLIT_CLIENT_SOFTWARE] + t.activity_ps[SPLIT_SERVER_SOFTWARE],
                      40 * US);
 }
 
 int main(void)
 {
+    split_parts_default(&activities);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(
             test_device_request_splits_by_rule_and_sums_to_latency, setup, teardown),
@@ -485,6 +556,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_json_lists_the_six_parts_in_order, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_json_gives_the_study_parts, setup, teardown),
+        cmocka_unit_test(test_study_parts_take_every_activity_once),
         cmocka_unit_test_setup_teardown(test_a_request_with_no_activity_is_all_software,
                                         setup, teardown),
     };

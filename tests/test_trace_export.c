@@ -31,6 +31,9 @@
 #define US 1000000ull /* picoseconds */
 
 /* The requests: start and latency. Request 0 has the median latency. */
+/* The trace's activities as the parts (a study without "split"). */
+static split_parts activities;
+
 static const uint64_t req_start[3] = {10 * US, 100 * US, 200 * US};
 static const uint64_t req_latency[3] = {40 * US, 50 * US, 30 * US};
 
@@ -233,7 +236,7 @@ static int count_named(json_t *trk, const char *name, json_t **out)
 static void test_median_request_is_chosen(void **state)
 {
     char err[512];
-    json_t *tl = trace_timeline(*state, TRACE_REQUEST_MEDIAN, err, sizeof err);
+    json_t *tl = trace_timeline(*state, TRACE_REQUEST_MEDIAN, &activities, err, sizeof err);
     if (!tl)
         fail_msg("%s", err);
     assert_int_equal(num(tl, "request"), 0);
@@ -246,7 +249,7 @@ static void test_median_request_is_chosen(void **state)
 static void test_request_can_be_picked(void **state)
 {
     char err[512];
-    json_t *tl = trace_timeline(*state, 2, err, sizeof err);
+    json_t *tl = trace_timeline(*state, 2, &activities, err, sizeof err);
     if (!tl)
         fail_msg("%s", err);
     assert_int_equal(num(tl, "request"), 2);
@@ -270,12 +273,12 @@ static void test_median_ties_go_to_the_lower_index(void **state)
     }
     ev(w, cl, "request_start", 900 * US, 4, 1, 0); /* never ended: not counted */
     assert_int_equal(mortar_trace_writer_close(w), 0);
-    json_t *tl = trace_timeline(dir, TRACE_REQUEST_MEDIAN, err, sizeof err);
+    json_t *tl = trace_timeline(dir, TRACE_REQUEST_MEDIAN, &activities, err, sizeof err);
     if (!tl)
         fail_msg("%s", err);
     assert_int_equal(num(tl, "request"), 0);
     json_decref(tl);
-    assert_null(trace_timeline(dir, 4, err, sizeof err));
+    assert_null(trace_timeline(dir, 4, &activities, err, sizeof err));
     assert_non_null(strstr(err, "request 4 has no request_end"));
     remove_dir(dir);
 }
@@ -283,7 +286,7 @@ static void test_median_ties_go_to_the_lower_index(void **state)
 static void test_timeline_tracks_follow_the_path(void **state)
 {
     char err[512];
-    json_t *tl = trace_timeline(*state, TRACE_REQUEST_MEDIAN, err, sizeof err);
+    json_t *tl = trace_timeline(*state, TRACE_REQUEST_MEDIAN, &activities, err, sizeof err);
     if (!tl)
         fail_msg("%s", err);
     json_t *tracks = json_object_get(tl, "tracks");
@@ -296,7 +299,7 @@ static void test_timeline_tracks_follow_the_path(void **state)
 static void test_timeline_events_lie_in_the_request(void **state)
 {
     char err[512];
-    json_t *tl = trace_timeline(*state, 1, err, sizeof err);
+    json_t *tl = trace_timeline(*state, 1, &activities, err, sizeof err);
     if (!tl)
         fail_msg("%s", err);
     int64_t start = num(tl, "start_ps"), end = num(tl, "end_ps");
@@ -329,7 +332,7 @@ static void test_timeline_events_lie_in_the_request(void **state)
 static void test_begin_and_end_kinds_pair_into_slices(void **state)
 {
     char err[512];
-    json_t *tl = trace_timeline(*state, TRACE_REQUEST_MEDIAN, err, sizeof err), *e = NULL;
+    json_t *tl = trace_timeline(*state, TRACE_REQUEST_MEDIAN, &activities, err, sizeof err), *e = NULL;
     if (!tl)
         fail_msg("%s", err);
     uint64_t s = req_start[0];
@@ -401,7 +404,7 @@ static bool has_flow(json_t *tl, const char *from_track, const char *from,
 static void test_flows_follow_doorbell_and_frames(void **state)
 {
     char err[512];
-    json_t *tl = trace_timeline(*state, TRACE_REQUEST_MEDIAN, err, sizeof err);
+    json_t *tl = trace_timeline(*state, TRACE_REQUEST_MEDIAN, &activities, err, sizeof err);
     if (!tl)
         fail_msg("%s", err);
     assert_true(has_flow(tl, "server.accel", "mmio_write", "accel", "doorbell"));
@@ -635,7 +638,7 @@ static json_t *timeline_event(json_t *tl, json_t *at)
 static void expect_timeline_arrows(const char *dir, int64_t request, json_t *doc)
 {
     char err[512];
-    json_t *tl = trace_timeline(dir, request, err, sizeof err), *f;
+    json_t *tl = trace_timeline(dir, request, &activities, err, sizeof err), *f;
     if (!tl)
         fail_msg("%s", err);
     pf_check *c = malloc(sizeof *c);
@@ -732,7 +735,7 @@ static void test_perfetto_flows_at_equal_times_start_before_they_end(void **stat
     char dir[] = "/tmp/mortar-trace-equal-XXXXXX", err[512];
     assert_non_null(mkdtemp(dir));
     write_equal_times(dir);
-    json_t *tl = trace_timeline(dir, 0, err, sizeof err);
+    json_t *tl = trace_timeline(dir, 0, &activities, err, sizeof err);
     if (!tl)
         fail_msg("%s", err);
     /* write -> doorbell -> DMA -> ... -> the host's interrupt */
@@ -939,7 +942,7 @@ static void test_otlp_is_one_span_tree(void **state)
     assert_int_equal(roots, 1);
     assert_true(doorbell_is_an_event);
     /* every event of the timeline is a span or an event of one */
-    json_t *tl = trace_timeline(*state, TRACE_REQUEST_MEDIAN, err, sizeof err);
+    json_t *tl = trace_timeline(*state, TRACE_REQUEST_MEDIAN, &activities, err, sizeof err);
     size_t all, instants = timeline_instants(tl, &all);
     json_decref(tl);
     assert_int_equal(nevents, instants);
@@ -981,7 +984,7 @@ static void test_otlp_trace_ids_differ_between_runs_and_machines(void **state)
 static void expect_failure(const char *dir, int64_t request, const char *text)
 {
     char err[1024] = "";
-    json_t *out[3] = {trace_timeline(dir, request, err, sizeof err), NULL, NULL};
+    json_t *out[3] = {trace_timeline(dir, request, &activities, err, sizeof err), NULL, NULL};
     if (out[0] || !strstr(err, text))
         fail_msg("expected an error with \"%s\", got \"%s\"", text, err);
     err[0] = '\0';
@@ -1229,6 +1232,7 @@ static void test_command_exit_codes_and_messages(void **state)
 
 int main(void)
 {
+    split_parts_default(&activities);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_median_request_is_chosen, setup, teardown),
         cmocka_unit_test_setup_teardown(test_request_can_be_picked, setup, teardown),

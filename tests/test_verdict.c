@@ -480,6 +480,30 @@ static void test_an_answer_without_a_crossing_has_no_flip(void **state)
     assert_null(verdict_answer(NULL, "a", "b"));
 }
 
+/* The answer in one sentence, worded once for the page and mortar serve,
+ * with the study's names and the explorer's units. */
+static void test_the_answer_is_worded_from_its_figures(void **state)
+{
+    json_t *v = json_deep_copy(((fixture *)*state)->v);
+    json_t *ans = verdict_answer_of_study(v, &case_study);
+    assert_string_equal(str(ans, "text"),
+                        "At compute speed 1\u00d7, Design A is 1.33\u00d7 faster alone, but"
+                        " 1.22\u00d7 slower in the whole system at L = 1.5 \u00b5s: the ranking"
+                        " flips at L \u2248 0.83 \u00b5s.");
+    json_decref(ans);
+    json_object_set_new(v, "alone", json_array());
+    ans = verdict_answer_of_study(v, &case_study);
+    assert_string_equal(str(ans, "text"),
+                        "At compute speed 1\u00d7, in the whole system Design B is 1.22\u00d7"
+                        " faster at L = 1.5 \u00b5s: the ranking flips at L \u2248 0.83 \u00b5s.");
+    json_decref(ans);
+    json_object_set_new(v, "cells", json_array());
+    ans = verdict_answer_of_study(v, &case_study);
+    assert_json_null(ans, "text");
+    json_decref(ans);
+    json_decref(v);
+}
+
 static void test_baselines_list_every_latency_with_nulls(void **state)
 {
     json_t *bl = section(state, "baselines");
@@ -782,7 +806,8 @@ static char *mortar_output(const fixture *f, const char *args)
  * crossing was found (its sentence's parentheses and the crossovers' new
  * keys) and the extra cells (none here), and what issue 36 changed: the
  * sentences write µs and × as the explorer does (regenerated with the
- * real command; only the sentences differ, no key or number). */
+ * real command; only the sentences differ, no key or number), and so do
+ * the tables' heads, each symbol padded as the one column it shows. */
 static void test_verdict_and_results_are_as_before_the_study_file(void **state)
 {
     fixture *f = *state;
@@ -898,7 +923,7 @@ static void test_a_crossing_bracketed_by_extra_runs_is_measured(void **state)
     json_decref(v);
     fixture f = {.t = t};
     char *text = mortar_output(&f, "verdict");
-    assert_non_null(strstr(text, "Runs between the grid's L(us) values"));
+    assert_non_null(strstr(text, "Runs between the grid's L(\u00b5s) values"));
     assert_non_null(strstr(text, "   0.5      1.125    1040.0    1100.0      A\n"));
     free(text);
     close_db(&t);
@@ -1129,6 +1154,7 @@ int main(void)
         cmocka_unit_test(test_ranking_flips_where_the_system_winner_differs),
         cmocka_unit_test(test_the_answer_is_alone_the_far_end_and_the_flip),
         cmocka_unit_test(test_an_answer_without_a_crossing_has_no_flip),
+        cmocka_unit_test(test_the_answer_is_worded_from_its_figures),
         cmocka_unit_test(test_baselines_list_every_latency_with_nulls),
         cmocka_unit_test(test_load_lists_speed_1_runs_by_design_latency_in_flight),
         cmocka_unit_test(test_summary_states_the_conclusions_with_numbers),

@@ -39,7 +39,8 @@ static int is_compared(const study *st, const char *variant)
                        !strcmp(variant, st->variants[st->compared[1]].name));
 }
 
-json_t *report_data_trace(json_t *runs, json_int_t id, char *err, size_t err_size)
+json_t *report_data_trace(json_t *runs, json_int_t id, const split_parts *parts, char *err,
+                          size_t err_size)
 {
     json_t *run = find_run(runs, id);
     const char *dir = json_string_value(json_object_get(run, "run_dir"));
@@ -50,7 +51,7 @@ json_t *report_data_trace(json_t *runs, json_int_t id, char *err, size_t err_siz
     else if (!dir || !*dir)
         snprintf(err, err_size, "run %lld has no run directory", (long long)id);
     else
-        timeline = trace_timeline(dir, TRACE_REQUEST_MEDIAN, err, err_size);
+        timeline = trace_timeline(dir, TRACE_REQUEST_MEDIAN, parts, err, err_size);
     if (!timeline && !err[0])
         snprintf(err, err_size, "no trace");
     return timeline;
@@ -117,6 +118,7 @@ static json_t *trace_summary(json_t *timeline, json_int_t id)
  * NULL, keeps finished runs' summaries across calls (report_data). */
 typedef struct trace_sink {
     json_t *traces, *timelines, *cache;
+    const split_parts *parts; /* the study's parts of a request's time */
 } trace_sink;
 
 /* The cache key of a finished run: its id, run directory and start, so that
@@ -151,7 +153,7 @@ static void add_trace(trace_sink *sink, json_t *runs, json_int_t id)
         return;
     }
     char err[512];
-    json_t *timeline = report_data_trace(runs, id, err, sizeof err);
+    json_t *timeline = report_data_trace(runs, id, sink->parts, err, sizeof err);
     json_t *summary =
         timeline ? trace_summary(timeline, id) : json_pack("{s:s}", "error", err);
     json_object_set_new(sink->traces, key, summary);
@@ -239,11 +241,11 @@ json_t *report_data(db_conn *db, const study *st, const char *db_path, json_t **
     json_object_set_new(data, "verdict", verdict ? verdict : json_null());
     json_object_set_new(data, "verdict_error",
                         verdict ? json_null() : json_string(why[0] ? why : "no verdict"));
-    json_t *answer = verdict_answer(verdict, st->variants[st->compared[0]].name,
-                                    st->variants[st->compared[1]].name);
+    json_t *answer = verdict_answer_of_study(verdict, st);
     json_object_set_new(data, "answer", answer ? answer : json_null());
 
-    trace_sink sink = {.traces = json_object(),
+    trace_sink sink = {.parts = &st->metric.split,
+                       .traces = json_object(),
                        .timelines = timelines ? json_object() : NULL,
                        .cache = cache};
     if (verdict)

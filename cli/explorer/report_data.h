@@ -41,9 +41,11 @@ json_t *report_data(db_conn *db, const study *st, const char *db_path, json_t **
                     json_t *cache, char *err, size_t err_size);
 
 /* The traced median request of run `id`, one of `runs` (db_runs_json's
- * array), as trace_timeline() gives it; NULL with `err` set when the run is
+ * array), as trace_timeline() gives it with its split into `parts` (the
+ * study's); NULL with `err` set when the run is
  * not there, has no run directory or no trace. The caller owns the result. */
-json_t *report_data_trace(json_t *runs, json_int_t id, char *err, size_t err_size);
+json_t *report_data_trace(json_t *runs, json_int_t id, const split_parts *parts, char *err,
+                          size_t err_size);
 
 /* The files of a run's traced request beside the page: the script the page
  * loads ("<id>.js"), and the request as Perfetto and as OTLP JSON,

@@ -159,8 +159,8 @@ char *report_page_trace_script(json_int_t id, const json_t *timeline, size_t *le
     return script;
 }
 
-int report_page_trace(const char *db_path, json_int_t id, char **script, size_t *len,
-                      char *err, size_t err_size)
+int report_page_trace(const char *db_path, const split_parts *parts, json_int_t id,
+                      char **script, size_t *len, char *err, size_t err_size)
 {
     db_conn *db;
     if (open_existing(&db, db_path, err, err_size))
@@ -171,7 +171,8 @@ int report_page_trace(const char *db_path, json_int_t id, char **script, size_t 
         snprintf(err, err_size, "%s: %s", db_path, db_last_error());
         return -1;
     }
-    json_t *timeline = report_data_trace(json_object_get(all, "runs"), id, err, err_size);
+    json_t *timeline =
+        report_data_trace(json_object_get(all, "runs"), id, parts, err, err_size);
     json_decref(all);
     if (!timeline)
         return 1;
@@ -191,7 +192,7 @@ int report_page_trace_export(const char *db_path, json_int_t id, report_trace_ki
     if (open_existing(&db, db_path, err, err_size))
         return -1;
     json_t *doc = trace_format_run(db, db_path, id, TRACE_REQUEST_MEDIAN,
-                                   report_data_trace_format(kind), err, err_size);
+                                   report_data_trace_format(kind), NULL, err, err_size);
     db_close(db);
     if (!doc)
         return 1;

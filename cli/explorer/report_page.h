@@ -60,11 +60,11 @@ char *report_page_build(const char *db_path, const study *st, json_t **timelines
 char *report_page_trace_script(json_int_t id, const json_t *timeline, size_t *len);
 
 /* Run `id`'s trace script, built from the results database at `db_path`
- * (for `mortar serve`). 0 with *script (the caller frees it) and *len set;
+ * with its split into `parts` (the study's; for `mortar serve`). 0 with *script (the caller frees it) and *len set;
  * 1 with `err` set when the database has no such run or the run no trace;
  * -1 with `err` set when the database cannot be read. */
-int report_page_trace(const char *db_path, json_int_t id, char **script, size_t *len,
-                      char *err, size_t err_size);
+int report_page_trace(const char *db_path, const split_parts *parts, json_int_t id,
+                      char **script, size_t *len, char *err, size_t err_size);
 
 /* Run `id`'s traced (median) request as the export of `kind`
  * (REPORT_TRACE_PERFETTO or REPORT_TRACE_OTLP, report_data.h): what

@@ -12,6 +12,7 @@
 #include "json_line.h"
 #include "results_format.h"
 #include "verdict.h"
+#include "verdict_answer.h"
 
 /* `doc` as the command writes it (`flags`, then a newline); NULL when memory
  * runs out. Takes `doc`. */
@@ -34,8 +35,36 @@ static unsigned runs_answer(db_conn *db, const char *db_path, bool with_requests
     return *body ? 200 : 500;
 }
 
-static unsigned verdict_answer(db_conn *db, const char *db_path, const study *st,
-                               char **body, size_t *len, char *err, size_t err_size)
+/* `verdict_text` (the verdict as the command prints it: an indented object
+ * and a newline) with "answer" added as its last member, written as the
+ * page's data writes it (compact, every digit), not to the verdict's ten:
+ * the same numbers as the page's. Takes `verdict_text`; NULL when memory
+ * runs out. */
+static char *with_answer(char *verdict_text, const json_t *answer, size_t *len)
+{
+    char *answer_text = json_dumps(answer ? answer : json_null(), JSON_COMPACT |
+                                                                     JSON_ENCODE_ANY);
+    size_t end = verdict_text ? strlen(verdict_text) : 0;
+    while (end > 0 && verdict_text[end - 1] != '}') /* the object's closing brace */
+        end--;
+    char *text = NULL;
+    if (answer_text && end > 0) {
+        size_t room = end + strlen(answer_text) + 32;
+        text = malloc(room);
+        if (text)
+            *len = (size_t)snprintf(text, room, "%.*s,\n \"answer\": %s\n}\n",
+                                    (int)(end - 1 - (end > 1 && verdict_text[end - 2] == '\n')),
+                                    verdict_text, answer_text);
+    }
+    free(answer_text);
+    free(verdict_text);
+    return text;
+}
+
+/* The verdict as `mortar verdict --json` prints it, with the answer as the
+ * page's data carries it (verdict_answer_of_study) as its last member. */
+static unsigned verdict_reply(db_conn *db, const char *db_path, const study *st,
+                              char **body, size_t *len, char *err, size_t err_size)
 {
     json_t *v;
     char why[1024];
@@ -46,7 +75,10 @@ static unsigned verdict_answer(db_conn *db, const char *db_path, const study *st
         snprintf(err, err_size, "%s: %s", db_path, why);
     if (rc)
         return rc > 0 ? 404 : 500;
-    *body = as_text(v, VERDICT_JSON_FLAGS, len);
+    json_t *answer = verdict_answer_of_study(v, st);
+    *body = with_answer(json_line(v, VERDICT_JSON_FLAGS, len), answer, len);
+    json_decref(answer);
+    json_decref(v);
     return *body ? 200 : 500;
 }
 
@@ -70,7 +102,7 @@ unsigned serve_api_answer(const char *db_path, const study *st, const char *name
     if (db_open_read(&db, db_path, err, err_size))
         return 500;
     unsigned status = runs ? runs_answer(db, db_path, with_requests, body, len, err, err_size)
-                           : verdict_answer(db, db_path, st, body, len, err, err_size);
+                           : verdict_reply(db, db_path, st, body, len, err, err_size);
     if (status == 500 && !*body && !err[0])
         snprintf(err, err_size, "out of memory");
     db_close(db);

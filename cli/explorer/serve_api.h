@@ -3,7 +3,8 @@
  * than the page: GET /api/runs is what `mortar results --json` prints
  * (/api/runs?requests=1 with each run's requests, as `--requests`), GET
  * /api/verdict what `mortar verdict --json` prints, byte for byte, for the
- * same database and study. docs/explorer.md lists them.
+ * same database and study, with one member more at its end: "answer", as
+ * the page's data has it (verdict_answer.h). docs/explorer.md lists them.
  */
 #ifndef MORTAR_CLI_SERVE_API_H
 #define MORTAR_CLI_SERVE_API_H

@@ -493,9 +493,24 @@ static int want_contract_key(const where *w, const char *field, const char *key,
                 contract);
 }
 
+/* The parts of a request's time split (split_parts.h): the file's, or one
+ * per activity of the trace when it names none. */
+static int read_split(const where *w, study_metric *m, json_t *jm)
+{
+    json_t *js = json_object_get(jm, "split");
+    char why[512];
+    if (!js) {
+        split_parts_default(&m->split);
+        return 0;
+    }
+    if (split_parts_read(js, &m->split, why, sizeof why))
+        return fail(w, "metric.split", "%s", why);
+    return 0;
+}
+
 static int read_metric(const where *w, study *st, json_t *root)
 {
-    static const char *const keys[] = {"name", "unit", "better", "report", NULL};
+    static const char *const keys[] = {"name", "unit", "better", "report", "split", NULL};
     static const char *const report_keys[] = {"id",       "value", "start",
                                               "verified", "parts", NULL};
     study_metric *m = &st->metric;
@@ -524,7 +539,7 @@ static int read_metric(const where *w, study *st, json_t *root)
         want_contract_key(w, "metric.report.start", m->start_field, REQUEST_KEY_START) ||
         want_contract_key(w, "metric.report.verified", m->verified_field, REQUEST_KEY_VERIFIED))
         return -1;
-    return read_metric_parts(w, m, jr);
+    return read_metric_parts(w, m, jr) || read_split(w, m, jm);
 }
 
 /* ---- the parts of the grid -------------------------------------------------- */

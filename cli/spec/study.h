@@ -18,6 +18,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "split_parts.h"
+
 /* How a variant's alone time is measured: `command` (with $knob
  * references) prints key=value lines, `result` names the one in us. */
 typedef struct study_alone {
@@ -77,6 +79,8 @@ typedef struct study_metric {
     char *verified_field; /* "verified" */
     study_metric_part *parts;
     size_t nparts;
+    split_parts split; /* a request's time split (split_parts.h; its default
+                          when the file has no "split") */
 } study_metric;
 
 /* A part of the grid: variants crossed with a grid, with fixed values.

@@ -217,21 +217,21 @@ static int load_share(verdict_ctx *c, int64_t run_id, double *out)
     return -1;
 }
 
-/* The split of the run's median request when the run was traced; an
- * {"error": text} when its trace cannot be split. */
-static json_t *run_split(const vrun *r)
+/* The split of the run's median request into `parts` when the run was
+ * traced; an {"error": text} when its trace cannot be split. */
+static json_t *run_split(const vrun *r, const split_parts *parts)
 {
     if (!r->run_dir[0] || trace_count_files(r->run_dir) <= 0)
         return NULL;
     char err[512];
-    json_t *s = time_split_run(r->run_dir, TRACE_REQUEST_MEDIAN, err, sizeof err);
+    json_t *s = time_split_run(r->run_dir, TRACE_REQUEST_MEDIAN, parts, err, sizeof err);
     return s ? s : json_pack("{s:s}", "error", err);
 }
 
 static void load_splits(verdict_ctx *c)
 {
     for (size_t i = 0; i < c->rs.n; i++)
-        c->rs.runs[i].split = run_split(&c->rs.runs[i]);
+        c->rs.runs[i].split = run_split(&c->rs.runs[i], &c->st->metric.split);
 }
 
 static int load_request_medians(verdict_ctx *c)

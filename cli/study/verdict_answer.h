@@ -12,6 +12,8 @@
 
 #include <jansson.h>
 
+#include "study.h"
+
 /* The answer for the verdict `v` of a study comparing variants `first`
  * and `second` (new reference):
  *
@@ -31,5 +33,15 @@
  * null when the ranking does not flip in the measured range. NULL when `v`
  * is not a verdict object. */
 json_t *verdict_answer(const json_t *v, const char *first, const char *second);
+
+/* The answer of the study `st` for its verdict `v`, as the explorer's data
+ * and mortar serve's /api/verdict carry it: verdict_answer's figures for
+ * the study's compared pair, and "text", the answer in one sentence with
+ * the study's names and the explorer's units ("At clock 1×, Engine P is
+ * 1.33× faster alone, but 1.23× slower in the whole system at L = 2 µs:
+ * the ranking flips at L ≈ 1.01 µs."; verdict_answer_text.c),
+ * null when there is neither an alone nor a system figure. A new
+ * reference; NULL when `v` is not a verdict object. */
+json_t *verdict_answer_of_study(const json_t *v, const study *st);
 
 #endif

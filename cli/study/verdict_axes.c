@@ -48,13 +48,6 @@ verdict_axes verdict_axes_of(const study *st)
     return ax;
 }
 
-const char *verdict_unit_suffix(const study_knob *k, char *buf, size_t size)
-{
-    const char *unit = k && k->unit ? k->unit : "";
-    snprintf(buf, size, "%s%s", strlen(unit) > 1 ? " " : "", unit);
-    return buf;
-}
-
 /* A unit as the sentences write it: its symbol where it has one. */
 static const char *unit_symbol(const char *unit)
 {
@@ -75,7 +68,7 @@ const char *verdict_knob_head(const study_knob *k, char *buf, size_t size)
     if (!k)
         snprintf(buf, size, "-");
     else if (k->unit && k->unit[0])
-        snprintf(buf, size, "%s(%s)", k->label, k->unit);
+        snprintf(buf, size, "%s(%s)", k->label, unit_symbol(k->unit));
     else
         snprintf(buf, size, "%s", k->label);
     return buf;

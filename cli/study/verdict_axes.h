@@ -2,7 +2,7 @@
  * verdict_axes.h - how the verdict reads a study's knobs: the first knob is
  * the axis along which crossings are found (x), the second, when the study
  * has one, makes the series, and the load axis the load; and how its text
- * writes a knob's value with its unit ("0.50 us", "1x"). Shared by the
+ * writes a knob's value with its unit ("0.50 µs", "1×"). Shared by the
  * verdict (verdict.c) and its text (verdict_cmd.c).
  */
 #ifndef MORTAR_CLI_VERDICT_AXES_H
@@ -24,23 +24,20 @@ typedef struct verdict_axes {
 
 verdict_axes verdict_axes_of(const study *st);
 
-/* What follows a value of knob `k` in text: nothing without a unit, a
- * unit of one character right after it ("1x"), a longer one after a space
- * ("0.50 us"). */
-const char *verdict_unit_suffix(const study_knob *k, char *buf, size_t size);
-
 /* The microsecond as the verdict's sentences write it, in UTF-8 as the
  * explorer's tables do. */
 #define VERDICT_US "\u00b5s"
 
-/* What follows a value of knob `k` in a sentence of the verdict: as
- * verdict_unit_suffix, but with the symbols the explorer writes, "0.50 µs"
- * and "1×" for the units us and x. The terminal tables keep the units as
- * the study spells them, which printf's field widths count right. */
+/* What follows a value of knob `k` in the verdict's sentences and tables
+ * and the sweep's refinement lines: nothing without a unit, a unit of one
+ * character right after it, a longer one after a space, with the symbols
+ * the explorer writes: "0.50 µs" and "1×" for the units us and x. Every terminal mortar writes to is
+ * taken to be UTF-8, as the verdict's sentences always were; the tables
+ * pad a symbol by the columns it shows, not by its bytes. */
 const char *verdict_unit_words(const study_knob *k, char *buf, size_t size);
 
-/* "<label>(<unit>)", or the label alone without a unit: a column's head
- * ("L(us)"). */
+/* "<label>(<unit>)", or the label alone without a unit: a column's head,
+ * with the unit's symbol as verdict_unit_words writes it ("L(µs)"). */
 const char *verdict_knob_head(const study_knob *k, char *buf, size_t size);
 
 #endif

@@ -224,7 +224,7 @@ void sweep_refine_status_line(const sweep_refine *r, size_t i, char *buf, size_t
     const refine_status *s = &r->status[i];
     const study_knob *x = &r->st.knobs[0], *sk = r->st.nknobs > 1 ? &r->st.knobs[1] : NULL;
     char where[160] = "", unit[16];
-    verdict_unit_suffix(x, unit, sizeof unit);
+    verdict_unit_words(x, unit, sizeof unit);
     if (sk)
         snprintf(where, sizeof where, "%s=%g: ", sk->name, r->series[i]);
     if (s->points < 2)

@@ -65,7 +65,8 @@ int sweep_refine_next(sweep_refine *r, sweep_plan *plan, db_conn *db, size_t **p
                       size_t *npoints, size_t *runs_left, char *err, size_t size);
 
 /* Where series `i` stands, one line ("<series knob>=1: 1 crossing(s), bracketed within
- * 0.03125 us (resolution 0.05 us)"), as of the last sweep_refine_next. */
+ * 0.03125 µs (resolution 0.05 µs)", the unit as the verdict writes it:
+ * verdict_unit_words), as of the last sweep_refine_next. */
 void sweep_refine_status_line(const sweep_refine *r, size_t i, char *buf, size_t size);
 
 #endif

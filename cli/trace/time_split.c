@@ -2,15 +2,15 @@
  * time_split.c - where one request's time goes (see time_split.h; the rule
  * is in docs/traces.md, "Where the time goes").
  *
- * The algorithm: turn the joined request into activity intervals, each
- * belonging to one part (compute, PCIe wire, host interface, network), then
- * sweep the window once. Each stretch of time goes to the highest-priority
- * part with an activity in flight (compute > PCIe wire > host interface >
- * network); a stretch with none is software: the server's while the server
+ * The algorithm: turn the joined request into intervals, each of one
+ * activity (compute, PCIe wire, host interface, network), then sweep the
+ * window once. Each stretch of time goes to the highest-priority activity
+ * in flight (compute > PCIe wire > host interface > network); a stretch with none is software: the server's while the server
  * holds the request (its request_received .. reply_sent marks), otherwise
  * the software of the host that acts next (its next mark or register access
  * ends the stretch). Every picosecond of the window falls in exactly one
- * stretch, so the parts sum to the latency.
+ * stretch, so the activities sum to the latency (and so do a study's parts,
+ * split_parts.h, which take each activity once).
  *
  * What an interval is, by the role of the component (never its name):
  *   - a device's compute slice                       -> compute
@@ -44,13 +44,13 @@ typedef enum role { ROLE_OTHER, ROLE_HOST, ROLE_NETWORK, ROLE_DEVICE } role;
 
 typedef struct interval {
     uint64_t start_ps, end_ps;
-    split_part part;
+    split_activity part;
 } interval;
 
 /* A boundary of an interval, for the sweep. */
 typedef struct bound {
     uint64_t time_ps;
-    split_part part;
+    split_activity part;
     int delta; /* +1 at the start, -1 at the end */
 } bound;
 
@@ -72,31 +72,6 @@ typedef struct split_work {
     size_t npoints, points_cap;
 } split_work;
 
-static const char *const part_keys[SPLIT_NPARTS] = {
-    "client_software", "network", "server_software", "host_interface", "pcie_wire",
-    "compute"};
-static const char *const part_labels[SPLIT_NPARTS] = {
-    "client software", "network", "server software", "host interface and link",
-    "PCIe wire", "compute"};
-
-static const char *const part_heads[SPLIT_NPARTS] = {"client", "network", "server",
-                                                     "iface",  "wire",    "compute"};
-
-const char *time_split_key(split_part p)
-{
-    return (unsigned)p < SPLIT_NPARTS ? part_keys[p] : NULL;
-}
-
-const char *time_split_label(split_part p)
-{
-    return (unsigned)p < SPLIT_NPARTS ? part_labels[p] : NULL;
-}
-
-const char *time_split_head(split_part p)
-{
-    return (unsigned)p < SPLIT_NPARTS ? part_heads[p] : NULL;
-}
-
 /* ---- small helpers ---------------------------------------------------------------- */
 
 static bool named(const tj_event *e, const char *name)
@@ -110,7 +85,7 @@ static const tj_event *track_event(const trace_join *j, size_t t, size_t i)
 }
 
 /* Adds [start, end) clipped to the window; empty ones are dropped. */
-static int add_interval(split_work *w, uint64_t start, uint64_t end, split_part part)
+static int add_interval(split_work *w, uint64_t start, uint64_t end, split_activity part)
 {
     if (start < w->j->start_ps)
         start = w->j->start_ps;
@@ -192,12 +167,12 @@ static void assign_roles(split_work *w)
     }
 }
 
-/* The part a role's work belongs to, or SPLIT_NPARTS for none. */
-static split_part part_of(role r)
+/* The activity a role's work belongs to, or SPLIT_NACTIVITIES for none. */
+static split_activity part_of(role r)
 {
     return r == ROLE_NETWORK  ? SPLIT_NETWORK
            : r == ROLE_DEVICE ? SPLIT_HOST_INTERFACE
-                              : SPLIT_NPARTS;
+                              : SPLIT_NACTIVITIES;
 }
 
 /* ---- the marks ------------------------------------------------------------------ */
@@ -240,7 +215,7 @@ static int event_intervals(split_work *w, const tj_event *e)
 {
     const trace_join *j = w->j;
     const tj_track *k = &j->tracks[e->track];
-    split_part part = part_of(w->roles[e->track]);
+    split_activity part = part_of(w->roles[e->track]);
     bool model = !k->host_side;
     if (named(e, "compute") && e->slice)
         return add_interval(w, e->start_ps, e->end_ps, SPLIT_COMPUTE);
@@ -248,7 +223,7 @@ static int event_intervals(split_work *w, const tj_event *e)
         return add_interval(w, e->start_ps, j->end_ps, SPLIT_COMPUTE);
     if (named(e, "compute_end"))
         return add_interval(w, j->start_ps, e->start_ps, SPLIT_COMPUTE);
-    if (part == SPLIT_NPARTS)
+    if (part == SPLIT_NACTIVITIES)
         return 0;
     if (named(e, "pcie_wire")) /* a message's bytes arriving over a PCIe link */
         return add_interval(w, e->start_ps, e->start_ps + e->begin.arg0,
@@ -268,12 +243,12 @@ static int flow_intervals(split_work *w)
     for (size_t f = 0; f < j->nflows; f++) {
         const tj_event *a = &j->events[j->flows[f].from], *b = &j->events[j->flows[f].to];
         role ra = w->roles[a->track], rb = w->roles[b->track];
-        split_part part = ra == ROLE_NETWORK || rb == ROLE_NETWORK ? SPLIT_NETWORK
+        split_activity part = ra == ROLE_NETWORK || rb == ROLE_NETWORK ? SPLIT_NETWORK
                           : ra == ROLE_DEVICE || rb == ROLE_DEVICE ? SPLIT_HOST_INTERFACE
-                                                                   : SPLIT_NPARTS;
+                                                                   : SPLIT_NACTIVITIES;
         uint64_t s = a->start_ps < b->start_ps ? a->start_ps : b->start_ps;
         uint64_t e = a->start_ps < b->start_ps ? b->start_ps : a->start_ps;
-        if (part != SPLIT_NPARTS && add_interval(w, s, e, part))
+        if (part != SPLIT_NACTIVITIES && add_interval(w, s, e, part))
             return -1;
     }
     return 0;
@@ -466,7 +441,7 @@ static int by_point(const void *pa, const void *pb)
 }
 
 /* The part of a stretch with no activity in flight, ending at `until`. */
-static split_part software_part(const split_work *w, uint64_t from, uint64_t until,
+static split_activity software_part(const split_work *w, uint64_t from, uint64_t until,
                                 const host_point *next)
 {
     if (from >= w->svc_start && until <= w->svc_end)
@@ -476,13 +451,13 @@ static split_part software_part(const split_work *w, uint64_t from, uint64_t unt
 
 static void sweep(split_work *w, time_split *out)
 {
-    static const split_part priority[] = {SPLIT_COMPUTE, SPLIT_PCIE_WIRE,
+    static const split_activity priority[] = {SPLIT_COMPUTE, SPLIT_PCIE_WIRE,
                                           SPLIT_HOST_INTERFACE, SPLIT_NETWORK};
     if (w->nbounds) /* none: the array was never made (qsort wants one) */
         qsort(w->bounds, w->nbounds, sizeof *w->bounds, by_bound);
     if (w->npoints)
         qsort(w->points, w->npoints, sizeof *w->points, by_point);
-    long active[SPLIT_NPARTS] = {0};
+    long active[SPLIT_NACTIVITIES] = {0};
     size_t bi = 0, pi = 0;
     uint64_t x = w->j->start_ps, end = w->j->end_ps;
     while (x < end) {
@@ -495,14 +470,14 @@ static void sweep(split_work *w, time_split *out)
             next = w->bounds[bi].time_ps;
         if (pi < w->npoints && w->points[pi].time_ps < next)
             next = w->points[pi].time_ps;
-        split_part part = SPLIT_NPARTS;
+        split_activity part = SPLIT_NACTIVITIES;
         for (size_t p = 0;
-             p < sizeof priority / sizeof priority[0] && part == SPLIT_NPARTS; p++)
+             p < sizeof priority / sizeof priority[0] && part == SPLIT_NACTIVITIES; p++)
             if (active[priority[p]] > 0)
                 part = priority[p];
-        if (part == SPLIT_NPARTS)
+        if (part == SPLIT_NACTIVITIES)
             part = software_part(w, x, next, pi < w->npoints ? &w->points[pi] : NULL);
-        out->part_ps[part] += next - x;
+        out->activity_ps[part] += next - x;
         x = next;
     }
 }
@@ -539,28 +514,34 @@ int time_split_compute(const trace_join *j, time_split *out, char *err, size_t e
     return rc;
 }
 
-json_t *time_split_json(const time_split *s)
+json_t *time_split_json(const time_split *s, const split_parts *parts)
 {
-    json_t *parts = json_array();
-    for (int p = 0; p < SPLIT_NPARTS; p++)
-        json_array_append_new(parts, json_pack("{s:s, s:s, s:I, s:f}", "part",
-                                               part_keys[p], "label", part_labels[p],
-                                               "ps", (json_int_t)s->part_ps[p], "us",
-                                               (double)s->part_ps[p] / 1e6));
+    json_t *arr = json_array();
+    for (size_t p = 0; p < parts->nparts; p++) {
+        uint64_t ps = 0;
+        for (size_t a = 0; a < SPLIT_NACTIVITIES; a++)
+            if (parts->part[p].takes & (1u << a))
+                ps += s->activity_ps[a];
+        json_array_append_new(arr, json_pack("{s:s, s:s, s:I, s:f}", "part",
+                                             parts->part[p].name, "label",
+                                             parts->part[p].label, "ps", (json_int_t)ps,
+                                             "us", (double)ps / 1e6));
+    }
     uint64_t latency = s->end_ps - s->start_ps;
     return json_pack("{s:I, s:I, s:I, s:I, s:f, s:o}", "request", (json_int_t)s->request,
                      "start_ps", (json_int_t)s->start_ps, "end_ps", (json_int_t)s->end_ps,
                      "latency_ps", (json_int_t)latency, "latency_us",
-                     (double)latency / 1e6, "parts", parts);
+                     (double)latency / 1e6, "parts", arr);
 }
 
-json_t *time_split_run(const char *run_dir, int64_t request, char *err, size_t err_size)
+json_t *time_split_run(const char *run_dir, int64_t request, const split_parts *parts,
+                       char *err, size_t err_size)
 {
     trace_join *j;
     if (trace_join_open(&j, run_dir, request, err, err_size))
         return NULL;
     time_split s;
-    json_t *out = time_split_compute(j, &s, err, err_size) ? NULL : time_split_json(&s);
+    json_t *out = time_split_compute(j, &s, err, err_size) ? NULL : time_split_json(&s, parts);
     trace_join_free(j);
     return out;
 }

@@ -3,11 +3,12 @@
  * end-to-end interval (the client's request_start mark to its request_end
  * mark) given to exactly one of six parts, from the joined request
  * (trace_join.h): client software, network (NICs, wire, switch), server
- * software, host interface and link (register accesses, DMA, doorbells and
+ * software, host interface (register accesses, DMA, doorbells and
  * interrupts between a host and an attached device), PCIe wire (the DMA
  * data to or from an attached device arriving over its PCIe link:
- * mortar/pcie_wire.h) and compute (the device busy computing). The parts
- * sum to the latency exactly. The rule is in docs/traces.md ("Where the
+ * mortar/pcie_wire.h) and compute (the device busy computing). They sum
+ * to the latency exactly, and so do a study's parts, which take each
+ * activity once. The rule is in docs/traces.md ("Where the
  * time goes").
  *
  * Components are told apart by what the trace shows of them, never by name:
@@ -22,35 +23,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "split_parts.h"
 #include "trace_join.h"
 
-/* The parts, in the order of the request's path (and of the JSON). */
-typedef enum split_part {
-    SPLIT_CLIENT_SOFTWARE,
-    SPLIT_NETWORK,
-    SPLIT_SERVER_SOFTWARE,
-    SPLIT_HOST_INTERFACE,
-    SPLIT_PCIE_WIRE,
-    SPLIT_COMPUTE,
-    SPLIT_NPARTS
-} split_part;
-
-/* One request's split. */
+/* One request's split: the time of each activity; a study's parts
+ * (split_parts.h) add them up. */
 typedef struct time_split {
     int64_t request;           /* the request's index */
     uint64_t start_ps, end_ps; /* its window */
-    uint64_t part_ps[SPLIT_NPARTS];
+    uint64_t activity_ps[SPLIT_NACTIVITIES];
 } time_split;
-
-/* The part's key in JSON ("client_software", "network", "server_software",
- * "host_interface", "pcie_wire", "compute"); NULL for anything else. */
-const char *time_split_key(split_part p);
-
-/* The part's name for people ("client software", "host interface and link"). */
-const char *time_split_label(split_part p);
-
-/* The part's name in a narrow column ("client", "iface", "wire"). */
-const char *time_split_head(split_part p);
 
 /*
  * Splits the joined request `j`. Returns 0 with *out filled, its parts
@@ -61,13 +43,16 @@ const char *time_split_head(split_part p);
  */
 int time_split_compute(const trace_join *j, time_split *out, char *err, size_t err_size);
 
-/* {"request", "start_ps", "end_ps", "latency_ps", "parts_ps": {"client_software":
- * ps, ...}, "parts_us": {... as microseconds}}; a new reference. */
-json_t *time_split_json(const time_split *s);
+/* {"request", "start_ps", "end_ps", "latency_ps", "latency_us", "parts":
+ * [{"part", "label", "ps", "us"}]}: each of `parts` (a study's, in its
+ * order) with the sum of the activities it takes; a new reference. */
+json_t *time_split_json(const time_split *s, const split_parts *parts);
 
 /* The split of request `request` (an index, or TRACE_REQUEST_MEDIAN) of the
- * run in `run_dir`, as time_split_json gives it; NULL with `err` set when
- * the run has no trace, no such request, or the split fails. */
-json_t *time_split_run(const char *run_dir, int64_t request, char *err, size_t err_size);
+ * run in `run_dir` into `parts`, as time_split_json gives it; NULL with
+ * `err` set when the run has no trace, no such request, or the split
+ * fails. */
+json_t *time_split_run(const char *run_dir, int64_t request, const split_parts *parts,
+                       char *err, size_t err_size);
 
 #endif

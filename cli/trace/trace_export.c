@@ -45,24 +45,25 @@ static json_t *timeline_of(const trace_join *j)
 }
 
 /* Where the request's time went (time_split.h), or why that is not known. */
-static void add_split(json_t *timeline, const trace_join *j)
+static void add_split(json_t *timeline, const trace_join *j, const split_parts *parts)
 {
     time_split split;
     char why[512];
     if (time_split_compute(j, &split, why, sizeof why) == 0)
-        json_object_set_new(timeline, "split", time_split_json(&split));
+        json_object_set_new(timeline, "split", time_split_json(&split, parts));
     else
         json_object_set_new(timeline, "split_error", json_string(why));
 }
 
-json_t *trace_timeline(const char *run_dir, int64_t request, char *err, size_t err_size)
+json_t *trace_timeline(const char *run_dir, int64_t request, const split_parts *parts,
+                       char *err, size_t err_size)
 {
     trace_join *j;
     if (trace_join_open(&j, run_dir, request, err, err_size) != 0)
         return NULL;
     json_t *out = timeline_of(j);
     if (out)
-        add_split(out, j);
+        add_split(out, j, parts);
     trace_join_free(j);
     if (!out)
         snprintf(err, err_size, "out of memory writing the timeline");

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "split_parts.h"
+
 #define TRACE_REQUEST_MEDIAN (-1) /* the lower-median latency's request (quantile.h) */
 
 /* How many trace files (*.trace) `run_dir` holds; -1 when it cannot be read. */
@@ -19,12 +21,14 @@ int trace_count_files(const char *run_dir);
 
 /* The run's request `request` (its index, as in the requests table, or
  * TRACE_REQUEST_MEDIAN) as a timeline: {"request", "start_ps", "end_ps",
- * "latency_ps", "split" (time_split_json) or "split_error" (why not), "tracks":
+ * "latency_ps", "split" (time_split_json into `parts`, a study's) or
+ * "split_error" (why not), "tracks":
  * [{"name", "events": [{"name", "start_ps", "end_ps",
  * "args"}]}], "flows": [{"name", "from": [track, event], "to": [track, event]}]}
  * with tracks along the request's path and each track's events by start time.
  * NULL with `err` set when the run has no trace or no such request. */
-json_t *trace_timeline(const char *run_dir, int64_t request, char *err, size_t err_size);
+json_t *trace_timeline(const char *run_dir, int64_t request, const split_parts *parts,
+                       char *err, size_t err_size);
 
 /* The same request as Chrome trace-event JSON (Perfetto opens it): a
  * process per trace file, a thread per component (more when its slices

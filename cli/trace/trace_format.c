@@ -37,15 +37,16 @@ static uint64_t epoch_ns_of(const char *iso)
  * start to share the OTLP spans' and the pcap's wall-clock base
  * (docs/traces.md). */
 static json_t *export_dir(const char *dir, int64_t request, const char *format,
-                          const trace_run *run, char *err, size_t err_size)
+                          const trace_run *run, const split_parts *parts, char *err,
+                          size_t err_size)
 {
     if (!strcmp(format, "otlp"))
         return trace_otlp(dir, request, run, err, err_size);
     if (!strcmp(format, "split"))
-        return time_split_run(dir, request, err, err_size);
+        return time_split_run(dir, request, parts, err, err_size);
     bool perfetto = !strcmp(format, "perfetto");
     json_t *doc = perfetto ? trace_perfetto(dir, request, err, err_size)
-                           : trace_timeline(dir, request, err, err_size);
+                           : trace_timeline(dir, request, parts, err, err_size);
     if (doc && run->epoch_unix_ns)
         json_object_set_new(perfetto ? json_object_get(doc, "otherData") : doc,
                             "epoch_unix_ns", json_integer((json_int_t)run->epoch_unix_ns));
@@ -53,7 +54,8 @@ static json_t *export_dir(const char *dir, int64_t request, const char *format,
 }
 
 json_t *trace_format_run(db_conn *db, const char *db_path, int64_t id, int64_t request,
-                         const char *format, char *err, size_t err_size)
+                         const char *format, const split_parts *parts, char *err,
+                         size_t err_size)
 {
     db_run_place place;
     int found = db_run_place_of(db, id, &place, err, err_size);
@@ -74,7 +76,7 @@ json_t *trace_format_run(db_conn *db, const char *db_path, int64_t id, int64_t r
                      .machine_id = machine,
                      .epoch_unix_ns =
                          epoch_ns_of(place.has_started_at ? place.started_at : NULL)};
-    return export_dir(place.run_dir, request, format, &run, err, err_size);
+    return export_dir(place.run_dir, request, format, &run, parts, err, err_size);
 }
 
 char *trace_format_text(const json_t *doc, size_t *len)

@@ -3,7 +3,7 @@
 # latencies, 2 requests each, refined to 0.25 us. Where the two grid points
 # have different winners, the refinement runs both designs at the midpoint
 # (the bracket 0.5 us wide needs one halving: 2 runs) and the verdict says
-# the crossing was measured, bracketed within 0.25 us; where they have the
+# the crossing was measured, bracketed within 0.25 µs; where they have the
 # same winner, it runs nothing. The same command again runs nothing more.
 # About 40 s on 2 cores once the booted-guest snapshots exist.
 source "$(dirname "$0")/harness.sh"
@@ -48,7 +48,7 @@ jq -e '.to_x - .from_x <= 0.25' <<<"$cross" >/dev/null || fail "bracket wider th
 jq -e '.text | test("measured between runs at")' <<<"$cross" >/dev/null ||
     fail "the sentence does not say measured: $cross"
 [ "$(jq '.extra_cells | length' "$QH_DIR/verdict.json")" = 1 ] || fail "expected one extra cell"
-grep -q '1 crossing(s), bracketed within 0.25 us' "$QH_DIR/sweep1.out" ||
+grep -q '1 crossing(s), bracketed within 0.25 µs' "$QH_DIR/sweep1.out" ||
     fail "the summary does not say where the series stands"
 
 # Again: everything is there, nothing runs.

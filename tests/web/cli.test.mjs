@@ -372,7 +372,7 @@ function getBytes(port, path, headers = {}) {
   });
 }
 
-test('serve gives /api/runs and /api/verdict as results --json and verdict --json print them, gzipped and revalidated', async () => {
+test('serve gives /api/runs and /api/verdict as results --json and verdict --json print them (the verdict with the page\'s answer), gzipped and revalidated', async () => {
   const fresh = freshDatabase('api');
   const { proc, port, out } = await startServe(['--db', fresh.db, '--port', '0']);
   try {
@@ -387,7 +387,19 @@ test('serve gives /api/runs and /api/verdict as results --json and verdict --jso
       assert.equal(plain.status, 200, path);
       assert.equal(plain.headers['content-type'], 'application/json');
       assert.equal(plain.headers['content-encoding'], undefined);
-      assert.equal(plain.body.toString('utf8'), cmd.stdout, `${path} is what the command prints`);
+      if (path === '/api/verdict') {
+        // The verdict as the command prints it, with the answer as the
+        // page's data has it, sentence and all, as its last member.
+        const { answer, ...verdict } = JSON.parse(plain.body.toString('utf8'));
+        assert.deepEqual(Object.keys(JSON.parse(plain.body.toString('utf8'))).at(-1), 'answer');
+        assert.deepEqual(verdict, JSON.parse(cmd.stdout), `${path} is what the command prints`);
+        const page = pageData((await getBytes(port, '/')).body.toString('utf8'));
+        assert.deepEqual(answer, page.answer);
+        assert.match(answer.text, /^At compute speed 1×, Design A is [\d.]+× faster alone, /);
+        cmd.stdout = plain.body.toString('utf8');
+      } else {
+        assert.equal(plain.body.toString('utf8'), cmd.stdout, `${path} is what the command prints`);
+      }
       assert.equal(plain.headers['cache-control'], 'no-cache', 'kept, but asked again before use');
       assert.match(plain.headers.etag, /^"[0-9a-f]{16}"$/);
 

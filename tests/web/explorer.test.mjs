@@ -193,9 +193,10 @@ test('the page opens with the answer: one sentence and its three figures, as the
   assert.deepEqual([ans.alone.winner, ans.alone.a_us, ans.alone.b_us], [alone.winner, alone.a_us, alone.b_us]);
   const cross = data.verdict.crossovers.find((c) => c.series === 1);
   assert.equal(ans.flip.x, cross.crossings[0].x);
-  // The page words them, each number with its unit.
+  // The page shows the sentence the report worded, each number with its unit.
   const two = (v) => v.toFixed(2);
-  assert.equal(await page.textContent('#answer-text'),
+  assert.equal(await page.textContent('#answer-text'), ans.text);
+  assert.equal(ans.text,
     `At compute speed 1×, Design A is ${two(ans.alone.times)}× faster alone, but ${two(ans.system.times)}× ` +
     `slower in the whole system at L = ${far} µs: the ranking flips at L ≈ ${two(ans.flip.x)} µs.`);
   const figures = await page.$$eval('#answer-figures .figure', (fs) => fs.map((f) => [f.dataset.figure,
@@ -718,6 +719,48 @@ test('a study with one knob gives a page with one series and no series slider', 
     assert.equal(await p.locator('#crossovers tbody tr').count(), 1);
     assert.ok(await p.isHidden('#load-panel'));
     assert.equal(await p.textContent('#map .corner'), 'L →');
+    assert.deepEqual(errors, []);
+  } finally {
+    await p.close();
+  }
+});
+
+test("the split's parts are the study's: its names, labels and order, as the report computed them", async () => {
+  // The case study's file with three parts of its own instead of its six.
+  const specs = join(need('WEB_PACKAGES'), '..', 'experiments', 'matmul');
+  const st = JSON.parse(readFileSync(join(specs, 'study.json'), 'utf8'));
+  for (const v of Object.values(st.variants.values)) v.spec = join(specs, v.spec);
+  st.metric.split = [
+    { name: 'hosts', label: "the hosts' software", takes: ['client_software', 'server_software'] },
+    { name: 'io', label: 'getting there', takes: ['network', 'host_interface', 'pcie_wire'] },
+    { name: 'device', label: 'the device at work', takes: ['compute'] }];
+  delete st.refine;
+  const studyPath = join(fx.dir, 'three-parts.json');
+  writeFileSync(studyPath, JSON.stringify(st));
+  const r = run(MORTAR, ['report', '--db', fx.db, '--study', studyPath, '--out', join(fx.dir, 'three-parts')]);
+  assert.equal(r.code, 0, r.stderr);
+  const three = pageData(readFileSync(r.stdout.trim(), 'utf8'));
+  const g = fx.manifest.grid.find((x) => x.traced && x.design === 'a');
+  const t = three.traces[String(g.run_id)];
+  assert.deepEqual(t.split.parts.map((q) => [q.part, q.label]),
+    [['hosts', "the hosts' software"], ['io', 'getting there'], ['device', 'the device at work']]);
+  assert.equal(t.split.parts.reduce((n, q) => n + q.ps, 0), t.latency_ps);
+  const p = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = [];
+  p.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  p.on('pageerror', (e) => errors.push(e.message));
+  try {
+    await p.goto(pathToFileURL(r.stdout.trim()).href);
+    await p.waitForSelector('body[data-ready="true"]');
+    await p.locator(`#map .map-cell[data-x="${g.pcie_latency_us}"][data-series="${g.speed}"]`).click();
+    const items = p.locator('#card-a .bar-legend li');
+    assert.equal(await items.count(), 3);
+    for (let i = 0; i < 3; i++) {
+      const want = t.split.parts[i];
+      assert.equal(await items.nth(i).getAttribute('data-part'), want.part);
+      assert.equal(+(await items.nth(i).getAttribute('data-ps')), want.ps);
+      assert.equal(await items.nth(i).locator('.part-label').textContent(), want.label);
+    }
     assert.deepEqual(errors, []);
   } finally {
     await p.close();

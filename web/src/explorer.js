@@ -381,9 +381,9 @@
       '(mortar report / mortar serve); docs/explorer.md says where each one comes from.';
   }
 
-  // The answer first (data.answer, cli/study/verdict_answer.h): one sentence
-  // made of its three figures, then each figure with its numbers. The
-  // figures are the verdict's; the page only words them.
+  // The answer first (data.answer, cli/study/verdict_answer.h): its sentence
+  // as the report worded it, then each figure with its numbers. The figures
+  // and the sentence are the report's; the page only lays them out.
   function renderAnswer() {
     const ans = M.data.answer && typeof M.data.answer === 'object' ? M.data.answer : null;
     const alone = ans && ans.alone && isPair(ans.alone.winner) ? ans.alone : null;
@@ -398,26 +398,10 @@
 
     // The alone winner, compared in the system where it is faster or slower.
     const fastAlone = alone ? alone.winner : null;
-    let systemPart = '', systemWhat = '';
-    if (sys && sys.winner === 'tie') {
-      systemPart = `in the whole system they tie at ${at}`;
-      systemWhat = 'tie';
-    } else if (sys && fastAlone) {
-      const keeps = sys.winner === fastAlone;
-      systemPart = keeps ? `and still ${fmtTimes(sys.times)} faster in the whole system at ${at}`
-        : `but ${fmtTimes(sys.times)} slower in the whole system at ${at}`;
-      systemWhat = `${variantName(fastAlone)} ${keeps ? 'faster' : 'slower'}`;
-    } else if (sys) {
-      systemPart = `in the whole system ${variantName(sys.winner)} is ${fmtTimes(sys.times)} faster at ${at}`;
-      systemWhat = `${variantName(sys.winner)} faster`;
-    }
-    const flipPart = flip ? `the ranking flips at ${flipAt}` : 'the ranking does not flip in the measured range';
-    const lead = SK && isNum(ans.series) ? `At ${SK.title} ${fmtS(ans.series)}, ` : '';
-    const sentence = alone
-      ? `${lead}${variantName(fastAlone)} is ${fmtTimes(alone.times)} faster alone` +
-        (systemPart ? `, ${systemPart}` : '') + `: ${flipPart}.`
-      : `${cap(lead + systemPart)}: ${flipPart}.`;
-    $('answer-text').textContent = sentence;
+    const systemWhat = !sys ? '' : sys.winner === 'tie' ? 'tie'
+      : fastAlone ? `${variantName(fastAlone)} ${sys.winner === fastAlone ? 'faster' : 'slower'}`
+        : `${variantName(sys.winner)} faster`;
+    $('answer-text').textContent = typeof ans.text === 'string' ? ans.text : '';
 
     const figure = (name, title, value, what, detail) => el('div', { class: 'figure', data: { figure: name } },
       el('h3', { text: title }), el('p', { class: 'figure-value', text: value }),
@@ -669,16 +653,14 @@
   }
 
   // Where the median request's time goes (docs/traces.md, "Where the time
-  // goes"): the split in the run's traced request summary; null when the run
-  // was not traced or its trace could not be split.
-  const SPLIT_PARTS = ['client_software', 'network', 'server_software', 'host_interface', 'pcie_wire',
-    'compute'];
+  // goes"): the split in the run's traced request summary, in the study's
+  // parts as the report computed them; null when the run was not traced or
+  // its trace could not be split.
   function splitOf(m) {
     const t = m ? traceSummary(m.run_id) : null;
     const s = t ? t.split : null;
     const ok = s && typeof s === 'object' && isNum(s.latency_ps) && Array.isArray(s.parts) &&
-      s.parts.length === SPLIT_PARTS.length &&
-      s.parts.every((p, i) => p && p.part === SPLIT_PARTS[i] && isNum(p.ps));
+      s.parts.length > 0 && s.parts.every((p) => p && typeof p.part === 'string' && isNum(p.ps));
     return ok ? s : null;
   }
 
@@ -696,9 +678,10 @@
       const other = cell ? splitOf(cell[d]) : null;
       return other ? other.latency_ps : 0;
     }), split.latency_ps) || 1;
-    const parts = split.parts.map((p) => ({ key: p.part, label: p.label || p.part, ps: p.ps, us: p.ps / 1e6 }));
+    const parts = split.parts.map((p, i) => ({ key: p.part, label: p.label || p.part, ps: p.ps, us: p.ps / 1e6,
+      colour: `seg-${i % 6}` }));
     const segment = (p) => el('span', {
-      class: `seg seg-${p.key}`, data: { part: p.key, ps: String(p.ps) },
+      class: `seg ${p.colour}`, data: { part: p.key, ps: String(p.ps) },
       style: `width:${(100 * p.ps / longest).toFixed(3)}%`, title: `${p.label}: ${fmtUs(p.us)}` });
     return el('div', { class: 'breakdown', data: { request: String(split.request), latencyPs: String(split.latency_ps) } },
       el('div', { class: 'breakdown-title' },
@@ -706,7 +689,7 @@
         el('small', { text: ` request ${split.request} of the trace` })),
       el('div', { class: 'bar' }, parts.filter((p) => p.ps > 0).map(segment)),
       el('ul', { class: 'bar-legend' }, parts.map((p) =>
-        el('li', { data: { part: p.key, ps: String(p.ps) } }, el('i', { class: `seg-${p.key}` }),
+        el('li', { data: { part: p.key, ps: String(p.ps) } }, el('i', { class: p.colour }),
           el('span', { class: 'part-label', text: p.label }),
           el('span', { class: 'part-value', text: fmtUs(p.us) })))));
   }
