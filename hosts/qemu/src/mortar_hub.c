@@ -127,6 +127,9 @@ static void trace_wire(mortar_endpoint *ep, uint8_t type)
 void mortar_hub_send(mortar_endpoint *ep, uint8_t type, const void *payload, uint32_t size)
 {
     uint64_t now = mortar_hub_now_ps();
+    if (!hub.handling) {
+        mortar_spin_forget(); /* the guest acts: it is not waiting */
+    }
     for (unsigned tries = 0;; tries++) {
         int rc = mortar_link_send(ep->link, now, type, payload, size, 0, NULL);
         if (rc == 0) {
@@ -556,6 +559,7 @@ static void service_at_horizon(void)
         }
     }
     if (hub.synced) {
+        mortar_spin_revalidate(now / 1000);
         service(now);
         idle_fast_forward();
         if (!all_cpu_threads_idle()) {

@@ -45,8 +45,17 @@ uint64_t mortar_spin_deadline_ns(void);
  * none. */
 uint64_t mortar_spin_next_stop_ns(void);
 
-/* A message reached the guest: what the loop reads may have changed. */
+/* A message reached the guest, or the guest sent one: the wait is over or
+ * what the loop reads may have changed. */
 void mortar_spin_forget(void);
+
+/*
+ * At every horizon stop, before the links are serviced: a virtual timer
+ * may have fired since the last stop (QEMU stops the vCPU for its timers
+ * without the hub), and its interrupt may have taken the vCPU out of the
+ * loop; then the host no longer waits.
+ */
+void mortar_spin_revalidate(uint64_t now_ns);
 
 typedef struct mortar_spin_stats {
     uint64_t skips;         /* times iterations were skipped */

@@ -333,15 +333,24 @@ static void skip(uint64_t now_ns, uint64_t reach_ns)
     spin.stats.skipped_ns += k * period_ns;
 }
 
+void mortar_spin_revalidate(uint64_t now_ns)
+{
+    if (spin.phase == SPIN_VERIFIED &&
+        (now_ns >= spin.timer_ns || next_timer_ns(now_ns) != spin.timer_ns ||
+         now_ns >= spin.deadline_ns)) {
+        mortar_spin_forget(); /* a timer fired or was set, or the deadline came */
+    }
+}
+
 /* A stop of a verified wait: at a landing point skip, else ask for the
  * next one. */
 static void verified_stop(X86CPU *cpu, int64_t raw, uint64_t now_ns, uint64_t reach_ns)
 {
     int64_t into = (raw - spin.landed) % spin.period;
-    bool waits = next_timer_ns(now_ns) == spin.timer_ns && now_ns < spin.timer_ns &&
-                 now_ns < spin.deadline_ns && raw % insns_per_ns() == 0;
-    if (!waits || (into == 0 && pc_of(&cpu->env) != spin.loop.landing)) {
-        mortar_spin_forget(); /* a timer fired or was set, the deadline came, or it left */
+    mortar_spin_revalidate(now_ns);
+    if (spin.phase != SPIN_VERIFIED || raw % insns_per_ns() != 0 ||
+        (into == 0 && pc_of(&cpu->env) != spin.loop.landing)) {
+        mortar_spin_forget(); /* the wait is over, or the vCPU is not where it would be */
         return;
     }
     if (into == 0) {
