@@ -16,6 +16,7 @@
 #include "mortar_spin_x86.h"
 
 #define CODE_WINDOW 256 /* bytes read on each side of the pc */
+#define NO_LOOP_SLOTS 256 /* places known to be in no pure wait loop */
 #define NGPR 16
 #define ARITH_FLAGS (CC_C | CC_P | CC_A | CC_Z | CC_S | CC_O)
 
@@ -50,6 +51,14 @@ static struct {
     uint64_t at_ns; /* the same in ns */
     int64_t landed; /* VERIFIED: a past landing point */
     vcpu_regs taken;
+    unsigned refusals; /* COMPARING: comparisons failed at this landing */
+    /* (address space, pc) where the code holds no pure wait, or a loop
+     * whose registers change (it counts): most stops fall in such code,
+     * and it is read, decoded and compared once, not at every stop. A
+     * stale entry only forgoes a skip. */
+    struct no_loop {
+        uint64_t cr3, pc;
+    } no_loop[NO_LOOP_SLOTS];
     uint64_t timer_ns;    /* VERIFIED: the next virtual timer then (absolute) */
     uint64_t deadline_ns; /* VERIFIED: the loop's own deadline, UINT64_MAX none */
     mortar_spin_stats stats;
@@ -254,18 +263,43 @@ static void stop_after(int64_t raw, uint64_t now_ns, int64_t insns)
     spin.at_ns = now_ns + insns_ns(insns);
 }
 
+static struct no_loop *no_loop_slot(CPUX86State *env)
+{
+    uint64_t pc = pc_of(env);
+    return &spin.no_loop[(pc ^ (pc >> 8) ^ env->cr[3]) % NO_LOOP_SLOTS];
+}
+
+static void remember_no_loop(CPUX86State *env)
+{
+    *no_loop_slot(env) = (struct no_loop){.cr3 = env->cr[3], .pc = pc_of(env)};
+}
+
+/* Whether the code at pc holds a pure wait loop, remembering where not. */
+static bool find_loop(X86CPU *cpu)
+{
+    CPUX86State *env = &cpu->env;
+    struct no_loop *slot = no_loop_slot(env);
+    if (slot->pc == pc_of(env) && slot->cr3 == env->cr[3]) {
+        return false;
+    }
+    uint8_t code[2 * CODE_WINDOW];
+    uint64_t start;
+    size_t len;
+    if (read_code(CPU(cpu), pc_of(env), code, &start, &len) &&
+        spin_x86_find(code, len, start, pc_of(env), &spin.loop) == SPIN_OK) {
+        return true;
+    }
+    remember_no_loop(env);
+    return false;
+}
+
 /* A loop through pc whose loads read RAM: stop at its landing point, the
  * first time it falls on a whole ns. */
 static void recognise(X86CPU *cpu, int64_t raw, uint64_t now_ns)
 {
     CPUX86State *env = &cpu->env;
-    uint8_t code[2 * CODE_WINDOW];
-    uint64_t start;
-    size_t len;
     spin.phase = SPIN_NONE;
-    if (!(env->hflags & HF_CS64_MASK) || !read_code(CPU(cpu), pc_of(env), code, &start, &len) ||
-        spin_x86_find(code, len, start, pc_of(env), &spin.loop) != SPIN_OK ||
-        !loads_ram_only(cpu, &spin.loop)) {
+    if (!(env->hflags & HF_CS64_MASK) || !find_loop(cpu) || !loads_ram_only(cpu, &spin.loop)) {
         return;
     }
     bool tsc_trap = (env->cr[4] & CR4_TSD_MASK) && (env->hflags & HF_CPL_MASK) != 0;
@@ -277,6 +311,7 @@ static void recognise(X86CPU *cpu, int64_t raw, uint64_t now_ns)
         if (d % q == 0) {
             spin.period = n / gcd(n, q) * q;
             spin.phase = SPIN_LANDING;
+            spin.refusals = 0;
             stop_after(raw, now_ns, d);
             return;
         }
@@ -299,6 +334,13 @@ static void at_landing(X86CPU *cpu, int64_t raw, uint64_t now_ns)
             return;
         }
         spin.stats.refused++;
+        /* The first comparison may see registers the loop had not yet
+         * written when the first were taken; a second one decides. */
+        if (++spin.refusals == 2) {
+            remember_no_loop(&cpu->env);
+            spin.phase = SPIN_NONE;
+            return;
+        }
     }
     spin.taken = r;
     spin.phase = SPIN_COMPARING;
