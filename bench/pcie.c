@@ -37,7 +37,7 @@
 
 #include "mortar/pcie.h"
 #include "mortar/runtime.h"
-#include "sims/hoststub/hoststub.h"
+#include "mortar/hoststub.h"
 #include "sims/registry.h"
 
 #define LATENCY_PS   MORTAR_NS(500)
@@ -57,7 +57,7 @@
 
 typedef struct bench {
     mortar_loop *loop;
-    hoststub *h;
+    mortar_hoststub *h;
 } bench;
 
 static double wall_s(void)
@@ -92,9 +92,10 @@ static int bench_open(bench *b, const mortar_pcie_wire *w)
         mortar_loop_destroy(b->loop);
         return -1;
     }
-    b->h = hoststub_get(host, b->loop);
-    hoststub_devctrl(b->h, MORTAR_PCIE_CTRL_MSIX_ENABLE | MORTAR_PCIE_CTRL_BUS_MASTER);
-    hoststub_mmio_write(b->h, 0, REG_DMA_VECTOR, 4, 0);
+    b->h = mortar_hoststub_get(host, b->loop);
+    mortar_hoststub_devctrl(b->h,
+                            MORTAR_PCIE_CTRL_MSIX_ENABLE | MORTAR_PCIE_CTRL_BUS_MASTER);
+    mortar_hoststub_mmio_write(b->h, 0, REG_DMA_VECTOR, 4, 0);
     return 0;
 }
 
@@ -102,18 +103,18 @@ static int bench_open(bench *b, const mortar_pcie_wire *w)
  * -1 when it failed. */
 static double bench_dma(bench *b, uint32_t cmd, uint32_t len)
 {
-    uint64_t base = hoststub_mem_base(b->h);
-    hoststub_mmio_write(b->h, 0, REG_DMA_STATUS, 4, 0);
-    hoststub_mmio_write(b->h, 0, REG_DMA_LO, 4, (uint32_t)base);
-    hoststub_mmio_write(b->h, 0, REG_DMA_HI, 4, (uint32_t)(base >> 32));
-    hoststub_mmio_write(b->h, 0, REG_DMA_LEN, 4, len);
-    hoststub_mmio_write(b->h, 0, REG_DMA_CMD, 4, cmd);
-    if (!hoststub_wait_interrupt(b->h, MORTAR_MS(100), NULL, NULL) ||
-        hoststub_mmio_read(b->h, 0, REG_DMA_STATUS, 4) != ST_DONE) {
+    uint64_t base = mortar_hoststub_mem_base(b->h);
+    mortar_hoststub_mmio_write(b->h, 0, REG_DMA_STATUS, 4, 0);
+    mortar_hoststub_mmio_write(b->h, 0, REG_DMA_LO, 4, (uint32_t)base);
+    mortar_hoststub_mmio_write(b->h, 0, REG_DMA_HI, 4, (uint32_t)(base >> 32));
+    mortar_hoststub_mmio_write(b->h, 0, REG_DMA_LEN, 4, len);
+    mortar_hoststub_mmio_write(b->h, 0, REG_DMA_CMD, 4, cmd);
+    if (!mortar_hoststub_wait_interrupt(b->h, MORTAR_MS(100), NULL, NULL) ||
+        mortar_hoststub_mmio_read(b->h, 0, REG_DMA_STATUS, 4) != ST_DONE) {
         fprintf(stderr, "bench-pcie: a DMA of %u bytes did not finish\n", len);
         return -1;
     }
-    return (double)hoststub_mmio_read(b->h, 0, REG_DMA_TIME, 4);
+    return (double)mortar_hoststub_mmio_read(b->h, 0, REG_DMA_TIME, 4);
 }
 
 static double gbps(double bytes, double ns)

@@ -23,7 +23,7 @@
 
 #include "mortar/pcie.h"
 #include "mortar/runtime.h"
-#include "sims/hoststub/hoststub.h"
+#include "mortar/hoststub.h"
 #include "sims/verilator/rtl_adapter.h"
 #include "sims/verilator/rtl_model.h"
 
@@ -80,19 +80,20 @@ static int bench_adapter(uint64_t copies)
         mortar_loop_destroy(loop);
         return 1;
     }
-    hoststub *h = hoststub_get(host, loop);
-    uint64_t base = hoststub_mem_base(h);
-    hoststub_devctrl(h, MORTAR_PCIE_CTRL_MSIX_ENABLE | MORTAR_PCIE_CTRL_BUS_MASTER);
-    hoststub_mmio_write(h, 0, 0x08, 8, base);
-    hoststub_mmio_write(h, 0, 0x10, 8, base + 0x10000);
-    hoststub_mmio_write(h, 0, 0x18, 4, COPY_BYTES);
+    mortar_hoststub *h = mortar_hoststub_get(host, loop);
+    uint64_t base = mortar_hoststub_mem_base(h);
+    mortar_hoststub_devctrl(h,
+                            MORTAR_PCIE_CTRL_MSIX_ENABLE | MORTAR_PCIE_CTRL_BUS_MASTER);
+    mortar_hoststub_mmio_write(h, 0, 0x08, 8, base);
+    mortar_hoststub_mmio_write(h, 0, 0x10, 8, base + 0x10000);
+    mortar_hoststub_mmio_write(h, 0, 0x18, 4, COPY_BYTES);
     rtl_adapter_counters c0, c1;
     rtl_adapter_get_counters(dev, &c0);
-    uint64_t sim0 = hoststub_now(h);
+    uint64_t sim0 = mortar_hoststub_now(h);
     double t = wall_s();
     for (uint64_t i = 0; i < copies; i++) {
-        hoststub_mmio_write(h, 0, 0x20, 4, (uint32_t)i);
-        if (!hoststub_wait_interrupt(h, MORTAR_MS(1), NULL, NULL)) {
+        mortar_hoststub_mmio_write(h, 0, 0x20, 4, (uint32_t)i);
+        if (!mortar_hoststub_wait_interrupt(h, MORTAR_MS(1), NULL, NULL)) {
             fprintf(stderr, "bench-rtl: copy %llu never finished\n",
                     (unsigned long long)i);
             mortar_loop_destroy(loop);
@@ -101,7 +102,7 @@ static int bench_adapter(uint64_t copies)
     }
     t = wall_s() - t;
     rtl_adapter_get_counters(dev, &c1);
-    uint64_t sim_ps = hoststub_now(h) - sim0;
+    uint64_t sim_ps = mortar_hoststub_now(h) - sim0;
     uint64_t edges = c1.edges - c0.edges, skipped = c1.edges_skipped - c0.edges_skipped;
     printf("adapter_edges_per_s=%.0f\n", (double)edges / t);
     printf("adapter_sim_us_per_wall_s=%.1f\n", (double)sim_ps / 1e6 / t);

@@ -2,7 +2,7 @@
  * registry.c - the table of built-in component models.
  */
 #include "sims/registry.h"
-#include "sims/hoststub/hoststub.h"
+#include "mortar/hoststub.h"
 #include "sims/verilator/rtl_adapter.h"
 
 #include <string.h>

@@ -25,7 +25,7 @@
 #include "sims/e1000/e1000.h"
 #include "sims/e1000/e1000_regs.h"
 #include "sims/eth/pause.h"
-#include "sims/hoststub/hoststub.h"
+#include "mortar/hoststub.h"
 
 /* ---- the Ethernet peer ------------------------------------------------------ */
 
@@ -126,7 +126,7 @@ static const uint8_t PEER_MAC[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x99};
 typedef struct bench {
     mortar_loop *loop;
     mortar_component *nic;
-    hoststub *h;
+    mortar_hoststub *h;
     peer *peer;
     uint32_t ntx, nrx, tx_next, rx_next, rx_tail;
     uint32_t rx_bufsize;
@@ -158,7 +158,7 @@ static bench *bench_open(const char *nic_params)
     lp.latency_ps = MORTAR_US(1);
     lp.bandwidth_bps = 1000000000ull;
     assert_int_equal(mortar_loop_connect(b->loop, b->nic, E1000_PORT_ETH, pc, 0, &lp), 0);
-    b->h = hoststub_get(host, b->loop);
+    b->h = mortar_hoststub_get(host, b->loop);
     b->peer = mortar_component_state(pc);
     b->ntx = b->nrx = 8;
     return b;
@@ -166,7 +166,7 @@ static bench *bench_open(const char *nic_params)
 
 static void bench_close(bench *b)
 {
-    assert_false(hoststub_failed(b->h));
+    assert_false(mortar_hoststub_failed(b->h));
     mortar_loop_destroy(b->loop);
     free(b);
 }
@@ -180,24 +180,24 @@ static e1000_counters counters(bench *b)
 
 static uint32_t rd(bench *b, uint32_t off)
 {
-    return (uint32_t)hoststub_mmio_read(b->h, 0, off, 4);
+    return (uint32_t)mortar_hoststub_mmio_read(b->h, 0, off, 4);
 }
 
 static void wr(bench *b, uint32_t off, uint32_t v)
 {
-    hoststub_mmio_write(b->h, 0, off, 4, v);
+    mortar_hoststub_mmio_write(b->h, 0, off, 4, v);
 }
 
 /* The 82540's reset goes through the I/O window (E1000_WRITE_REG_IO). */
 static void io_wr(bench *b, uint32_t reg, uint32_t v)
 {
-    hoststub_mmio_write(b->h, 1, E1000_IOADDR, 4, reg);
-    hoststub_mmio_write(b->h, 1, E1000_IODATA, 4, v);
+    mortar_hoststub_mmio_write(b->h, 1, E1000_IOADDR, 4, reg);
+    mortar_hoststub_mmio_write(b->h, 1, E1000_IODATA, 4, v);
 }
 
 static uint8_t *mem(bench *b, uint64_t addr, uint64_t size)
 {
-    uint8_t *p = hoststub_mem(b->h, addr, size);
+    uint8_t *p = mortar_hoststub_mem(b->h, addr, size);
     assert_non_null(p);
     return p;
 }
@@ -214,7 +214,7 @@ static uint32_t get_be32(const uint8_t *p)
 
 static void drain_interrupts(bench *b)
 {
-    while (hoststub_wait_interrupt(b->h, 0, NULL, NULL))
+    while (mortar_hoststub_wait_interrupt(b->h, 0, NULL, NULL))
         ;
 }
 
@@ -308,10 +308,10 @@ static void drv_reset_hw(bench *b)
     wr(b, E1000_RCTL, 0);
     wr(b, E1000_TCTL, E1000_TCTL_PSP);
     rd(b, E1000_STATUS);
-    hoststub_delay(b->h, MORTAR_MS(10));
+    mortar_hoststub_delay(b->h, MORTAR_MS(10));
     uint32_t ctrl = rd(b, E1000_CTRL);
     io_wr(b, E1000_CTRL, ctrl | E1000_CTRL_RST);
-    hoststub_delay(b->h, MORTAR_MS(5));
+    mortar_hoststub_delay(b->h, MORTAR_MS(5));
     wr(b, E1000_MANC, rd(b, E1000_MANC) & ~0x00002000u);
     wr(b, E1000_IMC, 0xffffffff);
     rd(b, E1000_ICR);
@@ -392,7 +392,8 @@ static void drv_configure_rx(bench *b, bool jumbo, bool give_buffers)
 /* e1000_open up to the watchdog enabling transmits on link up. */
 static void drv_up_with(bench *b, bool jumbo, bool give_rx_buffers)
 {
-    hoststub_devctrl(b->h, MORTAR_PCIE_CTRL_INTX_ENABLE | MORTAR_PCIE_CTRL_BUS_MASTER);
+    mortar_hoststub_devctrl(b->h,
+                            MORTAR_PCIE_CTRL_INTX_ENABLE | MORTAR_PCIE_CTRL_BUS_MASTER);
     wr(b, E1000_PBA, jumbo ? 40 : 48); /* e1000_reset: before the MAC reset */
     drv_reset_hw(b);
     assert_int_equal(rd(b, E1000_PBA), jumbo ? 40 : 48);
@@ -402,7 +403,7 @@ static void drv_up_with(bench *b, bool jumbo, bool give_rx_buffers)
     wr(b, E1000_IMS, IMS_ENABLE_MASK);
     wr(b, E1000_ICS, E1000_ICR_LSC);
     uint8_t kind = 0;
-    assert_true(hoststub_wait_interrupt(b->h, TIMEOUT, NULL, &kind));
+    assert_true(mortar_hoststub_wait_interrupt(b->h, TIMEOUT, NULL, &kind));
     assert_int_equal(kind, MORTAR_PCIE_INT_LEGACY_HIGH);
     assert_true(rd(b, E1000_ICR) & E1000_ICR_LSC);
     phy_rd(b, PHY_STATUS);
@@ -463,8 +464,8 @@ static uint32_t drv_queue_frame(bench *b, const uint8_t *frame, uint32_t len)
 
 static bool wait_tx_done(bench *b, uint32_t last)
 {
-    return hoststub_wait_mem32(b->h, tx_desc_addr(last) + 12, E1000_TXD_STAT_DD,
-                               E1000_TXD_STAT_DD, TIMEOUT);
+    return mortar_hoststub_wait_mem32(b->h, tx_desc_addr(last) + 12, E1000_TXD_STAT_DD,
+                                      E1000_TXD_STAT_DD, TIMEOUT);
 }
 
 static void drv_xmit(bench *b, const uint8_t *frame, uint32_t len)
@@ -491,8 +492,8 @@ static rx_desc rx_desc_at(bench *b, uint32_t idx)
 
 static bool wait_rx(bench *b, uint32_t idx)
 {
-    return hoststub_wait_mem32(b->h, RX_RING + 16ull * idx + 12, E1000_RXD_STAT_DD,
-                               E1000_RXD_STAT_DD, TIMEOUT);
+    return mortar_hoststub_wait_mem32(b->h, RX_RING + 16ull * idx + 12, E1000_RXD_STAT_DD,
+                                      E1000_RXD_STAT_DD, TIMEOUT);
 }
 
 static const uint8_t *rx_data(bench *b, uint32_t idx, uint32_t len)
@@ -607,7 +608,7 @@ static void test_intro_identifies_an_82540em(void **state)
 {
     (void)state;
     bench *b = bench_open(NULL);
-    const mortar_pcie_dev_intro *in = hoststub_dev_intro(b->h);
+    const mortar_pcie_dev_intro *in = mortar_hoststub_dev_intro(b->h);
     assert_non_null(in);
     assert_int_equal(in->vendor_id, 0x8086);
     assert_int_equal(in->device_id, 0x100E);
@@ -706,15 +707,15 @@ static void test_frame_sent_by_driver_arrives_byte_for_byte(void **state)
     drv_up(b);
     uint8_t f[100];
     make_frame(f, PEER_MAC, NIC_MAC, sizeof f, 1);
-    uint64_t t0 = hoststub_now(b->h);
+    uint64_t t0 = mortar_hoststub_now(b->h);
     drv_xmit(b, f, sizeof f);
     uint8_t kind = 0;
-    assert_true(hoststub_wait_interrupt(b->h, TIMEOUT, NULL, &kind));
+    assert_true(mortar_hoststub_wait_interrupt(b->h, TIMEOUT, NULL, &kind));
     assert_int_equal(kind, MORTAR_PCIE_INT_LEGACY_HIGH);
     /* IDE: TXDW waits TIDV (8 x 1.024 us) after the write-back */
-    assert_true(hoststub_now(b->h) - t0 >= 8 * 1024000ull);
+    assert_true(mortar_hoststub_now(b->h) - t0 >= 8 * 1024000ull);
     assert_true(rd(b, E1000_ICR) & E1000_ICR_TXDW);
-    hoststub_delay(b->h, MORTAR_US(10));
+    mortar_hoststub_delay(b->h, MORTAR_US(10));
     assert_int_equal(b->peer->nrx, 1);
     assert_int_equal(b->peer->rx[0].len, sizeof f);
     assert_memory_equal(b->peer->rx[0].data, f, sizeof f);
@@ -737,7 +738,7 @@ static void test_short_frame_is_padded_to_60_bytes(void **state)
     uint8_t f[42];
     make_frame(f, PEER_MAC, NIC_MAC, sizeof f, 2);
     drv_xmit(b, f, sizeof f);
-    hoststub_delay(b->h, MORTAR_US(5));
+    mortar_hoststub_delay(b->h, MORTAR_US(5));
     assert_int_equal(b->peer->nrx, 1);
     assert_int_equal(b->peer->rx[0].len, 60);
     assert_memory_equal(b->peer->rx[0].data, f, sizeof f);
@@ -756,7 +757,7 @@ static void test_tx_ring_wraps_around(void **state)
         mem(b, tx_desc_addr(idx) + 12, 4)[0] = 0;
         drv_xmit(b, f, sizeof f);
     }
-    hoststub_delay(b->h, MORTAR_US(10));
+    mortar_hoststub_delay(b->h, MORTAR_US(10));
     assert_int_equal(b->peer->nrx, 20);
     for (uint8_t i = 0; i < 20; i++) {
         uint8_t f[128];
@@ -778,13 +779,13 @@ static void test_queued_frames_are_paced_at_line_rate(void **state)
         make_frame(f, PEER_MAC, NIC_MAC, sizeof f, i);
         drv_queue_frame(b, f, sizeof f);
     }
-    uint64_t t0 = hoststub_now(b->h);
+    uint64_t t0 = mortar_hoststub_now(b->h);
     wr(b, E1000_TDT, b->tx_next);
     assert_true(wait_tx_done(b, 19));
     /* 20 x 1538 wire bytes at 1 Gb/s: the 16 KiB FIFO holds 10, the rest wait */
-    uint64_t took = hoststub_now(b->h) - t0;
+    uint64_t took = mortar_hoststub_now(b->h) - t0;
     assert_true(took >= 9ull * 1538 * 8000);
-    hoststub_delay(b->h, MORTAR_US(300));
+    mortar_hoststub_delay(b->h, MORTAR_US(300));
     assert_int_equal(b->peer->nrx, 20);
     for (uint32_t i = 1; i < 20; i++)
         assert_true(b->peer->rx[i].at_ps - b->peer->rx[i - 1].at_ps >= 1538ull * 8000);
@@ -800,14 +801,14 @@ static void test_arriving_frame_lands_in_rx_buffer_and_raises_rxt0(void **state)
     drv_up(b);
     uint8_t f[200];
     make_frame(f, NIC_MAC, PEER_MAC, sizeof f, 3);
-    peer_send_at(b->peer, hoststub_now(b->h) + MORTAR_US(1), f, sizeof f);
+    peer_send_at(b->peer, mortar_hoststub_now(b->h) + MORTAR_US(1), f, sizeof f);
     uint8_t kind = 0;
-    uint64_t before = hoststub_interrupts(b->h);
-    assert_true(hoststub_wait_interrupt(b->h, TIMEOUT, NULL, &kind));
+    uint64_t before = mortar_hoststub_interrupts(b->h);
+    assert_true(mortar_hoststub_wait_interrupt(b->h, TIMEOUT, NULL, &kind));
     assert_int_equal(kind, MORTAR_PCIE_INT_LEGACY_HIGH);
     assert_true(rd(b, E1000_ICR) & E1000_ICR_RXT0);
     /* reading ICR cleared it and deasserted INTx */
-    assert_int_equal(hoststub_interrupts(b->h), before + 2);
+    assert_int_equal(mortar_hoststub_interrupts(b->h), before + 2);
     assert_int_equal(rd(b, E1000_ICR), 0);
     rx_desc d = rx_desc_at(b, 0);
     assert_int_equal(d.status & (E1000_RXD_STAT_DD | E1000_RXD_STAT_EOP),
@@ -830,7 +831,7 @@ static void test_rx_ring_wraps_around(void **state)
     (void)state;
     bench *b = bench_open(NULL);
     drv_up(b);
-    uint64_t t = hoststub_now(b->h);
+    uint64_t t = mortar_hoststub_now(b->h);
     for (uint8_t i = 0; i < 20; i++) {
         uint8_t f[300];
         make_frame(f, NIC_MAC, PEER_MAC, sizeof f, i);
@@ -864,7 +865,7 @@ static void test_rx_checksum_offload_reports_status_and_errors(void **state)
     uint16_t tsum = (uint16_t)~fold_sum(f + 34, len - 34, pseudo_sum(f + 14, len - 34));
     f[50] = (uint8_t)(tsum >> 8);
     f[51] = (uint8_t)tsum;
-    uint64_t t = hoststub_now(b->h);
+    uint64_t t = mortar_hoststub_now(b->h);
     peer_send_at(b->peer, t + MORTAR_US(1), f, len);
     f[60] ^= 0xff; /* corrupt the payload */
     peer_send_at(b->peer, t + MORTAR_US(20), f, len);
@@ -877,7 +878,7 @@ static void test_rx_checksum_offload_reports_status_and_errors(void **state)
     assert_int_equal(bad.errors, E1000_RXD_ERR_TCPE);
     /* without checksum offload the descriptor says "ignore checksum" */
     wr(b, E1000_RXCSUM, 0);
-    peer_send_at(b->peer, hoststub_now(b->h) + MORTAR_US(1), f, len);
+    peer_send_at(b->peer, mortar_hoststub_now(b->h) + MORTAR_US(1), f, len);
     assert_true(drv_rx_take(b, NULL, NULL).status & E1000_RXD_STAT_IXSM);
     bench_close(b);
 }
@@ -891,7 +892,7 @@ static void test_receive_filters_follow_rctl_and_tables(void **state)
     const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
     const uint8_t mcast[6] = {0x01, 0x00, 0x5e, 0x00, 0x00, 0x01};
     uint8_t f[64];
-    uint64_t t = hoststub_now(b->h);
+    uint64_t t = mortar_hoststub_now(b->h);
     peer_send_at(b->peer, t + MORTAR_US(1), f, make_frame(f, other, PEER_MAC, 64, 1));
     peer_send_at(b->peer, t + MORTAR_US(2), f, make_frame(f, mcast, PEER_MAC, 64, 2));
     peer_send_at(b->peer, t + MORTAR_US(3), f, make_frame(f, bcast, PEER_MAC, 64, 3));
@@ -904,7 +905,7 @@ static void test_receive_filters_follow_rctl_and_tables(void **state)
     uint32_t hash = (mcast[4] >> 4 | (uint32_t)mcast[5] << 4) & 0xFFF;
     wr(b, E1000_MTA + 4 * (hash >> 5), 1u << (hash & 31));
     wr(b, E1000_RCTL, rd(b, E1000_RCTL) | E1000_RCTL_UPE);
-    t = hoststub_now(b->h);
+    t = mortar_hoststub_now(b->h);
     peer_send_at(b->peer, t + MORTAR_US(1), f, make_frame(f, mcast, PEER_MAC, 64, 4));
     peer_send_at(b->peer, t + MORTAR_US(2), f, make_frame(f, other, PEER_MAC, 64, 5));
     len = 0;
@@ -933,7 +934,7 @@ static void test_vlan_tags_are_inserted_stripped_and_filtered(void **state)
     b->tx_next = (idx + 1) % b->ntx;
     wr(b, E1000_TDT, b->tx_next);
     assert_true(wait_tx_done(b, idx));
-    hoststub_delay(b->h, MORTAR_US(5));
+    mortar_hoststub_delay(b->h, MORTAR_US(5));
     assert_int_equal(b->peer->nrx, 1);
     const uint8_t *out = b->peer->rx[0].data;
     assert_int_equal(b->peer->rx[0].len, sizeof f + 4);
@@ -944,7 +945,8 @@ static void test_vlan_tags_are_inserted_stripped_and_filtered(void **state)
     uint8_t tagged[104];
     memcpy(tagged, out, sizeof tagged);
     memcpy(tagged, NIC_MAC, 6);
-    peer_send_at(b->peer, hoststub_now(b->h) + MORTAR_US(1), tagged, sizeof tagged);
+    peer_send_at(b->peer, mortar_hoststub_now(b->h) + MORTAR_US(1), tagged,
+                 sizeof tagged);
     uint8_t got[2048];
     uint32_t len = 0;
     rx_desc d = drv_rx_take(b, got, &len);
@@ -954,11 +956,13 @@ static void test_vlan_tags_are_inserted_stripped_and_filtered(void **state)
     assert_int_equal(get_be16(got + 12), 0x88B5);
     /* with VFE, VLAN 100 must be in the filter table */
     wr(b, E1000_RCTL, rd(b, E1000_RCTL) | E1000_RCTL_VFE);
-    peer_send_at(b->peer, hoststub_now(b->h) + MORTAR_US(1), tagged, sizeof tagged);
-    hoststub_delay(b->h, MORTAR_US(20));
+    peer_send_at(b->peer, mortar_hoststub_now(b->h) + MORTAR_US(1), tagged,
+                 sizeof tagged);
+    mortar_hoststub_delay(b->h, MORTAR_US(20));
     assert_int_equal(counters(b).rx_filtered, 1);
     wr(b, E1000_VFTA + 4 * (100 >> 5), 1u << (100 & 31));
-    peer_send_at(b->peer, hoststub_now(b->h) + MORTAR_US(1), tagged, sizeof tagged);
+    peer_send_at(b->peer, mortar_hoststub_now(b->h) + MORTAR_US(1), tagged,
+                 sizeof tagged);
     assert_true(drv_rx_take(b, NULL, NULL).status & E1000_RXD_STAT_VP);
     bench_close(b);
 }
@@ -972,7 +976,7 @@ static void test_jumbo_frame_travels_both_ways(void **state)
     drv_up_with(b, true, true);
     static uint8_t f[9014], got[16384];
     make_frame(f, NIC_MAC, PEER_MAC, sizeof f, 5);
-    peer_send_at(b->peer, hoststub_now(b->h) + MORTAR_US(1), f, sizeof f);
+    peer_send_at(b->peer, mortar_hoststub_now(b->h) + MORTAR_US(1), f, sizeof f);
     /* 9018 bytes with FCS in 4 KiB buffers: three descriptors, EOP on the last */
     uint32_t len = 0;
     rx_desc d0 = drv_rx_take(b, got, &len);
@@ -989,7 +993,7 @@ static void test_jumbo_frame_travels_both_ways(void **state)
     /* and out again, in three 4 KiB data buffers */
     make_frame(f, PEER_MAC, NIC_MAC, sizeof f, 6);
     drv_xmit(b, f, sizeof f);
-    hoststub_delay(b->h, MORTAR_US(100));
+    mortar_hoststub_delay(b->h, MORTAR_US(100));
     assert_int_equal(b->peer->nrx, 1);
     assert_int_equal(b->peer->rx[0].len, sizeof f);
     assert_memory_equal(b->peer->rx[0].data, f, sizeof f);
@@ -1003,8 +1007,8 @@ static void test_long_frame_without_lpe_is_dropped(void **state)
     drv_up(b);
     static uint8_t f[2000];
     make_frame(f, NIC_MAC, PEER_MAC, sizeof f, 5);
-    peer_send_at(b->peer, hoststub_now(b->h) + MORTAR_US(1), f, sizeof f);
-    hoststub_delay(b->h, MORTAR_US(50));
+    peer_send_at(b->peer, mortar_hoststub_now(b->h) + MORTAR_US(1), f, sizeof f);
+    mortar_hoststub_delay(b->h, MORTAR_US(50));
     assert_int_equal(rd(b, E1000_ROC), 1);
     assert_int_equal(counters(b).rx_frames, 0);
     bench_close(b);
@@ -1051,7 +1055,7 @@ static void test_tso_turns_one_send_into_valid_segments(void **state)
     b->tx_next = i0 + 3;
     wr(b, E1000_TDT, b->tx_next);
     assert_true(wait_tx_done(b, i0 + 2));
-    hoststub_delay(b->h, MORTAR_US(50));
+    mortar_hoststub_delay(b->h, MORTAR_US(50));
     assert_int_equal(b->peer->nrx, 3);
     uint32_t sent = 0;
     for (uint32_t k = 0; k < 3; k++) {
@@ -1098,7 +1102,7 @@ static void test_checksum_offload_fills_tcp_checksum(void **state)
     b->tx_next = i0 + 2;
     wr(b, E1000_TDT, b->tx_next);
     assert_true(wait_tx_done(b, i0 + 1));
-    hoststub_delay(b->h, MORTAR_US(10));
+    mortar_hoststub_delay(b->h, MORTAR_US(10));
     assert_int_equal(b->peer->nrx, 1);
     assert_true(tcp_sum_ok(b->peer->rx[0].data, len));
     assert_true(ip_sum_ok(b->peer->rx[0].data));
@@ -1117,24 +1121,24 @@ static void test_itr_keeps_interrupts_apart(void **state)
     wr(b, E1000_ITR, 1000); /* 256 us */
     uint8_t f[64];
     make_frame(f, NIC_MAC, PEER_MAC, sizeof f, 1);
-    uint64_t t = hoststub_now(b->h);
+    uint64_t t = mortar_hoststub_now(b->h);
     peer_send_at(b->peer, t + MORTAR_US(300), f, sizeof f);
     peer_send_at(b->peer, t + MORTAR_US(310), f, sizeof f);
-    assert_true(hoststub_wait_interrupt(b->h, TIMEOUT, NULL, NULL));
-    uint64_t first = hoststub_now(b->h);
+    assert_true(mortar_hoststub_wait_interrupt(b->h, TIMEOUT, NULL, NULL));
+    uint64_t first = mortar_hoststub_now(b->h);
     assert_true(rd(b, E1000_ICR) & E1000_ICR_RXT0);
-    assert_true(hoststub_wait_interrupt(b->h, TIMEOUT, NULL, NULL));
-    uint64_t second = hoststub_now(b->h);
+    assert_true(mortar_hoststub_wait_interrupt(b->h, TIMEOUT, NULL, NULL));
+    uint64_t second = mortar_hoststub_now(b->h);
     assert_true(rd(b, E1000_ICR) & E1000_ICR_RXT0);
     assert_true(second - first >= MORTAR_US(256) - MORTAR_US(2));
     /* masked causes do not interrupt; unmasking delivers them */
     wr(b, E1000_ITR, 0);
     wr(b, E1000_IMC, 0xffffffff);
     wr(b, E1000_ICS, E1000_ICR_RXT0);
-    assert_false(hoststub_wait_interrupt(b->h, MORTAR_US(20), NULL, NULL));
+    assert_false(mortar_hoststub_wait_interrupt(b->h, MORTAR_US(20), NULL, NULL));
     assert_int_equal(rd(b, E1000_IMS), 0);
     wr(b, E1000_IMS, E1000_ICR_RXT0);
-    assert_true(hoststub_wait_interrupt(b->h, MORTAR_US(20), NULL, NULL));
+    assert_true(mortar_hoststub_wait_interrupt(b->h, MORTAR_US(20), NULL, NULL));
     assert_true(counters(b).interrupts >= 3);
     bench_close(b);
 }
@@ -1144,11 +1148,12 @@ static void test_msi_replaces_intx_when_enabled(void **state)
     (void)state;
     bench *b = bench_open(NULL);
     drv_up(b);
-    hoststub_devctrl(b->h, MORTAR_PCIE_CTRL_MSI_ENABLE | MORTAR_PCIE_CTRL_BUS_MASTER);
+    mortar_hoststub_devctrl(b->h,
+                            MORTAR_PCIE_CTRL_MSI_ENABLE | MORTAR_PCIE_CTRL_BUS_MASTER);
     wr(b, E1000_ICS, E1000_ICR_TXDW);
     uint8_t kind = 0xff;
     uint16_t vec = 0xffff;
-    assert_true(hoststub_wait_interrupt(b->h, TIMEOUT, &vec, &kind));
+    assert_true(mortar_hoststub_wait_interrupt(b->h, TIMEOUT, &vec, &kind));
     assert_int_equal(kind, MORTAR_PCIE_INT_MSI);
     assert_int_equal(vec, 0);
     bench_close(b);
@@ -1160,12 +1165,12 @@ static void test_reset_deasserts_interrupt_and_clears_registers(void **state)
     bench *b = bench_open(NULL);
     drv_up(b);
     wr(b, E1000_ICS, E1000_ICR_TXDW);
-    assert_true(hoststub_wait_interrupt(b->h, TIMEOUT, NULL, NULL));
-    uint64_t n = hoststub_interrupts(b->h);
+    assert_true(mortar_hoststub_wait_interrupt(b->h, TIMEOUT, NULL, NULL));
+    uint64_t n = mortar_hoststub_interrupts(b->h);
     wr(b, E1000_CTRL, rd(b, E1000_CTRL) | E1000_CTRL_RST);
-    assert_int_equal(hoststub_interrupts(b->h), n); /* the write is posted */
+    assert_int_equal(mortar_hoststub_interrupts(b->h), n); /* the write is posted */
     assert_int_equal(rd(b, E1000_IMS), 0);
-    assert_int_equal(hoststub_interrupts(b->h), n + 1); /* INTx went low */
+    assert_int_equal(mortar_hoststub_interrupts(b->h), n + 1); /* INTx went low */
     assert_int_equal(rd(b, E1000_ICR), 0);
     assert_int_equal(rd(b, E1000_RCTL), 0);
     assert_int_equal(rd(b, E1000_TDLEN), 0);
@@ -1183,11 +1188,11 @@ static void test_frames_wait_in_fifo_for_descriptors_and_overflow_is_missed(void
     b->nrx = 64;
     drv_up_with(b, false, false); /* no buffers yet */
     static uint8_t f[1500];
-    uint64_t t = hoststub_now(b->h);
+    uint64_t t = mortar_hoststub_now(b->h);
     for (uint32_t i = 0; i < 40; i++)
         peer_send_at(b->peer, t + MORTAR_US(1) + MORTAR_US(13) * i, f,
                      make_frame(f, NIC_MAC, PEER_MAC, sizeof f, (uint8_t)i));
-    hoststub_delay(b->h, MORTAR_US(600));
+    mortar_hoststub_delay(b->h, MORTAR_US(600));
     /* the 48 KiB receive FIFO keeps 32 frames of 1504 bytes; the rest are missed */
     assert_int_equal(counters(b).rx_frames, 0);
     assert_int_equal(rd(b, E1000_RNBC), 1);
@@ -1204,8 +1209,8 @@ static void test_frames_wait_in_fifo_for_descriptors_and_overflow_is_missed(void
     }
     /* with receiving disabled every frame is missed */
     wr(b, E1000_RCTL, rd(b, E1000_RCTL) & ~E1000_RCTL_EN);
-    peer_send_at(b->peer, hoststub_now(b->h) + MORTAR_US(1), f, 200);
-    hoststub_delay(b->h, MORTAR_US(10));
+    peer_send_at(b->peer, mortar_hoststub_now(b->h) + MORTAR_US(1), f, 200);
+    mortar_hoststub_delay(b->h, MORTAR_US(10));
     assert_int_equal(rd(b, E1000_MPC), 1);
     assert_int_equal(counters(b).rx_missed, 40 - 48 * 1024 / 1504 + 1);
     bench_close(b);
@@ -1237,9 +1242,9 @@ static uint64_t xmit_and_wait_arrival(bench *b, uint64_t limit_ps)
     uint32_t n = b->peer->nrx;
     drv_queue_frame(b, f, make_frame(f, PEER_MAC, NIC_MAC, sizeof f, 1));
     wr(b, E1000_TDT, b->tx_next);
-    uint64_t until = hoststub_now(b->h) + limit_ps;
-    while (b->peer->nrx == n && hoststub_now(b->h) < until)
-        hoststub_delay(b->h, MORTAR_US(5));
+    uint64_t until = mortar_hoststub_now(b->h) + limit_ps;
+    while (b->peer->nrx == n && mortar_hoststub_now(b->h) < until)
+        mortar_hoststub_delay(b->h, MORTAR_US(5));
     assert_true(b->peer->nrx > n);
     return b->peer->rx[n].at_ps;
 }
@@ -1263,9 +1268,9 @@ static void test_received_pause_holds_transmit_when_rfce_is_set(void **state)
     bench *b = bench_open(NULL);
     drv_up(b);
     wr(b, E1000_CTRL, rd(b, E1000_CTRL) | E1000_CTRL_RFCE);
-    uint64_t t = hoststub_now(b->h) + MORTAR_US(1);
+    uint64_t t = mortar_hoststub_now(b->h) + MORTAR_US(1);
     peer_pause_at(b, t, 1000); /* 1000 x 512 bit times at 1 Gb/s: 512 us */
-    hoststub_delay(b->h, MORTAR_US(10));
+    mortar_hoststub_delay(b->h, MORTAR_US(10));
     uint64_t arrived = xmit_and_wait_arrival(b, MORTAR_MS(2));
     assert_true(arrived >= pause_arrival(t) + MORTAR_US(512));
     assert_true(arrived < pause_arrival(t) + MORTAR_US(512) + MORTAR_US(20));
@@ -1281,10 +1286,10 @@ static void test_zero_quanta_pause_releases_transmit_at_once(void **state)
     bench *b = bench_open(NULL);
     drv_up(b);
     wr(b, E1000_CTRL, rd(b, E1000_CTRL) | E1000_CTRL_RFCE);
-    uint64_t t = hoststub_now(b->h) + MORTAR_US(1);
+    uint64_t t = mortar_hoststub_now(b->h) + MORTAR_US(1);
     peer_pause_at(b, t, 0xFFFF); /* 33.5 ms */
     peer_pause_at(b, t + MORTAR_US(100), 0);
-    hoststub_delay(b->h, MORTAR_US(10));
+    mortar_hoststub_delay(b->h, MORTAR_US(10));
     uint64_t arrived = xmit_and_wait_arrival(b, MORTAR_MS(2));
     assert_true(arrived >= pause_arrival(t + MORTAR_US(100)));
     assert_true(arrived < pause_arrival(t + MORTAR_US(100)) + MORTAR_US(20));
@@ -1298,10 +1303,10 @@ static void test_pause_is_not_honoured_without_rfce(void **state)
     (void)state;
     bench *b = bench_open(NULL);
     drv_up(b);
-    uint64_t t = hoststub_now(b->h) + MORTAR_US(1);
+    uint64_t t = mortar_hoststub_now(b->h) + MORTAR_US(1);
     peer_pause_at(b, t, 0xFFFF);
-    hoststub_delay(b->h, MORTAR_US(10));
-    uint64_t sent = hoststub_now(b->h);
+    mortar_hoststub_delay(b->h, MORTAR_US(10));
+    uint64_t sent = mortar_hoststub_now(b->h);
     uint64_t arrived = xmit_and_wait_arrival(b, MORTAR_MS(2));
     assert_true(arrived < sent + MORTAR_US(20));
     assert_int_equal(rd(b, E1000_XOFFRXC), 0);
@@ -1327,11 +1332,11 @@ static void test_filling_rx_fifo_sends_xoff_then_xon_when_tfce_is_set(void **sta
     wr(b, E1000_FCRTH, 8192);
     wr(b, E1000_FCRTL, 4096 | E1000_FCRTL_XONE);
     static uint8_t f[1500];
-    uint64_t t = hoststub_now(b->h);
+    uint64_t t = mortar_hoststub_now(b->h);
     for (uint32_t i = 0; i < 8; i++) /* 1504 bytes each with FCS: 6 pass 8192 */
         peer_send_at(b->peer, t + MORTAR_US(1) + MORTAR_US(13) * i, f,
                      make_frame(f, NIC_MAC, PEER_MAC, sizeof f, (uint8_t)i));
-    hoststub_delay(b->h, MORTAR_US(200));
+    mortar_hoststub_delay(b->h, MORTAR_US(200));
     /* frames 6, 7 and 8 arrive above the mark: each one is told to pause */
     assert_int_equal(b->peer->nrx, 3);
     for (uint32_t i = 0; i < 3; i++) {
@@ -1342,7 +1347,7 @@ static void test_filling_rx_fifo_sends_xoff_then_xon_when_tfce_is_set(void **sta
     }
     assert_int_equal(rd(b, E1000_XOFFTXC), 3);
     drv_give_rx_buffers(b, 63); /* the FIFO drains to the low mark: XON */
-    hoststub_delay(b->h, MORTAR_US(200));
+    mortar_hoststub_delay(b->h, MORTAR_US(200));
     assert_int_equal(b->peer->nrx, 4);
     assert_int_equal(peer_pause_quanta(b, 3), 0);
     assert_int_equal(rd(b, E1000_XONTXC), 1);
@@ -1368,16 +1373,16 @@ static void test_malformed_mmio_is_counted_and_answered(void **state)
     (void)state;
     bench *b = bench_open(NULL);
     drv_up(b);
-    assert_int_equal(hoststub_mmio_read(b->h, 0, 0x20000, 4), 0); /* past BAR0 */
-    assert_int_equal(hoststub_mmio_read(b->h, 0, 0x5B00, 4),
+    assert_int_equal(mortar_hoststub_mmio_read(b->h, 0, 0x20000, 4), 0); /* past BAR0 */
+    assert_int_equal(mortar_hoststub_mmio_read(b->h, 0, 0x5B00, 4),
                      0); /* not an 82540 register */
-    assert_int_equal(hoststub_mmio_read(b->h, 0, E1000_STATUS, 2), 0);
-    assert_int_equal(hoststub_mmio_read(b->h, 0, E1000_STATUS + 1, 4), 0);
-    assert_int_equal(hoststub_mmio_read(b->h, 3, 0, 4), 0); /* no BAR 3 */
-    assert_int_equal(hoststub_mmio_read(b->h, 0, E1000_CTRL, 8), 0);
-    hoststub_mmio_write(b->h, 0, E1000_RCTL, 1, 0);
-    hoststub_mmio_write(b->h, 0, 0x7FFFC, 4, 1);
-    hoststub_mmio_write(b->h, 1, 0x20, 4, 1); /* I/O past IODATA */
+    assert_int_equal(mortar_hoststub_mmio_read(b->h, 0, E1000_STATUS, 2), 0);
+    assert_int_equal(mortar_hoststub_mmio_read(b->h, 0, E1000_STATUS + 1, 4), 0);
+    assert_int_equal(mortar_hoststub_mmio_read(b->h, 3, 0, 4), 0); /* no BAR 3 */
+    assert_int_equal(mortar_hoststub_mmio_read(b->h, 0, E1000_CTRL, 8), 0);
+    mortar_hoststub_mmio_write(b->h, 0, E1000_RCTL, 1, 0);
+    mortar_hoststub_mmio_write(b->h, 0, 0x7FFFC, 4, 1);
+    mortar_hoststub_mmio_write(b->h, 1, 0x20, 4, 1); /* I/O past IODATA */
     rd(b, E1000_STATUS);                      /* flush the posted writes */
     e1000_counters c = counters(b);
     assert_int_equal(c.unknown_reg_reads, 2);
@@ -1415,7 +1420,7 @@ static void test_stray_and_short_dma_completions_are_counted(void **state)
     uint8_t f[80];
     make_frame(f, PEER_MAC, NIC_MAC, sizeof f, 1);
     drv_xmit(b, f, sizeof f);
-    hoststub_delay(b->h, MORTAR_US(5));
+    mortar_hoststub_delay(b->h, MORTAR_US(5));
     assert_int_equal(b->peer->nrx, 1);
     bench_close(b);
 }
@@ -1454,7 +1459,7 @@ static void test_tails_beyond_the_ring_are_refused(void **state)
     uint8_t f[80];
     make_frame(f, PEER_MAC, NIC_MAC, sizeof f, 1);
     drv_xmit(b, f, sizeof f);
-    hoststub_delay(b->h, MORTAR_US(5));
+    mortar_hoststub_delay(b->h, MORTAR_US(5));
     assert_int_equal(b->peer->nrx, 1);
     bench_close(b);
 }
@@ -1473,7 +1478,7 @@ static void test_buffers_outside_host_memory_are_counted_and_rings_go_on(void **
     uint8_t f[90];
     make_frame(f, PEER_MAC, NIC_MAC, sizeof f, 4);
     drv_xmit(b, f, sizeof f);
-    hoststub_delay(b->h, MORTAR_US(5));
+    mortar_hoststub_delay(b->h, MORTAR_US(5));
     assert_int_equal(b->peer->nrx, 1);
     assert_memory_equal(b->peer->rx[0].data, f, sizeof f);
     e1000_counters c = counters(b);
@@ -1483,7 +1488,7 @@ static void test_buffers_outside_host_memory_are_counted_and_rings_go_on(void **
     le64_put(mem(b, RX_RING, 8), OUTSIDE);
     wr(b, E1000_RDH, 0);
     wr(b, E1000_RDT, 7);
-    uint64_t t = hoststub_now(b->h);
+    uint64_t t = mortar_hoststub_now(b->h);
     make_frame(f, NIC_MAC, PEER_MAC, sizeof f, 5);
     peer_send_at(b->peer, t + MORTAR_US(1), f, sizeof f);
     peer_send_at(b->peer, t + MORTAR_US(10), f, sizeof f);
@@ -1494,7 +1499,7 @@ static void test_buffers_outside_host_memory_are_counted_and_rings_go_on(void **
     /* a ring base outside memory stops the ring until the tail is written again */
     wr(b, E1000_TDBAL, (uint32_t)OUTSIDE);
     wr(b, E1000_TDT, 1);
-    hoststub_delay(b->h, MORTAR_US(5));
+    mortar_hoststub_delay(b->h, MORTAR_US(5));
     assert_int_equal(counters(b).ring_errors, 1);
     assert_true(rd(b, E1000_STATUS) & E1000_STATUS_LU);
     bench_close(b);
@@ -1529,7 +1534,7 @@ static void test_one_outstanding_dma_still_moves_a_jumbo_frame(void **state)
     static uint8_t f[9014];
     make_frame(f, PEER_MAC, NIC_MAC, sizeof f, 8);
     drv_xmit(b, f, sizeof f);
-    hoststub_delay(b->h, MORTAR_US(100));
+    mortar_hoststub_delay(b->h, MORTAR_US(100));
     assert_int_equal(b->peer->nrx, 1);
     assert_memory_equal(b->peer->rx[0].data, f, sizeof f);
     bench_close(b);
@@ -1543,15 +1548,15 @@ static void test_interrupt_follows_the_descriptor_write_back(void **state)
     wr(b, E1000_TIDV, 0); /* TXDW at once */
     static uint8_t f[9014];
     make_frame(f, NIC_MAC, PEER_MAC, sizeof f, 2);
-    peer_send_at(b->peer, hoststub_now(b->h) + MORTAR_US(1), f, sizeof f);
-    assert_true(hoststub_wait_interrupt(b->h, TIMEOUT, NULL, NULL));
+    peer_send_at(b->peer, mortar_hoststub_now(b->h) + MORTAR_US(1), f, sizeof f);
+    assert_true(mortar_hoststub_wait_interrupt(b->h, TIMEOUT, NULL, NULL));
     /* when the interrupt arrives the last descriptor is already written */
     assert_true(rx_desc_at(b, 2).status & E1000_RXD_STAT_EOP);
     assert_true(rd(b, E1000_ICR) & E1000_ICR_RXT0);
     make_frame(f, PEER_MAC, NIC_MAC, sizeof f, 3);
     uint32_t last = drv_queue_frame(b, f, sizeof f);
     wr(b, E1000_TDT, b->tx_next);
-    assert_true(hoststub_wait_interrupt(b->h, TIMEOUT, NULL, NULL));
+    assert_true(mortar_hoststub_wait_interrupt(b->h, TIMEOUT, NULL, NULL));
     assert_true(mem(b, tx_desc_addr(last) + 12, 4)[0] & E1000_TXD_STAT_DD);
     assert_true(rd(b, E1000_ICR) & E1000_ICR_TXDW);
     bench_close(b);

@@ -25,7 +25,7 @@
 #include "mortar/runtime.h"
 #include "sims/common/le.h"
 #include "sims/eth/pause.h"
-#include "sims/hoststub/hoststub.h"
+#include "mortar/hoststub.h"
 #include "sims/i40e/i40e.h"
 #include "sims/i40e/i40e_regs.h"
 
@@ -192,7 +192,7 @@ static const uint8_t PEER_MAC[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x99};
 typedef struct bench {
     mortar_loop *loop;
     mortar_component *nic;
-    hoststub *h;
+    mortar_hoststub *h;
     peer *peer;
     uint32_t atq_next;
     uint32_t tx_tail, rx_tail;
@@ -224,14 +224,14 @@ static bench *bench_open(const char *nic_params, uint64_t eth_bps)
     lp.latency_ps = MORTAR_US(1);
     lp.bandwidth_bps = eth_bps;
     assert_int_equal(mortar_loop_connect(b->loop, b->nic, I40E_PORT_ETH, pc, 0, &lp), 0);
-    b->h = hoststub_get(host, b->loop);
+    b->h = mortar_hoststub_get(host, b->loop);
     b->peer = mortar_component_state(pc);
     return b;
 }
 
 static void bench_close(bench *b)
 {
-    assert_false(hoststub_failed(b->h));
+    assert_false(mortar_hoststub_failed(b->h));
     mortar_loop_destroy(b->loop);
     free(b);
 }
@@ -245,12 +245,12 @@ static i40e_counters counters(bench *b)
 
 static uint32_t rd(bench *b, uint32_t off)
 {
-    return (uint32_t)hoststub_mmio_read(b->h, 0, off, 4);
+    return (uint32_t)mortar_hoststub_mmio_read(b->h, 0, off, 4);
 }
 
 static void wr(bench *b, uint32_t off, uint32_t v)
 {
-    hoststub_mmio_write(b->h, 0, off, 4, v);
+    mortar_hoststub_mmio_write(b->h, 0, off, 4, v);
 }
 
 /* A read that follows posted writes on the link: they have landed. */
@@ -261,7 +261,7 @@ static void flush(bench *b)
 
 static uint8_t *mem(bench *b, uint64_t addr, uint64_t size)
 {
-    uint8_t *p = hoststub_mem(b->h, addr, size);
+    uint8_t *p = mortar_hoststub_mem(b->h, addr, size);
     assert_non_null(p);
     return p;
 }
@@ -280,7 +280,7 @@ static void put_bits(uint8_t *p, uint32_t lsb, uint32_t width, uint64_t v)
 
 static void drain_interrupts(bench *b)
 {
-    while (hoststub_wait_interrupt(b->h, 0, NULL, NULL))
+    while (mortar_hoststub_wait_interrupt(b->h, 0, NULL, NULL))
         ;
 }
 
@@ -364,9 +364,9 @@ static uint8_t *aq_send(bench *b, uint16_t opcode, const uint8_t params[16],
     }
     b->atq_next = (b->atq_next + 1) % AQ_LEN;
     wr(b, I40E_PF_ATQT, b->atq_next);
-    uint64_t end = hoststub_now(b->h) + TIMEOUT;
+    uint64_t end = mortar_hoststub_now(b->h) + TIMEOUT;
     while (rd(b, I40E_PF_ATQH) != b->atq_next)
-        assert_true(hoststub_now(b->h) < end);
+        assert_true(mortar_hoststub_now(b->h) < end);
     assert_true(le16_get(d) & I40E_AQ_FLAG_DD);
     return d;
 }
@@ -441,7 +441,8 @@ static void test_link_comes_up_with_an_event_on_the_arq(void **state)
 {
     (void)state;
     bench *b = bench_open(NULL, 40000000000ull);
-    hoststub_devctrl(b->h, MORTAR_PCIE_CTRL_MSIX_ENABLE | MORTAR_PCIE_CTRL_BUS_MASTER);
+    mortar_hoststub_devctrl(b->h,
+                            MORTAR_PCIE_CTRL_MSIX_ENABLE | MORTAR_PCIE_CTRL_BUS_MASTER);
     aq_setup(b);
     wr(b, I40E_PFINT_ICR0_ENA, I40E_ICR0_ADMINQ);
     wr(b, I40E_PFINT_DYN_CTL0, I40E_DYN_INTENA | I40E_DYN_CLEARPBA | 3u << 3);
@@ -449,7 +450,7 @@ static void test_link_comes_up_with_an_event_on_the_arq(void **state)
     le16_put(p, 0x3); /* enable link status events */
     aq_send(b, 0x0607, p, 0, false);
     uint16_t vec = 0xFFFF;
-    assert_true(hoststub_wait_interrupt(b->h, MORTAR_MS(1), &vec, NULL));
+    assert_true(mortar_hoststub_wait_interrupt(b->h, MORTAR_MS(1), &vec, NULL));
     assert_int_equal(vec, 0);
     assert_true(rd(b, I40E_PFINT_ICR0) & I40E_ICR0_ADMINQ);
     assert_int_equal(rd(b, I40E_PF_ARQH), 1);
@@ -487,15 +488,16 @@ static uint8_t *rx_ctx(bench *b, uint32_t q)
 
 static void wait_reg(bench *b, uint32_t off, uint32_t mask, uint32_t value)
 {
-    uint64_t end = hoststub_now(b->h) + TIMEOUT;
+    uint64_t end = mortar_hoststub_now(b->h) + TIMEOUT;
     while ((rd(b, off) & mask) != value)
-        assert_true(hoststub_now(b->h) < end);
+        assert_true(mortar_hoststub_now(b->h) < end);
 }
 
 /* The queue pair 0 with head write-back and MSI-X vector 1 for both. */
 static void queues_setup(bench *b, uint64_t tx_ring, uint32_t len)
 {
-    hoststub_devctrl(b->h, MORTAR_PCIE_CTRL_MSIX_ENABLE | MORTAR_PCIE_CTRL_BUS_MASTER);
+    mortar_hoststub_devctrl(b->h,
+                            MORTAR_PCIE_CTRL_MSIX_ENABLE | MORTAR_PCIE_CTRL_BUS_MASTER);
     aq_setup(b);
     hmc_setup(b);
     uint8_t *c = tx_ctx(b, 0);
@@ -535,7 +537,7 @@ static void link_up(bench *b)
     uint8_t p[16] = {0};
     le16_put(p, 0x3);
     aq_send(b, 0x0607, p, 0, false); /* link status, events on */
-    hoststub_delay(b->h, MORTAR_US(200));
+    mortar_hoststub_delay(b->h, MORTAR_US(200));
 }
 
 /* A frame from `src` to `dst` with an experimental ethertype (no L3). */
@@ -582,7 +584,7 @@ static void test_queue_context_is_read_from_host_memory(void **state)
     /* a context the HMC does not map: the queue never reports enabled */
     wr(b, I40E_GLHMC_LANTXCNT(0), 1);
     wr(b, I40E_QTX_ENA(1), I40E_QENA_REQ);
-    hoststub_delay(b->h, MORTAR_US(50));
+    mortar_hoststub_delay(b->h, MORTAR_US(50));
     assert_int_equal(rd(b, I40E_QTX_ENA(1)) & I40E_QENA_STAT, 0);
     assert_true(counters(b).ring_errors >= 1);
     /* queue 0's context (ring base, length, head write-back) works: a frame
@@ -592,8 +594,8 @@ static void test_queue_context_is_read_from_host_memory(void **state)
     memcpy(mem(b, TX_BUF, 100), f, make_frame(f, 100, 1));
     tx_post(b, TX_RING, RING_LEN, TX_BUF, 100, 0);
     wr(b, I40E_QTX_TAIL(0), b->tx_tail);
-    assert_true(hoststub_wait_mem32(b->h, TX_HEAD, 0xFFFFFFFF, 1, TIMEOUT));
-    hoststub_delay(b->h, MORTAR_US(5));
+    assert_true(mortar_hoststub_wait_mem32(b->h, TX_HEAD, 0xFFFFFFFF, 1, TIMEOUT));
+    mortar_hoststub_delay(b->h, MORTAR_US(5));
     assert_int_equal(b->peer->nrx, 1);
     bench_close(b);
 }
@@ -612,8 +614,8 @@ static void test_tx_frames_leave_at_line_rate(void **state)
         tx_post(b, TX_RING, RING_LEN, TX_BUF + 0x1000ull * i, len, 0);
     }
     wr(b, I40E_QTX_TAIL(0), b->tx_tail);
-    assert_true(hoststub_wait_mem32(b->h, TX_HEAD, 0xFFFFFFFF, n, TIMEOUT));
-    hoststub_delay(b->h, MORTAR_US(20));
+    assert_true(mortar_hoststub_wait_mem32(b->h, TX_HEAD, 0xFFFFFFFF, n, TIMEOUT));
+    mortar_hoststub_delay(b->h, MORTAR_US(20));
     assert_int_equal(b->peer->nrx, n);
     /* 10 Gbit/s: 800 ps a byte, each frame plus 24 bytes of overhead */
     uint64_t gap = (uint64_t)(len + 24) * 800;
@@ -682,8 +684,8 @@ static void test_tso_cuts_tcp_into_mss_segments_with_checksums(void **state)
             (uint64_t)(I40E_TXD_CMD_IIPT_IPV4_CSUM | I40E_TXD_CMD_L4T_TCP) |
                 offsets << (I40E_TXD_OFFSET_SHIFT - 4));
     wr(b, I40E_QTX_TAIL(0), b->tx_tail);
-    assert_true(hoststub_wait_mem32(b->h, TX_HEAD, 0xFFFFFFFF, 2, TIMEOUT));
-    hoststub_delay(b->h, MORTAR_US(10));
+    assert_true(mortar_hoststub_wait_mem32(b->h, TX_HEAD, 0xFFFFFFFF, 2, TIMEOUT));
+    mortar_hoststub_delay(b->h, MORTAR_US(10));
     assert_int_equal(b->peer->nrx, 3);
     for (uint32_t k = 0; k < 3; k++) {
         const uint8_t *f = b->peer->rx[k].data;
@@ -749,7 +751,7 @@ static void test_tx_queue_restart_starts_at_the_context_head(void **state)
     for (uint32_t i = 0; i < 5; i++)
         tx_post(b, TX_RING, RING_LEN, TX_BUF, len, csum);
     wr(b, I40E_QTX_TAIL(0), b->tx_tail);
-    assert_true(hoststub_wait_mem32(b->h, TX_HEAD, 0xFFFFFFFF, 5, TIMEOUT));
+    assert_true(mortar_hoststub_wait_mem32(b->h, TX_HEAD, 0xFFFFFFFF, 5, TIMEOUT));
     /* the driver stops the queue, clears its ring, starts it again at 0
      * (as a change of MTU does) and posts one packet: it goes out as
      * posted, with its offloads */
@@ -759,13 +761,13 @@ static void test_tx_queue_restart_starts_at_the_context_head(void **state)
     le32_put(mem(b, TX_HEAD, 4), 0);
     wr(b, I40E_QTX_ENA(0), I40E_QENA_REQ);
     wait_reg(b, I40E_QTX_ENA(0), I40E_QENA_STAT, I40E_QENA_STAT);
-    hoststub_delay(b->h, MORTAR_US(20));
+    mortar_hoststub_delay(b->h, MORTAR_US(20));
     b->tx_tail = 0;
     len = make_udp_frame(mem(b, TX_BUF, 142), 100);
     tx_post(b, TX_RING, RING_LEN, TX_BUF, len, csum);
     wr(b, I40E_QTX_TAIL(0), b->tx_tail);
-    assert_true(hoststub_wait_mem32(b->h, TX_HEAD, 0xFFFFFFFF, 1, TIMEOUT));
-    hoststub_delay(b->h, MORTAR_US(5));
+    assert_true(mortar_hoststub_wait_mem32(b->h, TX_HEAD, 0xFFFFFFFF, 1, TIMEOUT));
+    mortar_hoststub_delay(b->h, MORTAR_US(5));
     assert_int_equal(b->peer->nrx, 6);
     for (uint32_t i = 0; i < 6; i++)
         assert_true(udp_frame_sums_ok(b->peer->rx[i].data, b->peer->rx[i].len));
@@ -780,9 +782,9 @@ static void test_rx_frame_lands_in_buffer_with_writeback(void **state)
     link_up(b);
     uint8_t f[3000];
     uint32_t len = make_rx_frame(f, 3000, 7); /* spans two 2 KiB buffers */
-    peer_send_at(b->peer, hoststub_now(b->h) + MORTAR_US(1), f, len);
+    peer_send_at(b->peer, mortar_hoststub_now(b->h) + MORTAR_US(1), f, len);
     uint16_t vec = 0;
-    assert_true(hoststub_wait_interrupt(b->h, TIMEOUT, &vec, NULL));
+    assert_true(mortar_hoststub_wait_interrupt(b->h, TIMEOUT, &vec, NULL));
     assert_int_equal(vec, 1);
     uint8_t *d0 = mem(b, RX_RING, 32), *d1 = mem(b, RX_RING + 32, 32);
     uint64_t q0 = le64_get(d0 + 8), q1 = le64_get(d1 + 8);
@@ -798,7 +800,7 @@ static void test_rx_frame_lands_in_buffer_with_writeback(void **state)
                         len - RX_DBUFF);
     assert_int_equal(counters(b).rx_frames, 1);
     /* the GLPRT statistics count it (48-bit counter, read as one 8-byte access) */
-    assert_int_equal(hoststub_mmio_read(b->h, 0, I40E_GLPRT_UPRCL, 8), 1);
+    assert_int_equal(mortar_hoststub_mmio_read(b->h, 0, I40E_GLPRT_UPRCL, 8), 1);
     bench_close(b);
 }
 
@@ -812,9 +814,10 @@ static void test_rx_frames_wait_for_descriptors_in_the_buffer(void **state)
     uint8_t f[200];
     uint32_t len = make_rx_frame(f, 200, 3);
     for (uint32_t i = 0; i < 80; i++)
-        peer_send_at(b->peer, hoststub_now(b->h) + MORTAR_US(1) + MORTAR_NS(100) * i, f,
+        peer_send_at(b->peer,
+                     mortar_hoststub_now(b->h) + MORTAR_US(1) + MORTAR_NS(100) * i, f,
                      len);
-    hoststub_delay(b->h, MORTAR_US(100));
+    mortar_hoststub_delay(b->h, MORTAR_US(100));
     assert_int_equal(counters(b).rx_frames, RING_LEN - 1);
     assert_int_equal(counters(b).rx_missed, 0);
     /* the driver gives 32 descriptors back: the waiting frames land */
@@ -824,7 +827,7 @@ static void test_rx_frames_wait_for_descriptors_in_the_buffer(void **state)
         le64_put(d, RX_BUF + (uint64_t)RX_DBUFF * ((b->rx_tail + i) % RING_LEN));
     }
     wr(b, I40E_QRX_TAIL(0), (b->rx_tail + 32) % RING_LEN);
-    hoststub_delay(b->h, MORTAR_US(100));
+    mortar_hoststub_delay(b->h, MORTAR_US(100));
     assert_int_equal(counters(b).rx_frames, 80);
     assert_int_equal(counters(b).rx_missed, 0);
     bench_close(b);
@@ -843,14 +846,15 @@ static void test_rx_descriptors_are_fetched_before_frames_need_them(void **state
     uint8_t f[200];
     uint32_t len = make_rx_frame(f, 200, 5);
     const uint32_t n = 40;
-    const uint64_t t0 = hoststub_now(b->h) + MORTAR_US(1), gap = MORTAR_US(3);
+    const uint64_t t0 = mortar_hoststub_now(b->h) + MORTAR_US(1), gap = MORTAR_US(3);
     for (uint32_t i = 0; i < n; i++)
         peer_send_at(b->peer, t0 + gap * i, f, len);
     uint64_t lat_min = UINT64_MAX, lat_max = 0;
     for (uint32_t i = 0; i < n; i++) {
-        assert_true(hoststub_wait_mem32(b->h, RX_RING + 32ull * i + 8, I40E_RXD_STATUS_DD,
-                                        I40E_RXD_STATUS_DD, TIMEOUT));
-        uint64_t lat = hoststub_now(b->h) - (t0 + gap * i);
+        assert_true(mortar_hoststub_wait_mem32(b->h, RX_RING + 32ull * i + 8,
+                                               I40E_RXD_STATUS_DD, I40E_RXD_STATUS_DD,
+                                               TIMEOUT));
+        uint64_t lat = mortar_hoststub_now(b->h) - (t0 + gap * i);
         lat_min = lat < lat_min ? lat : lat_min;
         lat_max = lat > lat_max ? lat : lat_max;
     }
@@ -872,8 +876,8 @@ static void rx_cause_alone(bench *b, uint32_t idx)
 /* Waits for the next interrupt and returns when it came. */
 static uint64_t next_interrupt(bench *b)
 {
-    assert_true(hoststub_wait_interrupt(b->h, TIMEOUT, NULL, NULL));
-    return hoststub_now(b->h);
+    assert_true(mortar_hoststub_wait_interrupt(b->h, TIMEOUT, NULL, NULL));
+    return mortar_hoststub_now(b->h);
 }
 
 /* A bench with queue pair 0 and the link up, PFINT_ITRN index 0 and 1 at
@@ -890,7 +894,7 @@ static uint64_t first_rx_interrupt(bench **out, const uint32_t itr[2], uint32_t 
     wr(b, I40E_PFINT_ITRN(0, 0), itr[0]);
     wr(b, I40E_PFINT_ITRN(1, 0), itr[1]);
     rx_cause_alone(b, idx);
-    peer_send_at(b->peer, hoststub_now(b->h) + MORTAR_US(2), f, *len);
+    peer_send_at(b->peer, mortar_hoststub_now(b->h) + MORTAR_US(2), f, *len);
     return next_interrupt(b);
 }
 
@@ -905,7 +909,7 @@ static void test_itr_spaces_interrupts_of_a_vector(void **state)
     rx_cause_alone(b, 0);
     uint8_t f[100];
     uint32_t len = make_rx_frame(f, 100, 1);
-    uint64_t t0 = hoststub_now(b->h);
+    uint64_t t0 = mortar_hoststub_now(b->h);
     peer_send_at(b->peer, t0 + MORTAR_US(2), f, len);
     peer_send_at(b->peer, t0 + MORTAR_US(7), f, len);
     uint64_t first = next_interrupt(b);
@@ -917,8 +921,8 @@ static void test_itr_spaces_interrupts_of_a_vector(void **state)
                 MORTAR_US(50) - MORTAR_US(2)); /* less the link latency */
     assert_true(second - first <= MORTAR_US(50) + MORTAR_US(2));
     /* masked (no INTENA): a cause waits, no interrupt */
-    peer_send_at(b->peer, hoststub_now(b->h) + MORTAR_US(1), f, len);
-    assert_false(hoststub_wait_interrupt(b->h, MORTAR_US(200), NULL, NULL));
+    peer_send_at(b->peer, mortar_hoststub_now(b->h) + MORTAR_US(1), f, len);
+    assert_false(mortar_hoststub_wait_interrupt(b->h, MORTAR_US(200), NULL, NULL));
     assert_int_equal(counters(b).rx_frames, 3);
     bench_close(b);
 }
@@ -936,10 +940,10 @@ static void test_itr_shorter_cause_cuts_a_pending_wait(void **state)
     wr(b, I40E_PFINT_DYN_CTLN(0), I40E_DYN_INTENA | 3u << I40E_DYN_ITR_INDX_SHIFT);
     /* a cause on index 1 waits for its 100 us ... */
     peer_send_at(b->peer, first + MORTAR_US(5), f, len);
-    hoststub_delay(b->h, MORTAR_US(10));
+    mortar_hoststub_delay(b->h, MORTAR_US(10));
     /* ... until a cause on index 0, whose 4 us have long passed, arrives */
     wr(b, I40E_QINT_RQCTL(0), 1 | 0u << I40E_QINT_ITR_INDX_SHIFT | I40E_QINT_CAUSE_ENA);
-    peer_send_at(b->peer, hoststub_now(b->h) + MORTAR_US(5), f, len);
+    peer_send_at(b->peer, mortar_hoststub_now(b->h) + MORTAR_US(5), f, len);
     uint64_t second = next_interrupt(b);
     assert_true(second - first < MORTAR_US(30));
     assert_int_equal(counters(b).rx_frames, 3);
@@ -997,8 +1001,8 @@ static void test_malformed_descriptor_is_counted_and_skipped(void **state)
     /* and a good packet after them */
     tx_post(b, TX_RING, RING_LEN, TX_BUF, 100, 0);
     wr(b, I40E_QTX_TAIL(0), b->tx_tail);
-    assert_true(hoststub_wait_mem32(b->h, TX_HEAD, 0xFFFFFFFF, 4, TIMEOUT));
-    hoststub_delay(b->h, MORTAR_US(5));
+    assert_true(mortar_hoststub_wait_mem32(b->h, TX_HEAD, 0xFFFFFFFF, 4, TIMEOUT));
+    mortar_hoststub_delay(b->h, MORTAR_US(5));
     i40e_counters c = counters(b);
     assert_true(c.bad_descriptors >= 2);
     assert_int_equal(c.tx_dropped, 1);
@@ -1021,8 +1025,8 @@ static void test_dma_error_drops_the_packet_and_is_counted(void **state)
     memcpy(mem(b, TX_BUF, 100), f, make_frame(f, 100, 1));
     tx_post(b, TX_RING, RING_LEN, TX_BUF, 100, 0);
     wr(b, I40E_QTX_TAIL(0), b->tx_tail);
-    assert_true(hoststub_wait_mem32(b->h, TX_HEAD, 0xFFFFFFFF, 2, TIMEOUT));
-    hoststub_delay(b->h, MORTAR_US(5));
+    assert_true(mortar_hoststub_wait_mem32(b->h, TX_HEAD, 0xFFFFFFFF, 2, TIMEOUT));
+    mortar_hoststub_delay(b->h, MORTAR_US(5));
     i40e_counters c = counters(b);
     assert_int_equal(c.dma_errors, 1);
     assert_int_equal(c.tx_dropped, 1);
@@ -1102,7 +1106,7 @@ static void set_pause(bench *b, uint8_t pause)
     p[5] = (uint8_t)(pause | 0x08 | 0x10 | 0x20); /* link, AN, atomic restart */
     uint8_t *d = aq_send(b, OPC_SET_PHY_CONFIG, p, 0, false);
     assert_int_equal(le16_get(d + 6), 0);
-    hoststub_delay(b->h, MORTAR_US(200));
+    mortar_hoststub_delay(b->h, MORTAR_US(200));
 }
 
 static void test_phy_and_link_report_pause_as_the_parameter_allows(void **state)
@@ -1135,11 +1139,11 @@ static void test_received_pause_holds_transmit_for_its_quanta(void **state)
     bench *b = bench_open("{\"speed\": \"10Gbps\"}", 10000000000ull);
     queues_setup(b, TX_RING, RING_LEN);
     link_up(b);
-    uint64_t t0 = hoststub_now(b->h);
+    uint64_t t0 = mortar_hoststub_now(b->h);
     send_pause_at(b, t0 + MORTAR_US(1), 1000); /* 1000 x 512 bits at 10 Gbit/s */
-    hoststub_delay(b->h, MORTAR_US(5));
+    mortar_hoststub_delay(b->h, MORTAR_US(5));
     post_frames(b, 4, 1514);
-    hoststub_delay(b->h, MORTAR_US(100));
+    mortar_hoststub_delay(b->h, MORTAR_US(100));
     assert_int_equal(b->peer->nrx, 4);
     uint64_t hold = 1000ull * 512 * 100; /* 100 ps a bit */
     /* sent at t0 + 1 us, 1 us on the link each way */
@@ -1164,14 +1168,14 @@ static void test_pause_of_zero_quanta_releases_transmit(void **state)
     bench *b = bench_open("{\"speed\": \"10Gbps\"}", 10000000000ull);
     queues_setup(b, TX_RING, RING_LEN);
     link_up(b);
-    uint64_t t0 = hoststub_now(b->h);
+    uint64_t t0 = mortar_hoststub_now(b->h);
     send_pause_at(b, t0 + MORTAR_US(1), 0xFFFF); /* 3.4 ms */
     send_pause_at(b, t0 + MORTAR_US(40), 0);
-    hoststub_delay(b->h, MORTAR_US(5));
+    mortar_hoststub_delay(b->h, MORTAR_US(5));
     post_frames(b, 2, 1514);
-    hoststub_delay(b->h, MORTAR_US(30));
+    mortar_hoststub_delay(b->h, MORTAR_US(30));
     assert_int_equal(b->peer->nrx, 0); /* held */
-    hoststub_delay(b->h, MORTAR_US(20));
+    mortar_hoststub_delay(b->h, MORTAR_US(20));
     assert_int_equal(b->peer->nrx, 2);
     uint64_t xon_in = t0 + MORTAR_US(41); /* sent + the link's 1 us */
     assert_true(b->peer->rx[0].at_ps >= xon_in + MORTAR_US(1));
@@ -1190,11 +1194,11 @@ static void test_pause_is_not_honoured_when_receive_pause_is_off(void **state)
     queues_setup(b, TX_RING, RING_LEN);
     link_up(b);
     set_pause(b, 0x01); /* ethtool -A rx off tx on */
-    uint64_t t0 = hoststub_now(b->h);
+    uint64_t t0 = mortar_hoststub_now(b->h);
     send_pause_at(b, t0 + MORTAR_US(1), 1000);
-    hoststub_delay(b->h, MORTAR_US(5));
+    mortar_hoststub_delay(b->h, MORTAR_US(5));
     post_frames(b, 2, 1514);
-    hoststub_delay(b->h, MORTAR_US(20));
+    mortar_hoststub_delay(b->h, MORTAR_US(20));
     assert_int_equal(b->peer->nrx, 2);
     assert_true(b->peer->rx[0].at_ps < t0 + MORTAR_US(25)); /* not 51 us */
     i40e_counters c = counters(b);
@@ -1237,19 +1241,19 @@ static bench *overload(const char *nic_params)
     link_up(b);
     static uint8_t f[BURST_LEN];
     uint32_t len = make_rx_frame(f, BURST_LEN, 9);
-    peer_burst(b->peer, hoststub_now(b->h) + MORTAR_US(1), 40000000000ull, f, len,
+    peer_burst(b->peer, mortar_hoststub_now(b->h) + MORTAR_US(1), 40000000000ull, f, len,
                BURST_FRAMES);
     uint32_t next_to_clean = 0;
-    uint64_t end = hoststub_now(b->h) + MORTAR_MS(10);
-    while (hoststub_now(b->h) < end) {
-        hoststub_delay(b->h, MORTAR_US(100));
+    uint64_t end = mortar_hoststub_now(b->h) + MORTAR_MS(10);
+    while (mortar_hoststub_now(b->h) < end) {
+        mortar_hoststub_delay(b->h, MORTAR_US(100));
         rx_clean(b, &next_to_clean);
         i40e_counters c = counters(b);
         if (c.rx_frames + c.rx_missed == BURST_FRAMES &&
             b->peer->burst_next == b->peer->ntx)
             break;
     }
-    hoststub_delay(b->h, MORTAR_US(20));
+    mortar_hoststub_delay(b->h, MORTAR_US(20));
     return b;
 }
 

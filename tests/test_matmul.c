@@ -124,7 +124,7 @@ static void test_intro_describes_each_design(void **state)
         matmul_bench b;
         snprintf(params, sizeof params, "{\"design\": \"%s\"}", designs[i]);
         open_bench(&b, params, MORTAR_NS(100));
-        const mortar_pcie_dev_intro *in = hoststub_dev_intro(b.h);
+        const mortar_pcie_dev_intro *in = mortar_hoststub_dev_intro(b.h);
         assert_non_null(in);
         assert_int_equal(in->vendor_id, MATMUL_VENDOR_ID);
         assert_int_equal(in->device_id, ids[i]);
@@ -143,28 +143,30 @@ static void test_intro_describes_each_design(void **state)
 }
 
 /* Accesses no register answers; each must read as 0 and be counted. */
-static uint64_t poke_bad_mmio(hoststub *h)
+static uint64_t poke_bad_mmio(mortar_hoststub *h)
 {
     uint64_t n = 0;
-    assert_int_equal(hoststub_mmio_read(h, 0, 0x1000, 4), 0); /* past BAR0 */
+    assert_int_equal(mortar_hoststub_mmio_read(h, 0, 0x1000, 4), 0); /* past BAR0 */
     n++;
-    assert_int_equal(hoststub_mmio_read(h, 0, 0xffc, 4), 0); /* no register there */
+    assert_int_equal(mortar_hoststub_mmio_read(h, 0, 0xffc, 4),
+                     0); /* no register there */
     n++;
-    assert_int_equal(hoststub_mmio_read(h, 0, 0x000, 2), 0); /* size 2 */
+    assert_int_equal(mortar_hoststub_mmio_read(h, 0, 0x000, 2), 0); /* size 2 */
     n++;
-    assert_int_equal(hoststub_mmio_read(h, 0, 0x002, 4), 0); /* unaligned */
+    assert_int_equal(mortar_hoststub_mmio_read(h, 0, 0x002, 4), 0); /* unaligned */
     n++;
-    assert_int_equal(hoststub_mmio_read(h, 4, 0x000, 4), 0); /* no BAR4 */
+    assert_int_equal(mortar_hoststub_mmio_read(h, 4, 0x000, 4), 0); /* no BAR4 */
     n++;
-    assert_int_equal(hoststub_mmio_read(h, 0, ~0ull - 3, 4), 0); /* wraps */
+    assert_int_equal(mortar_hoststub_mmio_read(h, 0, ~0ull - 3, 4), 0); /* wraps */
     n++;
-    hoststub_mmio_write(h, 0, MATMUL_REG_ID, 4, 0x12345678); /* read-only */
-    hoststub_mmio_write(h, 0, 0xf00, 4, 1);
-    hoststub_mmio_write(h, 0, 0x1, 1, 1);
-    hoststub_mmio_write(h, 5, 0x0, 4, 1);
+    mortar_hoststub_mmio_write(h, 0, MATMUL_REG_ID, 4, 0x12345678); /* read-only */
+    mortar_hoststub_mmio_write(h, 0, 0xf00, 4, 1);
+    mortar_hoststub_mmio_write(h, 0, 0x1, 1, 1);
+    mortar_hoststub_mmio_write(h, 5, 0x0, 4, 1);
     uint8_t big[64] = {0};
-    hoststub_mmio_write_block(h, 0, 0x10, big, sizeof big); /* not a register size */
-    hoststub_mmio_read(h, 0, MATMUL_REG_ID, 4); /* the posted writes have landed */
+    mortar_hoststub_mmio_write_block(h, 0, 0x10, big,
+                                     sizeof big);      /* not a register size */
+    mortar_hoststub_mmio_read(h, 0, MATMUL_REG_ID, 4); /* the posted writes have landed */
     return n + 5;
 }
 
@@ -180,7 +182,7 @@ static void test_bad_mmio_reads_zero_is_counted_and_the_device_keeps_working(voi
         matmul_counters c;
         matmul_get_counters(b.dev, &c);
         assert_int_equal(c.unknown_reg_accesses, expected);
-        uint32_t id = (uint32_t)hoststub_mmio_read(b.h, 0, MATMUL_REG_ID, 4);
+        uint32_t id = (uint32_t)mortar_hoststub_mmio_read(b.h, 0, MATMUL_REG_ID, 4);
         assert_int_equal(id >> 16, 0x4d4d);
         run_checked(&b, 256, 7);
         matmul_bench_close(&b);

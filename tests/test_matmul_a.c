@@ -223,16 +223,16 @@ static void test_a_trace_events_carry_the_request_id(void **state)
  */
 
 /* One step programmed by hand; returns STATUS once DONE or ERROR is set. */
-static uint32_t manual_step(hoststub *h, uint64_t a, uint64_t bb, uint64_t c,
+static uint32_t manual_step(mortar_hoststub *h, uint64_t a, uint64_t bb, uint64_t c,
                             uint32_t ctrl)
 {
-    hoststub_mmio_write(h, 0, MATMUL_A_A_ADDR, 8, a);
-    hoststub_mmio_write(h, 0, MATMUL_A_B_ADDR, 8, bb);
-    hoststub_mmio_write(h, 0, MATMUL_A_C_ADDR, 8, c);
-    hoststub_mmio_write(h, 0, MATMUL_A_STEP_CTRL, 4, ctrl);
-    hoststub_mmio_write(h, 0, MATMUL_A_DOORBELL, 4, 1);
+    mortar_hoststub_mmio_write(h, 0, MATMUL_A_A_ADDR, 8, a);
+    mortar_hoststub_mmio_write(h, 0, MATMUL_A_B_ADDR, 8, bb);
+    mortar_hoststub_mmio_write(h, 0, MATMUL_A_C_ADDR, 8, c);
+    mortar_hoststub_mmio_write(h, 0, MATMUL_A_STEP_CTRL, 4, ctrl);
+    mortar_hoststub_mmio_write(h, 0, MATMUL_A_DOORBELL, 4, 1);
     for (int i = 0; i < 100000; i++) {
-        uint32_t st = (uint32_t)hoststub_mmio_read(h, 0, MATMUL_A_STATUS, 4);
+        uint32_t st = (uint32_t)mortar_hoststub_mmio_read(h, 0, MATMUL_A_STATUS, 4);
         if (st & (MATMUL_STATUS_DONE | MATMUL_STATUS_ERROR))
             return st;
     }
@@ -246,22 +246,23 @@ static void test_a_refused_dma_sets_error_and_the_next_request_works(void **stat
     matmul_bench b;
     matmul_counters c;
     open_bench(&b, "{\"design\": \"a\", \"n\": 256}", MORTAR_NS(100), NULL);
-    uint64_t base = hoststub_mem_base(b.h);
+    uint64_t base = mortar_hoststub_mem_base(b.h);
     /* operand outside host memory: all 4 chunks of tile A are refused */
     uint32_t st = manual_step(b.h, 0x1000, base, base, MATMUL_STEP_FIRST);
     assert_true(st & MATMUL_STATUS_ERROR);
     assert_false(st & MATMUL_STATUS_BUSY);
-    assert_int_equal(hoststub_mmio_read(b.h, 0, MATMUL_A_ERR_CODE, 4), MATMUL_ERR_DMA);
+    assert_int_equal(mortar_hoststub_mmio_read(b.h, 0, MATMUL_A_ERR_CODE, 4),
+                     MATMUL_ERR_DMA);
     matmul_get_counters(b.dev, &c);
     assert_int_equal(c.dma_errors, 4);
     assert_int_equal(c.errors, 1);
     assert_int_equal(c.steps, 0);
     /* result tile outside host memory: the step ends, the posted write fails later */
-    hoststub_mmio_write(b.h, 0, MATMUL_A_STATUS, 4, MATMUL_STATUS_ERROR);
+    mortar_hoststub_mmio_write(b.h, 0, MATMUL_A_STATUS, 4, MATMUL_STATUS_ERROR);
     st = manual_step(b.h, base, base, 0x1000, MATMUL_STEP_FIRST | MATMUL_STEP_LAST);
     assert_true(st & MATMUL_STATUS_DONE);
-    hoststub_delay(b.h, MORTAR_US(1));
-    st = (uint32_t)hoststub_mmio_read(b.h, 0, MATMUL_A_STATUS, 4);
+    mortar_hoststub_delay(b.h, MORTAR_US(1));
+    st = (uint32_t)mortar_hoststub_mmio_read(b.h, 0, MATMUL_A_STATUS, 4);
     assert_true(st & MATMUL_STATUS_ERROR);
     matmul_get_counters(b.dev, &c);
     assert_int_equal(c.dma_errors, 4 + 4); /* tile A, then the int8 result tile */
@@ -276,10 +277,10 @@ static void test_a_wrapping_address_is_refused_without_dma(void **state)
     matmul_bench b;
     matmul_counters c;
     open_bench(&b, "{\"design\": \"a\", \"n\": 256}", MORTAR_NS(100), NULL);
-    uint64_t base = hoststub_mem_base(b.h);
+    uint64_t base = mortar_hoststub_mem_base(b.h);
     uint32_t st = manual_step(b.h, base, ~0ull - 4095, base, MATMUL_STEP_FIRST);
     assert_true(st & MATMUL_STATUS_ERROR);
-    assert_int_equal(hoststub_mmio_read(b.h, 0, MATMUL_A_ERR_CODE, 4),
+    assert_int_equal(mortar_hoststub_mmio_read(b.h, 0, MATMUL_A_ERR_CODE, 4),
                      MATMUL_ERR_BAD_ADDR);
     matmul_get_counters(b.dev, &c);
     assert_int_equal(c.dma_reads, 0);
@@ -294,23 +295,23 @@ static void test_a_doorbell_while_busy_is_counted_and_ignored(void **state)
     matmul_bench b;
     matmul_counters c;
     open_bench(&b, "{\"design\": \"a\", \"n\": 256}", MORTAR_NS(100), NULL);
-    uint64_t base = hoststub_mem_base(b.h);
-    hoststub_mmio_write(b.h, 0, MATMUL_A_A_ADDR, 8, base);
-    hoststub_mmio_write(b.h, 0, MATMUL_A_B_ADDR, 8, base + MATMUL_TILE_I8);
-    hoststub_mmio_write(b.h, 0, MATMUL_A_C_ADDR, 8, base + 2 * MATMUL_TILE_I8);
-    hoststub_mmio_write(b.h, 0, MATMUL_A_STEP_CTRL, 4,
-                        MATMUL_STEP_FIRST | MATMUL_STEP_LAST);
+    uint64_t base = mortar_hoststub_mem_base(b.h);
+    mortar_hoststub_mmio_write(b.h, 0, MATMUL_A_A_ADDR, 8, base);
+    mortar_hoststub_mmio_write(b.h, 0, MATMUL_A_B_ADDR, 8, base + MATMUL_TILE_I8);
+    mortar_hoststub_mmio_write(b.h, 0, MATMUL_A_C_ADDR, 8, base + 2 * MATMUL_TILE_I8);
+    mortar_hoststub_mmio_write(b.h, 0, MATMUL_A_STEP_CTRL, 4,
+                               MATMUL_STEP_FIRST | MATMUL_STEP_LAST);
     for (int i = 0; i < 3; i++) /* the 2nd and 3rd arrive while the step runs */
-        hoststub_mmio_write(b.h, 0, MATMUL_A_DOORBELL, 4, 1);
+        mortar_hoststub_mmio_write(b.h, 0, MATMUL_A_DOORBELL, 4, 1);
     uint32_t st;
-    while (!((st = (uint32_t)hoststub_mmio_read(b.h, 0, MATMUL_A_STATUS, 4)) &
+    while (!((st = (uint32_t)mortar_hoststub_mmio_read(b.h, 0, MATMUL_A_STATUS, 4)) &
              (MATMUL_STATUS_DONE | MATMUL_STATUS_ERROR)))
         ;
     assert_int_equal(st & MATMUL_STATUS_ERROR, 0);
     matmul_get_counters(b.dev, &c);
     assert_int_equal(c.doorbells_ignored, 2);
     assert_int_equal(c.steps, 1);
-    assert_int_equal(hoststub_mmio_read(b.h, 0, MATMUL_A_STEP_COUNT, 4), 1);
+    assert_int_equal(mortar_hoststub_mmio_read(b.h, 0, MATMUL_A_STEP_COUNT, 4), 1);
     run_checked(&b, 256, 12, NULL);
     matmul_bench_close(&b);
 }

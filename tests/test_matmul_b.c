@@ -177,7 +177,7 @@ static void test_b_serves_queued_descriptors_without_the_host(void **state)
     /* next descriptor (2L) and its first tiles (2L), nothing from the host */
     assert_int_equal(r[1].dev_first_ps - r[0].dev_last_ps, 4 * L);
     assert_int_equal(r[2].dev_first_ps - r[1].dev_last_ps, 4 * L);
-    assert_int_equal(hoststub_mmio_read(b.h, 0, MATMUL_B_COMPLETED, 4), 3);
+    assert_int_equal(mortar_hoststub_mmio_read(b.h, 0, MATMUL_B_COMPLETED, 4), 3);
     free(a);
     free(bm);
     free(c);
@@ -193,13 +193,13 @@ static uint64_t interrupts_for(const char *params, bool use_irq, bool host_enabl
     matmul_drv_opts o = {.use_irq = use_irq};
     open_bench(&b, params, MORTAR_NS(100), NULL);
     if (host_enables)
-        hoststub_devctrl(b.h, MORTAR_PCIE_CTRL_MSIX_ENABLE);
+        mortar_hoststub_devctrl(b.h, MORTAR_PCIE_CTRL_MSIX_ENABLE);
     open_driver(&d, &b, 256, &o);
     check(&d, 256, 3, NULL);
-    hoststub_delay(b.h, MORTAR_US(1));
+    mortar_hoststub_delay(b.h, MORTAR_US(1));
     matmul_counters k;
     matmul_get_counters(b.dev, &k);
-    uint64_t got = hoststub_interrupts(b.h);
+    uint64_t got = mortar_hoststub_interrupts(b.h);
     assert_int_equal(k.interrupts, got);
     matmul_bench_close(&b);
     return got;
@@ -344,10 +344,10 @@ static void test_b_bad_descriptors_get_error_records(void **state)
     matmul_get_counters(b.dev, &k);
     assert_int_equal(k.bad_descriptors, 6);
     assert_int_equal(k.dma_errors, 4); /* the 4 chunks of tile A in flight */
-    uint32_t st = (uint32_t)hoststub_mmio_read(b.h, 0, MATMUL_B_STATUS, 4);
+    uint32_t st = (uint32_t)mortar_hoststub_mmio_read(b.h, 0, MATMUL_B_STATUS, 4);
     assert_int_equal(st, MATMUL_B_ST_ERR_DESC | MATMUL_B_ST_ERR_DMA);
-    hoststub_mmio_write(b.h, 0, MATMUL_B_STATUS, 4, st); /* write 1 to clear */
-    assert_int_equal(hoststub_mmio_read(b.h, 0, MATMUL_B_STATUS, 4), 0);
+    mortar_hoststub_mmio_write(b.h, 0, MATMUL_B_STATUS, 4, st); /* write 1 to clear */
+    assert_int_equal(mortar_hoststub_mmio_read(b.h, 0, MATMUL_B_STATUS, 4), 0);
     check(&d, 256, 4, NULL);
     matmul_bench_close(&b);
 }
@@ -372,7 +372,7 @@ static void test_b_descriptor_without_usable_completion_address_is_skipped(void 
     matmul_get_counters(b.dev, &k);
     assert_int_equal(k.bad_descriptors, 1);
     assert_int_equal(k.steps, 8);
-    assert_int_equal(hoststub_mmio_read(b.h, 0, MATMUL_B_RING_HEAD, 4), 2);
+    assert_int_equal(mortar_hoststub_mmio_read(b.h, 0, MATMUL_B_RING_HEAD, 4), 2);
     matmul_bench_close(&b);
 }
 
@@ -384,21 +384,22 @@ static void test_b_bad_ring_settings_are_ignored_and_flagged(void **state)
     open_bench(&b, B256, MORTAR_NS(100), NULL);
     open_driver(&d, &b, 256, NULL);
     check(&d, 256, 1, NULL);
-    hoststub_mmio_write(b.h, 0, MATMUL_B_RING_TAIL, 4, 100);        /* past the ring */
-    hoststub_mmio_write(b.h, 0, MATMUL_B_RING_SIZE, 4, 16);         /* while enabled */
-    hoststub_mmio_write(b.h, 0, MATMUL_B_RING_BASE, 8, 0x12345000); /* while enabled */
-    uint32_t st = (uint32_t)hoststub_mmio_read(b.h, 0, MATMUL_B_STATUS, 4);
+    mortar_hoststub_mmio_write(b.h, 0, MATMUL_B_RING_TAIL, 4, 100); /* past the ring */
+    mortar_hoststub_mmio_write(b.h, 0, MATMUL_B_RING_SIZE, 4, 16);  /* while enabled */
+    mortar_hoststub_mmio_write(b.h, 0, MATMUL_B_RING_BASE, 8,
+                               0x12345000); /* while enabled */
+    uint32_t st = (uint32_t)mortar_hoststub_mmio_read(b.h, 0, MATMUL_B_STATUS, 4);
     assert_true(st & MATMUL_B_ST_ERR_RING);
-    assert_int_equal(hoststub_mmio_read(b.h, 0, MATMUL_B_RING_TAIL, 4), 1);
-    assert_int_equal(hoststub_mmio_read(b.h, 0, MATMUL_B_RING_HEAD, 4), 1);
-    assert_int_equal(hoststub_mmio_read(b.h, 0, MATMUL_B_RING_SIZE, 4), 8);
-    assert_int_equal(hoststub_mmio_read(b.h, 0, MATMUL_B_RING_BASE, 8), d.ring);
+    assert_int_equal(mortar_hoststub_mmio_read(b.h, 0, MATMUL_B_RING_TAIL, 4), 1);
+    assert_int_equal(mortar_hoststub_mmio_read(b.h, 0, MATMUL_B_RING_HEAD, 4), 1);
+    assert_int_equal(mortar_hoststub_mmio_read(b.h, 0, MATMUL_B_RING_SIZE, 4), 8);
+    assert_int_equal(mortar_hoststub_mmio_read(b.h, 0, MATMUL_B_RING_BASE, 8), d.ring);
     matmul_counters k;
     matmul_get_counters(b.dev, &k);
     assert_int_equal(k.ring_errors, 4); /* the 8-byte base write is two accesses */
-    hoststub_mmio_write(b.h, 0, MATMUL_B_STATUS, 4, MATMUL_B_ST_ERR_RING);
+    mortar_hoststub_mmio_write(b.h, 0, MATMUL_B_STATUS, 4, MATMUL_B_ST_ERR_RING);
     check(&d, 256, 2, NULL);
-    assert_int_equal(hoststub_mmio_read(b.h, 0, MATMUL_B_STATUS, 4), 0);
+    assert_int_equal(mortar_hoststub_mmio_read(b.h, 0, MATMUL_B_STATUS, 4), 0);
     matmul_bench_close(&b);
 }
 
@@ -407,14 +408,14 @@ static void test_b_enabling_an_unset_ring_is_refused(void **state)
     (void)state;
     matmul_bench b;
     open_bench(&b, B256, MORTAR_NS(100), NULL);
-    hoststub_mmio_write(b.h, 0, MATMUL_B_CONTROL, 4, MATMUL_B_CTRL_ENABLE);
-    hoststub_mmio_write(b.h, 0, MATMUL_B_RING_TAIL, 4, 1);
-    assert_int_equal(hoststub_mmio_read(b.h, 0, MATMUL_B_CONTROL, 4), 0);
+    mortar_hoststub_mmio_write(b.h, 0, MATMUL_B_CONTROL, 4, MATMUL_B_CTRL_ENABLE);
+    mortar_hoststub_mmio_write(b.h, 0, MATMUL_B_RING_TAIL, 4, 1);
+    assert_int_equal(mortar_hoststub_mmio_read(b.h, 0, MATMUL_B_CONTROL, 4), 0);
     matmul_counters k;
     matmul_get_counters(b.dev, &k);
     assert_int_equal(k.ring_errors, 2);
     assert_int_equal(k.dma_reads, 0);
-    hoststub_mmio_write(b.h, 0, MATMUL_B_STATUS, 4, ~0u);
+    mortar_hoststub_mmio_write(b.h, 0, MATMUL_B_STATUS, 4, ~0u);
     matmul_drv d;
     open_driver(&d, &b, 256, NULL);
     check(&d, 256, 3, NULL);
@@ -426,20 +427,22 @@ static void test_b_unreadable_descriptor_is_skipped(void **state)
     (void)state;
     matmul_bench b;
     open_bench(&b, B256, MORTAR_NS(100), NULL);
-    hoststub *h = b.h;
-    hoststub_mmio_write(h, 0, MATMUL_B_RING_BASE, 8, 0x1000); /* outside host memory */
-    hoststub_mmio_write(h, 0, MATMUL_B_RING_SIZE, 4, 4);
-    hoststub_mmio_write(h, 0, MATMUL_B_CONTROL, 4, MATMUL_B_CTRL_ENABLE);
-    hoststub_mmio_write(h, 0, MATMUL_B_RING_TAIL, 4, 2);
-    hoststub_delay(h, MORTAR_US(1));
-    assert_int_equal(hoststub_mmio_read(h, 0, MATMUL_B_RING_HEAD, 4), 2);
-    assert_int_equal(hoststub_mmio_read(h, 0, MATMUL_B_STATUS, 4), MATMUL_B_ST_ERR_DMA);
+    mortar_hoststub *h = b.h;
+    mortar_hoststub_mmio_write(h, 0, MATMUL_B_RING_BASE, 8,
+                               0x1000); /* outside host memory */
+    mortar_hoststub_mmio_write(h, 0, MATMUL_B_RING_SIZE, 4, 4);
+    mortar_hoststub_mmio_write(h, 0, MATMUL_B_CONTROL, 4, MATMUL_B_CTRL_ENABLE);
+    mortar_hoststub_mmio_write(h, 0, MATMUL_B_RING_TAIL, 4, 2);
+    mortar_hoststub_delay(h, MORTAR_US(1));
+    assert_int_equal(mortar_hoststub_mmio_read(h, 0, MATMUL_B_RING_HEAD, 4), 2);
+    assert_int_equal(mortar_hoststub_mmio_read(h, 0, MATMUL_B_STATUS, 4),
+                     MATMUL_B_ST_ERR_DMA);
     matmul_counters k;
     matmul_get_counters(b.dev, &k);
     assert_int_equal(k.dma_errors, 2);
     assert_int_equal(k.requests, 0);
-    hoststub_mmio_write(h, 0, MATMUL_B_CONTROL, 4, 0);
-    hoststub_mmio_write(h, 0, MATMUL_B_STATUS, 4, ~0u);
+    mortar_hoststub_mmio_write(h, 0, MATMUL_B_CONTROL, 4, 0);
+    mortar_hoststub_mmio_write(h, 0, MATMUL_B_STATUS, 4, ~0u);
     matmul_drv d;
     open_driver(&d, &b, 256, NULL);
     check(&d, 256, 5, NULL);

@@ -98,7 +98,7 @@ static void test_regcopy_result_costs_a_round_trip_per_read(void **state)
         assert_true(service <= 8 * STEP_PS + 4 * L + 2 * R * L);
         assert_true(r.mmio_reads >= R);
         assert_int_equal(r.dev_compute_ps, 8 * STEP_PS);
-        assert_int_equal(hoststub_mmio_read(b.h, 0, MATMUL_R_CONTROL, 4),
+        assert_int_equal(mortar_hoststub_mmio_read(b.h, 0, MATMUL_R_CONTROL, 4),
                          formats[f] == MATMUL_RESULT_I32 ? MATMUL_R_CTRL_RESULT_I32 : 0);
         matmul_bench_close(&b);
     }
@@ -115,19 +115,19 @@ static void test_regcopy_control_is_latched_at_start(void **state)
     uint8_t block[4096];
     memset(block, 64, sizeof block);
     open_bench(&b, R256, MORTAR_NS(100), NULL);
-    hoststub_mmio_write(b.h, 0, MATMUL_R_CONTROL, 4, 0xffffffff);
-    assert_int_equal(hoststub_mmio_read(b.h, 0, MATMUL_R_CONTROL, 4),
+    mortar_hoststub_mmio_write(b.h, 0, MATMUL_R_CONTROL, 4, 0xffffffff);
+    assert_int_equal(mortar_hoststub_mmio_read(b.h, 0, MATMUL_R_CONTROL, 4),
                      MATMUL_R_CTRL_RESULT_I32); /* reserved bits read 0 */
-    hoststub_mmio_write(b.h, 0, MATMUL_R_CONTROL, 4, 0);
+    mortar_hoststub_mmio_write(b.h, 0, MATMUL_R_CONTROL, 4, 0);
     for (uint64_t off = 0; off < matmul_window_c(256); off += sizeof block)
-        hoststub_mmio_write_block(b.h, 2, off, block, sizeof block);
-    hoststub_mmio_write(b.h, 0, MATMUL_R_START, 4, 1);
-    hoststub_mmio_write(b.h, 0, MATMUL_R_CONTROL, 4, MATMUL_R_CTRL_RESULT_I32);
-    while (!(hoststub_mmio_read(b.h, 0, MATMUL_R_STATUS, 4) & MATMUL_STATUS_DONE))
-        hoststub_delay(b.h, MORTAR_US(10));
-    assert_int_equal(hoststub_mmio_read(b.h, 2, matmul_window_c(256), 8),
+        mortar_hoststub_mmio_write_block(b.h, 2, off, block, sizeof block);
+    mortar_hoststub_mmio_write(b.h, 0, MATMUL_R_START, 4, 1);
+    mortar_hoststub_mmio_write(b.h, 0, MATMUL_R_CONTROL, 4, MATMUL_R_CTRL_RESULT_I32);
+    while (!(mortar_hoststub_mmio_read(b.h, 0, MATMUL_R_STATUS, 4) & MATMUL_STATUS_DONE))
+        mortar_hoststub_delay(b.h, MORTAR_US(10));
+    assert_int_equal(mortar_hoststub_mmio_read(b.h, 2, matmul_window_c(256), 8),
                      0x7f7f7f7f7f7f7f7full);
-    hoststub_mmio_write(b.h, 0, MATMUL_R_STATUS, 4, MATMUL_STATUS_DONE);
+    mortar_hoststub_mmio_write(b.h, 0, MATMUL_R_STATUS, 4, MATMUL_STATUS_DONE);
     run_checked(&b, &o, 15, NULL); /* the driver's int32 request is right */
     matmul_bench_close(&b);
 }
@@ -170,18 +170,21 @@ static void test_regcopy_window_accesses_out_of_range_are_counted(void **state)
     (void)state;
     matmul_bench b;
     open_bench(&b, R256, MORTAR_NS(100), NULL);
-    hoststub *h = b.h;
+    mortar_hoststub *h = b.h;
     const uint64_t win_end = 6 * 256 * 256, c_win = matmul_window_c(256);
     uint8_t block[4096];
     memset(block, 0x5a, sizeof block);
-    assert_int_equal(hoststub_mmio_read(h, 2, win_end, 8), 0);     /* past the windows */
-    assert_int_equal(hoststub_mmio_read(h, 2, win_end - 4, 8), 0); /* straddles the end */
-    assert_int_equal(hoststub_mmio_read(h, 2, 1ull << 40, 4), 0);  /* far away */
-    hoststub_mmio_write(h, 2, c_win, 8, 1);                        /* C is read-only */
-    hoststub_mmio_write_block(h, 2, c_win - 2048, block, 4096);    /* crosses into C */
-    hoststub_mmio_write_block(h, 2, 0, block, 4096);               /* fine: A window */
+    assert_int_equal(mortar_hoststub_mmio_read(h, 2, win_end, 8),
+                     0); /* past the windows */
+    assert_int_equal(mortar_hoststub_mmio_read(h, 2, win_end - 4, 8),
+                     0); /* straddles the end */
+    assert_int_equal(mortar_hoststub_mmio_read(h, 2, 1ull << 40, 4), 0); /* far away */
+    mortar_hoststub_mmio_write(h, 2, c_win, 8, 1); /* C is read-only */
+    mortar_hoststub_mmio_write_block(h, 2, c_win - 2048, block,
+                                     4096);                 /* crosses into C */
+    mortar_hoststub_mmio_write_block(h, 2, 0, block, 4096); /* fine: A window */
     uint8_t back[16];
-    hoststub_mmio_read_block(h, 2, 4088, back, sizeof back); /* fine */
+    mortar_hoststub_mmio_read_block(h, 2, 4088, back, sizeof back); /* fine */
     assert_int_equal(back[0], 0x5a);
     assert_int_equal(back[8], 0);
     matmul_counters c;
@@ -197,9 +200,9 @@ static void test_regcopy_start_while_busy_is_counted_and_ignored(void **state)
     matmul_bench b;
     open_bench(&b, R256, MORTAR_NS(100), NULL);
     for (int i = 0; i < 3; i++)
-        hoststub_mmio_write(b.h, 0, MATMUL_R_START, 4, 1);
-    while (!(hoststub_mmio_read(b.h, 0, MATMUL_R_STATUS, 4) & MATMUL_STATUS_DONE))
-        hoststub_delay(b.h, MORTAR_US(10));
+        mortar_hoststub_mmio_write(b.h, 0, MATMUL_R_START, 4, 1);
+    while (!(mortar_hoststub_mmio_read(b.h, 0, MATMUL_R_STATUS, 4) & MATMUL_STATUS_DONE))
+        mortar_hoststub_delay(b.h, MORTAR_US(10));
     matmul_counters c;
     matmul_get_counters(b.dev, &c);
     assert_int_equal(c.doorbells_ignored, 2);

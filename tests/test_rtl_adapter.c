@@ -19,7 +19,7 @@
 #include "mortar/pcie.h"
 #include "mortar/runtime.h"
 #include "mortar/trace.h"
-#include "sims/hoststub/hoststub.h"
+#include "mortar/hoststub.h"
 #include "sims/registry.h"
 #include "sims/verilator/rtl_adapter.h"
 #include "sims/verilator/rtl_model.h"
@@ -52,7 +52,7 @@
 typedef struct bench {
     mortar_loop *loop;
     mortar_component *host, *dev;
-    hoststub *h;
+    mortar_hoststub *h;
 } bench;
 
 static void connect(mortar_loop *loop, mortar_component *host, mortar_component *dev)
@@ -87,7 +87,7 @@ static void open_bench_traced(bench *b, const char *params, const char *trace)
         mortar_loop_add(b->loop, &mortar_hoststub_ops, "host", NULL, &b->host), 0);
     b->dev = add_rtl(b->loop, params);
     connect(b->loop, b->host, b->dev);
-    b->h = hoststub_get(b->host, b->loop);
+    b->h = mortar_hoststub_get(b->host, b->loop);
 }
 
 static void open_bench(bench *b, const char *params)
@@ -97,7 +97,7 @@ static void open_bench(bench *b, const char *params)
 
 static void close_bench(bench *b)
 {
-    assert_false(hoststub_failed(b->h));
+    assert_false(mortar_hoststub_failed(b->h));
     mortar_loop_destroy(b->loop);
 }
 
@@ -110,12 +110,12 @@ static rtl_adapter_counters counters(bench *b)
 
 static uint32_t rd32(bench *b, uint64_t off)
 {
-    return (uint32_t)hoststub_mmio_read(b->h, 0, off, 4);
+    return (uint32_t)mortar_hoststub_mmio_read(b->h, 0, off, 4);
 }
 
 static void wr32(bench *b, uint64_t off, uint32_t v)
 {
-    hoststub_mmio_write(b->h, 0, off, 4, v);
+    mortar_hoststub_mmio_write(b->h, 0, off, 4, v);
 }
 
 /* The add fails with EINVAL and a message containing `want`. */
@@ -173,7 +173,7 @@ static void test_link_intro_is_the_designs(void **state)
     (void)state;
     bench b;
     open_bench(&b, "{\"design\": \"testdev\"}");
-    const mortar_pcie_dev_intro *in = hoststub_dev_intro(b.h);
+    const mortar_pcie_dev_intro *in = mortar_hoststub_dev_intro(b.h);
     assert_non_null(in);
     assert_memory_equal(in, &mortar_rtl_design_find("testdev")->intro, sizeof *in);
     close_bench(&b);
@@ -187,15 +187,17 @@ static void test_mmio_reads_and_writes_reach_the_registers(void **state)
     bench b;
     open_bench(&b, "{\"design\": \"testdev\"}");
     assert_int_equal(rd32(&b, REG_ID), TESTDEV_ID);
-    assert_int_equal(hoststub_mmio_read(b.h, 0, REG_ID + 1, 1), 0x4c);
-    assert_int_equal(hoststub_mmio_read(b.h, 0, REG_ID + 2, 2), 0x5254);
+    assert_int_equal(mortar_hoststub_mmio_read(b.h, 0, REG_ID + 1, 1), 0x4c);
+    assert_int_equal(mortar_hoststub_mmio_read(b.h, 0, REG_ID + 2, 2), 0x5254);
     wr32(&b, REG_SCRATCH, 0xdeadbeef);
     assert_int_equal(rd32(&b, REG_SCRATCH), 0xdeadbeef);
-    hoststub_mmio_write(b.h, 0, REG_SRC, 8, 0x0123456789abcdefull);
-    assert_int_equal(hoststub_mmio_read(b.h, 0, REG_SRC, 8), 0x0123456789abcdefull);
-    hoststub_mmio_write(b.h, 0, REG_SRC + 4, 4, 0x11111111);
-    assert_int_equal(hoststub_mmio_read(b.h, 0, REG_SRC, 8), 0x1111111189abcdefull);
-    hoststub_mmio_write(b.h, 0, REG_SCRATCH + 1, 1, 0x55);
+    mortar_hoststub_mmio_write(b.h, 0, REG_SRC, 8, 0x0123456789abcdefull);
+    assert_int_equal(mortar_hoststub_mmio_read(b.h, 0, REG_SRC, 8),
+                     0x0123456789abcdefull);
+    mortar_hoststub_mmio_write(b.h, 0, REG_SRC + 4, 4, 0x11111111);
+    assert_int_equal(mortar_hoststub_mmio_read(b.h, 0, REG_SRC, 8),
+                     0x1111111189abcdefull);
+    mortar_hoststub_mmio_write(b.h, 0, REG_SCRATCH + 1, 1, 0x55);
     assert_int_equal(rd32(&b, REG_SCRATCH), 0xdead55ef);
     rtl_adapter_counters c = counters(&b);
     assert_int_equal(c.mmio_reads, 7);
@@ -406,14 +408,14 @@ static void test_read_completion_of_the_wrong_size_or_kind_is_counted(void **sta
 /* A copy of `len` bytes from src to dst; returns STATUS once it interrupted. */
 static uint32_t copy(bench *b, uint64_t src, uint64_t dst, uint32_t len, uint32_t id)
 {
-    hoststub_mmio_write(b->h, 0, REG_SRC, 8, src);
-    hoststub_mmio_write(b->h, 0, REG_DST, 8, dst);
+    mortar_hoststub_mmio_write(b->h, 0, REG_SRC, 8, src);
+    mortar_hoststub_mmio_write(b->h, 0, REG_DST, 8, dst);
     wr32(b, REG_LEN, len);
     wr32(b, REG_VECTOR, 2);
     wr32(b, REG_DOORBELL, id);
     uint16_t vector;
     uint8_t kind;
-    assert_true(hoststub_wait_interrupt(b->h, MORTAR_US(100), &vector, &kind));
+    assert_true(mortar_hoststub_wait_interrupt(b->h, MORTAR_US(100), &vector, &kind));
     assert_int_equal(vector, 2);
     assert_int_equal(kind, MORTAR_PCIE_INT_MSIX);
     return rd32(b, REG_STATUS);
@@ -424,14 +426,14 @@ static void test_dma_copy_round_trips_through_host_memory(void **state)
     (void)state;
     bench b;
     open_bench(&b, "{\"design\": \"testdev\"}");
-    hoststub_devctrl(b.h, MSIX);
-    uint64_t base = hoststub_mem_base(b.h);
+    mortar_hoststub_devctrl(b.h, MSIX);
+    uint64_t base = mortar_hoststub_mem_base(b.h);
     uint32_t lens[] = {1000, 4096, 1, 64};
     uint32_t copies = 0;
     for (size_t n = 0; n < sizeof lens / sizeof lens[0]; n++) {
         uint32_t len = lens[n];
-        uint8_t *src = hoststub_mem(b.h, base + 0x10000, len);
-        uint8_t *dst = hoststub_mem(b.h, base + 0x20000, len + 64);
+        uint8_t *src = mortar_hoststub_mem(b.h, base + 0x10000, len);
+        uint8_t *dst = mortar_hoststub_mem(b.h, base + 0x20000, len + 64);
         for (uint32_t i = 0; i < len; i++)
             src[i] = (uint8_t)(i * 7 + n);
         memset(dst, 0xaa, len + 64);
@@ -460,8 +462,8 @@ static void test_dma_the_host_refuses_reaches_the_design_as_an_error(void **stat
     (void)state;
     bench b;
     open_bench(&b, "{\"design\": \"testdev\"}");
-    hoststub_devctrl(b.h, MSIX);
-    uint64_t base = hoststub_mem_base(b.h);
+    mortar_hoststub_devctrl(b.h, MSIX);
+    uint64_t base = mortar_hoststub_mem_base(b.h);
     /* a read outside host memory, then a write outside it */
     assert_int_equal(copy(&b, 0x1000, base, 128, 1), ST_DONE | ST_ERROR);
     wr32(&b, REG_STATUS, ST_DONE | ST_ERROR);
@@ -481,21 +483,21 @@ test_interrupt_made_before_a_writes_data_reaches_the_host_after_it(void **state)
     (void)state;
     bench b;
     open_bench(&b, "{\"design\": \"testdev\"}");
-    hoststub_devctrl(b.h, MSIX);
-    uint64_t base = hoststub_mem_base(b.h);
-    uint8_t *src = hoststub_mem(b.h, base, 4096),
-            *dst = hoststub_mem(b.h, base + 8192, 4096);
+    mortar_hoststub_devctrl(b.h, MSIX);
+    uint64_t base = mortar_hoststub_mem_base(b.h);
+    uint8_t *src = mortar_hoststub_mem(b.h, base, 4096),
+            *dst = mortar_hoststub_mem(b.h, base + 8192, 4096);
     for (int i = 0; i < 4096; i++)
         src[i] = (uint8_t)(i * 13 + 1);
     wr32(&b, REG_MODE, MODE_EARLY_IRQ);
-    hoststub_mmio_write(b.h, 0, REG_SRC, 8, base);
-    hoststub_mmio_write(b.h, 0, REG_DST, 8, base + 8192);
+    mortar_hoststub_mmio_write(b.h, 0, REG_SRC, 8, base);
+    mortar_hoststub_mmio_write(b.h, 0, REG_DST, 8, base + 8192);
     wr32(&b, REG_LEN, 4096);
     wr32(&b, REG_DOORBELL, 1);
     /* the design pulses the interrupt 64 beats before the write's last */
-    assert_true(hoststub_wait_interrupt(b.h, MORTAR_US(100), NULL, NULL));
+    assert_true(mortar_hoststub_wait_interrupt(b.h, MORTAR_US(100), NULL, NULL));
     assert_memory_equal(dst, src, 4096);
-    hoststub_delay(b.h, MORTAR_US(10)); /* the write's response comes later */
+    mortar_hoststub_delay(b.h, MORTAR_US(10)); /* the write's response comes later */
     assert_int_equal(rd32(&b, REG_STATUS), ST_DONE);
     assert_int_equal(counters(&b).irqs, 1);
     close_bench(&b);
@@ -506,8 +508,8 @@ static void test_dma_length_out_of_range_is_refused_to_the_design(void **state)
     (void)state;
     bench b;
     open_bench(&b, "{\"design\": \"testdev\"}");
-    hoststub_devctrl(b.h, MSIX);
-    uint64_t base = hoststub_mem_base(b.h);
+    mortar_hoststub_devctrl(b.h, MSIX);
+    uint64_t base = mortar_hoststub_mem_base(b.h);
     wr32(&b, REG_MODE, MODE_NO_LEN_CHECK);
     assert_int_equal(copy(&b, base, base + 8192, 0, 1), ST_DONE | ST_ERROR);
     wr32(&b, REG_STATUS, ST_DONE | ST_ERROR);
@@ -527,25 +529,25 @@ static void test_interrupt_goes_as_msix_else_msi_else_is_dropped(void **state)
     uint16_t vector;
     uint8_t kind;
     wr32(&b, REG_VECTOR, 3);
-    hoststub_devctrl(b.h, MSIX);
+    mortar_hoststub_devctrl(b.h, MSIX);
     wr32(&b, REG_TIMER, 10);
-    assert_true(hoststub_wait_interrupt(b.h, MORTAR_US(10), &vector, &kind));
+    assert_true(mortar_hoststub_wait_interrupt(b.h, MORTAR_US(10), &vector, &kind));
     assert_int_equal(kind, MORTAR_PCIE_INT_MSIX);
     assert_int_equal(vector, 3);
 
     wr32(&b, REG_VECTOR, 0);
-    hoststub_devctrl(b.h, MORTAR_PCIE_CTRL_MSI_ENABLE);
+    mortar_hoststub_devctrl(b.h, MORTAR_PCIE_CTRL_MSI_ENABLE);
     wr32(&b, REG_TIMER, 10);
-    assert_true(hoststub_wait_interrupt(b.h, MORTAR_US(10), &vector, &kind));
+    assert_true(mortar_hoststub_wait_interrupt(b.h, MORTAR_US(10), &vector, &kind));
     assert_int_equal(kind, MORTAR_PCIE_INT_MSI);
     assert_int_equal(vector, 0);
 
     wr32(&b, REG_VECTOR, 3); /* MSI has one vector: 3 is out of range */
     wr32(&b, REG_TIMER, 10);
-    assert_false(hoststub_wait_interrupt(b.h, MORTAR_US(10), NULL, NULL));
-    hoststub_devctrl(b.h, 0);
+    assert_false(mortar_hoststub_wait_interrupt(b.h, MORTAR_US(10), NULL, NULL));
+    mortar_hoststub_devctrl(b.h, 0);
     wr32(&b, REG_TIMER, 10);
-    assert_false(hoststub_wait_interrupt(b.h, MORTAR_US(10), NULL, NULL));
+    assert_false(mortar_hoststub_wait_interrupt(b.h, MORTAR_US(10), NULL, NULL));
 
     rtl_adapter_counters c = counters(&b);
     assert_int_equal(c.irqs, 2);
@@ -564,7 +566,7 @@ static void test_idle_design_evaluates_no_edges_while_quiet(void **state)
     uint32_t cycles0 = rd32(&b, REG_CYCLES);
     rtl_adapter_counters before = counters(&b);
     uint64_t events = mortar_loop_events(b.loop);
-    hoststub_delay(b.h, MORTAR_MS(1));
+    mortar_hoststub_delay(b.h, MORTAR_MS(1));
     rtl_adapter_counters after = counters(&b);
     assert_int_equal(after.edges, before.edges);
     assert_int_equal(mortar_loop_events(b.loop) - events, 1); /* the delay's own timer */
@@ -575,7 +577,7 @@ static void test_idle_design_evaluates_no_edges_while_quiet(void **state)
     rtl_adapter_counters last = counters(&b);
     assert_true(cycles1 - cycles0 <= last.edges - before.edges);
     assert_true(last.edges + last.edges_skipped >=
-                hoststub_now(b.h) / rtl_period_ps(400));
+                mortar_hoststub_now(b.h) / rtl_period_ps(400));
     close_bench(&b);
 }
 
@@ -595,12 +597,13 @@ static void check_timer(const char *params, uint64_t mhz, uint64_t pause, uint32
 {
     bench b;
     open_bench(&b, params);
-    hoststub_devctrl(b.h, MSIX);
-    hoststub_delay(b.h, pause); /* off the grid */
-    uint64_t sent = hoststub_now(b.h);
+    mortar_hoststub_devctrl(b.h, MSIX);
+    mortar_hoststub_delay(b.h, pause); /* off the grid */
+    uint64_t sent = mortar_hoststub_now(b.h);
     wr32(&b, REG_TIMER, n);
-    assert_true(hoststub_wait_interrupt(b.h, MORTAR_MS(1), NULL, NULL));
-    assert_int_equal(hoststub_now(b.h), expected_timer_irq(sent, rtl_period_ps(mhz), n));
+    assert_true(mortar_hoststub_wait_interrupt(b.h, MORTAR_MS(1), NULL, NULL));
+    assert_int_equal(mortar_hoststub_now(b.h),
+                     expected_timer_irq(sent, rtl_period_ps(mhz), n));
     close_bench(&b);
 }
 
@@ -617,12 +620,12 @@ static void test_design_stamps_edges_with_their_time(void **state)
     (void)state;
     bench b;
     open_bench(&b, "{\"design\": \"testdev\"}");
-    hoststub_devctrl(b.h, MSIX);
-    uint64_t base = hoststub_mem_base(b.h);
+    mortar_hoststub_devctrl(b.h, MSIX);
+    uint64_t base = mortar_hoststub_mem_base(b.h);
     uint32_t status = copy(&b, base, base + 8192, 256, 7);
     assert_int_equal(status, ST_DONE);
-    uint64_t start = hoststub_mmio_read(b.h, 0, REG_START_AT, 8);
-    uint64_t done = hoststub_mmio_read(b.h, 0, REG_DONE_AT, 8);
+    uint64_t start = mortar_hoststub_mmio_read(b.h, 0, REG_START_AT, 8);
+    uint64_t done = mortar_hoststub_mmio_read(b.h, 0, REG_DONE_AT, 8);
     uint64_t period = rtl_period_ps(400);
     assert_int_equal(start % period, 0);
     assert_int_equal(done % period, 0);
@@ -635,10 +638,10 @@ static uint64_t traced_copy(const char *trace)
 {
     bench b;
     open_bench_traced(&b, "{\"design\": \"testdev\"}", trace);
-    hoststub_devctrl(b.h, MSIX);
-    uint64_t base = hoststub_mem_base(b.h);
+    mortar_hoststub_devctrl(b.h, MSIX);
+    uint64_t base = mortar_hoststub_mem_base(b.h);
     assert_int_equal(copy(&b, base, base + 4096, 300, 77), ST_DONE);
-    uint64_t end = hoststub_now(b.h);
+    uint64_t end = mortar_hoststub_now(b.h);
     close_bench(&b);
     return end;
 }
@@ -679,9 +682,9 @@ static void run_copies(rtl_adapter_counters *c, uint64_t *end, uint8_t *out)
 {
     bench b;
     open_bench(&b, "{\"design\": \"testdev\"}");
-    hoststub_devctrl(b.h, MSIX);
-    uint64_t base = hoststub_mem_base(b.h);
-    uint8_t *src = hoststub_mem(b.h, base, 3000);
+    mortar_hoststub_devctrl(b.h, MSIX);
+    uint64_t base = mortar_hoststub_mem_base(b.h);
+    uint8_t *src = mortar_hoststub_mem(b.h, base, 3000);
     for (int i = 0; i < 3000; i++)
         src[i] = (uint8_t)(i ^ 0x5a);
     for (uint32_t i = 0; i < 5; i++)
@@ -689,8 +692,8 @@ static void run_copies(rtl_adapter_counters *c, uint64_t *end, uint8_t *out)
             copy(&b, base + 200 * i, base + 0x4000 + 4096 * i, 1000 + 300 * i, i),
             ST_DONE);
     *c = counters(&b);
-    *end = hoststub_now(b.h);
-    memcpy(out, hoststub_mem(b.h, base + 0x4000, 5 * 4096), 5 * 4096);
+    *end = mortar_hoststub_now(b.h);
+    memcpy(out, mortar_hoststub_mem(b.h, base + 0x4000, 5 * 4096), 5 * 4096);
     close_bench(&b);
 }
 

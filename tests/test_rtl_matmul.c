@@ -22,7 +22,7 @@
 
 #include "mortar/pcie.h"
 #include "mortar/runtime.h"
-#include "sims/hoststub/hoststub.h"
+#include "mortar/hoststub.h"
 #include "sims/matmul/bench.h"
 #include "sims/matmul/drivers_hoststub.h"
 #include "sims/matmul/matmul_regs.h"
@@ -693,7 +693,7 @@ static void run_through_adapter(uint32_t n, const matmul_drv_opts *o, uint64_t s
     lp.latency_ps = 1000000;
     assert_int_equal(mortar_loop_connect(loop, host, 0, dev, 0, &lp), 0);
     assert_int_equal(mortar_loop_start(loop), 0);
-    hoststub *h = hoststub_get(host, loop);
+    mortar_hoststub *h = mortar_hoststub_get(host, loop);
 
     matmul_drv d;
     int rc = matmul_drv_open(&d, h, n, o);
@@ -713,7 +713,7 @@ static void run_through_adapter(uint32_t n, const matmul_drv_opts *o, uint64_t s
                       matmul_result_name(o->result), o->use_irq ? " irq" : "",
                       (unsigned long long)((r.done_ps - r.submit_ps) / 1000));
     }
-    assert_false(hoststub_failed(h));
+    assert_false(mortar_hoststub_failed(h));
     mortar_loop_destroy(loop);
 }
 

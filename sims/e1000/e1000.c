@@ -17,7 +17,7 @@
 #include "mortar/error.h"
 #include "mortar/eth.h"
 #include "mortar/runtime.h"
-#include "sims/common/pcie_dispatch.h"
+#include "mortar/pcie_dispatch.h"
 #include "sims/registry.h"
 
 static void fill_intro(mortar_pcie_dev_intro *in)
@@ -132,7 +132,7 @@ void e1000_send_pcie(e1000 *d, uint8_t type, const void *msg, uint32_t size)
         d->c.bad_messages++;
 }
 
-/* the PCIe messages, as pcie_dispatch hands them over */
+/* the PCIe messages, as mortar_pcie_dispatch hands them over */
 static void on_mmio_read(void *d, const mortar_pcie_mmio *rd)
 {
     e1000_mmio_read(d, rd);
@@ -153,16 +153,16 @@ static void on_dma_done(void *d, const mortar_msg *msg)
     dmaq_completion(&((e1000 *)d)->dma, msg);
 }
 
-static const pcie_device_ops pcie_ops = {.mmio_read = on_mmio_read,
-                                         .mmio_write = on_mmio_write,
-                                         .devctrl = on_devctrl,
-                                         .dma_done = on_dma_done};
+static const mortar_pcie_device_ops pcie_ops = {.mmio_read = on_mmio_read,
+                                                .mmio_write = on_mmio_write,
+                                                .devctrl = on_devctrl,
+                                                .dma_done = on_dma_done};
 
 static void e1000_message(void *state, unsigned port, const mortar_msg *msg)
 {
     e1000 *d = state;
     if (port == E1000_PORT_PCIE) {
-        if (!pcie_dispatch(&pcie_ops, d, msg))
+        if (!mortar_pcie_dispatch(&pcie_ops, d, msg))
             d->c.bad_messages++;
     } else if (port == E1000_PORT_ETH && msg->type == MORTAR_ETH_FRAME)
         e1000_rx_frame_in(d, msg->payload, msg->size);

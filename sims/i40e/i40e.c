@@ -17,7 +17,7 @@
 #include "mortar/error.h"
 #include "mortar/eth.h"
 #include "mortar/runtime.h"
-#include "sims/common/pcie_dispatch.h"
+#include "mortar/pcie_dispatch.h"
 #include "sims/registry.h"
 
 #define DEFAULT_SPEED_BPS 40000000000ull  /* 40 Gbit/s: the XL710 QSFP+ port */
@@ -181,7 +181,7 @@ void i40e_send_pcie(i40e *d, uint8_t type, const void *msg, uint32_t size)
         d->c.bad_messages++;
 }
 
-/* the PCIe messages, as pcie_dispatch hands them over */
+/* the PCIe messages, as mortar_pcie_dispatch hands them over */
 static void on_mmio_read(void *d, const mortar_pcie_mmio *rd)
 {
     i40e_mmio_read(d, rd);
@@ -202,16 +202,16 @@ static void on_dma_done(void *d, const mortar_msg *msg)
     dmaq_completion(&((i40e *)d)->dma, msg);
 }
 
-static const pcie_device_ops pcie_ops = {.mmio_read = on_mmio_read,
-                                         .mmio_write = on_mmio_write,
-                                         .devctrl = on_devctrl,
-                                         .dma_done = on_dma_done};
+static const mortar_pcie_device_ops pcie_ops = {.mmio_read = on_mmio_read,
+                                                .mmio_write = on_mmio_write,
+                                                .devctrl = on_devctrl,
+                                                .dma_done = on_dma_done};
 
 static void i40e_message(void *state, unsigned port, const mortar_msg *msg)
 {
     i40e *d = state;
     if (port == I40E_PORT_PCIE) {
-        if (!pcie_dispatch(&pcie_ops, d, msg))
+        if (!mortar_pcie_dispatch(&pcie_ops, d, msg))
             d->c.bad_messages++;
     } else if (port == I40E_PORT_ETH && msg->type == MORTAR_ETH_FRAME)
         i40e_rx_frame_in(d, msg->payload, msg->size);

@@ -96,7 +96,7 @@ int matmul_bench_open_device(matmul_bench *b, const mortar_component_ops *dev_op
         matmul_bench_close(b);
         return rc;
     }
-    b->h = hoststub_get(b->host, b->loop);
+    b->h = mortar_hoststub_get(b->host, b->loop);
     return MORTAR_OK;
 }
 

@@ -17,14 +17,14 @@
 #include <stdint.h>
 
 #include "mortar/runtime.h"
-#include "sims/hoststub/hoststub.h"
+#include "mortar/hoststub.h"
 #include "sims/matmul/drivers_hoststub.h"
 #include "sims/matmul/result.h"
 
 typedef struct matmul_bench {
     mortar_loop *loop; /* owns both components */
     mortar_component *host, *dev;
-    hoststub *h;
+    mortar_hoststub *h;
 } matmul_bench;
 
 /*

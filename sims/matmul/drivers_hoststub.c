@@ -34,9 +34,9 @@ static int fail(matmul_drv *d, int code, const char *fmt, ...)
 
 static int host_ok(matmul_drv *d, const char *what)
 {
-    if (!hoststub_failed(d->h))
+    if (!mortar_hoststub_failed(d->h))
         return MORTAR_OK;
-    return fail(d, MORTAR_EIO, "%s: %s", what, hoststub_errmsg(d->h));
+    return fail(d, MORTAR_EIO, "%s: %s", what, mortar_hoststub_errmsg(d->h));
 }
 
 const char *matmul_drv_errmsg(const matmul_drv *d)
@@ -59,25 +59,25 @@ uint64_t matmul_drv_alloc(matmul_drv *d, uint64_t size)
 static uint32_t op_read32(void *x, uint64_t offset)
 {
     matmul_drv *d = x;
-    return (uint32_t)hoststub_mmio_read(d->h, MATMUL_BAR_REGS, offset, 4);
+    return (uint32_t)mortar_hoststub_mmio_read(d->h, MATMUL_BAR_REGS, offset, 4);
 }
 
 static uint64_t op_read64(void *x, uint64_t offset)
 {
     matmul_drv *d = x;
-    return hoststub_mmio_read(d->h, MATMUL_BAR_REGS, offset, 8);
+    return mortar_hoststub_mmio_read(d->h, MATMUL_BAR_REGS, offset, 8);
 }
 
 static void op_write32(void *x, uint64_t offset, uint32_t value)
 {
     matmul_drv *d = x;
-    hoststub_mmio_write(d->h, MATMUL_BAR_REGS, offset, 4, value);
+    mortar_hoststub_mmio_write(d->h, MATMUL_BAR_REGS, offset, 4, value);
 }
 
 static void op_write64(void *x, uint64_t offset, uint64_t value)
 {
     matmul_drv *d = x;
-    hoststub_mmio_write(d->h, MATMUL_BAR_REGS, offset, 8, value);
+    mortar_hoststub_mmio_write(d->h, MATMUL_BAR_REGS, offset, 8, value);
 }
 
 static uint32_t access_len(uint64_t size, uint64_t off, uint32_t access)
@@ -90,18 +90,19 @@ static void op_window_write(void *x, uint64_t win, const void *src, uint64_t siz
 {
     matmul_drv *d = x;
     for (uint64_t off = 0; off < size; off += access)
-        hoststub_mmio_write_block(d->h, MATMUL_BAR_WINDOW, win + off,
-                                  (const uint8_t *)src + off,
-                                  access_len(size, off, access));
+        mortar_hoststub_mmio_write_block(d->h, MATMUL_BAR_WINDOW, win + off,
+                                         (const uint8_t *)src + off,
+                                         access_len(size, off, access));
 }
 
 static void op_window_read(void *x, uint64_t win, void *dst, uint64_t size,
                            uint32_t access)
 {
     matmul_drv *d = x;
-    for (uint64_t off = 0; off < size && !hoststub_failed(d->h); off += access)
-        hoststub_mmio_read_block(d->h, MATMUL_BAR_WINDOW, win + off, (uint8_t *)dst + off,
-                                 access_len(size, off, access));
+    for (uint64_t off = 0; off < size && !mortar_hoststub_failed(d->h); off += access)
+        mortar_hoststub_mmio_read_block(d->h, MATMUL_BAR_WINDOW, win + off,
+                                        (uint8_t *)dst + off,
+                                        access_len(size, off, access));
 }
 
 /* Outside host memory: writes are dropped and reads give zeros (a record
@@ -109,7 +110,7 @@ static void op_window_read(void *x, uint64_t win, void *dst, uint64_t size,
 static void op_mem_write(void *x, uint64_t addr, const void *src, uint32_t size)
 {
     matmul_drv *d = x;
-    void *p = hoststub_mem(d->h, addr, size);
+    void *p = mortar_hoststub_mem(d->h, addr, size);
     if (p)
         memcpy(p, src, size);
 }
@@ -117,7 +118,7 @@ static void op_mem_write(void *x, uint64_t addr, const void *src, uint32_t size)
 static void op_mem_read(void *x, uint64_t addr, void *dst, uint32_t size)
 {
     matmul_drv *d = x;
-    const void *p = hoststub_mem(d->h, addr, size);
+    const void *p = mortar_hoststub_mem(d->h, addr, size);
     if (p)
         memcpy(dst, p, size);
     else
@@ -141,20 +142,20 @@ static uint64_t op_tile_addr(void *x, matmul_core_matrix which, uint64_t offset)
 static uint64_t op_now_ps(void *x)
 {
     matmul_drv *d = x;
-    return hoststub_now(d->h);
+    return mortar_hoststub_now(d->h);
 }
 
 static void op_pause(void *x)
 {
     matmul_drv *d = x;
     if (d->o.poll_gap_ps)
-        hoststub_delay(d->h, d->o.poll_gap_ps);
+        mortar_hoststub_delay(d->h, d->o.poll_gap_ps);
 }
 
 static const char *op_io_failed(void *x)
 {
     matmul_drv *d = x;
-    return hoststub_failed(d->h) ? hoststub_errmsg(d->h) : NULL;
+    return mortar_hoststub_failed(d->h) ? mortar_hoststub_errmsg(d->h) : NULL;
 }
 
 static const matmul_core_ops stub_ops = {
@@ -182,19 +183,19 @@ static int core_failed(matmul_drv *d, int rc)
 
 static void begin_result(matmul_drv *d, matmul_drv_result *r, uint64_t req)
 {
-    hoststub_counters k;
-    hoststub_get_counters(d->h, &k);
+    mortar_hoststub_counters k;
+    mortar_hoststub_get_counters(d->h, &k);
     *r = (matmul_drv_result){.req_id = req,
-                             .submit_ps = hoststub_now(d->h),
+                             .submit_ps = mortar_hoststub_now(d->h),
                              .mmio_reads = k.mmio_reads,
                              .mmio_writes = k.mmio_writes};
 }
 
 static void end_result(matmul_drv *d, matmul_drv_result *r)
 {
-    hoststub_counters k;
-    hoststub_get_counters(d->h, &k);
-    r->done_ps = hoststub_now(d->h);
+    mortar_hoststub_counters k;
+    mortar_hoststub_get_counters(d->h, &k);
+    r->done_ps = mortar_hoststub_now(d->h);
     r->mmio_reads = k.mmio_reads - r->mmio_reads;
     r->mmio_writes = k.mmio_writes - r->mmio_writes;
 }
@@ -234,8 +235,8 @@ static int run_a(matmul_drv *d, const int8_t *a, const int8_t *b, void *c, uint3
                  matmul_drv_result *r)
 {
     uint64_t nn = (uint64_t)n * n;
-    matmul_tile_i8(n, a, hoststub_mem(d->h, d->a_buf, nn));
-    matmul_tile_i8(n, b, hoststub_mem(d->h, d->b_buf, nn));
+    matmul_tile_i8(n, a, mortar_hoststub_mem(d->h, d->a_buf, nn));
+    matmul_tile_i8(n, b, mortar_hoststub_mem(d->h, d->b_buf, nn));
     begin_result(d, r, d->next_req++);
     matmul_core_a_begin(&d->core, r->req_id);
     uint32_t steps = matmul_core_a_steps(n);
@@ -248,8 +249,8 @@ static int run_a(matmul_drv *d, const int8_t *a, const int8_t *b, void *c, uint3
     int rc = read_timing(d, r);
     if (rc)
         return rc;
-    matmul_untile(n, result_bytes(d), hoststub_mem(d->h, d->c_buf, nn * result_bytes(d)),
-                  c);
+    matmul_untile(n, result_bytes(d),
+                  mortar_hoststub_mem(d->h, d->c_buf, nn * result_bytes(d)), c);
     return host_ok(d, "design A request");
 }
 
@@ -306,8 +307,8 @@ static int open_b(matmul_drv *d)
                                d->o.use_irq ? MATMUL_CORE_IRQ_ON : MATMUL_CORE_IRQ_KEEP);
     d->tail = 0;
     if (d->o.use_irq)
-        hoststub_devctrl(d->h,
-                         MORTAR_PCIE_CTRL_MSIX_ENABLE | MORTAR_PCIE_CTRL_BUS_MASTER);
+        mortar_hoststub_devctrl(d->h, MORTAR_PCIE_CTRL_MSIX_ENABLE |
+                                          MORTAR_PCIE_CTRL_BUS_MASTER);
     int rc = matmul_core_b_ring_enable(&d->core);
     return rc ? core_failed(d, rc) : MORTAR_OK;
 }
@@ -322,7 +323,7 @@ int matmul_drv_b_submit_desc(matmul_drv *d, const matmul_desc *desc, uint32_t *s
     d->slot[s].req_id = desc->req_id;
     d->slot[s].n = desc->n;
     d->slot[s].busy = true;
-    d->slot[s].submit_ps = hoststub_now(d->h);
+    d->slot[s].submit_ps = mortar_hoststub_now(d->h);
     d->in_flight++;
     *slot = s;
     int rc = matmul_core_b_queue(&d->core, &d->tail, desc, d->slot[s].cpl);
@@ -336,8 +337,8 @@ int matmul_drv_b_submit(matmul_drv *d, const int8_t *a, const int8_t *b, uint32_
         return fail(d, MORTAR_EINVAL, "n = %u does not fit the driver's buffers", n);
     uint32_t s = d->tail;
     uint64_t nn = (uint64_t)n * n;
-    matmul_tile_i8(n, a, hoststub_mem(d->h, d->slot[s].a, nn));
-    matmul_tile_i8(n, b, hoststub_mem(d->h, d->slot[s].b, nn));
+    matmul_tile_i8(n, a, mortar_hoststub_mem(d->h, d->slot[s].a, nn));
+    matmul_tile_i8(n, b, mortar_hoststub_mem(d->h, d->slot[s].b, nn));
     matmul_desc desc = matmul_core_b_desc(&d->core, d->next_req++, d->slot[s].a,
                                           d->slot[s].b, d->slot[s].c, d->slot[s].cpl, n);
     return matmul_drv_b_submit_desc(d, &desc, slot);
@@ -346,17 +347,19 @@ int matmul_drv_b_submit(matmul_drv *d, const int8_t *a, const int8_t *b, uint32_
 /* Waits for the record of `slot`: polling host memory, or on interrupts. */
 static int wait_record(matmul_drv *d, uint32_t slot)
 {
-    uint64_t deadline = hoststub_now(d->h) + d->o.timeout_ps;
+    uint64_t deadline = mortar_hoststub_now(d->h) + d->o.timeout_ps;
     uint64_t record = d->slot[slot].cpl;
     if (!d->o.use_irq) {
-        if (!hoststub_wait_mem32(d->h, matmul_core_b_done_word(record), MATMUL_CPL_DONE,
-                                 MATMUL_CPL_DONE, d->o.timeout_ps))
+        if (!mortar_hoststub_wait_mem32(d->h, matmul_core_b_done_word(record),
+                                        MATMUL_CPL_DONE, MATMUL_CPL_DONE,
+                                        d->o.timeout_ps))
             return fail(d, MORTAR_ETIMEDOUT, "no completion record for slot %u", slot);
         return MORTAR_OK;
     }
     while (!matmul_core_b_record_done(&d->core, record)) {
-        uint64_t now = hoststub_now(d->h);
-        if (now >= deadline || !hoststub_wait_interrupt(d->h, deadline - now, NULL, NULL))
+        uint64_t now = mortar_hoststub_now(d->h);
+        if (now >= deadline ||
+            !mortar_hoststub_wait_interrupt(d->h, deadline - now, NULL, NULL))
             return fail(d, MORTAR_ETIMEDOUT, "no interrupt for slot %u", slot);
     }
     return MORTAR_OK;
@@ -380,7 +383,7 @@ int matmul_drv_b_wait(matmul_drv *d, uint32_t slot, void *c, matmul_drv_result *
     rc = matmul_core_b_finish(&d->core, d->slot[slot].cpl, d->slot[slot].req_id, &t);
     d->slot[slot].busy = false;
     d->in_flight--;
-    r->done_ps = hoststub_now(d->h);
+    r->done_ps = mortar_hoststub_now(d->h);
     r->dev_first_ps = t.start_ps;
     r->dev_last_ps = t.end_ps;
     r->dev_compute_ps = t.compute_ps;
@@ -392,7 +395,8 @@ int matmul_drv_b_wait(matmul_drv *d, uint32_t slot, void *c, matmul_drv_result *
     uint32_t elem = result_bytes(d);
     if (c)
         matmul_untile(n, elem,
-                      hoststub_mem(d->h, d->slot[slot].c, (uint64_t)n * n * elem), c);
+                      mortar_hoststub_mem(d->h, d->slot[slot].c, (uint64_t)n * n * elem),
+                      c);
     return MORTAR_OK;
 }
 
@@ -400,12 +404,12 @@ static int run_b(matmul_drv *d, const int8_t *a, const int8_t *b, void *c, uint3
                  matmul_drv_result *r)
 {
     uint32_t slot;
-    hoststub_counters k0, k1;
-    hoststub_get_counters(d->h, &k0);
+    mortar_hoststub_counters k0, k1;
+    mortar_hoststub_get_counters(d->h, &k0);
     int rc = matmul_drv_b_submit(d, a, b, n, &slot);
     if (!rc)
         rc = matmul_drv_b_wait(d, slot, c, r);
-    hoststub_get_counters(d->h, &k1);
+    mortar_hoststub_get_counters(d->h, &k1);
     r->mmio_reads = k1.mmio_reads - k0.mmio_reads;
     r->mmio_writes = k1.mmio_writes - k0.mmio_writes;
     return rc;
@@ -432,15 +436,16 @@ static void set_options(matmul_drv *d, const matmul_drv_opts *o)
     matmul_core_init(&d->core, &stub_ops, d, &co);
 }
 
-int matmul_drv_open(matmul_drv *d, hoststub *h, uint32_t n, const matmul_drv_opts *o)
+int matmul_drv_open(matmul_drv *d, mortar_hoststub *h, uint32_t n,
+                    const matmul_drv_opts *o)
 {
     memset(d, 0, sizeof *d);
     d->h = h;
     d->n = n;
     d->next_req = 1;
     set_options(d, o);
-    d->next_free = hoststub_mem_base(h);
-    d->mem_end = d->next_free + hoststub_mem_size(h);
+    d->next_free = mortar_hoststub_mem_base(h);
+    d->mem_end = d->next_free + mortar_hoststub_mem_size(h);
     if (n == 0 || n % MATMUL_TILE)
         return fail(d, MORTAR_EINVAL, "n = %u is not a multiple of 128", n);
     if (d->o.result != MATMUL_RESULT_I8 && d->o.result != MATMUL_RESULT_I32)

@@ -1,6 +1,6 @@
 /*
  * drivers_hoststub.h - the drivers of the three matmul designs over the
- * host stub's blocking API (sims/hoststub/hoststub.h), for tests and
+ * host stub's blocking API (include/mortar/hoststub.h), for tests and
  * `mortar alone`: the exact sequences of MMIO accesses and host-memory
  * writes a real driver makes, so they measure what the protocol costs.
  *
@@ -33,7 +33,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sims/hoststub/hoststub.h"
+#include "mortar/hoststub.h"
 #include "sims/matmul/driver_core.h"
 #include "sims/matmul/matmul_regs.h"
 #include "sims/matmul/result.h"
@@ -62,7 +62,7 @@ typedef struct matmul_drv_result {
 #define MATMUL_DRV_SLOTS_MAX 64
 
 typedef struct matmul_drv {
-    hoststub *h;
+    mortar_hoststub *h;
     matmul_core core; /* the design's sequences, over this stub */
     char code;        /* MATMUL_CODE_* read from the device */
     uint32_t n;       /* largest n the buffers hold */
@@ -86,7 +86,8 @@ typedef struct matmul_drv {
 /* Identifies the device (ID register), allocates buffers for matrices up
  * to `n`, and for design B sets up and enables the ring. `o` may be NULL
  * (defaults). Returns 0 or a MORTAR_E code with matmul_drv_errmsg(). */
-int matmul_drv_open(matmul_drv *d, hoststub *h, uint32_t n, const matmul_drv_opts *o);
+int matmul_drv_open(matmul_drv *d, mortar_hoststub *h, uint32_t n,
+                    const matmul_drv_opts *o);
 
 /* Runs one request c = a x b (n x n, row-major) with the design's sequence;
  * c gets n x n elements in the options' result format (int8_t or int32_t).

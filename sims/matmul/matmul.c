@@ -24,7 +24,7 @@
 
 #include "mortar/error.h"
 #include "mortar/runtime.h"
-#include "sims/common/pcie_dispatch.h"
+#include "mortar/pcie_dispatch.h"
 #include "sims/matmul/matmul_internal.h"
 
 #define MAX_N           4096
@@ -360,16 +360,16 @@ static void dma_done(void *dev, const mortar_msg *msg)
                           msg->size);
 }
 
-static const pcie_device_ops pcie_ops = {.mmio_read = mmio_read,
-                                         .mmio_write = mmio_write,
-                                         .devctrl = devctrl,
-                                         .dma_done = dma_done};
+static const mortar_pcie_device_ops pcie_ops = {.mmio_read = mmio_read,
+                                                .mmio_write = mmio_write,
+                                                .devctrl = devctrl,
+                                                .dma_done = dma_done};
 
 static void matmul_message(void *state, unsigned port, const mortar_msg *msg)
 {
     (void)port;
     matmul *m = state;
-    if (!pcie_dispatch(&pcie_ops, m, msg)) {
+    if (!mortar_pcie_dispatch(&pcie_ops, m, msg)) {
         m->c.bad_messages++;
         m->c.errors++;
     }

@@ -26,7 +26,7 @@
 #include "mortar/component.h"
 #include "mortar/error.h"
 #include "mortar/pcie.h"
-#include "sims/common/pcie_dispatch.h"
+#include "mortar/pcie_dispatch.h"
 #include "sims/registry.h"
 
 #define PORT 0
@@ -255,16 +255,16 @@ static void dma_done(void *dev, const mortar_msg *m)
     dma_completed(dev, m);
 }
 
-static const pcie_device_ops pcie_ops = {.mmio_read = mmio_read,
-                                         .mmio_write = mmio_write,
-                                         .devctrl = devctrl,
-                                         .dma_done = dma_done};
+static const mortar_pcie_device_ops pcie_ops = {.mmio_read = mmio_read,
+                                                .mmio_write = mmio_write,
+                                                .devctrl = devctrl,
+                                                .dma_done = dma_done};
 
 static void pcitest_message(void *state, unsigned port, const mortar_msg *m)
 {
     (void)port;
     pcitest *t = state;
-    if (!pcie_dispatch(&pcie_ops, t, m))
+    if (!mortar_pcie_dispatch(&pcie_ops, t, m))
         t->unknown++;
 }
 

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "mortar/pcie.h"
-#include "sims/common/pcie_dispatch.h"
+#include "mortar/pcie_dispatch.h"
 #include "sims/verilator/rtl_adapter_internal.h"
 
 enum { OUT_DMA, OUT_IRQ };
@@ -360,12 +360,12 @@ static void take_trace(rtl_adapter *a, const mortar_rtl_ports *p)
 
 bool rtl_bridge_message(rtl_adapter *a, const mortar_msg *msg)
 {
-    static const pcie_device_ops ops = {.mmio_read = on_mmio_read,
-                                        .mmio_write = on_mmio_write,
-                                        .devctrl = on_devctrl,
-                                        .dma_done = on_dma_done};
+    static const mortar_pcie_device_ops ops = {.mmio_read = on_mmio_read,
+                                               .mmio_write = on_mmio_write,
+                                               .devctrl = on_devctrl,
+                                               .dma_done = on_dma_done};
     a->woke = false;
-    if (!pcie_dispatch(&ops, a, msg))
+    if (!mortar_pcie_dispatch(&ops, a, msg))
         a->c.bad_messages++;
     return a->woke;
 }

@@ -1,8 +1,8 @@
 /*
  * pcie_dispatch.c - host-to-device PCIe messages to a model's handlers
- * (pcie_dispatch.h).
+ * (mortar/pcie_dispatch.h).
  */
-#include "pcie_dispatch.h"
+#include "mortar/pcie_dispatch.h"
 
 static bool mmio_fits(const mortar_msg *msg, bool write)
 {
@@ -12,7 +12,8 @@ static bool mmio_fits(const mortar_msg *msg, bool write)
     return !write || msg->size - sizeof *mm >= mm->size;
 }
 
-bool pcie_dispatch(const pcie_device_ops *ops, void *dev, const mortar_msg *msg)
+bool mortar_pcie_dispatch(const mortar_pcie_device_ops *ops, void *dev,
+                          const mortar_msg *msg)
 {
     switch (msg->type) {
     case MORTAR_PCIE_MMIO_READ:

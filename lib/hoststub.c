@@ -2,7 +2,7 @@
  * hoststub.c - a test host for PCIe devices: host memory served to DMA,
  * interrupts recorded, and blocking MMIO calls that step the event loop.
  */
-#include "hoststub.h"
+#include "mortar/hoststub.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,8 +11,8 @@
 
 #include "mortar/error.h"
 
-#define INT_QUEUE 256
-#define HOST_PORT 0
+#define INT_QUEUE  256
+#define HOST_PORT  0
 #define TIMER_WAKE 1
 
 typedef struct pending_int {
@@ -20,7 +20,7 @@ typedef struct pending_int {
     uint8_t kind;
 } pending_int;
 
-struct hoststub {
+struct mortar_hoststub {
     mortar_component *self;
     mortar_loop *loop;
     uint8_t *mem;
@@ -34,12 +34,12 @@ struct hoststub {
     bool woke; /* the delay timer fired */
     pending_int ints[INT_QUEUE];
     uint32_t int_head, int_count;
-    hoststub_counters c;
+    mortar_hoststub_counters c;
     bool failed;
     char err[256];
 };
 
-static void set_failed(hoststub *h, const char *fmt, ...)
+static void set_failed(mortar_hoststub *h, const char *fmt, ...)
 {
     if (h->failed)
         return;
@@ -50,10 +50,11 @@ static void set_failed(hoststub *h, const char *fmt, ...)
     h->failed = true;
 }
 
-static int hoststub_create(mortar_component *self, const mortar_params *p, void **state)
+static int mortar_hoststub_create(mortar_component *self, const mortar_params *p,
+                                  void **state)
 {
     static const char *const known[] = {"mem_size", "mem_base", NULL};
-    hoststub *h = calloc(1, sizeof *h);
+    mortar_hoststub *h = calloc(1, sizeof *h);
     if (!h)
         return MORTAR_ENOMEM;
     int rc = mortar_params_check_known(p, known);
@@ -74,20 +75,21 @@ static int hoststub_create(mortar_component *self, const mortar_params *p, void 
     return MORTAR_OK;
 }
 
-void *hoststub_mem(hoststub *h, uint64_t addr, uint64_t size)
+void *mortar_hoststub_mem(mortar_hoststub *h, uint64_t addr, uint64_t size)
 {
-    if (addr < h->mem_base || size > h->mem_size || addr - h->mem_base > h->mem_size - size)
+    if (addr < h->mem_base || size > h->mem_size ||
+        addr - h->mem_base > h->mem_size - size)
         return NULL;
     return h->mem + (addr - h->mem_base);
 }
 
-static void send_msg(hoststub *h, uint8_t type, const void *msg, uint32_t size)
+static void send_msg(mortar_hoststub *h, uint8_t type, const void *msg, uint32_t size)
 {
     if (mortar_send(h->self, HOST_PORT, type, msg, size, 0, NULL) != 0)
         set_failed(h, "sending a message of type 0x%x failed", type);
 }
 
-static void serve_dma_read(hoststub *h, const mortar_pcie_dma *d)
+static void serve_dma_read(mortar_hoststub *h, const mortar_pcie_dma *d)
 {
     uint32_t size = d->size <= MORTAR_PCIE_MAX_DMA ? d->size : 0;
     mortar_pcie_dma_done *done = calloc(1, sizeof *done + size);
@@ -95,7 +97,7 @@ static void serve_dma_read(hoststub *h, const mortar_pcie_dma *d)
         return;
     done->req_id = d->req_id;
     done->addr_low = (uint16_t)d->addr;
-    void *src = hoststub_mem(h, d->addr, d->size);
+    void *src = mortar_hoststub_mem(h, d->addr, d->size);
     if (!src || size != d->size) {
         done->status = 1;
         h->c.dma_errors++;
@@ -110,10 +112,11 @@ static void serve_dma_read(hoststub *h, const mortar_pcie_dma *d)
     free(done);
 }
 
-static void serve_dma_write(hoststub *h, const mortar_pcie_dma *d, uint32_t msg_size)
+static void serve_dma_write(mortar_hoststub *h, const mortar_pcie_dma *d,
+                            uint32_t msg_size)
 {
     mortar_pcie_dma_done done = {.req_id = d->req_id};
-    void *dst = hoststub_mem(h, d->addr, d->size);
+    void *dst = mortar_hoststub_mem(h, d->addr, d->size);
     if (!dst || msg_size < sizeof *d + (uint64_t)d->size) {
         done.status = 1;
         h->c.dma_errors++;
@@ -125,7 +128,7 @@ static void serve_dma_write(hoststub *h, const mortar_pcie_dma *d, uint32_t msg_
     send_msg(h, MORTAR_PCIE_DMA_WRITE_DONE, &done, sizeof done);
 }
 
-static void take_interrupt(hoststub *h, const mortar_pcie_interrupt *in)
+static void take_interrupt(mortar_hoststub *h, const mortar_pcie_interrupt *in)
 {
     h->c.interrupts++;
     if (in->kind == MORTAR_PCIE_INT_LEGACY_LOW)
@@ -136,7 +139,8 @@ static void take_interrupt(hoststub *h, const mortar_pcie_interrupt *in)
     h->ints[tail] = (pending_int){.vector = in->vector, .kind = in->kind};
 }
 
-static void take_read_done(hoststub *h, const mortar_pcie_mmio_done *d, uint32_t msg_size)
+static void take_read_done(mortar_hoststub *h, const mortar_pcie_mmio_done *d,
+                           uint32_t msg_size)
 {
     if (d->req_id != h->read_req || msg_size < sizeof *d + (uint64_t)d->size ||
         d->size > sizeof h->read_data) {
@@ -148,9 +152,9 @@ static void take_read_done(hoststub *h, const mortar_pcie_mmio_done *d, uint32_t
     h->read_done = true;
 }
 
-static void hoststub_message(void *state, unsigned port, const mortar_msg *msg)
+static void mortar_hoststub_message(void *state, unsigned port, const mortar_msg *msg)
 {
-    hoststub *h = state;
+    mortar_hoststub *h = state;
     switch (msg->type) {
     case MORTAR_PCIE_DMA_READ:
     case MORTAR_PCIE_DMA_WRITE:
@@ -179,16 +183,16 @@ static void hoststub_message(void *state, unsigned port, const mortar_msg *msg)
     h->c.bad_messages++;
 }
 
-static void hoststub_timer(void *state, uint64_t cookie)
+static void mortar_hoststub_timer(void *state, uint64_t cookie)
 {
-    hoststub *h = state;
+    mortar_hoststub *h = state;
     if (cookie == TIMER_WAKE)
         h->woke = true;
 }
 
-static void hoststub_stats(void *state, mortar_stats *s)
+static void mortar_hoststub_stats(void *state, mortar_stats *s)
 {
-    hoststub *h = state;
+    mortar_hoststub *h = state;
     mortar_stats_u64(s, "mmio_reads", h->c.mmio_reads);
     mortar_stats_u64(s, "mmio_writes", h->c.mmio_writes);
     mortar_stats_time(s, "mmio_read_stall_ps", h->c.mmio_read_stall_ps);
@@ -198,9 +202,9 @@ static void hoststub_stats(void *state, mortar_stats *s)
     mortar_stats_u64(s, "interrupts", h->c.interrupts);
 }
 
-static void hoststub_destroy(void *state)
+static void mortar_hoststub_destroy(void *state)
 {
-    hoststub *h = state;
+    mortar_hoststub *h = state;
     free(h->mem);
     free(h);
 }
@@ -208,37 +212,37 @@ static void hoststub_destroy(void *state)
 const mortar_component_ops mortar_hoststub_ops = {
     .kind = "hoststub",
     .summary = "host side of PCIe for device tests: memory, DMA, interrupts",
-    .create = hoststub_create,
-    .message = hoststub_message,
-    .timer = hoststub_timer,
-    .stats = hoststub_stats,
-    .destroy = hoststub_destroy,
+    .create = mortar_hoststub_create,
+    .message = mortar_hoststub_message,
+    .timer = mortar_hoststub_timer,
+    .stats = mortar_hoststub_stats,
+    .destroy = mortar_hoststub_destroy,
 };
 
 /* ---- the blocking driver API ------------------------------------------------ */
 
-hoststub *hoststub_get(mortar_component *c, mortar_loop *loop)
+mortar_hoststub *mortar_hoststub_get(mortar_component *c, mortar_loop *loop)
 {
-    hoststub *h = mortar_component_state(c);
+    mortar_hoststub *h = mortar_component_state(c);
     h->loop = loop;
     mortar_loop_start(loop);
     return h;
 }
 
-const mortar_pcie_dev_intro *hoststub_dev_intro(hoststub *h)
+const mortar_pcie_dev_intro *mortar_hoststub_dev_intro(mortar_hoststub *h)
 {
     uint32_t size;
     const void *in = mortar_port_peer_intro(h->self, HOST_PORT, &size);
     return size >= sizeof(mortar_pcie_dev_intro) ? in : NULL;
 }
 
-uint64_t hoststub_now(hoststub *h)
+uint64_t mortar_hoststub_now(mortar_hoststub *h)
 {
     return mortar_now(h->self);
 }
 
 /* Steps the loop until *flag is set; false if the loop ran dry first. */
-static bool step_until(hoststub *h, const bool *flag, const char *what)
+static bool step_until(mortar_hoststub *h, const bool *flag, const char *what)
 {
     while (!*flag) {
         int rc = mortar_loop_step(h->loop, MORTAR_TIME_MAX);
@@ -254,77 +258,79 @@ static bool step_until(hoststub *h, const bool *flag, const char *what)
     return true;
 }
 
-uint64_t hoststub_mmio_read(hoststub *h, uint8_t bar, uint64_t offset, uint32_t size)
+uint64_t mortar_hoststub_mmio_read(mortar_hoststub *h, uint8_t bar, uint64_t offset,
+                                   uint32_t size)
 {
     uint64_t value = ~0ull;
-    hoststub_mmio_read_block(h, bar, offset, &value, size <= 8 ? size : 8);
+    mortar_hoststub_mmio_read_block(h, bar, offset, &value, size <= 8 ? size : 8);
     if (size < 8 && !h->failed)
         value &= (1ull << (8 * size)) - 1;
     return value;
 }
 
-void hoststub_mmio_read_block(hoststub *h, uint8_t bar, uint64_t offset, void *data,
-                              uint32_t size)
+void mortar_hoststub_mmio_read_block(mortar_hoststub *h, uint8_t bar, uint64_t offset,
+                                     void *data, uint32_t size)
 {
-    mortar_pcie_mmio rd = {.req_id = h->next_req++, .offset = offset, .size = size, .bar = bar};
-    uint64_t start = hoststub_now(h);
+    mortar_pcie_mmio rd = {
+        .req_id = h->next_req++, .offset = offset, .size = size, .bar = bar};
+    uint64_t start = mortar_hoststub_now(h);
     h->read_req = rd.req_id;
     h->read_done = false;
     h->c.mmio_reads++;
     send_msg(h, MORTAR_PCIE_MMIO_READ, &rd, sizeof rd);
     if (!step_until(h, &h->read_done, "MMIO read"))
         return;
-    h->c.mmio_read_stall_ps += hoststub_now(h) - start;
+    h->c.mmio_read_stall_ps += mortar_hoststub_now(h) - start;
     memcpy(data, h->read_data, h->read_size < size ? h->read_size : size);
 }
 
-void hoststub_mmio_write_block(hoststub *h, uint8_t bar, uint64_t offset, const void *data,
-                               uint32_t size)
+void mortar_hoststub_mmio_write_block(mortar_hoststub *h, uint8_t bar, uint64_t offset,
+                                      const void *data, uint32_t size)
 {
     mortar_pcie_mmio *wr = calloc(1, sizeof *wr + size);
     if (!wr)
         return;
-    *wr = (mortar_pcie_mmio){.req_id = h->next_req++, .offset = offset, .size = size,
-                             .bar = bar, .posted = 1};
+    *wr = (mortar_pcie_mmio){
+        .req_id = h->next_req++, .offset = offset, .size = size, .bar = bar, .posted = 1};
     memcpy(wr->data, data, size);
     h->c.mmio_writes++;
     send_msg(h, MORTAR_PCIE_MMIO_WRITE, wr, (uint32_t)sizeof *wr + size);
     free(wr);
 }
 
-void hoststub_mmio_write(hoststub *h, uint8_t bar, uint64_t offset, uint32_t size,
-                         uint64_t value)
+void mortar_hoststub_mmio_write(mortar_hoststub *h, uint8_t bar, uint64_t offset,
+                                uint32_t size, uint64_t value)
 {
-    hoststub_mmio_write_block(h, bar, offset, &value, size <= 8 ? size : 8);
+    mortar_hoststub_mmio_write_block(h, bar, offset, &value, size <= 8 ? size : 8);
 }
 
-void hoststub_devctrl(hoststub *h, uint32_t flags)
+void mortar_hoststub_devctrl(mortar_hoststub *h, uint32_t flags)
 {
     mortar_pcie_devctrl dc = {.flags = flags};
     send_msg(h, MORTAR_PCIE_DEVCTRL, &dc, sizeof dc);
 }
 
-void hoststub_delay(hoststub *h, uint64_t ps)
+void mortar_hoststub_delay(mortar_hoststub *h, uint64_t ps)
 {
     h->woke = false;
-    mortar_timer_set(h->self, hoststub_now(h) + ps, TIMER_WAKE);
+    mortar_timer_set(h->self, mortar_hoststub_now(h) + ps, TIMER_WAKE);
     step_until(h, &h->woke, "delay");
 }
 
-uint64_t hoststub_interrupts(hoststub *h)
+uint64_t mortar_hoststub_interrupts(mortar_hoststub *h)
 {
     return h->c.interrupts;
 }
 
 /* Steps until `done(h, arg)` or the deadline; a timer guarantees the loop
  * does not run dry before the deadline. */
-static bool wait_for(hoststub *h, uint64_t timeout_ps, bool (*done)(hoststub *, const void *),
-                     const void *arg)
+static bool wait_for(mortar_hoststub *h, uint64_t timeout_ps,
+                     bool (*done)(mortar_hoststub *, const void *), const void *arg)
 {
-    uint64_t deadline = hoststub_now(h) + timeout_ps;
+    uint64_t deadline = mortar_hoststub_now(h) + timeout_ps;
     uint64_t timer = mortar_timer_set(h->self, deadline, 0);
     while (!done(h, arg)) {
-        if (hoststub_now(h) >= deadline)
+        if (mortar_hoststub_now(h) >= deadline)
             return false;
         int rc = mortar_loop_step(h->loop, MORTAR_TIME_MAX);
         if (rc <= 0) {
@@ -337,14 +343,14 @@ static bool wait_for(hoststub *h, uint64_t timeout_ps, bool (*done)(hoststub *, 
     return true;
 }
 
-static bool have_interrupt(hoststub *h, const void *arg)
+static bool have_interrupt(mortar_hoststub *h, const void *arg)
 {
     (void)arg;
     return h->int_count > 0;
 }
 
-bool hoststub_wait_interrupt(hoststub *h, uint64_t timeout_ps, uint16_t *vector,
-                             uint8_t *kind)
+bool mortar_hoststub_wait_interrupt(mortar_hoststub *h, uint64_t timeout_ps,
+                                    uint16_t *vector, uint8_t *kind)
 {
     if (!wait_for(h, timeout_ps, have_interrupt, NULL))
         return false;
@@ -363,45 +369,45 @@ typedef struct mem_cond {
     uint32_t mask, value;
 } mem_cond;
 
-static bool mem_matches(hoststub *h, const void *arg)
+static bool mem_matches(mortar_hoststub *h, const void *arg)
 {
     const mem_cond *c = arg;
     uint32_t word;
-    const void *p = hoststub_mem(h, c->addr, 4);
+    const void *p = mortar_hoststub_mem(h, c->addr, 4);
     if (!p)
         return false;
     memcpy(&word, p, 4);
     return (word & c->mask) == c->value;
 }
 
-bool hoststub_wait_mem32(hoststub *h, uint64_t addr, uint32_t mask, uint32_t value,
-                         uint64_t timeout_ps)
+bool mortar_hoststub_wait_mem32(mortar_hoststub *h, uint64_t addr, uint32_t mask,
+                                uint32_t value, uint64_t timeout_ps)
 {
     mem_cond c = {.addr = addr, .mask = mask, .value = value};
     return wait_for(h, timeout_ps, mem_matches, &c);
 }
 
-uint64_t hoststub_mem_base(hoststub *h)
+uint64_t mortar_hoststub_mem_base(mortar_hoststub *h)
 {
     return h->mem_base;
 }
 
-uint64_t hoststub_mem_size(hoststub *h)
+uint64_t mortar_hoststub_mem_size(mortar_hoststub *h)
 {
     return h->mem_size;
 }
 
-bool hoststub_failed(hoststub *h)
+bool mortar_hoststub_failed(mortar_hoststub *h)
 {
     return h->failed;
 }
 
-const char *hoststub_errmsg(hoststub *h)
+const char *mortar_hoststub_errmsg(mortar_hoststub *h)
 {
     return h->failed ? h->err : "no error";
 }
 
-void hoststub_get_counters(hoststub *h, hoststub_counters *out)
+void mortar_hoststub_get_counters(mortar_hoststub *h, mortar_hoststub_counters *out)
 {
     *out = h->c;
 }
