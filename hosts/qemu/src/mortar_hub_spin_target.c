@@ -428,7 +428,6 @@ void mortar_spin_at_stop(uint64_t now_ns, uint64_t reach_ns)
     }
     at_landing(cpu, raw, now_ns);
     if (spin.phase == SPIN_VERIFIED) {
-        skip(now_ns, reach_ns);
-        stop_after(raw, (uint64_t)qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL), spin.period);
+        verified_stop(cpu, raw, now_ns, reach_ns); /* just verified: skip from here */
     }
 }
