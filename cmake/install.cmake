@@ -22,7 +22,7 @@
 # installed mortar looks for exactly those (cli/run/host_tools.c). Paths follow
 # GNUInstallDirs (included by the top-level CMakeLists.txt).
 
-install(TARGETS mortar-cli mortar-sim mortar-matmul-alone RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS mortar-cli mortar-sim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # The SDK. Paths in mortar.pc and mortarConfig.cmake are relative to the
 # files themselves, so a moved prefix still works.
@@ -85,7 +85,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/ DESTINATION ${CMAKE_INSTALL_DO
 # The guest programs the image holds are those of this build when it has
 # them (build/guest-bin), else those of the source tree's build/ (what
 # `make setup` puts into the image; sanitizer builds have none).
-if(TARGET matmul-expected)
+if(TARGET mortar_guest)
   set(MORTAR_INSTALL_GUEST_BIN ${CMAKE_BINARY_DIR}/guest-bin)
 else()
   set(MORTAR_INSTALL_GUEST_BIN ${PROJECT_SOURCE_DIR}/build/guest-bin)

@@ -2,7 +2,8 @@
  * fuzz_model.c - a libFuzzer target that feeds a component model arbitrary
  * messages on its ports.
  *
- * Built once per model (FUZZ_KIND, FUZZ_PARAMS), see fuzz/CMakeLists.txt.
+ * Built once per model (FUZZ_KIND, FUZZ_PARAMS), see fuzz/CMakeLists.txt; a
+ * study's model is linked in and named by its table (FUZZ_OPS).
  * The input is read as a sequence of records:
  *   u8 port, u8 type, u16 size, u16 delay_ns, then `size` payload bytes
  * Each record becomes one message from a "fuzzer" peer component on that
@@ -24,6 +25,12 @@
 #endif
 #ifndef FUZZ_PARAMS
 #define FUZZ_PARAMS "{}"
+#endif
+#ifdef FUZZ_OPS
+extern const mortar_component_ops FUZZ_OPS;
+#define FUZZ_MODEL (&FUZZ_OPS)
+#else
+#define FUZZ_MODEL mortar_registry_find(FUZZ_KIND)
 #endif
 
 #define SIM_LIMIT_PS MORTAR_MS(5)
@@ -108,7 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     mortar_params *params = mortar_params_parse(FUZZ_PARAMS, "fuzz", NULL, 0);
     mortar_component *model;
-    if (mortar_loop_add(loop, mortar_registry_find(FUZZ_KIND), "model", params, &model) != 0)
+    if (mortar_loop_add(loop, FUZZ_MODEL, "model", params, &model) != 0)
         abort(); /* the fixed parameters must be valid */
     mortar_params_free(params);
     fuzz_peer peer = {.data = data, .size = size};

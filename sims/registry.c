@@ -13,7 +13,6 @@ static const mortar_component_ops *const models[] = {
     &mortar_hoststub_ops,
     &mortar_e1000_ops,
     &mortar_i40e_ops,
-    &mortar_matmul_ops,
     &mortar_pcitest_ops,
     &mortar_rtl_ops,
     NULL,

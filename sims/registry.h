@@ -11,7 +11,6 @@
 extern const mortar_component_ops mortar_testgen_ops;
 extern const mortar_component_ops mortar_e1000_ops;
 extern const mortar_component_ops mortar_i40e_ops;
-extern const mortar_component_ops mortar_matmul_ops;
 extern const mortar_component_ops mortar_switch_ops;
 extern const mortar_component_ops mortar_pcitest_ops;
 

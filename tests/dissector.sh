@@ -16,7 +16,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$mortar" dissector --study "$src/experiments/matmul/study.json" -o "$dir/matmul.lua"
 
-# The packets as text2pcap's hex dump, from guest/lib/matmul_wire.h's layout.
+# The packets as text2pcap's hex dump, from studies/matmul/guest/matmul_wire.h's layout.
 python3 - "$dir/packets.txt" <<'PY'
 import struct, sys
 def request(req_id, kind, payload):

@@ -7,9 +7,11 @@
 # labels of its time split's parts (its study file's metric.split).
 #
 # The platform folders: cli/, lib/, include/, web/src/, and hosts/ but for
-# the patches to QEMU's own sources (whose tree has an accel/ folder).
-# sims/ and guest/ hold the case study's models and programs until they
-# move to a package of their own (issue 34), so they are not checked yet.
+# the patches to QEMU's own sources (whose tree has an accel/ folder); and
+# the platform's models, RTL and guest SDK (sims/, rtl/, guest/), where the
+# knobs' words are left out: they are the models' own parameters too (a
+# NIC's line `speed`, a DMA queue's requests in flight). The case study
+# lives in studies/matmul/.
 #
 # With NO_STUDY_NAMES_SELF_TEST=1 it copies a platform folder, plants a name
 # of each kind in it and requires the check to report each.
@@ -18,6 +20,8 @@ src=${1:?usage: no_study_names.sh SOURCE_DIR}
 pattern='matmul|speed|pcie_lat|in_flight|inflight|design[-_ ]?[ab]\b|regcopy|register copy'
 pattern+='|nic_client|nic_server|\baccel\b|host interface and link'
 folders=(cli lib include web/src hosts)
+device_pattern='matmul|design[-_ ]?[ab]\b|regcopy|register copy|nic_client|nic_server|\baccel\b'
+device_folders=(sims rtl guest)
 
 hits_in() { grep -rniE --exclude-dir=patches "$pattern" "$@" || true; }
 
@@ -33,16 +37,25 @@ if [ "${NO_STUDY_NAMES_SELF_TEST:-}" = 1 ]; then
     found=$(hits_in "$tmp/lib" | wc -l)
     [ "$found" -eq "${#planted[@]}" ] ||
         { echo "FAIL: the check found $found of ${#planted[@]} planted names" >&2; exit 1; }
-    echo "ok: the check reports each of the ${#planted[@]} planted names"
+    # a model's folder: the design is reported, a NIC's line speed is not
+    mkdir -p "$tmp/sims"
+    printf '%s\n' 'static int regcopy;' >"$tmp/sims/planted.c"
+    printf '%s\n' 'uint64_t speed_bps;' >"$tmp/sims/own_words.c"
+    found=$(pattern=$device_pattern hits_in "$tmp/sims")
+    [ "$found" = "$tmp/sims/planted.c:1:static int regcopy;" ] ||
+        { echo "FAIL: in a model's folder the check found: ${found:-nothing}" >&2; exit 1; }
+    echo "ok: the check reports each of the ${#planted[@]} planted names, and one in a model's folder"
     exit 0
 fi
 
 dirs=()
 for f in "${folders[@]}"; do dirs+=("$src/$f"); done
-hits=$(hits_in "${dirs[@]}")
+device_dirs=()
+for f in "${device_folders[@]}"; do device_dirs+=("$src/$f"); done
+hits=$(hits_in "${dirs[@]}"; pattern=$device_pattern hits_in "${device_dirs[@]}")
 if [ -n "$hits" ]; then
     printf '%s\n' "$hits"
     echo "FAIL: the lines above name the case study in a platform folder" >&2
     exit 1
 fi
-echo "ok: ${folders[*]} name no study"
+echo "ok: ${folders[*]} ${device_folders[*]} name no study"

@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-/* Sets the name every message starts with ("mortar-matmul-client: ..."). */
+/* Sets the name every message starts with ("mortar-my-client: ..."). */
 void cli_set_prog(const char *name);
 
 /* The name set by cli_set_prog ("mortar" before). */
