@@ -16,7 +16,8 @@
 #     .cpp .sv .sh .py .cmake .mjs): some file of that name must exist
 #     somewhere in the repository (a doc names files beside the one it
 #     describes); EXTERNAL_NAMES lists the few names that are not ours.
-# A path with a <placeholder> is not checked; a glob (*, ?, [..], {a,b})
+# A path under studies/ is not checked in a checkout without studies/ (the
+# platform alone). A path with a <placeholder> is not checked; a glob (*, ?, [..], {a,b})
 # must match at least one file. A path git ignores (web/node_modules, a
 # build tree) is generated and not checked. The rows of a table whose first
 # column is headed "installed" (docs/install.md, docs/sdk.md) name the
@@ -187,6 +188,9 @@ while IFS=$'\t' read -r doc line kind word; do
         fi
         ;;
     esac
+    # the studies are packages of their own: a checkout of the platform
+    # alone (no studies/) keeps the docs that name their files
+    [[ $path == studies/* && ! -d studies ]] && continue
     checked=$((checked + 1))
     if ! exists "$path" && ! ignored "$path"; then
         echo "$doc:$line: $path does not exist"

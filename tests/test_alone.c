@@ -2,8 +2,8 @@
  * test_alone.c - alone times as runs of their own (cli/alone*.c): a
  * variant's alone command with the knob values put in, run as a child,
  * its result read and recorded, and read back from the database instead
- * of run again; a failing command recorded as failed; and `mortar alone`
- * on the matmul study, whose output is the matmul bench's own.
+ * of run again; and a failing command recorded as failed. `mortar alone`
+ * on the case study is the study's test (studies/matmul/tests/).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -158,51 +158,6 @@ static void test_a_failing_alone_command_is_recorded_and_is_an_error(void **stat
     json_decref(at);
 }
 
-/* `mortar alone` on the matmul study prints what the study's bench
- * prints, records the run, and refuses what it cannot run. */
-static void test_mortar_alone_runs_the_studys_command_and_records_it(void **state)
-{
-    fixture *f = *state;
-    char args[1024];
-    snprintf(
-        args, sizeof args,
-        "alone '%s/experiments/matmul/study.json' --set design=b --set speed=2 --db '%s'",
-        source_dir(), f->db);
-    cli_result r = run_program(f->dir, "mortar", args);
-    assert_int_equal(r.status, 0);
-    cli_result bench = run_program(f->dir, "mortar-matmul-alone", "--design b --speed 2");
-    assert_int_equal(bench.status, 0);
-    assert_string_equal(r.out, bench.out);
-    assert_non_null(strstr(r.out, "alone_us=1280.00\n"));
-    assert_non_null(strstr(r.err, "alone run 1 recorded"));
-    cli_result_free(&r);
-    cli_result_free(&bench);
-    db_conn *db;
-    char err[512];
-    double us = 0;
-    assert_int_equal(db_open_read(&db, f->db, err, sizeof err), 0);
-    assert_int_equal(db_alone_result(db, "b", "mortar-matmul-alone --design b --speed 2",
-                                     &us, err, sizeof err),
-                     1);
-    assert_true(us == 1280);
-    db_close(db);
-    const char *refused[][2] = {
-        {"--set speed=2", "2"},                        /* no variant */
-        {"--set design=b --set speeed=2", "2"},        /* not a knob */
-        {"--set design=c", "2"},                       /* not a variant */
-        {"--set design=b", "1"},                       /* the command needs speed */
-        {"--set design=software --set speed=1", "1"}}; /* no alone benchmark */
-    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
-        snprintf(args, sizeof args,
-                 "alone '%s/experiments/matmul/study.json' %s --db '%s'", source_dir(),
-                 refused[i][0], f->db);
-        r = run_program(f->dir, "mortar", args);
-        if (r.status != atoi(refused[i][1]))
-            fail_msg("mortar %s: exit %d, stderr %s", args, r.status, r.err);
-        cli_result_free(&r);
-    }
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -214,8 +169,6 @@ int main(void)
             teardown),
         cmocka_unit_test_setup_teardown(
             test_a_failing_alone_command_is_recorded_and_is_an_error, setup, teardown),
-        cmocka_unit_test_setup_teardown(
-            test_mortar_alone_runs_the_studys_command_and_records_it, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -94,14 +94,29 @@ static json_t *switch_params(const plan *p)
     return NULL;
 }
 
+/* Two hosts, each with an e1000, joined by a switch. */
+static const char switched_spec[] =
+    "{\"name\": \"switched\",\n"
+    " \"hosts\": [{\"name\": \"h0\", \"ip\": \"10.0.0.1/24\", \"run\": \"true\"},\n"
+    "           {\"name\": \"h1\", \"ip\": \"10.0.0.2/24\", \"run\": \"true\"}],\n"
+    " \"components\": [{\"name\": \"nic0\", \"kind\": \"e1000\"}, {\"name\": \"nic1\", \"kind\": \"e1000\"},\n"
+    "                {\"name\": \"switch\", \"kind\": \"switch\", \"params\": {\"ports\": 2}}],\n"
+    " \"links\": [{\"name\": \"p0\", \"host\": \"h0\", \"component\": \"nic0.0\"},\n"
+    "           {\"name\": \"p1\", \"host\": \"h1\", \"component\": \"nic1.0\"},\n"
+    "           {\"name\": \"e0\", \"a\": \"nic0.1\", \"b\": \"switch.0\"},\n"
+    "           {\"name\": \"e1\", \"a\": \"nic1.1\", \"b\": \"switch.1\"}]}\n";
+
 static void test_switches_get_the_runs_wall_clock_start_for_their_pcap(void **state)
 {
     (void)state;
     char path[512], err[1024];
-    snprintf(path, sizeof path, "%s/experiments/matmul/design-b.json", source_dir());
+    const char *spec_dir = scratch_dir();
+    snprintf(path, sizeof path, "%s/switched.json", spec_dir);
+    write_text(path, switched_spec);
     json_t *spec = spec_load(path, NULL, 0, err, sizeof err);
     if (!spec || spec_validate(spec, err, sizeof err))
         fail_msg("%s", err);
+    remove_tree(spec_dir);
     for (int trace = 0; trace < 2; trace++) {
         const char *dir = scratch_dir();
         plan_tools t = tools;

@@ -3,7 +3,7 @@
  * (cli/run/snapshot_key.c over plan_machine): it follows everything that shapes
  * the saved machine (memory, icount shift, what each device shows the host,
  * the files' contents) and nothing a run sets after the snapshot point (the
- * command, the address, a device's speed).
+ * command, the address, a device's behaviour).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -90,13 +90,13 @@ static void test_memory_and_icount_change_the_key(void **state)
     remove_tree(dir);
 }
 
-/* The key of a host with one matmul device of `params` (JSON). */
-static void device_key(const char *params, char *key)
+/* The key of a host with one device of `kind` and `params` (JSON). */
+static void device_key(const char *kind, const char *params, char *key)
 {
     json_t *spec = json_pack("{s:[{s:s}], s:[{s:s, s:s, s:o}], s:[{s:s, s:s, s:s}]}", "hosts",
-                             "name", "h0", "components", "name", "acc", "kind", "matmul",
+                             "name", "h0", "components", "name", "dev", "kind", kind,
                              "params", json_loads(params, 0, NULL), "links", "name", "l",
-                             "host", "h0", "component", "acc.0");
+                             "host", "h0", "component", "dev.0");
     json_t *m = plan_machine(spec, json_array_get(json_object_get(spec, "hosts"), 0), &tools);
     char err[256];
     if (snapshot_key(m, NULL, key, err, sizeof err))
@@ -109,15 +109,15 @@ static void test_only_what_the_device_shows_the_host_changes_the_key(void **stat
 {
     (void)state;
     char base[SNAPSHOT_KEY_HEX + 1], other[SNAPSHOT_KEY_HEX + 1];
-    device_key("{\"design\": \"b\", \"speed\": 1}", base);
-    /* the speed is behaviour after the snapshot point: the same intro */
-    device_key("{\"design\": \"b\", \"speed\": 4}", other);
+    device_key("pcitest", "{\"chunk\": 4096}", base);
+    /* the DMA chunk is behaviour after the snapshot point: the same intro */
+    device_key("pcitest", "{\"chunk\": 1024, \"outstanding\": 4}", other);
     assert_string_equal(base, other);
-    /* another design is another device (IDs, BARs, MSI-X): another intro */
-    device_key("{\"design\": \"a\", \"speed\": 1}", other);
+    /* another device (IDs, BARs, MSI-X): another intro */
+    device_key("e1000", "{}", other);
     assert_string_not_equal(base, other);
     /* parameters the model refuses: keyed by the parameters themselves */
-    device_key("{\"design\": \"b\", \"no_such\": 1}", other);
+    device_key("pcitest", "{\"no_such\": 1}", other);
     assert_string_not_equal(base, other);
 }
 

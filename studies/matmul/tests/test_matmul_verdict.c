@@ -1,5 +1,5 @@
 /*
- * test_verdict.c - the verdict from a synthetic results database: winners
+ * test_matmul_verdict.c - the verdict from a synthetic results database: winners
  * and margins per cell, the crossover latency by interpolation, no crossing
  * where one design wins everywhere, movement across the latency range,
  * request medians, alone times from the real device model, baselines, load

@@ -1,5 +1,5 @@
 /*
- * test_sweep_cmd.c - `mortar sweep`'s command line: a spec without --grid
+ * test_matmul_sweep_cmd.c - `mortar sweep`'s command line: a spec without --grid
  * is not a sweep (usage, nothing runs), and --dry-run neither creates nor
  * changes the database; a refinement's next runs listed from the runs in a
  * database, for a study and for a sweep file, and its options checked.

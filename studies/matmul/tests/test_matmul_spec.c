@@ -1,5 +1,5 @@
 /*
- * test_spec.c - experiment specs: the case study's specs resolve and
+ * test_matmul_spec.c - experiment specs: the case study's specs resolve and
  * validate; overrides with units land where they should; every kind of bad
  * spec is rejected before anything starts, with the JSON path of the error.
  */

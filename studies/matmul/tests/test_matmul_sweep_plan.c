@@ -1,5 +1,5 @@
 /*
- * test_sweep_plan.c - the points of `mortar sweep`: grids crossed in order,
+ * test_matmul_sweep_plan.c - the points of `mortar sweep`: grids crossed in order,
  * the case study's sweep file (72 points after merging the duplicates),
  * its study file giving the very same points, the variant axis left to a
  * study's parts,
