@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench-rtl-run: what design B in RTL costs against the behavioural model,
-# printed as key=value (docs/models/rtl-matmul.md, "In the case study").
+# printed as key=value (studies/matmul/docs/rtl-matmul.md, "In the case study").
 #
 #   alone_wall_s_<d>      `mortar-matmul-alone --design <d> --speed 1` (d = b, rtl_b):
 #                         wall seconds of one 512 x 512 request alone

@@ -10,7 +10,7 @@
 # For the devices it also checks the compute time the device reports, 64
 # tile steps of 12,000 (a, regcopy) or 16,000 (b) cycles at 400 MHz: 1,920
 # and 2,560 us at speed 1, and the service time against the model's cost
-# (docs/models/matmul.md, L = 1 us, C = step time, W = a 16 KiB tile on the
+# (studies/matmul/docs/matmul.md, L = 1 us, C = step time, W = a 16 KiB tile on the
 # link's wire, PCIe 3.0 x16 here: the default slot): design a between
 # C + 8L + 2W and C + 10L + 2W per step, and W more for each of the 16
 # result tiles its status poll waits behind; design b S*C + 6L + 3W (6W with

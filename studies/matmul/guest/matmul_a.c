@@ -1,6 +1,6 @@
 /*
  * matmul_a.c - the design A driver: the CPU runs every tile step across the
- * link (docs/models/matmul.md, "Design A"). The sequence is the driver
+ * link (studies/matmul/docs/matmul.md, "Design A"). The sequence is the driver
  * core's (studies/matmul/model/driver_core_a.c), the one `mortar alone` runs over
  * the host stub; this file gives it DMA memory and runs its steps.
  *

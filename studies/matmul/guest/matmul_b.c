@@ -1,6 +1,6 @@
 /*
  * matmul_b.c - the design B driver: one descriptor per request in a ring in
- * host memory (docs/models/matmul.md, "Design B"). The ring setup, the
+ * host memory (studies/matmul/docs/matmul.md, "Design B"). The ring setup, the
  * descriptor and the record are the driver core's
  * (studies/matmul/model/driver_core_b.c, which `mortar alone` runs over the host
  * stub); this file gives them DMA memory, slots and the wait.

@@ -1,6 +1,6 @@
 /*
  * matmul_guest.h - user-space drivers for the matmul accelerator
- * (docs/models/matmul.md, studies/matmul/model/matmul_regs.h) and the software
+ * (studies/matmul/docs/matmul.md, studies/matmul/model/matmul_regs.h) and the software
  * baseline, behind one interface, for guest programs.
  *
  * The device drivers' sequences are the driver cores of studies/matmul/model/

@@ -1,6 +1,6 @@
 /*
  * matmul_regcopy.c - the register-copy driver: design A's unit behind plain
- * register windows (docs/models/matmul.md, "Register copy"). The sequence
+ * register windows (studies/matmul/docs/matmul.md, "Register copy"). The sequence
  * is the driver core's (studies/matmul/model/driver_core_regcopy.c, which
  * `mortar alone` runs over the host stub); this file maps BAR2 and checks
  * that the windows fit in it.

@@ -3,7 +3,7 @@
  * Tests use the bench with a link latency of their choosing; `mortar alone`
  * uses matmul_alone_run(). The device is the behavioural model (designs a,
  * b, regcopy) or, for rtl-b, design B in RTL on the Verilator adapter
- * (docs/models/rtl-matmul.md), driven by the same driver.
+ * (studies/matmul/docs/rtl-matmul.md), driven by the same driver.
  */
 #include "model/bench.h"
 

@@ -1,6 +1,6 @@
 /*
  * driver_core.h - the matmul drivers' sequences, written once: what a driver
- * of each design puts on the link (docs/models/matmul.md), over a small table
+ * of each design puts on the link (studies/matmul/docs/matmul.md), over a small table
  * of operations that each build provides. Two builds compile these files:
  *
  *   studies/matmul/model/drivers_hoststub.c     the host stub: unit tests and

@@ -12,7 +12,7 @@
  * 128), corrupt (false; a test knob: the first element of every result
  * tile is wrong, so the products are wrong). The result format (int8 or
  * int32) is no parameter: the driver chooses it through the registers or
- * the descriptor. See docs/models/matmul.md.
+ * the descriptor. See studies/matmul/docs/matmul.md.
  *
  * Malformed input never crashes the model: bad offsets, sizes or BARs are
  * counted and reads return zeros; truncated messages are counted and

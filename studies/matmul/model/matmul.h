@@ -1,7 +1,7 @@
 /*
  * matmul.h - the matmul accelerator model (kind "matmul"): a libmortar PCIe
  * device with one int8 compute unit behind one of three host interfaces
- * (design A, design B, register copy; see docs/models/matmul.md and
+ * (design A, design B, register copy; see studies/matmul/docs/matmul.md and
  * matmul_regs.h for the programming model).
  *
  * This header is what runners, benches and tests see: the ops table and the

@@ -2,7 +2,7 @@
  * matmul_regs.h - the programming model of the matmul accelerator: PCI ids,
  * BARs, registers and their bits, and design B's descriptor and completion
  * record. It is everything a driver needs to know (with result.h, the
- * result formats and the requantize rule); docs/models/matmul.md says the
+ * result formats and the requantize rule); studies/matmul/docs/matmul.md says the
  * same in prose. The device model (matmul.c, iface_*.c) and the
  * drivers' cores (driver_core*.c, run by the host stub's and the guest's
  * drivers) both include it.

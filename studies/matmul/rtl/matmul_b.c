@@ -1,10 +1,10 @@
 /*
  * matmul_b.c - the descriptor of design B of the matmul block in RTL
  * (matmul_b.sv): the PCI identity and BAR of the behavioural design B
- * (studies/matmul/model/matmul_regs.h, docs/models/matmul.md), so the guest driver
+ * (studies/matmul/model/matmul_regs.h, studies/matmul/docs/matmul.md), so the guest driver
  * (studies/matmul/guest/matmul_b.c, which opens vendor 0x1de5 device 0x0a0b and checks
  * the ID register) drives the RTL exactly as it drives the model; and the
- * names of its trace codes (studies/matmul/rtl/mm_pkg.sv, docs/models/rtl-matmul.md).
+ * names of its trace codes (studies/matmul/rtl/mm_pkg.sv, studies/matmul/docs/rtl-matmul.md).
  */
 #include "model/matmul_regs.h"
 #include "sims/verilator/rtl_model.h"

@@ -1,5 +1,5 @@
 // matmul_b.sv - design B of the case study's matmul block ("deep
-// pipeline", docs/models/matmul.md) as RTL, with the ports of
+// pipeline", studies/matmul/docs/matmul.md) as RTL, with the ports of
 // docs/rtl-ports.md. It wires the parts together:
 //
 //   mm_regs      BAR0 registers (MMIO)
@@ -13,7 +13,7 @@
 //   mm_trace     trace events onto the trace port
 //
 // TILE is the tile edge (128 for the case study, a power of two from 8;
-// the synthesis test uses a smaller one, docs/models/rtl-matmul.md says why), NMAX the largest n a
+// the synthesis test uses a smaller one, studies/matmul/docs/rtl-matmul.md says why), NMAX the largest n a
 // descriptor may ask for, MAX_READS the DMA reads in flight, MSIX the reset
 // value of CONTROL.IRQ.
 module matmul_b

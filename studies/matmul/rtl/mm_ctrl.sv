@@ -15,7 +15,7 @@
 // from now_ps), MSI-X vector 0 is requested when CONTROL.IRQ is set, HEAD
 // advances and the next entry is served.
 //
-// Errors, as docs/models/matmul.md's design B: an unreadable descriptor
+// Errors, as studies/matmul/docs/matmul.md's design B: an unreadable descriptor
 // (STATUS.ERR_DMA) or one with an unusable completion address
 // (STATUS.ERR_DESC) is skipped without a record; a bad n (1) or address (2)
 // gets an error record (ERR_DESC); a refused DMA during the request (3)

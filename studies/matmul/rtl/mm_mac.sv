@@ -80,7 +80,7 @@ module mm_mac #(
   // lanes are packed vectors written by one loop, not per-lane assignments
   // into a vector: Verilator evaluates the loop as one word per lane, where
   // 128 part-select assignments became a chain of ever wider concatenations
-  // (docs/models/rtl-matmul.md, "Simulation speed").
+  // (studies/matmul/docs/rtl-matmul.md, "Simulation speed").
   logic from_lanes;
   assign from_lanes = s1_k != '0;
   always_comb

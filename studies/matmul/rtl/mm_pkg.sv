@@ -1,8 +1,8 @@
 // mm_pkg.sv - constants of design B of the matmul block in RTL: the BAR0
 // register map, the register bits, the error codes and the trace event
 // codes. The same numbers as studies/matmul/model/matmul_regs.h (the programming
-// model, docs/models/matmul.md); the trace codes are this design's own
-// (docs/models/rtl-matmul.md names them).
+// model, studies/matmul/docs/matmul.md); the trace codes are this design's own
+// (studies/matmul/docs/rtl-matmul.md names them).
 package mm_pkg;
 
   // ---- identity: MATMUL_ID('B') --------------------------------------------

@@ -1,6 +1,6 @@
 // mm_regs.sv - design B's BAR0 register file: ID, TILE, N, the ring
 // registers (RING_BASE, RING_SIZE, HEAD, TAIL), CONTROL, STATUS and
-// COMPLETED, at the offsets of docs/models/matmul.md. It answers every
+// COMPLETED, at the offsets of studies/matmul/docs/matmul.md. It answers every
 // MMIO request (reads one edge later), keeps the ring settings and refuses
 // bad ones (STATUS.ERR_RING), and moves HEAD when the controller finishes
 // an entry. Accesses that name no register (another size, an unaligned

@@ -2,7 +2,7 @@
  * test_matmul_driver_core.c - the matmul driver cores (studies/matmul/model/
  * driver_core.h) against a recording ops table: every MMIO access, window
  * copy and host-memory access they make is logged with its value, and
- * compared with the sequences docs/models/matmul.md gives for each design.
+ * compared with the sequences studies/matmul/docs/matmul.md gives for each design.
  * The expected addresses and bits are written out here from the document's
  * layout rules, not computed with the code under test. A scripted register
  * file answers the reads (STATUS after k polls, STEP_CTRL and CONTROL echo

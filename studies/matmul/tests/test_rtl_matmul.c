@@ -5,8 +5,8 @@
  * latency, writes into memory, a response per write). Products are checked
  * bit-exact against the reference multiply (studies/matmul/model/reference.c) in
  * both result formats; the programming model (registers, ring, descriptor,
- * completion record, errors, MSI-X) is that of docs/models/matmul.md; the
- * step time is the one docs/models/rtl-matmul.md derives from the RTL, and
+ * completion record, errors, MSI-X) is that of studies/matmul/docs/matmul.md; the
+ * step time is the one studies/matmul/docs/rtl-matmul.md derives from the RTL, and
  * the RTL's alone time against the behavioural design B's differs by
  * exactly the ratio of their cycles per step.
  */
@@ -31,11 +31,11 @@
 #include "sims/verilator/rtl_adapter.h"
 #include "sims/verilator/rtl_model.h"
 
-/* docs/models/rtl-matmul.md: a tile step is TILE * TILE + 3 cycles
+/* studies/matmul/docs/rtl-matmul.md: a tile step is TILE * TILE + 3 cycles
  * (studies/matmul/rtl/mm_mac.sv, mm_ctrl.sv); the clock is 400 MHz (2500 ps). */
 #define RTL_STEP_CYCLES      (MATMUL_TILE * MATMUL_TILE + 3)
 #define PERIOD_PS            2500ull
-#define BEHAVIOURAL_B_CYCLES 16000ull /* docs/models/matmul.md, cycles_b */
+#define BEHAVIOURAL_B_CYCLES 16000ull /* studies/matmul/docs/matmul.md, cycles_b */
 
 /* trace codes (studies/matmul/rtl/mm_pkg.sv) */
 enum {
