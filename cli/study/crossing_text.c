@@ -48,17 +48,16 @@ static const char *x_phrase(const words *w)
     return w->ax->x ? w->ax->x->phrase : "value";
 }
 
-/* How the crossing's place was found, in parentheses' words. */
-static void add_how(const words *w, sentence *b, json_t *k)
+void crossing_how_add(sentence *b, const json_t *k, const char *x_unit)
 {
     double lo = jnum(k, "from_x"), hi = jnum(k, "to_x");
     if (json_is_true(json_object_get(k, "tied")))
-        sentence_add(b, "the runs tie at %.10g%s", jnum(k, "x"), w->xu);
+        sentence_add(b, "the runs tie at %.10g%s", jnum(k, "x"), x_unit);
     else if (json_is_true(json_object_get(k, "measured")))
-        sentence_add(b, "measured between runs at %.10g and %.10g%s", lo, hi, w->xu);
+        sentence_add(b, "measured between runs at %.10g and %.10g%s", lo, hi, x_unit);
     else
         sentence_add(b, "estimated on a straight line between the runs at %.10g and %.10g%s",
-                     lo, hi, w->xu);
+                     lo, hi, x_unit);
 }
 
 /* "A wins below 1.24 us, B up to 1.37 us and A above (how; how)." */
@@ -75,7 +74,7 @@ static void crossings_sentence(const words *w, sentence *b, json_t *list)
     json_array_foreach(list, i, k) {
         if (i)
             sentence_add(b, "; ");
-        add_how(w, b, k);
+        crossing_how_add(b, k, w->xu);
     }
     sentence_add(b, ").");
 }

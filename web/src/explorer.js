@@ -62,8 +62,6 @@
     return fmtNumber(v, Math.abs(v) < 10 ? 2 : 1) + ' µs';
   }
   const fmtPct = (v) => (isNum(v) ? fmtNumber(Math.abs(v), 1) + ' %' : '—');
-  // A ratio of two medians: "1.33×".
-  const fmtTimes = (v) => (isNum(v) ? fmtNumber(v, 2) + '×' : '—');
   const fmtRps = (v) => (isNum(v) ? fmtNumber(v, v < 100 ? 1 : 0) + ' req/s' : '—');
   const cap = (t) => (t ? t.charAt(0).toUpperCase() + t.slice(1) : '');
 
@@ -382,37 +380,21 @@
   }
 
   // The answer first (data.answer, cli/study/verdict_answer.h): its sentence
-  // as the report worded it, then each figure with its numbers. The figures
-  // and the sentence are the report's; the page only lays them out.
+  // and its figures, each as the report worded them (title, value, what the
+  // value says, detail); the page only lays them out.
   function renderAnswer() {
     const ans = M.data.answer && typeof M.data.answer === 'object' ? M.data.answer : null;
-    const alone = ans && ans.alone && isPair(ans.alone.winner) ? ans.alone : null;
-    const sys = ans && ans.system && (isPair(ans.system.winner) || ans.system.winner === 'tie') ? ans.system : null;
-    const flip = ans && ans.flip && isNum(ans.flip.x) ? ans.flip : null;
-    $('answer').hidden = !alone && !sys;
-    if (!alone && !sys) return;
-    const [a, b] = PAIR;
-    const us = (f) => `${fmtUs(f[`${a}_us`])} (${label(a)}) against ${fmtUs(f[`${b}_us`])} (${label(b)})`;
-    const at = sys ? `${X.label} = ${fmtX(sys.x)}` : '';
-    const flipAt = flip ? `${X.label} ≈ ${fmtNumber(flip.x, 2)}${unitText(X)}` : '';
-
-    // The alone winner, compared in the system where it is faster or slower.
-    const fastAlone = alone ? alone.winner : null;
-    const systemWhat = !sys ? '' : sys.winner === 'tie' ? 'tie'
-      : fastAlone ? `${variantName(fastAlone)} ${sys.winner === fastAlone ? 'faster' : 'slower'}`
-        : `${variantName(sys.winner)} faster`;
-    $('answer-text').textContent = typeof ans.text === 'string' ? ans.text : '';
-
-    const figure = (name, title, value, what, detail) => el('div', { class: 'figure', data: { figure: name } },
-      el('h3', { text: title }), el('p', { class: 'figure-value', text: value }),
-      el('p', { class: 'figure-what', text: what }), el('p', { class: 'figure-detail', text: detail }));
-    $('answer-figures').replaceChildren(
-      alone ? figure('alone', 'Alone', fmtTimes(alone.times), `${variantName(fastAlone)} faster`, us(alone)) : null,
-      sys ? figure('system', `In the whole system at ${at}`, fmtTimes(sys.times), systemWhat,
-        `${us(sys)}: ${fmtUs(isNum(sys.margin_us) ? Math.abs(sys.margin_us) : null)} apart`) : null,
-      figure('flip', 'Where the ranking flips', flip ? flipAt : 'nowhere',
-        flip ? `${variantName(flip.below)} faster below, ${variantName(flip.above)} above` : 'in the measured range',
-        flip ? howFound(flip) + (flip.crossings > 1 ? `; ${flip.crossings} crossings in all` : '') : '—'));
+    const text = ans && typeof ans.text === 'string' ? ans.text : '';
+    $('answer').hidden = !text;
+    if (!text) return;
+    $('answer-text').textContent = text;
+    const words = (v) => (typeof v === 'string' ? v : '');
+    $('answer-figures').replaceChildren(...(Array.isArray(ans.figures) ? ans.figures : [])
+      .filter((f) => f && typeof f === 'object')
+      .map((f) => el('div', { class: 'figure', data: { figure: words(f.figure) } },
+        el('h3', { text: words(f.title) }), el('p', { class: 'figure-value', text: words(f.value) }),
+        el('p', { class: 'figure-what', text: words(f.what) }),
+        el('p', { class: 'figure-detail', text: words(f.detail) }))));
   }
 
   // The narrated walkthrough beside the page (mortar report --video names
