@@ -15,19 +15,20 @@
 
 #include "scratch_files.h"
 #include "study.h"
+#include "verdict_answer.h"
 #include "walkthrough_script.h"
 
 /* A verdict of the case study's shape with numbers of its own. */
 static json_t *verdict(double a_alone, double a_far)
 {
     json_t *v = json_pack(
-        "{s:[{s:f, s:f, s:s}], s:[{s:f, s:f, s:f}],"
+        "{s:{s:f}, s:[{s:f, s:f, s:s}], s:[{s:f, s:f, s:f, s:s}],"
         " s:[{s:s, s:f, s:f, s:f, s:f, s:f}, {s:s, s:f, s:f, s:f, s:f, s:f}],"
         " s:[{s:f, s:s}], s:[s, s],"
         " s:[{s:s, s:f, s:f, s:f, s:[{s:s, s:f, s:f}, {s:s, s:f, s:f}]},"
         "    {s:s, s:f, s:f, s:f, s:[{s:s, s:f, s:f}]}]}",
-        "cells", "x", 0.5, "series", 1.0, "winner", "a", "alone", "series", 1.0, "a_us", a_alone, "b_us",
-        2560.0, "movement", "variant", "a", "series", 1.0, "from_x", 0.5, "to_x", 2.5,
+        "axes", "series_at", 1.0, "cells", "x", 0.5, "series", 1.0, "winner", "a", "alone",
+        "series", 1.0, "a_us", a_alone, "b_us", 2560.0, "winner", "a", "movement", "variant", "a", "series", 1.0, "from_x", 0.5, "to_x", 2.5,
         "from_median_us", 2641.8, "to_median_us", a_far, "variant", "b", "series", 1.0,
         "from_x", 0.5, "to_x", 2.5, "from_median_us", 2832.7, "to_median_us", 2937.0,
         "crossovers", "series", 1.0, "text", "At 1\u00d7, A wins below 0.89 \u00b5s and B above (estimated).",
@@ -60,9 +61,16 @@ static void test_the_numbers_are_the_verdicts(void **state)
     walkthrough_script s;
     assert_int_equal(walkthrough_script_build(&st, v, &s, err, sizeof err), 0);
     assert_int_equal(s.n, 7);
+    /* the alone figure as the page's answer words it */
+    json_t *answer = verdict_answer_of_study(v, &st);
+    char alone[WALKTHROUGH_TEXT_MAX];
+    verdict_answer_alone_words(&st, answer, alone, sizeof alone);
+    json_decref(answer);
+    assert_string_equal(alone, "Design A is 1.33\u00d7 faster alone: 1,920.0 \u00b5s (A) against "
+                               "2,560.0 \u00b5s (B)");
     assert_string_equal(text_of(&s, "alone"),
-                        "Alone at a speed of 1\u00d7, A is 1.33\u00d7 as fast as B: 1920 against "
-                        "2560 \u00b5s.");
+                        "At a speed of 1\u00d7, Design A is 1.33\u00d7 faster alone: 1,920.0 "
+                        "\u00b5s (A) against 2,560.0 \u00b5s (B).");
     assert_non_null(strstr(text_of(&s, "system"), "A goes from 2642 to 3732 \u00b5s"));
     assert_string_equal(text_of(&s, "flip"), "At 1\u00d7, A wins below 0.89 \u00b5s and B above.");
     assert_string_equal(text_of(&s, "map"), "Over the whole grid, A wins 1 and B 0 of 1 settings.");

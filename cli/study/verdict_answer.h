@@ -51,4 +51,12 @@ json_t *verdict_answer(const json_t *v, const char *first, const char *second);
  * A new reference; NULL when `v` is not a verdict object. */
 json_t *verdict_answer_of_study(const json_t *v, const study *st);
 
+/* The alone figure of `answer` (verdict_answer_of_study's) in one clause,
+ * as the answer's sentence says it and with the medians its figure shows:
+ * "Engine P is 1.33× faster alone: 2,641.8 µs (P) against 3,520.1 µs (Q)"
+ * (the walkthrough's alone scene says it). "" when the answer has no alone
+ * figure (no compared variant wins alone). Returns `buf`. */
+const char *verdict_answer_alone_words(const study *st, const json_t *answer, char *buf,
+                                       size_t size);
+
 #endif

@@ -290,3 +290,17 @@ json_t *verdict_answer_of_study(const json_t *v, const study *st)
     json_object_set_new(answer, "figures", figures_words(&p));
     return answer;
 }
+
+const char *verdict_answer_alone_words(const study *st, const json_t *answer, char *buf,
+                                       size_t size)
+{
+    answer_parts p = parts_of(st, answer);
+    sentence b = {.n = 0};
+    if (p.alone) {
+        alone_clause(&b, &p);
+        sentence_add(&b, ": ");
+        medians(&b, &p, p.alone);
+    }
+    snprintf(buf, size, "%s", b.s);
+    return buf;
+}
