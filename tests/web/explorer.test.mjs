@@ -355,6 +355,48 @@ test('dragging across the timeline zooms in; Reset zoom shows the whole request'
   assert.match(await page.textContent('#timeline-zoom'), /end to end$/);
 });
 
+test('two fingers pinch the timeline: spread apart they zoom in, closed together they zoom out', async () => {
+  // A phone's screen: touch points sent as the browser gets them from a
+  // touchscreen (CDP Input.dispatchTouchEvent), two at once.
+  const p = await browser.newPage({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+  try {
+    await p.goto(pageUrl);
+    await p.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+    assert.equal(await timelineSettles(p, gridRun(fx.manifest, 'a', 0.5, 1).run_id), 'drawn');
+    const svg = p.locator('#timeline svg');
+    await svg.scrollIntoViewIfNeeded();
+    const box = await svg.boundingBox();
+    const cdp = await p.context().newCDPSession(p);
+    const y = box.y + 40, mid = box.x + 86 + (box.width - 86 - 8) / 2; // the plot's middle
+    const pinch = async (fromGap, toGap) => {
+      const points = (gap) => [{ x: mid - gap / 2, y, id: 1 }, { x: mid + gap / 2, y, id: 2 }];
+      await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: points(fromGap) });
+      for (let i = 1; i <= 6; i++)
+        await cdp.send('Input.dispatchTouchEvent',
+          { type: 'touchMove', touchPoints: points(fromGap + ((toGap - fromGap) * i) / 6) });
+      await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+    };
+    // The view's width in µs, from "showing a µs to b µs of c µs" or the
+    // whole request's "c µs end to end".
+    const shown = async () => {
+      const t = await p.textContent('#timeline-zoom');
+      const m = t.match(/^showing ([\d.,]+) µs to ([\d.,]+) µs of /);
+      return m ? +m[2].replace(/,/g, '') - +m[1].replace(/,/g, '') : +t.match(/([\d.,]+) µs end to end$/)[1].replace(/,/g, '');
+    };
+    const whole = await shown();
+    await pinch(40, 160);
+    const zoomed = await shown();
+    assert.ok(zoomed < whole * 0.5, `spread apart: ${whole} µs shown, then ${zoomed} µs`);
+    await pinch(160, 80);
+    const wider = await shown();
+    assert.ok(wider > zoomed * 1.5, `closed together: ${zoomed} µs shown, then ${wider} µs`);
+    assert.ok(wider <= whole, `${wider} µs of ${whole}`);
+    await cdp.detach();
+  } finally {
+    await p.close();
+  }
+});
+
 test('the timeline zooms and pans by its buttons and by keys when focused, the focus staying on it', async () => {
   const zoomText = () => page.textContent('#timeline-zoom');
   const shown = async () => (await zoomText()).match(/^showing ([\d.,]+) µs to ([\d.,]+) µs of /)

@@ -831,6 +831,18 @@
     const d = share * (v1 - v0);
     setTimelineView(v0 + d, v1 + d);
   }
+  // The fingers on the timeline: each touch pointer's x (px from the
+  // plot's left) and, while two are down, the instant (ps) each took hold
+  // of. Kept outside the drawing, which a pinch redraws under the fingers.
+  const fingers = { x: new Map(), held: null };
+  // The view in which the two fingers are over the instants they took hold
+  // of: spreading them zooms in, closing them zooms out, moving both pans.
+  function pinchTimeline(plotW) {
+    const [p, q] = [...fingers.x.values()], [a, b] = fingers.held;
+    const perPx = (b - a) / (q - p);
+    if (!(perPx > 0) || !Number.isFinite(perPx)) return;
+    setTimelineView(a - p * perPx, a - p * perPx + plotW * perPx);
+  }
   // The keys a focused timeline answers: zoom, pan, back to the whole request.
   const TIMELINE_KEYS = {
     '+': () => zoomTimeline(0.5, 0.5), '=': () => zoomTimeline(0.5, 0.5),
@@ -956,20 +968,49 @@
     svg.append(brush);
     let dragFrom = null;
     const svgX = (ev) => clampX(ev.clientX - svg.getBoundingClientRect().left);
+    // A second finger turns the drag into a pinch (fingers, above).
+    const plotX = (ev) => ev.clientX - svg.getBoundingClientRect().left - labelW;
     svg.addEventListener('pointerdown', (ev) => {
-      if (ev.button !== 0 || ev.clientX - svg.getBoundingClientRect().left < labelW) return;
+      if (ev.pointerType === 'touch' && plotX(ev) >= 0) {
+        if (ev.isPrimary) { // a new touch: forget a finger lifted elsewhere
+          fingers.x.clear();
+          fingers.held = null;
+        }
+        fingers.x.set(ev.pointerId, plotX(ev));
+        if (fingers.x.size >= 2) {
+          dragFrom = null;
+          brush.setAttribute('visibility', 'hidden');
+          fingers.held = fingers.x.size === 2
+            ? [...fingers.x.values()].map((px) => v0 + (px / plotW) * (v1 - v0)) : null;
+          return;
+        }
+      }
+      if (ev.button !== 0 || plotX(ev) < 0) return;
       dragFrom = svgX(ev);
       svg.setPointerCapture(ev.pointerId);
     });
     svg.addEventListener('pointermove', (ev) => {
+      if (fingers.x.has(ev.pointerId)) {
+        fingers.x.set(ev.pointerId, plotX(ev));
+        if (fingers.held) {
+          pinchTimeline(plotW);
+          return;
+        }
+      }
       if (dragFrom === null) return;
       const now = svgX(ev);
       brush.setAttribute('visibility', 'visible');
       brush.setAttribute('x', Math.min(dragFrom, now));
       brush.setAttribute('width', Math.abs(now - dragFrom));
     });
+    const liftFinger = (ev) => {
+      if (!fingers.x.delete(ev.pointerId) || !fingers.held) return false;
+      fingers.held = null; // the pinch ends with its first finger up
+      return true;
+    };
+    svg.addEventListener('pointercancel', liftFinger);
     svg.addEventListener('pointerup', (ev) => {
-      if (dragFrom === null) return;
+      if (liftFinger(ev) || dragFrom === null) return;
       const a = Math.min(dragFrom, svgX(ev)), b = Math.max(dragFrom, svgX(ev));
       dragFrom = null;
       brush.setAttribute('visibility', 'hidden');
