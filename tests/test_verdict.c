@@ -857,7 +857,9 @@ static char *mortar_output(const fixture *f, const char *args)
  * keys) and the extra cells (none here), and what issue 36 changed: the
  * sentences write µs and × as the explorer does (regenerated with the
  * real command; only the sentences differ, no key or number), and so do
- * the tables' heads, each symbol padded as the one column it shows. */
+ * the tables' heads, each symbol padded as the one column it shows; and
+ * each crossing's "how", its sentence's parentheses as a key of its own
+ * for the explorer (regenerated from verdict_compute_with_splits). */
 static void test_verdict_and_results_are_as_before_the_study_file(void **state)
 {
     fixture *f = *state;

@@ -48,7 +48,8 @@ static const char *x_phrase(const words *w)
     return w->ax->x ? w->ax->x->phrase : "value";
 }
 
-void crossing_how_add(sentence *b, const json_t *k, const char *x_unit)
+/* How the crossing's place was found, in parentheses' words. */
+static void add_how(sentence *b, const json_t *k, const char *x_unit)
 {
     double lo = jnum(k, "from_x"), hi = jnum(k, "to_x");
     if (json_is_true(json_object_get(k, "tied")))
@@ -74,7 +75,7 @@ static void crossings_sentence(const words *w, sentence *b, json_t *list)
     json_array_foreach(list, i, k) {
         if (i)
             sentence_add(b, "; ");
-        crossing_how_add(b, k, w->xu);
+        add_how(b, k, w->xu);
     }
     sentence_add(b, ").");
 }
@@ -154,6 +155,13 @@ void crossing_text_set(const study *st, const verdict_axes *ax, json_t *crossove
     else
         no_crossing_sentence(&w, &b, crossover);
     json_object_set_new(crossover, "text", json_string(b.s));
+    size_t i;
+    json_t *k;
+    json_array_foreach(list, i, k) {
+        sentence how = {.n = 0};
+        add_how(&how, k, w.xu);
+        json_object_set_new(k, "how", json_string(how.s));
+    }
     flip_notes(&w, list, notes);
     turn_notes(&w, json_object_get(crossover, "non_monotonic"), notes);
     json_object_set_new(crossover, "notes", notes);

@@ -22,7 +22,7 @@
  *    "system": {"x", "winner", "<first>_us", "<second>_us", "margin_us",
  *               "times"} or null,
  *    "flip":   {"x", "below", "above", "measured", "tied", "from_x",
- *               "to_x", "crossings"} or null}
+ *               "to_x", "how", "crossings"} or null}
  *
  * "winner" is the verdict's: a variant's name or "tie"; "times" is the
  * slower median over the faster. "alone" is null when either variant has no

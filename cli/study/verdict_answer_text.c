@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "crossing_text.h"
 #include "json_field.h"
 #include "sentence.h"
 #include "verdict_axes.h"
@@ -248,13 +247,13 @@ static json_t *flip_figure_words(const answer_parts *p)
     if (!p->flip)
         return figure("flip", "Where the ranking flips", "nowhere",
                       "in the measured range", "\u2014");
-    char below[160], above[160], unit[32];
+    char below[160], above[160];
     sentence value = {.n = 0}, what = {.n = 0}, detail = {.n = 0};
     flip_place(&value, p);
     sentence_add(&what, "%s faster below, %s above",
                  variant_text(p->st, jstr(p->flip, "below"), below, sizeof below),
                  variant_text(p->st, jstr(p->flip, "above"), above, sizeof above));
-    crossing_how_add(&detail, p->flip, verdict_unit_words(p->ax.x, unit, sizeof unit));
+    sentence_add(&detail, "%s", jstr(p->flip, "how") ? jstr(p->flip, "how") : "\u2014");
     double crossings = jnum(p->flip, "crossings");
     if (crossings > 1)
         sentence_add(&detail, "; %.0f crossings in all", crossings);

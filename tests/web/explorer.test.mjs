@@ -682,7 +682,8 @@ test("a refinement's extra runs are on the latency chart and in its table, and t
   assert.equal(cross.measured, true);
   assert.equal(cross.from_x, 1);
   assert.equal(cross.to_x, 1.03125);
-  assert.match(drawn[2].label, /^crossover at L ≈ 1\.01 µs, measured between 1 µs and 1\.03125 µs$/);
+  assert.equal(cross.crossings[0].how, 'measured between runs at 1 and 1.03125 µs');
+  assert.equal(drawn[2].label, `crossover at L ≈ 1.01 µs, ${cross.crossings[0].how}`);
   assert.equal(await page.textContent('#crossover-text'), cross.text);
   assert.match(cross.text, /\(measured between runs at 1 and 1\.03125 µs\)\.$/);
   // The table: every x of both, the extra rows marked and said so.
@@ -696,13 +697,13 @@ test("a refinement's extra runs are on the latency chart and in its table, and t
     if (isExtra) assert.match(r[2], / µs \(extra run\)$/);
   }
   assert.match(await page.textContent('#latency-caption'), /the small diamonds are extra runs at 3 values between the grid's, where the ranking changes/);
-  // The verdict's table of crossings says how each was found.
+  // The verdict's table of crossings says how each was found, in the verdict's words.
   const row = page.locator('#crossovers tbody tr[data-series="1"]');
   assert.equal(await row.getAttribute('data-measured'), 'true');
-  assert.match(await row.textContent(), /measured between runs at 1 µs and 1\.03125 µs/);
+  assert.ok((await row.textContent()).includes(cross.crossings[0].how));
   const est = page.locator('#crossovers tbody tr[data-series="2"]');
   assert.equal(await est.getAttribute('data-measured'), 'false');
-  assert.match(await est.textContent(), /estimated on a straight line between 0\.5 µs and 1 µs/);
+  assert.match(await est.textContent(), /estimated on a straight line between the runs at 0\.5 and 1 µs/);
   // Its sentences wrap inside the table's column instead of running under the next one.
   assert.ok(await page.evaluate(() => {
     const t = document.getElementById('crossovers');

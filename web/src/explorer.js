@@ -441,7 +441,7 @@
         cells: [...seriesCell(c.series),
           each(c).length ? each(c).map((k) => `${X.label} ≈ ${fmtNumber(k.x, 2)}${unitText(X)}`).join(', ')
             : 'no crossing in the measured range',
-          each(c).length ? each(c).map(howFound).join('; ') : '—',
+          each(c).length ? each(c).map((k) => k.how || '—').join('; ') : '—',
           variantName(c.below), variantName(c.above)],
       })), {
       head: [...seriesCol, `crossing.${knobCol(X)}`, 'measured', `from.${knobCol(X)}`, `to.${knobCol(X)}`,
@@ -488,13 +488,6 @@
       rows: moves.map((m) => [m.variant, ...(SK ? [m.series] : []), m.from_x, m.to_x, m.from_median_us,
         m.to_median_us, m.delta_us, m.delta_pct]),
     });
-  }
-
-  // How the verdict found a crossing (its entry in crossovers[].crossings).
-  function howFound(k) {
-    if (k.tied) return `the runs tie at ${fmtExact(k.x)}`;
-    return `${k.measured ? 'measured between runs at' : 'estimated on a straight line between'} ` +
-      `${fmtExact(k.from_x)} and ${fmtExact(k.to_x)}`;
   }
 
   // ---------------------------------------------------------------- sliders, map
@@ -1141,7 +1134,7 @@
     for (const k of crossings.filter((k) => isNum(k.x))) {
       const y = interpolate(pa, k.x);
       if (y === null) continue;
-      const how = k.measured ? `, measured between ${fmtExact(k.from_x)} and ${fmtExact(k.to_x)}` : '';
+      const how = k.measured && k.how ? `, ${k.how}` : '';
       datasets.push(line(`crossover at ${X.label} ≈ ${fmtNumber(k.x, 2)}${unitText(X)}${how}`, '#0f172a',
         [{ x: k.x, y }], { showLine: false, pointRadius: 8, pointStyle: 'crossRot', borderWidth: 3 }));
     }

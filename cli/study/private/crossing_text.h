@@ -12,19 +12,15 @@
 
 #include <jansson.h>
 
-#include "sentence.h"
 #include "study.h"
 #include "verdict_axes.h"
 
-/* Sets the entry's "text" (one sentence) and "notes" (an array of
+/* Sets the entry's "text" (one sentence), "notes" (an array of
  * sentences, empty when both curves are monotonic between the grid points
- * and the ranking flips at most once between any two). */
+ * and the ranking flips at most once between any two), and each crossing's
+ * "how": how it was found, as the sentence says it in parentheses
+ * ("measured between runs at 1 and 1.03125 µs"; the explorer's crossings
+ * table and its answer's flip show it as it is). */
 void crossing_text_set(const study *st, const verdict_axes *ax, json_t *crossover);
-
-/* Appends how a crossing `k` (an entry of "crossings") was found, as the
- * verdict's sentence says it in parentheses and the explorer's answer under
- * its flip ("measured between runs at 1 and 1.03125 µs"), `x_unit` after
- * the x values (verdict_unit_words). */
-void crossing_how_add(sentence *b, const json_t *k, const char *x_unit);
 
 #endif
