@@ -17,6 +17,7 @@
 #include "spec.h"
 #include "study.h"
 #include "usage.h"
+#include "verdict_axes.h"
 
 /* A column of the table that shows a run variable: the study's variant
  * axis, a knob or the load axis. */
@@ -25,13 +26,20 @@ typedef struct var_column {
     const char *unit; /* stripped from a value that ends with it; "" */
     char head[64];
     bool left; /* the axis: left-aligned text */
-    int width;
+    int width; /* in columns of the terminal */
 } var_column;
+
+/* A cell of `width` columns, right- or left-aligned; `text` may hold a
+ * unit's symbol (the heads: "L(µs)"). */
+static void print_cell(const char *text, int width, bool left)
+{
+    printf(left ? " %-*s" : " %*s", verdict_pad(text, width), text);
+}
 
 #define MAX_VAR_COLUMNS 16
 
-/* The study's columns: the axis, the knobs ("L(us)": label and unit), the
- * load axis; none without a study. */
+/* The study's columns: the axis, the knobs ("L(µs)": label and unit, as
+ * the verdict's tables head them), the load axis; none without a study. */
 static size_t var_columns(const study *st, var_column *cols)
 {
     size_t n = 0;
@@ -45,17 +53,14 @@ static size_t var_columns(const study *st, var_column *cols)
             continue;
         var_column *c = &cols[n++];
         *c = (var_column){.var = kn->name, .unit = kn->unit ? kn->unit : ""};
-        if (*c->unit)
-            snprintf(c->head, sizeof c->head, "%s(%s)", kn->label, c->unit);
-        else
-            snprintf(c->head, sizeof c->head, "%s", kn->label);
+        verdict_knob_head(kn, c->head, sizeof c->head);
     }
     return n;
 }
 
 /* A run's value of column `c`: its variable as --set text (a real rounded
  * as results_format_real does), without the
- * column's unit when it ends with it ("0.5us" under L(us): "0.5"); "-"
+ * column's unit when it ends with it ("0.5us" under L(µs): "0.5"); "-"
  * when the run has no such variable. */
 static const char *var_cell(json_t *run, const var_column *c, char *buf, size_t size)
 {
@@ -78,25 +83,27 @@ static void print_table(json_t *runs, const study *st)
     char text[1024], lost[32];
     for (size_t c = 0; c < ncols; c++) {
         /* the variant axis as wide as the status column, as it was */
-        int least = cols[c].left ? 8 : 0, head = (int)strlen(cols[c].head);
+        int least = cols[c].left ? 8 : 0, head = verdict_columns(cols[c].head);
         cols[c].width = head > least ? head : least;
         json_array_foreach(json_object_get(runs, "runs"), i, r) {
-            int w = (int)strlen(var_cell(r, &cols[c], text, sizeof text));
+            int w = verdict_columns(var_cell(r, &cols[c], text, sizeof text));
             cols[c].width = w > cols[c].width ? w : cols[c].width;
         }
     }
     printf("%4s  %-8s %-16s", "id", "status", "name");
     for (size_t c = 0; c < ncols; c++)
-        printf(cols[c].left ? " %-*s" : " %*s", cols[c].width, cols[c].head);
-    printf(" %9s %10s %10s %7s %6s\n", "requests", "median(us)", "p99(us)", "wall(s)", "lost");
+        print_cell(cols[c].head, cols[c].width, cols[c].left);
+    printf(" %9s", "requests");
+    print_cell("median(" VERDICT_US ")", 10, false);
+    print_cell("p99(" VERDICT_US ")", 10, false);
+    printf(" %7s %6s\n", "wall(s)", "lost");
     json_array_foreach(json_object_get(runs, "runs"), i, r) {
         json_t *s = json_object_get(r, "summary");
         printf("%4lld  %-8s %-16.16s", (long long)json_integer_value(json_object_get(r, "id")),
                json_string_value(json_object_get(r, "status")) ?: "?",
                json_string_value(json_object_get(r, "name")) ?: "?");
         for (size_t c = 0; c < ncols; c++)
-            printf(cols[c].left ? " %-*s" : " %*s", cols[c].width,
-                   var_cell(r, &cols[c], text, sizeof text));
+            print_cell(var_cell(r, &cols[c], text, sizeof text), cols[c].width, cols[c].left);
         printf(" %9lld %10.1f %10.1f %7.1f %6s\n",
                (long long)json_integer_value(json_object_get(s, "requests")),
                json_number_value(json_object_get(s, "median_us")),

@@ -75,16 +75,6 @@ static double vnum(const json_t *row, const char *name, const char *suffix)
     return jnum(row, key);
 }
 
-/* The width to give printf for `s` to fill `width` columns: printf counts
- * bytes, and a unit's symbol (µs, ×) takes one column but two bytes of
- * UTF-8. */
-static int cols(const char *s, int width)
-{
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-        width += (*p & 0xC0) == 0x80; /* a continuation byte: no column of its own */
-    return width;
-}
-
 /* The verdict's knobs and reference values, as the text needs them. */
 typedef struct axes_text {
     verdict_axes ax;
@@ -176,12 +166,12 @@ static void print_map(const study *st, const axes_text *t, json_t *v)
     json_t *cells = json_object_get(v, "cells");
     char note[128];
     printf("Winner and margin (%% of the winner's median)%s:\n%*s",
-           load_note(t, note, sizeof note), cols(t->xhead, 8), t->xhead);
+           load_note(t, note, sizeof note), verdict_pad(t->xhead, 8), t->xhead);
     for (size_t si = 0; si < json_array_size(series); si++) {
         char head[64] = "";
         if (t->ax.series)
             snprintf(head, sizeof head, "%g%s", element(series, si), t->su);
-        printf(" %*s", cols(head, 11), head);
+        printf(" %*s", verdict_pad(head, 11), head);
     }
     printf("\n");
     for (size_t xi = 0; xi < json_array_size(xs); xi++) {
@@ -222,7 +212,7 @@ static void print_cells(const study *st, const axes_text *t, json_t *cells)
         printf("\nCells (medians in " VERDICT_US "; %s: medians over the requests):\n", parts);
     else
         printf("\nCells (medians in " VERDICT_US "):\n");
-    printf("%6s %*s", series_head(t), cols(t->xhead, 6), t->xhead);
+    printf("%6s %*s", series_head(t), verdict_pad(t->xhead, 6), t->xhead);
     for (int d = 0; d < 2; d++) {
         printf(" %9s", head(h, sizeof h, st, d, ""));
         for (size_t p = 0; p < np; p++) {
@@ -258,7 +248,7 @@ static void print_extra_cells(const study *st, const axes_text *t, json_t *cells
     json_t *c;
     char b[2][32], h[2][80];
     printf("\nRuns between the grid's %s values (medians in " VERDICT_US "):\n", t->xhead);
-    printf("%6s %*s %9s %9s %6s\n", series_head(t), cols(t->xhead, 10), t->xhead,
+    printf("%6s %*s %9s %9s %6s\n", series_head(t), verdict_pad(t->xhead, 10), t->xhead,
            head(h[0], 80, st, 0, ""),
            head(h[1], 80, st, 1, ""), "winner");
     json_array_foreach(cells, i, c) {
@@ -293,8 +283,8 @@ static void print_movement(const study *st, const axes_text *t, json_t *movement
     printf("\nMovement across the %s range (median%s):\n",
            t->ax.x ? t->ax.x->phrase : "value", load_note(t, note, sizeof note));
     printf("%6s %6s %8s %8s %*s %*s %*s %8s\n", st->axis, series_head(t), from, to,
-           cols(VERDICT_US, 10), "from(" VERDICT_US ")", cols(VERDICT_US, 10),
-           "to(" VERDICT_US ")", cols(VERDICT_US, 10), "delta(" VERDICT_US ")", "delta%");
+           verdict_pad(VERDICT_US, 10), "from(" VERDICT_US ")", verdict_pad(VERDICT_US, 10),
+           "to(" VERDICT_US ")", verdict_pad(VERDICT_US, 10), "delta(" VERDICT_US ")", "delta%");
     json_array_foreach(movement, i, m) {
         printf("%6s %6g %8.2f %8.2f %10.1f %10.1f %+10.1f %8s\n",
                upper(st, jstr(m, "variant")), jnum(m, "series"), jnum(m, "from_x"),
@@ -311,7 +301,7 @@ static void print_alone(const study *st, const axes_text *t, json_t *alone, json
     printf("\nAlone (device model, no system) vs in the system:\n");
     head(h[0], 80, st, 0, "(" VERDICT_US ")");
     head(h[1], 80, st, 1, "(" VERDICT_US ")");
-    printf("%6s %*s %*s %7s  %s\n", series_head(t), cols(h[0], 10), h[0], cols(h[1], 10),
+    printf("%6s %*s %*s %7s  %s\n", series_head(t), verdict_pad(h[0], 10), h[0], verdict_pad(h[1], 10),
            h[1], "alone", "system winners");
     json_array_foreach(alone, i, a) {
         json_t *r = json_array_get(ranking, i), *w;
@@ -348,7 +338,7 @@ static void print_baselines(const study *st, const axes_text *t, json_t *baselin
     size_t n = baseline_columns(st, names);
     printf("\nBaselines%s%s (median " VERDICT_US "):\n", series_note(t, at, sizeof at),
            load_note(t, note, sizeof note));
-    printf("%*s", cols(t->xhead, 6), t->xhead);
+    printf("%*s", verdict_pad(t->xhead, 6), t->xhead);
     for (size_t k = 0; k < n; k++)
         printf(" %10s", upper(st, names[k]));
     printf("\n");
@@ -372,9 +362,9 @@ static void print_load(const study *st, const axes_text *t, json_t *load)
     printf("\nLoad%s", series_note(t, at, sizeof at));
     if (share->label)
         printf(" (%s: %s)", share->label, share->description);
-    printf(":\n%6s %*s %9s %*s %*s %10s", st->axis, cols(t->xhead, 6), t->xhead,
-           t->ax.load->label, cols(VERDICT_US, 10), "median(" VERDICT_US ")",
-           cols(VERDICT_US, 10), "p99(" VERDICT_US ")", "req/s");
+    printf(":\n%6s %*s %9s %*s %*s %10s", st->axis, verdict_pad(t->xhead, 6), t->xhead,
+           t->ax.load->label, verdict_pad(VERDICT_US, 10), "median(" VERDICT_US ")",
+           verdict_pad(VERDICT_US, 10), "p99(" VERDICT_US ")", "req/s");
     if (share->label)
         printf(" %12s", share->label);
     printf("\n");
@@ -407,7 +397,7 @@ static void print_splits(const study *st, const axes_text *t, json_t *splits)
     const char *load = t->ax.load ? t->ax.load->name : "-";
     printf("\nWhere the median request's time goes (traced runs, " VERDICT_US "; the parts"
            " sum to its latency):\n");
-    printf("%8s %*s %6s %4.4s %5s %9s", st->axis, cols(t->xhead, 6), t->xhead, series_head(t),
+    printf("%8s %*s %6s %4.4s %5s %9s", st->axis, verdict_pad(t->xhead, 6), t->xhead, series_head(t),
            load, "req", "latency");
     const split_parts *parts = &st->metric.split;
     for (size_t p = 0; p < parts->nparts; p++)

@@ -289,6 +289,37 @@ static void test_csv_parses_back_with_its_header_and_a_row_per_run(void **state)
     remove_tree(fx.dir);
 }
 
+/* The columns a line takes on a terminal: its characters, not its bytes
+ * (µs and × take two bytes each). */
+static int columns_of(const char *line, size_t bytes)
+{
+    int n = 0;
+    for (size_t i = 0; i < bytes && line[i]; i++)
+        n += ((unsigned char)line[i] & 0xC0) != 0x80;
+    return n;
+}
+
+/* Every run's line of the table (not the error and lost lines under it,
+ * which begin with spaces) takes as many columns as its header: the
+ * columns stay aligned however many bytes a unit's symbol takes. */
+static void assert_table_aligned(const char *out)
+{
+    const char *end = strchr(out, '\n');
+    assert_non_null(end);
+    int width = columns_of(out, (size_t)(end - out)), rows = 0;
+    for (const char *line = end + 1; *line; line = end + 1) {
+        end = strchr(line, '\n');
+        assert_non_null(end);
+        if (isdigit((unsigned char)line[3]) && !strncmp(line + 4, "  ", 2)) {
+            if (columns_of(line, (size_t)(end - line)) != width)
+                fail_msg("'%.*s' takes %d columns, its header %d", (int)(end - line), line,
+                         columns_of(line, (size_t)(end - line)), width);
+            rows++;
+        }
+    }
+    assert_int_equal(rows, 3);
+}
+
 static void test_csv_with_requests_has_a_row_per_request(void **state)
 {
     (void)state;
@@ -318,6 +349,7 @@ static void test_csv_with_requests_has_a_row_per_request(void **state)
     free(out);
     assert_int_equal(results_cli(&fx, "", &out), 0); /* the table is unchanged */
     assert_non_null(strstr(out, "design-a"));
+    assert_table_aligned(out);
     free(out);
     remove_tree(fx.dir);
 }
@@ -383,8 +415,9 @@ static void test_json_prints_no_binary_noise(void **state)
 
 /* The table's variable columns are the study's: its axis (left-aligned,
  * at least 8 wide), each knob as
- * "label(unit)" with values shown without that unit, the load axis; "-"
- * where a run has no such variable. */
+ * "label(unit)" with the unit's symbol as the verdict's tables write it
+ * and values shown without that unit, the load axis; "-" where a run has
+ * no such variable. */
 static void test_the_tables_columns_are_the_studys_axis_and_knobs(void **state)
 {
     (void)state;
@@ -394,21 +427,22 @@ static void test_the_tables_columns_are_the_studys_axis_and_knobs(void **state)
     snprintf(study_arg, sizeof study_arg, "--study '%s/experiments/matmul/study.json'",
              getenv("MORTAR_SOURCE"));
     assert_int_equal(results_cli(&fx, study_arg, &out), 0);
+    assert_table_aligned(out);
     char *row2 = strstr(out, "\n   2  failed"), *row3 = strstr(out, "\n   3  running");
     assert_non_null(row2);
     assert_non_null(row3);
     *strchr(row2 + 1, '\n') = *strchr(row3 + 1, '\n') = '\0';
     const char *header = strtok(out, "\n");
     assert_non_null(strstr(header, " design "));
-    assert_non_null(strstr(header, " L(us) "));
-    assert_non_null(strstr(header, " speed(x) "));
+    assert_non_null(strstr(header, " L(\u00b5s) "));
+    assert_non_null(strstr(header, " speed(\u00d7) "));
     assert_non_null(strstr(header, " in flight "));
     /* the measurements carry their unit as the knobs do */
-    assert_non_null(strstr(header, " median(us) "));
-    assert_non_null(strstr(header, " p99(us) "));
-    /* run 2: 2.5us under L(us), speed 1, no inflight variable */
+    assert_non_null(strstr(header, " median(\u00b5s) "));
+    assert_non_null(strstr(header, " p99(\u00b5s) "));
+    /* run 2: 2.5us under L(µs), speed 1, no inflight variable */
     char want[256];
-    snprintf(want, sizeof want, " %-8s %*s %*s %*s ", "b", (int)strlen("L(us)"), "2.5",
+    snprintf(want, sizeof want, " %-8s %*s %*s %*s ", "b", (int)strlen("L(us)") /* as many columns as L(µs) */, "2.5",
              (int)strlen("speed(x)"), "1", (int)strlen("in flight"), "-");
     if (!strstr(row2, want))
         fail_msg("row 2 '%s' lacks '%s'", row2, want);

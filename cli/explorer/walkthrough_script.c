@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "json_field.h"
+#include "verdict_answer.h"
 #include "verdict_axes.h"
 
 static const char *label(const study *st, size_t compared)
@@ -61,21 +62,17 @@ static json_t *at_series(const json_t *list, double series)
     return NULL;
 }
 
+/* The alone figure as the page's answer words it (verdict_answer.h), at
+ * the series knob's reference value (`where`: "At a clock of 1×, "). */
 static void alone_scene(walkthrough_script *s, const study *st, const json_t *v,
                         const char *where)
 {
-    json_t *a = at_series(json_object_get(v, "alone"), verdict_axes_of(st).series_at);
-    char key0[80], key1[80];
-    snprintf(key0, sizeof key0, "%s_us", st->variants[st->compared[0]].name);
-    snprintf(key1, sizeof key1, "%s_us", st->variants[st->compared[1]].name);
-    double t0 = jnum(a, key0), t1 = jnum(a, key1);
-    if (isnan(t0) || isnan(t1) || t0 == t1)
-        return;
-    bool first = t0 < t1;
-    scene(s, "alone", "#alone-box",
-          "Alone%s, %s is %.2f" "\u00d7" " as fast as %s: %.0f against %.0f " VERDICT_US ".",
-          where, label(st, first ? 0 : 1), first ? t1 / t0 : t0 / t1, label(st, first ? 1 : 0),
-          first ? t0 : t1, first ? t1 : t0);
+    json_t *answer = verdict_answer_of_study(v, st);
+    char words[WALKTHROUGH_TEXT_MAX];
+    verdict_answer_alone_words(st, answer, words, sizeof words);
+    json_decref(answer);
+    if (words[0])
+        scene(s, "alone", "#answer", "%s%s.", where, words);
 }
 
 static void movement_scene(walkthrough_script *s, const study *st, const json_t *v)
@@ -186,7 +183,7 @@ int walkthrough_script_build(const study *st, const json_t *verdict, walkthrough
     if (ax.series) {
         char v[48];
         knob_value(ax.series, ax.series_at, v, sizeof v);
-        snprintf(where, sizeof where, " at a %s of %s", ax.series->phrase, v);
+        snprintf(where, sizeof where, "At a %s of %s, ", ax.series->phrase, v);
     }
     scene(out, "question", "#verdict",
           "Which wins, %s or %s, once every request crosses the whole system?",

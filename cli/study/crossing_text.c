@@ -49,16 +49,16 @@ static const char *x_phrase(const words *w)
 }
 
 /* How the crossing's place was found, in parentheses' words. */
-static void add_how(const words *w, sentence *b, json_t *k)
+static void add_how(sentence *b, const json_t *k, const char *x_unit)
 {
     double lo = jnum(k, "from_x"), hi = jnum(k, "to_x");
     if (json_is_true(json_object_get(k, "tied")))
-        sentence_add(b, "the runs tie at %.10g%s", jnum(k, "x"), w->xu);
+        sentence_add(b, "the runs tie at %.10g%s", jnum(k, "x"), x_unit);
     else if (json_is_true(json_object_get(k, "measured")))
-        sentence_add(b, "measured between runs at %.10g and %.10g%s", lo, hi, w->xu);
+        sentence_add(b, "measured between runs at %.10g and %.10g%s", lo, hi, x_unit);
     else
         sentence_add(b, "estimated on a straight line between the runs at %.10g and %.10g%s",
-                     lo, hi, w->xu);
+                     lo, hi, x_unit);
 }
 
 /* "A wins below 1.24 us, B up to 1.37 us and A above (how; how)." */
@@ -75,7 +75,7 @@ static void crossings_sentence(const words *w, sentence *b, json_t *list)
     json_array_foreach(list, i, k) {
         if (i)
             sentence_add(b, "; ");
-        add_how(w, b, k);
+        add_how(b, k, w->xu);
     }
     sentence_add(b, ").");
 }
@@ -155,6 +155,13 @@ void crossing_text_set(const study *st, const verdict_axes *ax, json_t *crossove
     else
         no_crossing_sentence(&w, &b, crossover);
     json_object_set_new(crossover, "text", json_string(b.s));
+    size_t i;
+    json_t *k;
+    json_array_foreach(list, i, k) {
+        sentence how = {.n = 0};
+        add_how(&how, k, w.xu);
+        json_object_set_new(k, "how", json_string(how.s));
+    }
     flip_notes(&w, list, notes);
     turn_notes(&w, json_object_get(crossover, "non_monotonic"), notes);
     json_object_set_new(crossover, "notes", notes);

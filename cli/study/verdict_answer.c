@@ -106,7 +106,7 @@ static json_t *flip_figure(const json_t *v, const json_t *series)
     if (!k || !json_is_number(json_object_get(k, "x")))
         return NULL;
     json_t *flip = json_object();
-    const char *keys[] = {"x", "below", "above", "measured", "from_x", "to_x"};
+    const char *keys[] = {"x", "below", "above", "measured", "tied", "from_x", "to_x", "how"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         json_object_set(flip, keys[i], json_object_get(k, keys[i]));
     json_object_set_new(flip, "crossings",

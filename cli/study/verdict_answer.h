@@ -21,8 +21,8 @@
  *    "alone":  {"winner", "<first>_us", "<second>_us", "times"} or null,
  *    "system": {"x", "winner", "<first>_us", "<second>_us", "margin_us",
  *               "times"} or null,
- *    "flip":   {"x", "below", "above", "measured", "from_x", "to_x",
- *               "crossings"} or null}
+ *    "flip":   {"x", "below", "above", "measured", "tied", "from_x",
+ *               "to_x", "how", "crossings"} or null}
  *
  * "winner" is the verdict's: a variant's name or "tie"; "times" is the
  * slower median over the faster. "alone" is null when either variant has no
@@ -36,12 +36,27 @@ json_t *verdict_answer(const json_t *v, const char *first, const char *second);
 
 /* The answer of the study `st` for its verdict `v`, as the explorer's data
  * and mortar serve's /api/verdict carry it: verdict_answer's figures for
- * the study's compared pair, and "text", the answer in one sentence with
- * the study's names and the explorer's units ("At clock 1×, Engine P is
- * 1.33× faster alone, but 1.23× slower in the whole system at L = 2 µs:
- * the ranking flips at L ≈ 1.01 µs."; verdict_answer_text.c),
- * null when there is neither an alone nor a system figure. A new
- * reference; NULL when `v` is not a verdict object. */
+ * the study's compared pair, worded once with the study's names and the
+ * explorer's units (verdict_answer_text.c), for the page to show as given:
+ *
+ *   "text":    the answer in one sentence ("At clock 1×, Engine P is 1.33×
+ *              faster alone, but 1.23× slower in the whole system at
+ *              L = 2 µs: the ranking flips at L ≈ 1.01 µs."), null when
+ *              there is neither an alone nor a system figure;
+ *   "figures": the figures under it, [{"figure": "alone", "system" or
+ *              "flip", "title", "value", "what", "detail"}] ("Alone",
+ *              "1.33×", "Engine P faster", "2,641.8 µs (P) against
+ *              3,520.1 µs (Q)"), empty without a sentence.
+ *
+ * A new reference; NULL when `v` is not a verdict object. */
 json_t *verdict_answer_of_study(const json_t *v, const study *st);
+
+/* The alone figure of `answer` (verdict_answer_of_study's) in one clause,
+ * as the answer's sentence says it and with the medians its figure shows:
+ * "Engine P is 1.33× faster alone: 2,641.8 µs (P) against 3,520.1 µs (Q)"
+ * (the walkthrough's alone scene says it). "" when the answer has no alone
+ * figure (no compared variant wins alone). Returns `buf`. */
+const char *verdict_answer_alone_words(const study *st, const json_t *answer, char *buf,
+                                       size_t size);
 
 #endif

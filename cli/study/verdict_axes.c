@@ -63,6 +63,19 @@ const char *verdict_unit_words(const study_knob *k, char *buf, size_t size)
     return buf;
 }
 
+int verdict_columns(const char *s)
+{
+    int n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        n += (*p & 0xC0) != 0x80; /* a continuation byte: no column of its own */
+    return n;
+}
+
+int verdict_pad(const char *s, int width)
+{
+    return width + (int)strlen(s) - verdict_columns(s);
+}
+
 const char *verdict_knob_head(const study_knob *k, char *buf, size_t size)
 {
     if (!k)

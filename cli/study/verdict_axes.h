@@ -2,8 +2,9 @@
  * verdict_axes.h - how the verdict reads a study's knobs: the first knob is
  * the axis along which crossings are found (x), the second, when the study
  * has one, makes the series, and the load axis the load; and how its text
- * writes a knob's value with its unit ("0.50 µs", "1×"). Shared by the
- * verdict (verdict.c) and its text (verdict_cmd.c).
+ * writes a knob's value with its unit ("0.50 µs", "1×") and pads a unit's
+ * symbol in a terminal table. Shared by the verdict (verdict.c), its text
+ * (verdict_cmd.c), the sweep's lines and the results table (results.c).
  */
 #ifndef MORTAR_CLI_VERDICT_AXES_H
 #define MORTAR_CLI_VERDICT_AXES_H
@@ -35,6 +36,16 @@ verdict_axes verdict_axes_of(const study *st);
  * taken to be UTF-8, as the verdict's sentences always were; the tables
  * pad a symbol by the columns it shows, not by its bytes. */
 const char *verdict_unit_words(const study_knob *k, char *buf, size_t size);
+
+/* How many columns `s` takes on a terminal: its characters, not its bytes
+ * (a unit's symbol, µs or ×, shows in one column but takes two bytes of
+ * UTF-8). */
+int verdict_columns(const char *s);
+
+/* The width to give printf's "%*s" for `s` to fill `width` columns (printf
+ * counts bytes): the rule every terminal table with a unit's symbol pads
+ * by. */
+int verdict_pad(const char *s, int width);
 
 /* "<label>(<unit>)", or the label alone without a unit: a column's head,
  * with the unit's symbol as verdict_unit_words writes it ("L(µs)"). */

@@ -63,11 +63,14 @@ test('the video is H.264 and AAC at 1280x720, between 50 and 70 s long', () => {
 test("the narration's numbers are the verdict's", () => {
   const at = verdict.axes.series_at;
   const alone = verdict.alone.find((a) => a.series === at);
-  const [a, b] = [alone.a_us, alone.b_us].map((t) => String(Math.round(t)));
   const fast = Math.min(alone.a_us, alone.b_us), slow = Math.max(alone.a_us, alone.b_us);
-  assert.match(scene('alone').text, new RegExp(`${(slow / fast).toFixed(2)}\u00d7 as fast`));
-  assert.ok(scene('alone').text.includes(`${Math.min(a, b)} against ${Math.max(a, b)} \u00b5s`),
-    scene('alone').text);
+  const one = (v) => v.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  assert.match(scene('alone').text, new RegExp(`${(slow / fast).toFixed(2)}\u00d7 faster alone: ` +
+    `${one(alone.a_us)} \u00b5s \\(A\\) against ${one(alone.b_us)} \u00b5s \\(B\\)\\.$`));
+  // ... worded as the page's answer words its alone figure (one rule)
+  const fig = pageData(readFileSync(join(out, 'index.html'), 'utf8')).answer.figures
+    .find((f) => f.figure === 'alone');
+  assert.ok(scene('alone').text.endsWith(`${fig.value} faster alone: ${fig.detail}.`), scene('alone').text);
   const crossing = verdict.crossovers.find((c) => c.series === at);
   assert.equal(scene('flip').text, `${crossing.text.split(' (')[0]}${crossing.text.includes(' (') ? '.' : ''}`);
   for (const m of verdict.movement.filter((mv) => mv.series === at)) {

@@ -62,8 +62,6 @@
     return fmtNumber(v, Math.abs(v) < 10 ? 2 : 1) + ' µs';
   }
   const fmtPct = (v) => (isNum(v) ? fmtNumber(Math.abs(v), 1) + ' %' : '—');
-  // A ratio of two medians: "1.33×".
-  const fmtTimes = (v) => (isNum(v) ? fmtNumber(v, 2) + '×' : '—');
   const fmtRps = (v) => (isNum(v) ? fmtNumber(v, v < 100 ? 1 : 0) + ' req/s' : '—');
   const cap = (t) => (t ? t.charAt(0).toUpperCase() + t.slice(1) : '');
 
@@ -382,37 +380,21 @@
   }
 
   // The answer first (data.answer, cli/study/verdict_answer.h): its sentence
-  // as the report worded it, then each figure with its numbers. The figures
-  // and the sentence are the report's; the page only lays them out.
+  // and its figures, each as the report worded them (title, value, what the
+  // value says, detail); the page only lays them out.
   function renderAnswer() {
     const ans = M.data.answer && typeof M.data.answer === 'object' ? M.data.answer : null;
-    const alone = ans && ans.alone && isPair(ans.alone.winner) ? ans.alone : null;
-    const sys = ans && ans.system && (isPair(ans.system.winner) || ans.system.winner === 'tie') ? ans.system : null;
-    const flip = ans && ans.flip && isNum(ans.flip.x) ? ans.flip : null;
-    $('answer').hidden = !alone && !sys;
-    if (!alone && !sys) return;
-    const [a, b] = PAIR;
-    const us = (f) => `${fmtUs(f[`${a}_us`])} (${label(a)}) against ${fmtUs(f[`${b}_us`])} (${label(b)})`;
-    const at = sys ? `${X.label} = ${fmtX(sys.x)}` : '';
-    const flipAt = flip ? `${X.label} ≈ ${fmtNumber(flip.x, 2)}${unitText(X)}` : '';
-
-    // The alone winner, compared in the system where it is faster or slower.
-    const fastAlone = alone ? alone.winner : null;
-    const systemWhat = !sys ? '' : sys.winner === 'tie' ? 'tie'
-      : fastAlone ? `${variantName(fastAlone)} ${sys.winner === fastAlone ? 'faster' : 'slower'}`
-        : `${variantName(sys.winner)} faster`;
-    $('answer-text').textContent = typeof ans.text === 'string' ? ans.text : '';
-
-    const figure = (name, title, value, what, detail) => el('div', { class: 'figure', data: { figure: name } },
-      el('h3', { text: title }), el('p', { class: 'figure-value', text: value }),
-      el('p', { class: 'figure-what', text: what }), el('p', { class: 'figure-detail', text: detail }));
-    $('answer-figures').replaceChildren(
-      alone ? figure('alone', 'Alone', fmtTimes(alone.times), `${variantName(fastAlone)} faster`, us(alone)) : null,
-      sys ? figure('system', `In the whole system at ${at}`, fmtTimes(sys.times), systemWhat,
-        `${us(sys)}: ${fmtUs(isNum(sys.margin_us) ? Math.abs(sys.margin_us) : null)} apart`) : null,
-      figure('flip', 'Where the ranking flips', flip ? flipAt : 'nowhere',
-        flip ? `${variantName(flip.below)} faster below, ${variantName(flip.above)} above` : 'in the measured range',
-        flip ? howFound(flip) + (flip.crossings > 1 ? `; ${flip.crossings} crossings in all` : '') : '—'));
+    const text = ans && typeof ans.text === 'string' ? ans.text : '';
+    $('answer').hidden = !text;
+    if (!text) return;
+    $('answer-text').textContent = text;
+    const words = (v) => (typeof v === 'string' ? v : '');
+    $('answer-figures').replaceChildren(...(Array.isArray(ans.figures) ? ans.figures : [])
+      .filter((f) => f && typeof f === 'object')
+      .map((f) => el('div', { class: 'figure', data: { figure: words(f.figure) } },
+        el('h3', { text: words(f.title) }), el('p', { class: 'figure-value', text: words(f.value) }),
+        el('p', { class: 'figure-what', text: words(f.what) }),
+        el('p', { class: 'figure-detail', text: words(f.detail) }))));
   }
 
   // The narrated walkthrough beside the page (mortar report --video names
@@ -459,7 +441,7 @@
         cells: [...seriesCell(c.series),
           each(c).length ? each(c).map((k) => `${X.label} ≈ ${fmtNumber(k.x, 2)}${unitText(X)}`).join(', ')
             : 'no crossing in the measured range',
-          each(c).length ? each(c).map(howFound).join('; ') : '—',
+          each(c).length ? each(c).map((k) => k.how || '—').join('; ') : '—',
           variantName(c.below), variantName(c.above)],
       })), {
       head: [...seriesCol, `crossing.${knobCol(X)}`, 'measured', `from.${knobCol(X)}`, `to.${knobCol(X)}`,
@@ -506,13 +488,6 @@
       rows: moves.map((m) => [m.variant, ...(SK ? [m.series] : []), m.from_x, m.to_x, m.from_median_us,
         m.to_median_us, m.delta_us, m.delta_pct]),
     });
-  }
-
-  // How the verdict found a crossing (its entry in crossovers[].crossings).
-  function howFound(k) {
-    if (k.tied) return `the runs tie at ${fmtExact(k.x)}`;
-    return `${k.measured ? 'measured between runs at' : 'estimated on a straight line between'} ` +
-      `${fmtExact(k.from_x)} and ${fmtExact(k.to_x)}`;
   }
 
   // ---------------------------------------------------------------- sliders, map
@@ -849,6 +824,18 @@
     const d = share * (v1 - v0);
     setTimelineView(v0 + d, v1 + d);
   }
+  // The fingers on the timeline: each touch pointer's x (px from the
+  // plot's left) and, while two are down, the instant (ps) each took hold
+  // of. Kept outside the drawing, which a pinch redraws under the fingers.
+  const fingers = { x: new Map(), held: null };
+  // The view in which the two fingers are over the instants they took hold
+  // of: spreading them zooms in, closing them zooms out, moving both pans.
+  function pinchTimeline(plotW) {
+    const [p, q] = [...fingers.x.values()], [a, b] = fingers.held;
+    const perPx = (b - a) / (q - p);
+    if (!(perPx > 0) || !Number.isFinite(perPx)) return;
+    setTimelineView(a - p * perPx, a - p * perPx + plotW * perPx);
+  }
   // The keys a focused timeline answers: zoom, pan, back to the whole request.
   const TIMELINE_KEYS = {
     '+': () => zoomTimeline(0.5, 0.5), '=': () => zoomTimeline(0.5, 0.5),
@@ -974,20 +961,49 @@
     svg.append(brush);
     let dragFrom = null;
     const svgX = (ev) => clampX(ev.clientX - svg.getBoundingClientRect().left);
+    // A second finger turns the drag into a pinch (fingers, above).
+    const plotX = (ev) => ev.clientX - svg.getBoundingClientRect().left - labelW;
     svg.addEventListener('pointerdown', (ev) => {
-      if (ev.button !== 0 || ev.clientX - svg.getBoundingClientRect().left < labelW) return;
+      if (ev.pointerType === 'touch' && plotX(ev) >= 0) {
+        if (ev.isPrimary) { // a new touch: forget a finger lifted elsewhere
+          fingers.x.clear();
+          fingers.held = null;
+        }
+        fingers.x.set(ev.pointerId, plotX(ev));
+        if (fingers.x.size >= 2) {
+          dragFrom = null;
+          brush.setAttribute('visibility', 'hidden');
+          fingers.held = fingers.x.size === 2
+            ? [...fingers.x.values()].map((px) => v0 + (px / plotW) * (v1 - v0)) : null;
+          return;
+        }
+      }
+      if (ev.button !== 0 || plotX(ev) < 0) return;
       dragFrom = svgX(ev);
       svg.setPointerCapture(ev.pointerId);
     });
     svg.addEventListener('pointermove', (ev) => {
+      if (fingers.x.has(ev.pointerId)) {
+        fingers.x.set(ev.pointerId, plotX(ev));
+        if (fingers.held) {
+          pinchTimeline(plotW);
+          return;
+        }
+      }
       if (dragFrom === null) return;
       const now = svgX(ev);
       brush.setAttribute('visibility', 'visible');
       brush.setAttribute('x', Math.min(dragFrom, now));
       brush.setAttribute('width', Math.abs(now - dragFrom));
     });
+    const liftFinger = (ev) => {
+      if (!fingers.x.delete(ev.pointerId) || !fingers.held) return false;
+      fingers.held = null; // the pinch ends with its first finger up
+      return true;
+    };
+    svg.addEventListener('pointercancel', liftFinger);
     svg.addEventListener('pointerup', (ev) => {
-      if (dragFrom === null) return;
+      if (liftFinger(ev) || dragFrom === null) return;
       const a = Math.min(dragFrom, svgX(ev)), b = Math.max(dragFrom, svgX(ev));
       dragFrom = null;
       brush.setAttribute('visibility', 'hidden');
@@ -1118,7 +1134,7 @@
     for (const k of crossings.filter((k) => isNum(k.x))) {
       const y = interpolate(pa, k.x);
       if (y === null) continue;
-      const how = k.measured ? `, measured between ${fmtExact(k.from_x)} and ${fmtExact(k.to_x)}` : '';
+      const how = k.measured && k.how ? `, ${k.how}` : '';
       datasets.push(line(`crossover at ${X.label} ≈ ${fmtNumber(k.x, 2)}${unitText(X)}${how}`, '#0f172a',
         [{ x: k.x, y }], { showLine: false, pointRadius: 8, pointStyle: 'crossRot', borderWidth: 3 }));
     }

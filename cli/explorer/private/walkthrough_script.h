@@ -6,8 +6,9 @@
  *
  * Scenes, each shown on a part of the explorer page (a CSS selector of
  * web/src/index.html) while its sentence is spoken and shown as its
- * subtitle: the question, the two variants alone, in the system along the
- * first knob, where the ranking flips (the verdict's own sentence), the
+ * subtitle: the question, the two variants alone (as the page's answer
+ * words its alone figure: verdict_answer_alone_words), in the system along
+ * the first knob, where the ranking flips (the verdict's own sentence), the
  * map of who wins where (the verdict's first summary sentence), and where
  * the time of a traced request goes in each variant at the far end of the
  * range. A scene whose numbers the verdict lacks is left out.
@@ -25,7 +26,7 @@
 
 typedef struct walkthrough_scene {
     char id[24];       /* "alone" */
-    char selector[48]; /* where on the page: "#alone-box" */
+    char selector[48]; /* where on the page: "#answer" */
     char text[WALKTHROUGH_TEXT_MAX]; /* the subtitle, with µs and × */
 } walkthrough_scene;
 

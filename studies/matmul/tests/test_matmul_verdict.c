@@ -504,6 +504,56 @@ static void test_the_answer_is_worded_from_its_figures(void **state)
     json_decref(v);
 }
 
+/* The figures under the sentence, worded once beside it for the page to
+ * show as given: title, value, what the value says and its detail. */
+static void assert_figure(json_t *figures, size_t i, const char *name, const char *title,
+                          const char *value, const char *what, const char *detail)
+{
+    json_t *f = json_array_get(figures, i);
+    assert_non_null(f);
+    assert_string_equal(str(f, "figure"), name);
+    assert_string_equal(str(f, "title"), title);
+    assert_string_equal(str(f, "value"), value);
+    assert_string_equal(str(f, "what"), what);
+    assert_string_equal(str(f, "detail"), detail);
+}
+
+static void test_the_answer_words_its_figures_for_the_page(void **state)
+{
+    json_t *v = json_deep_copy(((fixture *)*state)->v);
+    json_t *ans = verdict_answer_of_study(v, &case_study);
+    json_t *figs = json_object_get(ans, "figures");
+    assert_int_equal(json_array_size(figs), 3);
+    assert_figure(figs, 0, "alone", "Alone", "1.33\u00d7", "Design A faster",
+                  "1,920.0 \u00b5s (A) against 2,560.0 \u00b5s (B)");
+    assert_figure(figs, 1, "system", "In the whole system at L = 1.5 \u00b5s", "1.22\u00d7",
+                  "Design A slower",
+                  "2,200.0 \u00b5s (A) against 1,800.0 \u00b5s (B): 400.0 \u00b5s apart");
+    assert_figure(figs, 2, "flip", "Where the ranking flips", "L \u2248 0.83 \u00b5s",
+                  "Design A faster below, Design B above",
+                  "estimated on a straight line between the runs at 0.5 and 1 \u00b5s");
+    json_decref(ans);
+
+    /* without an alone figure, the system's winner is named; without a
+     * crossing, the flip figure says so */
+    json_object_set_new(v, "alone", json_array());
+    json_object_set_new(json_object_get(v, "axes"), "series_at", json_real(2));
+    ans = verdict_answer_of_study(v, &case_study);
+    figs = json_object_get(ans, "figures");
+    assert_int_equal(json_array_size(figs), 2);
+    assert_string_equal(str(json_array_get(figs, 0), "what"), "Design A faster");
+    assert_figure(figs, 1, "flip", "Where the ranking flips", "nowhere", "in the measured range",
+                  "\u2014");
+    json_decref(ans);
+
+    /* no sentence, no figures */
+    json_object_set_new(v, "cells", json_array());
+    ans = verdict_answer_of_study(v, &case_study);
+    assert_int_equal(json_array_size(json_object_get(ans, "figures")), 0);
+    json_decref(ans);
+    json_decref(v);
+}
+
 static void test_baselines_list_every_latency_with_nulls(void **state)
 {
     json_t *bl = section(state, "baselines");
@@ -807,7 +857,9 @@ static char *mortar_output(const fixture *f, const char *args)
  * keys) and the extra cells (none here), and what issue 36 changed: the
  * sentences write µs and × as the explorer does (regenerated with the
  * real command; only the sentences differ, no key or number), and so do
- * the tables' heads, each symbol padded as the one column it shows. */
+ * the tables' heads, each symbol padded as the one column it shows; and
+ * each crossing's "how", its sentence's parentheses as a key of its own
+ * for the explorer (regenerated from verdict_compute_with_splits). */
 static void test_verdict_and_results_are_as_before_the_study_file(void **state)
 {
     fixture *f = *state;
@@ -1155,6 +1207,7 @@ int main(void)
         cmocka_unit_test(test_the_answer_is_alone_the_far_end_and_the_flip),
         cmocka_unit_test(test_an_answer_without_a_crossing_has_no_flip),
         cmocka_unit_test(test_the_answer_is_worded_from_its_figures),
+        cmocka_unit_test(test_the_answer_words_its_figures_for_the_page),
         cmocka_unit_test(test_baselines_list_every_latency_with_nulls),
         cmocka_unit_test(test_load_lists_speed_1_runs_by_design_latency_in_flight),
         cmocka_unit_test(test_summary_states_the_conclusions_with_numbers),
