@@ -60,7 +60,7 @@ DB=$work/runs.db
 # run SPEC KEY: one run into $DB.
 run() {
     echo "bench-rtl-run: $1 at $LATENCY" >&2
-    MORTAR_BIN=$BIN "$BIN/mortar" run "$SOURCE/experiments/matmul/$1" \
+    MORTAR_BIN=$BIN "$BIN/mortar" run "$SOURCE/studies/matmul/experiments/$1" \
         --set pcie.latency="$LATENCY" --set requests="$REQUESTS" --set warmup=1 \
         --db "$DB" --out "$work/runs" >"$work/$2.out" 2>"$work/$2.err" ||
         die "$1 failed: $(tail -n 3 "$work/$2.err")"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench-run: what one case-study run costs in wall time, printed as key=value.
 #
-#   run_wall_s_<L>        `mortar run` of design B (experiments/matmul; DESIGN=a,
+#   run_wall_s_<L>        `mortar run` of design B (studies/matmul/experiments; DESIGN=a,
 #                         regcopy or software for another) at
 #                         PCIe latency L (0.5us, 2.5us), REQUESTS requests
 #                         after one warm-up: wall seconds, boot included
@@ -61,7 +61,7 @@ trap 'rm -rf "$work"' EXIT
 run() {
     local tree=$1 bin=$2 tag=$3 lat=$4 db=$work/$3.db
     MORTAR_SOURCE=$tree MORTAR_BIN=$bin MORTAR_GUEST_BIN=$tree/build/guest-bin \
-        "$bin/mortar" run "$tree/experiments/matmul/$SPEC" \
+        "$bin/mortar" run "$tree/studies/matmul/experiments/$SPEC" \
         --set pcie.latency="$lat" --set requests="$REQUESTS" --set warmup=1 \
         --db "$db" --out "$work/runs-$tag" >"$work/$tag.out" 2>"$work/$tag.err" ||
         die "$tag run at $lat failed: $(tail -n 3 "$work/$tag.err")"

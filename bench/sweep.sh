@@ -11,7 +11,7 @@
 #                                equal those of the --jobs 1 sweep
 #   best_jobs                    the N with the least wall time
 #
-# SWEEP=file (default experiments/matmul/sweep-quick.json: 4 runs of two
+# SWEEP=file (default studies/matmul/experiments/sweep-quick.json: 4 runs of two
 # QEMU hosts and a mortar-sim each), JOBS="1 2 3" (the counts compared),
 # ROUNDS=N (default 1; rounds alternate the order of the counts so both
 # ends see the same machine; the figures are the medians). First a warm-up
@@ -24,7 +24,7 @@ SOURCE=${MORTAR_SOURCE:-$(cd "$here/../.." && pwd)}
 MORTAR_SOURCE=$SOURCE source "$SOURCE/bench/options.sh"
 MORTAR_SOURCE=$SOURCE bench_options bench-sweep "$0" "$@"
 BIN=${MORTAR_BIN:-$here}
-SWEEP=${SWEEP:-$SOURCE/experiments/matmul/sweep-quick.json}
+SWEEP=${SWEEP:-$SOURCE/studies/matmul/experiments/sweep-quick.json}
 JOBS=${JOBS:-"1 2 3"}
 ROUNDS=${ROUNDS:-1}
 

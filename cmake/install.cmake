@@ -11,7 +11,8 @@
 #                                        the guest library (guest/CMakeLists.txt;
 #                                        builds with the guest only)
 #   share/mortar/web/                    the explorer's template (if built)
-#   share/mortar/experiments/            the example and case-study specs
+#   share/mortar/experiments/            the platform's example specs
+#   share/mortar/studies/<name>/         each study's specs and study file
 #   share/mortar/cache-keys              which QEMU build and guest image the
 #                                        installed mortar runs with
 #   share/doc/mortar/                    README.md, docs/ and examples/
@@ -57,23 +58,28 @@ if(TARGET web)
           DESTINATION ${CMAKE_INSTALL_DATADIR}/mortar/web)
 endif()
 
+# The platform's example specs; a study installs its own under
+# share/mortar/studies/<name>/ (studies/<name>/CMakeLists.txt).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/experiments/
         DESTINATION ${CMAKE_INSTALL_DATADIR}/mortar/experiments)
 install(FILES ${CMAKE_BINARY_DIR}/share/mortar/default-study
         DESTINATION ${CMAKE_INSTALL_DATADIR}/mortar)
 
 # The Wireshark dissector of the default study's protocol (`mortar
-# dissector`, docs/traces.md), written by the build from the study file.
-set(MORTAR_DISSECTOR_DIR ${CMAKE_BINARY_DIR}/share/mortar/wireshark)
-set(MORTAR_DISSECTOR ${MORTAR_DISSECTOR_DIR}/mortar-default-study.lua)
-add_custom_command(OUTPUT ${MORTAR_DISSECTOR}
-  COMMAND ${CMAKE_COMMAND} -E make_directory ${MORTAR_DISSECTOR_DIR}
-  COMMAND $<TARGET_FILE:mortar-cli> dissector
-          --study ${PROJECT_SOURCE_DIR}/${MORTAR_DEFAULT_STUDY} --output ${MORTAR_DISSECTOR}
-  DEPENDS mortar-cli ${PROJECT_SOURCE_DIR}/${MORTAR_DEFAULT_STUDY}
-  COMMENT "Wireshark dissector of the default study")
-add_custom_target(dissector ALL DEPENDS ${MORTAR_DISSECTOR})
-install(FILES ${MORTAR_DISSECTOR} DESTINATION ${CMAKE_INSTALL_DATADIR}/mortar/wireshark)
+# dissector`, docs/traces.md), written by the build from the study file,
+# when the build has it (the platform builds without studies/).
+if(EXISTS ${PROJECT_SOURCE_DIR}/${MORTAR_DEFAULT_STUDY})
+  set(MORTAR_DISSECTOR_DIR ${CMAKE_BINARY_DIR}/share/mortar/wireshark)
+  set(MORTAR_DISSECTOR ${MORTAR_DISSECTOR_DIR}/mortar-default-study.lua)
+  add_custom_command(OUTPUT ${MORTAR_DISSECTOR}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${MORTAR_DISSECTOR_DIR}
+    COMMAND $<TARGET_FILE:mortar-cli> dissector
+            --study ${PROJECT_SOURCE_DIR}/${MORTAR_DEFAULT_STUDY} --output ${MORTAR_DISSECTOR}
+    DEPENDS mortar-cli ${PROJECT_SOURCE_DIR}/${MORTAR_DEFAULT_STUDY}
+    COMMENT "Wireshark dissector of the default study")
+  add_custom_target(dissector ALL DEPENDS ${MORTAR_DISSECTOR})
+  install(FILES ${MORTAR_DISSECTOR} DESTINATION ${CMAKE_INSTALL_DATADIR}/mortar/wireshark)
+endif()
 
 # README.md keeps its docs/ beside it, so its links work.
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})

@@ -4,7 +4,7 @@
 # (cli/spec/study_wire.h): on a capture made here with text2pcap, a request
 # split over three TCP segments, and a reply and a second request in one
 # segment, each message is decoded with its fields and nothing is malformed.
-# (tests/qemu/test_case_study.sh does the same on a real run's switch.pcap.)
+# (studies/matmul/tests/qemu/test_case_study.sh does the same on a real run's switch.pcap.)
 set -euo pipefail
 mortar=$1 src=$2
 for tool in tshark text2pcap python3; do
@@ -14,7 +14,7 @@ dir=$(mktemp -d /tmp/mortar-dissector.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-"$mortar" dissector --study "$src/experiments/matmul/study.json" -o "$dir/matmul.lua"
+"$mortar" dissector --study "$src/studies/matmul/experiments/study.json" -o "$dir/matmul.lua"
 
 # The packets as text2pcap's hex dump, from studies/matmul/guest/matmul_wire.h's layout.
 python3 - "$dir/packets.txt" <<'PY'

@@ -43,12 +43,16 @@ study_programs=$(cd "$build/bin" && ls mortar-*-alone 2>/dev/null || true)
 for f in $study_programs; do
     [ -e "$prefix/bin/$f" ] || fail "the install has no bin/$f (the build has)"
 done
+if [ -e "$build/share/mortar/wireshark/mortar-default-study.lua" ]; then
+    [ -e "$prefix/share/mortar/wireshark/mortar-default-study.lua" ] ||
+        fail "the install has no share/mortar/wireshark/mortar-default-study.lua (the build has)"
+fi
 for f in bin/mortar bin/mortar-sim share/mortar/cache-keys \
     share/mortar/experiments/examples/pcitest.json share/doc/mortar/README.md \
     share/doc/mortar/docs/experiments.md lib/libmortar.so \
     include/mortar/component.h include/mortar/version.h lib/pkgconfig/mortar.pc \
     lib/cmake/mortar/mortarConfig.cmake lib/cmake/mortar/mortarTargets.cmake \
-    lib/mortar/plugins share/mortar/wireshark/mortar-default-study.lua; do
+    lib/mortar/plugins; do
     [ -e "$prefix/$f" ] || fail "the install has no $f"
 done
 with_web=0

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* experiments/matmul/NAME of the source tree ($MORTAR_SOURCE, else "."):
+/* studies/matmul/experiments/NAME of the source tree ($MORTAR_SOURCE, else "."):
  * one of four static buffers, so a call may take a few. */
 static inline const char *matmul(const char *name)
 {
@@ -17,7 +17,7 @@ static inline const char *matmul(const char *name)
     static int next;
     const char *src = getenv("MORTAR_SOURCE");
     char *b = buf[next++ % 4];
-    snprintf(b, sizeof buf[0], "%s/experiments/matmul/%s", src ? src : ".", name);
+    snprintf(b, sizeof buf[0], "%s/studies/matmul/experiments/%s", src ? src : ".", name);
     return b;
 }
 

@@ -413,6 +413,34 @@ static void test_json_prints_no_binary_noise(void **state)
     remove_tree(fx.dir);
 }
 
+/* A study over the runs of make_db in `dir` (its variants' specs are
+ * read only for being there): design a or b, knobs L in µs and speed in ×,
+ * requests in flight as its load. Returns its path. */
+static const char *grid_study(const char *dir)
+{
+    static char path[256];
+    char spec[256];
+    for (const char *v = "ab"; *v; v++) {
+        snprintf(spec, sizeof spec, "%s/%c.json", dir, *v);
+        write_text(spec, "{}\n");
+    }
+    snprintf(path, sizeof path, "%s/grid.json", dir);
+    write_text(
+        path,
+        "{\"name\": \"grid\",\n"
+        " \"variants\": {\"axis\": \"design\", \"compare\": [\"a\", \"b\"],\n"
+        "              \"values\": {\"a\": {\"spec\": \"a.json\"}, \"b\": {\"spec\": \"b.json\"}}},\n"
+        " \"knobs\": {\"pcie.latency\": {\"label\": \"L\", \"unit\": \"us\", \"values\": [\"1us\", \"2.5us\"]},\n"
+        "           \"speed\": {\"label\": \"speed\", \"unit\": \"x\", \"values\": [1, 2]}},\n"
+        " \"load\": {\"knob\": \"inflight\", \"label\": \"in flight\", \"values\": [1, 8]},\n"
+        " \"metric\": {\"name\": \"latency\", \"unit\": \"ns\", \"better\": \"lower\",\n"
+        "            \"report\": {\"id\": \"req\", \"value\": \"latency_ns\", \"start\": \"start_ns\",\n"
+        "                       \"verified\": \"verified\"}},\n"
+        " \"parts\": [{\"description\": \"the grid\", \"variants\": [\"a\", \"b\"],\n"
+        "            \"grid\": {\"pcie.latency\": [\"1us\", \"2.5us\"], \"speed\": [1, 2]}}]}\n");
+    return path;
+}
+
 /* The table's variable columns are the study's: its axis (left-aligned,
  * at least 8 wide), each knob as
  * "label(unit)" with the unit's symbol as the verdict's tables write it
@@ -424,8 +452,7 @@ static void test_the_tables_columns_are_the_studys_axis_and_knobs(void **state)
     fixture fx;
     make_db(&fx);
     char *out, study_arg[512];
-    snprintf(study_arg, sizeof study_arg, "--study '%s/experiments/matmul/study.json'",
-             getenv("MORTAR_SOURCE"));
+    snprintf(study_arg, sizeof study_arg, "--study '%s'", grid_study(fx.dir));
     assert_int_equal(results_cli(&fx, study_arg, &out), 0);
     assert_table_aligned(out);
     char *row2 = strstr(out, "\n   2  failed"), *row3 = strstr(out, "\n   3  running");

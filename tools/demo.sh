@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The main job: the matmul case study. The designs on the component bench
 # ("alone": mortar alone, each run recorded), then the case study's sweep
-# (its study, experiments/matmul/study.json: sweep.json's 72 points, then
+# (its study, studies/matmul/experiments/study.json: sweep.json's 72 points, then
 # more runs between the latencies where A and B swap places at each speed,
 # by bisection, until each crossing is bracketed within 0.05 us; or
-# SWEEP=quick for experiments/matmul/sweep-quick.json, not refined), then
+# SWEEP=quick for studies/matmul/experiments/sweep-quick.json, not refined), then
 # the verdict computed from the runs, the explorer page and its one-minute
 # walkthrough video.
 #
@@ -16,8 +16,8 @@ cd "$(dirname "$0")/.."
 mortar=build/bin/mortar
 [ -x "$mortar" ] || { echo "demo: build first (make)" >&2; exit 1; }
 case "${SWEEP:-full}" in
-  full) sweep=experiments/matmul/study.json ;;
-  quick) sweep=experiments/matmul/sweep-quick.json ;;
+  full) sweep=studies/matmul/experiments/study.json ;;
+  quick) sweep=studies/matmul/experiments/sweep-quick.json ;;
   *) sweep=$SWEEP ;;
 esac
 db=${MORTAR_DB:-mortar.db}
@@ -31,7 +31,7 @@ for d in a b regcopy; do
   printf '%-10s' "$d"
   for s in "${speeds[@]}"; do
     # the study's alone benchmark, recorded in $db (the verdict reads it there)
-    v=$("$mortar" alone experiments/matmul/study.json --set design="$d" --set speed="$s" \
+    v=$("$mortar" alone studies/matmul/experiments/study.json --set design="$d" --set speed="$s" \
         --db "$db" 2>/dev/null | sed -n 's/^alone_us=//p')
     [ -n "$v" ] || { echo "demo: the alone benchmark of $d at ${s}x failed" >&2; exit 1; }
     printf '%10s' "$v"

@@ -735,7 +735,7 @@ test('a database without runs gives a page that says so', async () => {
 });
 
 test('a study with one knob gives a page with one series and no series slider', async () => {
-  const specs = join(need('WEB_PACKAGES'), '..', 'experiments', 'matmul');
+  const specs = join(need('WEB_PACKAGES'), '..', 'studies', 'matmul', 'experiments');
   const studyPath = join(fx.dir, 'one-knob.json');
   writeFileSync(studyPath, JSON.stringify({
     name: 'one',
@@ -772,7 +772,7 @@ test('a study with one knob gives a page with one series and no series slider', 
 
 test("the split's parts are the study's: its names, labels and order, as the report computed them", async () => {
   // The case study's file with three parts of its own instead of its six.
-  const specs = join(need('WEB_PACKAGES'), '..', 'experiments', 'matmul');
+  const specs = join(need('WEB_PACKAGES'), '..', 'studies', 'matmul', 'experiments');
   const st = JSON.parse(readFileSync(join(specs, 'study.json'), 'utf8'));
   for (const v of Object.values(st.variants.values)) v.spec = join(specs, v.spec);
   st.metric.split = [

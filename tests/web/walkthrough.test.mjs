@@ -4,7 +4,7 @@
 // middle of a scene read back by OCR (tesseract) to find that scene's
 // subtitle, and the same script and subtitles from a second report of the
 // same database. (Another verdict or another study giving another script:
-// tests/test_walkthrough_script.c.)
+// studies/matmul/tests/test_matmul_walkthrough_script.c.)
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

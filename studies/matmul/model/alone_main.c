@@ -1,7 +1,7 @@
 /*
  * alone_main.c - mortar-matmul-alone: the component benchmark of the
  * matmul accelerator, the alone benchmark of the matmul study's variants
- * (experiments/matmul/study.json calls it; `mortar alone` runs it).
+ * (studies/matmul/experiments/study.json calls it; `mortar alone` runs it).
  *
  *   mortar-matmul-alone --design a|b|regcopy|rtl-b --speed S [--n 512]
  *                       [--seed N] [--result int8|int32]

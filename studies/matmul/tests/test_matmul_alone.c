@@ -1,6 +1,6 @@
 /*
  * test_matmul_alone.c - `mortar alone` on the case study (cli/run/alone*.c
- * with experiments/matmul/study.json): it prints what the study's bench,
+ * with studies/matmul/experiments/study.json): it prints what the study's bench,
  * mortar-matmul-alone, prints, records the run, and refuses what it cannot
  * run.
  */
@@ -40,7 +40,7 @@ static void test_mortar_alone_runs_the_studys_command_and_records_it(void **stat
     char args[1024];
     snprintf(
         args, sizeof args,
-        "alone '%s/experiments/matmul/study.json' --set design=b --set speed=2 --db '%s'",
+        "alone '%s/studies/matmul/experiments/study.json' --set design=b --set speed=2 --db '%s'",
         source_dir(), db_path);
     cli_result r = run_program(dir, "mortar", args);
     assert_int_equal(r.status, 0);
@@ -68,7 +68,7 @@ static void test_mortar_alone_runs_the_studys_command_and_records_it(void **stat
         {"--set design=software --set speed=1", "1"}}; /* no alone benchmark */
     for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
         snprintf(args, sizeof args,
-                 "alone '%s/experiments/matmul/study.json' %s --db '%s'", source_dir(),
+                 "alone '%s/studies/matmul/experiments/study.json' %s --db '%s'", source_dir(),
                  refused[i][0], db_path);
         r = run_program(dir, "mortar", args);
         if (r.status != atoi(refused[i][1]))

@@ -21,7 +21,7 @@ static char path_buf[1024];
 static const char *spec_path(const char *name)
 {
     const char *src = getenv("MORTAR_SOURCE");
-    snprintf(path_buf, sizeof path_buf, "%s/experiments/matmul/%s", src ? src : ".", name);
+    snprintf(path_buf, sizeof path_buf, "%s/studies/matmul/experiments/%s", src ? src : ".", name);
     return path_buf;
 }
 

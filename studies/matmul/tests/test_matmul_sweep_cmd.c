@@ -27,7 +27,7 @@ static void test_a_spec_without_grid_prints_usage_and_runs_nothing(void **state)
     (void)state;
     const char *dir = scratch_dir();
     char args[1024], err[4096], path[128];
-    snprintf(args, sizeof args, "sweep '%s/experiments/matmul/design-b.json' --out runs",
+    snprintf(args, sizeof args, "sweep '%s/studies/matmul/experiments/design-b.json' --out runs",
              source_dir());
     int rc = run_mortar(dir, args, err, sizeof err);
     if (rc != 2 || !strstr(err, "Usage: mortar sweep"))
@@ -45,7 +45,7 @@ static void test_dry_run_creates_no_database(void **state)
     const char *dir = scratch_dir();
     char args[1024], err[4096], path[128];
     snprintf(args, sizeof args,
-             "sweep '%s/experiments/matmul/design-b.json' --grid pcie.latency=1us,2us "
+             "sweep '%s/studies/matmul/experiments/design-b.json' --grid pcie.latency=1us,2us "
              "--dry-run --out runs",
              source_dir());
     int rc = run_mortar(dir, args, err, sizeof err);
@@ -100,7 +100,7 @@ static void test_sweep_file_needs_no_grid(void **state)
     const char *dir = scratch_dir();
     char args[1024], err[4096];
     snprintf(args, sizeof args,
-             "sweep '%s/experiments/matmul/sweep-quick.json' --dry-run", source_dir());
+             "sweep '%s/studies/matmul/experiments/sweep-quick.json' --dry-run", source_dir());
     int rc = run_mortar(dir, args, err, sizeof err);
     if (rc != 0)
         fail_msg("status %d, stderr: %s", rc, err);
@@ -144,7 +144,7 @@ static void test_a_refining_dry_run_lists_the_next_midpoints(void **state)
     const char *dir = scratch_dir();
     write_runs(dir);
     char args[1024];
-    snprintf(args, sizeof args, "sweep '%s/experiments/matmul/study.json' --refine --dry-run",
+    snprintf(args, sizeof args, "sweep '%s/studies/matmul/experiments/study.json' --refine --dry-run",
              source_dir());
     cli_result r = run_program(dir, "mortar", args);
     if (r.status != 0)
@@ -160,7 +160,7 @@ static void test_a_refining_dry_run_lists_the_next_midpoints(void **state)
     cli_result_free(&r);
     /* a sweep file refines for the default study, keeping its points' values */
     snprintf(args, sizeof args,
-             "sweep '%s/experiments/matmul/sweep-quick.json' --resolution 0.1us --dry-run",
+             "sweep '%s/studies/matmul/experiments/sweep-quick.json' --resolution 0.1us --dry-run",
              source_dir());
     r = run_program(dir, "mortar", args);
     if (r.status != 0)
@@ -188,7 +188,7 @@ static void test_refine_options_are_checked(void **state)
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char args[2048], err[4096];
-        snprintf(args, sizeof args, "sweep --dry-run --db none.db '%s/experiments/matmul/%s' %s",
+        snprintf(args, sizeof args, "sweep --dry-run --db none.db '%s/studies/matmul/experiments/%s' %s",
                  source_dir(), bad[i].operand, bad[i].options);
         int rc = run_mortar(dir, args, err, sizeof err);
         if (rc != 2 || !strstr(err, bad[i].says))

@@ -775,8 +775,8 @@ static void test_a_study_with_one_knob_has_one_series(void **state)
     assert_non_null(out);
     fprintf(out,
             "{\"name\": \"one\", \"variants\": {\"axis\": \"design\", \"values\": {"
-            "\"a\": {\"spec\": \"%s/experiments/matmul/design-a.json\", \"label\": \"A\"},"
-            "\"b\": {\"spec\": \"%s/experiments/matmul/design-b.json\", \"label\": \"B\"}},"
+            "\"a\": {\"spec\": \"%s/studies/matmul/experiments/design-a.json\", \"label\": \"A\"},"
+            "\"b\": {\"spec\": \"%s/studies/matmul/experiments/design-b.json\", \"label\": \"B\"}},"
             "\"compare\": [\"a\", \"b\"]},"
             "\"knobs\": {\"pcie.latency\": {\"label\": \"L\", \"unit\": \"us\","
             " \"values\": [\"0.5us\", \"1us\", \"1.5us\"]}},"
@@ -1183,7 +1183,7 @@ static void load_case_study(void)
 {
     const char *src = getenv("MORTAR_SOURCE");
     char path[1024], err[1024];
-    snprintf(path, sizeof path, "%s/experiments/matmul/study.json", src ? src : ".");
+    snprintf(path, sizeof path, "%s/studies/matmul/experiments/study.json", src ? src : ".");
     if (study_load(&case_study, path, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         exit(1);

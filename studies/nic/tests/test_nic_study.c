@@ -1,5 +1,5 @@
 /*
- * test_nic_study.c - the NIC study's files (experiments/nic/, docs/studies.md
+ * test_nic_study.c - the NIC study's files (studies/nic/experiments/, docs/studies.md
  * "The NIC study") as `mortar spec` and `mortar sweep --dry-run` read them:
  * each variant's spec runs that variant's NIC model on both hosts, with
  * Ethernet links no faster than the NIC sends (no line-rate warning); every
@@ -20,7 +20,7 @@
 static const char *study_path(void)
 {
     static char path[1024];
-    snprintf(path, sizeof path, "%s/experiments/nic/study.json", source_dir());
+    snprintf(path, sizeof path, "%s/studies/nic/experiments/study.json", source_dir());
     return path;
 }
 

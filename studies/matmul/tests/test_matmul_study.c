@@ -1,5 +1,5 @@
 /*
- * test_study.c - the study file: the case study's study.json read whole
+ * test_matmul_study.c - the study file: the case study's study.json read whole
  * (variants and their specs, the compared pair and the baselines, the
  * knobs, the load axis, the metric's per-request contract, the alone
  * benchmarks, the parts); `--set design=rtl-b` picking the variant's spec

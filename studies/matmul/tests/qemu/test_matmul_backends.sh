@@ -19,7 +19,7 @@
 # posted 8-byte MMIO write and every 8 bytes of the int8 result with an
 # 8-byte MMIO read (a round trip each: about 68 ms of simulated time per
 # request). The software baseline runs in design a's guest.
-source "$(dirname "$0")/harness.sh"
+source "$MORTAR_SOURCE/tests/qemu/harness.sh"
 
 # run_host TAG DESIGN GUEST-SCRIPT: one host with the matmul model; the
 # console log in $LOG.

@@ -10,11 +10,11 @@
 # accumulators, replies 4 times the size) is verified too and takes longer;
 # a device that computes wrong products fails its run; the client's NIC in
 # a second simulator process changes nothing.
-source "$(dirname "$0")/harness.sh"
+source "$MORTAR_SOURCE/tests/qemu/harness.sh"
 qh_init case-study
 MORTAR=$QH_BIN/mortar
 [ -x "$MORTAR" ] || MORTAR=$QH_SOURCE/build/bin/mortar
-SPECS=$QH_SOURCE/experiments/matmul
+SPECS=$QH_SOURCE/studies/matmul/experiments
 DB=$QH_DIR/results.db
 export MORTAR_BIN=$QH_BIN
 

@@ -1,5 +1,5 @@
 /*
- * test_refine_plan.c - a refinement's next runs from the runs in a
+ * test_matmul_refine_plan.c - a refinement's next runs from the runs in a
  * database: both variants at the midpoint where the ranking changes
  * between neighbouring points of a series, nothing where it does not;
  * only the missing variant when one already ran there (an interrupted
@@ -205,7 +205,7 @@ int main(void)
 {
     const char *src = getenv("MORTAR_SOURCE");
     char path[1024], err[1024];
-    snprintf(path, sizeof path, "%s/experiments/matmul/study.json", src ? src : ".");
+    snprintf(path, sizeof path, "%s/studies/matmul/experiments/study.json", src ? src : ".");
     if (study_load(&case_study, path, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         return 1;

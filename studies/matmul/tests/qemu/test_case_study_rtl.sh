@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
 # The case study with design B in RTL, picked by name from the study file
-# (`mortar run experiments/matmul/study.json --set design=rtl-b`, which runs
-# experiments/matmul/design-rtl-b.json: the rtl component running matmul_b,
+# (`mortar run studies/matmul/experiments/study.json --set design=rtl-b`, which runs
+# studies/matmul/experiments/design-rtl-b.json: the rtl component running matmul_b,
 # driven by the server's unchanged design B driver): a short traced run (3
 # requests, 1 warm-up) is recorded as design rtl-b with every product
 # verified, and its trace holds the
 # RTL's own events (descriptor fetch, DMA, compute per step, completion)
 # on the run's clock, each step 16,387 cycles of 2,500 ps.
-source "$(dirname "$0")/harness.sh"
+source "$MORTAR_SOURCE/tests/qemu/harness.sh"
 qh_init case-study-rtl
 MORTAR=$QH_BIN/mortar
 [ -x "$MORTAR" ] || MORTAR=$QH_SOURCE/build/bin/mortar
 DB=$QH_DIR/results.db
 export MORTAR_BIN=$QH_BIN
 
-"$MORTAR" run "$QH_SOURCE/experiments/matmul/study.json" --set design=rtl-b --db "$DB" \
+"$MORTAR" run "$QH_SOURCE/studies/matmul/experiments/study.json" --set design=rtl-b --db "$DB" \
     --out "$QH_DIR/runs" --set requests=3 --set warmup=1 --trace \
     >"$QH_DIR/rtl.out" 2>"$QH_DIR/rtl.err" ||
     qh_fail "the rtl-b run failed: $(tail -n 5 "$QH_DIR/rtl.err")"

@@ -6,7 +6,7 @@
 # the crossing was measured, bracketed within 0.25 µs; where they have the
 # same winner, it runs nothing. The same command again runs nothing more.
 # About 40 s on 2 cores once the booted-guest snapshots exist.
-source "$(dirname "$0")/harness.sh"
+source "$MORTAR_SOURCE/tests/qemu/harness.sh"
 qh_init sweep-refine
 MORTAR=$QH_BIN/mortar
 [ -x "$MORTAR" ] || MORTAR=$QH_SOURCE/build/bin/mortar
@@ -14,7 +14,7 @@ export MORTAR_BIN=$QH_BIN
 DB=$QH_DIR/results.db
 OUT=$QH_DIR/runs
 SWEEP=$QH_DIR/refine.json
-SPECS=$QH_SOURCE/experiments/matmul
+SPECS=$QH_SOURCE/studies/matmul/experiments
 cat >"$SWEEP" <<JSON
 {"name": "refine",
  "parts": [{"specs": ["$SPECS/design-a.json", "$SPECS/design-b.json"],

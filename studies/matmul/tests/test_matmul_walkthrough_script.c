@@ -1,5 +1,5 @@
 /*
- * test_walkthrough_script.c - the walkthrough's narration
+ * test_matmul_walkthrough_script.c - the walkthrough's narration
  * (cli/explorer/private/walkthrough_script.h): every number comes from the verdict
  * and every name from the study, so another verdict or another study gives
  * another script, and the same verdict the same one. Besides verdicts
@@ -98,7 +98,7 @@ static void test_the_numbers_are_the_verdicts(void **state)
 
     /* another study's labels: the NIC study compares other variants */
     study nic;
-    if (study_load(&nic, matmul("../nic/study.json"), err, sizeof err))
+    if (study_load(&nic, matmul("../../nic/experiments/study.json"), err, sizeof err))
         fail_msg("%s", err);
     walkthrough_script nic_script;
     assert_int_equal(walkthrough_script_build(&nic, v, &nic_script, err, sizeof err), 0);
@@ -108,7 +108,7 @@ static void test_the_numbers_are_the_verdicts(void **state)
     study_free(&st);
 }
 
-/* A database of the NIC study (experiments/nic/study.json: i40e against
+/* A database of the NIC study (studies/nic/experiments/study.json: i40e against
  * e1000 over the PCIe latency and the MTU): one finished run per cell,
  * whose median is `median_us`; the XL710 (i40e) is faster at 0.5 us and
  * the 82540EM (e1000) at 2.5 us. */
@@ -168,7 +168,7 @@ static void test_another_database_or_study_gives_another_script(void **state)
     (void)state;
     char err[1024];
     study nic, st;
-    if (study_load(&nic, matmul("../nic/study.json"), err, sizeof err) ||
+    if (study_load(&nic, matmul("../../nic/experiments/study.json"), err, sizeof err) ||
         study_load(&st, matmul("study.json"), err, sizeof err))
         fail_msg("%s", err);
     const char *dir = scratch_dir();

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The NIC study (experiments/nic/study.json, docs/studies.md "The NIC
+# The NIC study (studies/nic/experiments/study.json, docs/studies.md "The NIC
 # study") end to end, through the same commands as the case study's: one
 # point of its grid (PCIe latency 2.5 us, the fewest synchronization rounds;
 # MTU 9000) with 2 requests a run, swept as a study (both variants, traced)
@@ -8,11 +8,11 @@
 # compares them in a cell keyed by the study's variant names, naming them by
 # the study's labels, and `mortar report --study` builds the explorer's page
 # with that verdict, the labels and the traced median requests.
-source "$(dirname "$0")/harness.sh"
+source "$MORTAR_SOURCE/tests/qemu/harness.sh"
 qh_init nic-study
 MORTAR=$QH_BIN/mortar
 [ -x "$MORTAR" ] || MORTAR=$QH_SOURCE/build/bin/mortar
-STUDY=$QH_SOURCE/experiments/nic/study.json
+STUDY=$QH_SOURCE/studies/nic/experiments/study.json
 DB=$QH_DIR/results.db
 export MORTAR_BIN=$QH_BIN
 

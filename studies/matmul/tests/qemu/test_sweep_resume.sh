@@ -6,11 +6,11 @@
 # runs the others, and ends with exactly one ok run per point. A run that
 # fails (the guest's intermittent crash) is retried by one more invocation,
 # as a user would.
-source "$(dirname "$0")/harness.sh"
+source "$MORTAR_SOURCE/tests/qemu/harness.sh"
 qh_init sweep-resume
 MORTAR=$QH_BIN/mortar
 [ -x "$MORTAR" ] || MORTAR=$QH_SOURCE/build/bin/mortar
-SPEC=$QH_SOURCE/experiments/matmul/design-b.json
+SPEC=$QH_SOURCE/studies/matmul/experiments/design-b.json
 DB=$QH_DIR/results.db
 OUT=$QH_DIR/runs
 export MORTAR_BIN=$QH_BIN

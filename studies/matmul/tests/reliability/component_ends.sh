@@ -7,11 +7,11 @@
 # simulator that lost its link; a server ended mid-run is blamed, not the
 # client whose program then fails. Each ends the run within a second (2 s
 # allowed for a loaded machine) with the process's own words.
-source "$(dirname "$0")/../qemu/harness.sh"
-source "$(dirname "$0")/lib_run.sh"
+source "$MORTAR_SOURCE/tests/qemu/harness.sh"
+source "$MORTAR_SOURCE/tests/reliability/lib_run.sh"
 qh_init reliability-ends
 PCITEST=$QH_SOURCE/experiments/examples/pcitest.json
-MATMUL=$QH_SOURCE/experiments/matmul/design-b.json
+MATMUL=$QH_SOURCE/studies/matmul/experiments/design-b.json
 
 # end TAG SPEC HOST SIGNAL EXPECTED-ERROR [ARGS...]
 end() {

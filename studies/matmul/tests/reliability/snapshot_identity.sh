@@ -8,12 +8,12 @@
 # snapshot identities, the ones stored beside the snapshots. (Once, a main
 # loop that looked at the wrong moment warped a snapshot's clock 252 us on
 # and every run from it measured a request 3 ns slower.)
-source "$(dirname "$0")/../qemu/harness.sh"
+source "$MORTAR_SOURCE/tests/qemu/harness.sh"
 qh_init snapshot-identity
 MORTAR=$QH_BIN/mortar
 [ -x "$MORTAR" ] || MORTAR=$QH_SOURCE/build/bin/mortar
 export MORTAR_BIN=$QH_BIN
-SPEC=$QH_SOURCE/experiments/matmul/design-b.json
+SPEC=$QH_SOURCE/studies/matmul/experiments/design-b.json
 DB=$QH_DIR/results.db
 BUSY=
 
