@@ -31,6 +31,24 @@ static inline const char *source_dir(void)
     return s ? s : ".";
 }
 
+/* Whether this build's default study (<MORTAR_BIN>/../share/mortar/
+ * default-study, relative to the source tree) is there: a build of the
+ * platform without studies/ has none, and a test of a command that reads
+ * it is skipped there. */
+static inline bool have_default_study(void)
+{
+    const char *bin = getenv("MORTAR_BIN");
+    char path[1024], rel[512] = "";
+    snprintf(path, sizeof path, "%s/../share/mortar/default-study", bin ? bin : "build/bin");
+    FILE *f = fopen(path, "r");
+    bool read = f && fgets(rel, sizeof rel, f);
+    if (f)
+        fclose(f);
+    rel[strcspn(rel, "\n")] = '\0';
+    snprintf(path, sizeof path, "%s/%s", source_dir(), rel);
+    return read && rel[0] && access(path, F_OK) == 0;
+}
+
 /* Runs `mortar <args>` (a shell word list) in `dir` with stderr captured
  * into `err` (size bytes); returns the exit status. */
 static inline int run_mortar(const char *dir, const char *args, char *err, size_t size)

@@ -1,7 +1,7 @@
 /*
  * test_study_wire.c - a study's protocol from its study file ("wire",
  * cli/spec/study_wire.h): what is refused and why, and the Lua dissector
- * written from it (tests/dissector.sh runs one in tshark).
+ * written from it (studies/matmul/tests/dissector.sh runs one in tshark).
  */
 #include <setjmp.h>
 #include <stdarg.h>

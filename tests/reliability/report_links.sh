@@ -6,6 +6,8 @@
 # folder may change now. The database is web_make_db's (tests/web).
 set -u
 M=${MORTAR_BIN:-build/bin}/mortar
+source "$(dirname "$0")/lib_default_study.sh"
+need_default_study
 DIR=$(mktemp -d /tmp/mortar-reliability-report.XXXXXX)
 trap 'rm -rf "$DIR"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }

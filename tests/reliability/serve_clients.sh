@@ -7,6 +7,8 @@
 # Loopback only; the database is web_make_db's (tests/web).
 set -u
 M=${MORTAR_BIN:-build/bin}/mortar
+source "$(dirname "$0")/lib_default_study.sh"
+need_default_study
 DIR=$(mktemp -d /tmp/mortar-reliability-serve.XXXXXX)
 SERVE_PID=
 cleanup() {

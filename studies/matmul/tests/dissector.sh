@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/dissector.sh MORTAR SOURCE_DIR - the case study's protocol in tshark
+# studies/matmul/tests/dissector.sh MORTAR SOURCE_DIR - the case study's protocol in tshark
 # through the dissector `mortar dissector` writes from its study file
 # (cli/spec/study_wire.h): on a capture made here with text2pcap, a request
 # split over three TCP segments, and a reply and a second request in one
