@@ -7,7 +7,9 @@
 # (DESCRIPTOR defaults to <name>.c.)
 # makes the library mortar_rtl_testdev and adds "testdev" to the designs the
 # adapter knows (the global property MORTAR_RTL_DESIGNS; sims/ turns it into
-# the table of rtl_designs.c). The descriptor defines mortar_rtl_design_<name>
+# the table of rtl_designs.c). With PLUGIN the design is not built in but
+# made the plugin mortar-rtl-<name>.so, which the adapter finds by name on
+# the plugin path (sims/verilator/rtl_plugins.c): a study's design is. The descriptor defines mortar_rtl_design_<name>
 # (sims/verilator/rtl_model.h); the shim exports mortar_rtl_model_<name>.
 #
 # Verilator runs with -Wall, and its warnings are errors: a design must be
@@ -48,6 +50,8 @@ target_compile_options(mortar_verilated PRIVATE -w -g0 -O1)
 # libatomic: clang's unoptimized std::atomic calls into it (Verilator's own
 # CMake support links it too).
 target_link_libraries(mortar_verilated PUBLIC Threads::Threads atomic)
+# Linked into executables and into designs built as plugins (shared objects).
+set_target_properties(mortar_verilated PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
 set(MORTAR_RTL_SHIM ${PROJECT_SOURCE_DIR}/sims/verilator/rtl_shim.cpp)
 
@@ -62,10 +66,10 @@ set(MORTAR_VERILATOR_SPEED_FLAGS --unroll-count 1024 -fno-localize)
 set(MORTAR_RTL_MODEL_COMPILE_OPTIONS -w -g0 -O2 -fno-sanitize=all)
 
 function(mortar_add_rtl_design name)
-  cmake_parse_arguments(PARSE_ARGV 1 RTL "" "TOP;DESCRIPTOR" "SOURCES")
+  cmake_parse_arguments(PARSE_ARGV 1 RTL "PLUGIN" "TOP;DESCRIPTOR" "SOURCES")
   if(NOT RTL_TOP OR NOT RTL_SOURCES OR RTL_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "mortar_add_rtl_design(${name}): expected TOP <module> "
-                        "SOURCES <files> [DESCRIPTOR <file.c>]")
+                        "SOURCES <files> [DESCRIPTOR <file.c>] [PLUGIN]")
   endif()
   if(NOT RTL_DESCRIPTOR)
     set(RTL_DESCRIPTOR ${name}.c)
@@ -125,5 +129,20 @@ function(mortar_add_rtl_design name)
   target_compile_definitions(mortar_rtl_${name} PRIVATE MORTAR_RTL_CLASS=${class}
                              MORTAR_RTL_HEADER="${class}.h" MORTAR_RTL_NAME=${name})
   target_link_libraries(mortar_rtl_${name} PUBLIC mortar_verilated)
-  set_property(GLOBAL APPEND PROPERTY MORTAR_RTL_DESIGNS ${name})
+  if(NOT RTL_PLUGIN)
+    set_property(GLOBAL APPEND PROPERTY MORTAR_RTL_DESIGNS ${name})
+    return()
+  endif()
+  # A plugin: mortar-rtl-<name>.so in the build's plugin directory (where
+  # an installed mortar-sim looks, relative to its own place), its entry
+  # point alone exported.
+  set_target_properties(mortar_rtl_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  add_library(mortar-rtl-${name} MODULE ${PROJECT_SOURCE_DIR}/sims/verilator/rtl_plugin_entry.c)
+  target_compile_definitions(mortar-rtl-${name} PRIVATE MORTAR_RTL_NAME=${name})
+  target_include_directories(mortar-rtl-${name} PRIVATE ${PROJECT_SOURCE_DIR})
+  target_link_libraries(mortar-rtl-${name} PRIVATE mortar_rtl_${name} mortar)
+  set_target_properties(mortar-rtl-${name} PROPERTIES PREFIX "" C_VISIBILITY_PRESET hidden
+    CXX_VISIBILITY_PRESET hidden LINK_OPTIONS "-Wl,--exclude-libs,ALL"
+    LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/${MORTAR_PLUGINDIR})
+  install(TARGETS mortar-rtl-${name} LIBRARY DESTINATION ${MORTAR_PLUGINDIR})
 endfunction()

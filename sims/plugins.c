@@ -98,21 +98,32 @@ static const mortar_component_ops *load(const char *file, const char *kind, char
     return ops; /* a usable plugin stays loaded until the process exits */
 }
 
-/* Tries `dir`; 1 when the search is over (*ops set, or an error), 0 when
- * the directory has no such file. `searched` collects the directories. */
-static int try_dir(const char *dir, size_t len, const char *kind, char *searched,
-                   size_t searched_size, const mortar_component_ops **ops, char *err,
-                   size_t size)
+/* Whether `dir` (its first `len` bytes) holds <prefix><name>.so, into
+ * `file`; `searched` collects the directories. */
+static bool in_dir(const char *dir, size_t len, const char *prefix, const char *name,
+                   char *file, size_t file_size, char *searched, size_t searched_size)
 {
-    char file[PATH_TEXT];
-    int n = snprintf(file, sizeof file, "%.*s/mortar-model-%s.so", (int)len, dir, kind);
+    int n = snprintf(file, file_size, "%.*s/%s%s.so", (int)len, dir, prefix, name);
     size_t used = strlen(searched);
     snprintf(searched + used, searched_size - used, "%s%.*s", used ? ", " : "", (int)len,
              dir);
-    if (n < 0 || (size_t)n >= sizeof file || access(file, F_OK) != 0)
-        return 0;
-    *ops = load(file, kind, err, size);
-    return 1;
+    return n >= 0 && (size_t)n < file_size && access(file, F_OK) == 0;
+}
+
+bool mortar_plugin_search(const char *prefix, const char *name, const char *installed_dir,
+                          char *file, size_t file_size, char *searched, size_t searched_size)
+{
+    searched[0] = '\0';
+    const char *path = getenv("MORTAR_PLUGIN_PATH");
+    for (const char *p = path; p && *p;) {
+        size_t len = strcspn(p, ":");
+        if (len && in_dir(p, len, prefix, name, file, file_size, searched, searched_size))
+            return true;
+        p += len + (p[len] == ':');
+    }
+    return installed_dir && *installed_dir &&
+           in_dir(installed_dir, strlen(installed_dir), prefix, name, file, file_size,
+                  searched, searched_size);
 }
 
 const mortar_component_ops *mortar_model_find(const char *kind, const char *installed_dir,
@@ -124,18 +135,10 @@ const mortar_component_ops *mortar_model_find(const char *kind, const char *inst
     char why[200];
     if (mortar_name_check(kind, why, sizeof why) != 0)
         return fail(err, err_size, "component kind: %s", why);
-    char searched[PATH_TEXT] = "";
-    const char *path = getenv("MORTAR_PLUGIN_PATH");
-    for (const char *p = path; p && *p;) {
-        size_t len = strcspn(p, ":");
-        if (len && try_dir(p, len, kind, searched, sizeof searched, &ops, err, err_size))
-            return ops;
-        p += len + (p[len] == ':');
-    }
-    if (installed_dir && *installed_dir &&
-        try_dir(installed_dir, strlen(installed_dir), kind, searched, sizeof searched,
-                &ops, err, err_size))
-        return ops;
+    char file[PATH_TEXT], searched[PATH_TEXT];
+    if (mortar_plugin_search("mortar-model-", kind, installed_dir, file, sizeof file,
+                             searched, sizeof searched))
+        return load(file, kind, err, err_size);
     return fail(
         err, err_size,
         "unknown component kind '%s': not built in (mortar-sim --list), and no "

@@ -5,6 +5,7 @@
 #ifndef MORTAR_SIMS_PLUGINS_H
 #define MORTAR_SIMS_PLUGINS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "mortar/component.h"
@@ -19,6 +20,16 @@
  */
 const mortar_component_ops *mortar_model_find(const char *kind, const char *installed_dir,
                                               char *err, size_t err_size);
+
+/*
+ * The file <prefix><name>.so in the first directory of MORTAR_PLUGIN_PATH
+ * and then `installed_dir` (may be NULL) that has it, into `file`; false
+ * when none has. `searched` lists the directories looked in, for messages.
+ * `name` must have passed mortar_name_check(). Models (mortar-model-) and
+ * RTL designs (mortar-rtl-, sims/verilator/rtl_model.h) are found so.
+ */
+bool mortar_plugin_search(const char *prefix, const char *name, const char *installed_dir,
+                          char *file, size_t file_size, char *searched, size_t searched_size);
 
 /* What mortar_model_list_plugins() found: a usable plugin (`ops` set,
  * `why` NULL) or a refused one (`ops` NULL, `why` the reason). */

@@ -151,7 +151,10 @@ static void test_params_reject_unknown_design_and_clock_out_of_range(void **stat
     (void)state;
     assert_rejected("{}", "testdev");
     assert_rejected("{\"design\": \"nope\"}",
-                    "unknown RTL design \"nope\"; known: \"testdev\"");
+                    "unknown RTL design \"nope\" (not built in, and no mortar-rtl-nope.so");
+    assert_rejected("{\"design\": \"nope\"}", "built in: \"testdev\"");
+    /* the name becomes a file name: it must be a mortar name */
+    assert_rejected("{\"design\": \"../nope\"}", "unknown RTL design \"../nope\"");
     assert_rejected("{\"design\": 3}", "string");
     assert_rejected("{\"design\": \"testdev\", \"clock_mhz\": 0}", "1..10000");
     assert_rejected("{\"design\": \"testdev\", \"clock_mhz\": 10001}", "1..10000");

@@ -81,7 +81,7 @@ static void rtl_message(void *state, unsigned port, const mortar_msg *msg)
 
 /* ---- parameters and creation ---------------------------------------------------- */
 
-static int unknown_design(const mortar_params *p, const char *name)
+static int unknown_design(const mortar_params *p, const char *name, const char *why)
 {
     char known[256] = "";
     const mortar_rtl_design *const *all = mortar_rtl_designs();
@@ -92,8 +92,8 @@ static int unknown_design(const mortar_params *p, const char *name)
     }
     if (!name)
         return mortar_params_error(p, "design", "required: one of %s", known);
-    return mortar_params_error(p, "design", "unknown RTL design \"%s\"; known: %s", name,
-                               known);
+    return mortar_params_error(p, "design", "unknown RTL design \"%s\" (%s); built in: %s",
+                               name, why, known);
 }
 
 static int read_params(const mortar_params *p, const mortar_rtl_design **design,
@@ -104,8 +104,9 @@ static int read_params(const mortar_params *p, const mortar_rtl_design **design,
     int rc = mortar_params_check_known(p, known);
     if (!rc)
         rc = mortar_params_string(p, "design", NULL, &name);
-    if (!rc && !(*design = mortar_rtl_design_find(name)))
-        rc = unknown_design(p, name);
+    char why[1024] = "";
+    if (!rc && (!name || !(*design = mortar_rtl_design_lookup(name, why, sizeof why))))
+        rc = unknown_design(p, name, why);
     if (!rc)
         rc = mortar_params_u64(p, "clock_mhz", 400, clock_mhz);
     if (!rc && (*clock_mhz == 0 || *clock_mhz > CLOCK_MHZ_MAX))

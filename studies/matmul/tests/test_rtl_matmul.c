@@ -105,7 +105,11 @@ static bench *bench_new(void)
     assert_non_null(b);
     b->mem = calloc(1, MEM_SIZE);
     assert_non_null(b->mem);
-    b->m = mortar_rtl_model_create(mortar_rtl_design_find("matmul_b"));
+    char err[1024];
+    const mortar_rtl_design *design = mortar_rtl_design_lookup("matmul_b", err, sizeof err);
+    if (!design)
+        fail_msg("%s", err);
+    b->m = mortar_rtl_model_create(design);
     assert_non_null(b->m);
     b->step_cycles_min = UINT64_MAX;
     return b;
