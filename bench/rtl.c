@@ -24,8 +24,8 @@
 #include "mortar/pcie.h"
 #include "mortar/runtime.h"
 #include "mortar/hoststub.h"
-#include "sims/verilator/rtl_adapter.h"
-#include "sims/verilator/rtl_model.h"
+#include "mortar/rtl.h"
+#include "mortar/rtl_model.h"
 
 #define MODEL_EDGES 2000000
 #define COPY_BYTES  4096
@@ -87,8 +87,8 @@ static int bench_adapter(uint64_t copies)
     mortar_hoststub_mmio_write(h, 0, 0x08, 8, base);
     mortar_hoststub_mmio_write(h, 0, 0x10, 8, base + 0x10000);
     mortar_hoststub_mmio_write(h, 0, 0x18, 4, COPY_BYTES);
-    rtl_adapter_counters c0, c1;
-    rtl_adapter_get_counters(dev, &c0);
+    mortar_rtl_counters c0, c1;
+    mortar_rtl_get_counters(dev, &c0);
     uint64_t sim0 = mortar_hoststub_now(h);
     double t = wall_s();
     for (uint64_t i = 0; i < copies; i++) {
@@ -101,7 +101,7 @@ static int bench_adapter(uint64_t copies)
         }
     }
     t = wall_s() - t;
-    rtl_adapter_get_counters(dev, &c1);
+    mortar_rtl_get_counters(dev, &c1);
     uint64_t sim_ps = mortar_hoststub_now(h) - sim0;
     uint64_t edges = c1.edges - c0.edges, skipped = c1.edges_skipped - c0.edges_skipped;
     printf("adapter_edges_per_s=%.0f\n", (double)edges / t);

@@ -10,7 +10,7 @@
 # the table of rtl_designs.c). With PLUGIN the design is not built in but
 # made the plugin mortar-rtl-<name>.so, which the adapter finds by name on
 # the plugin path (sims/verilator/rtl_plugins.c): a study's design is. The descriptor defines mortar_rtl_design_<name>
-# (sims/verilator/rtl_model.h); the shim exports mortar_rtl_model_<name>.
+# (mortar/rtl_model.h); the shim exports mortar_rtl_model_<name>.
 #
 # Verilator runs with -Wall, and its warnings are errors: a design must be
 # lint-clean. It runs at configure time (a fraction of a second), because the

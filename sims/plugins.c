@@ -11,6 +11,7 @@
  * no "..".
  */
 #include "sims/plugins.h"
+#include "sims/plugin_path.h"
 #include "sims/registry.h"
 
 #include <dirent.h>
@@ -37,19 +38,6 @@ static const mortar_component_ops *fail(char *err, size_t size, const char *fmt,
     vsnprintf(err, size, fmt, ap);
     va_end(ap);
     return NULL;
-}
-
-void mortar_model_installed_dir(char *out, size_t size)
-{
-    char exe[PATH_TEXT];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    char *slash = n > 0 ? memrchr(exe, '/', (size_t)n) : NULL;
-    if (!slash) {
-        snprintf(out, size, "%s", "");
-        return;
-    }
-    *slash = '\0';
-    snprintf(out, size, "%s/%s", exe, MORTAR_PLUGINDIR_FROM_BINDIR);
 }
 
 /* Checks what the plugin at `file` returned; the ops when it is usable. */
@@ -96,34 +84,6 @@ static const mortar_component_ops *load(const char *file, const char *kind, char
     if (!ops)
         dlclose(handle);
     return ops; /* a usable plugin stays loaded until the process exits */
-}
-
-/* Whether `dir` (its first `len` bytes) holds <prefix><name>.so, into
- * `file`; `searched` collects the directories. */
-static bool in_dir(const char *dir, size_t len, const char *prefix, const char *name,
-                   char *file, size_t file_size, char *searched, size_t searched_size)
-{
-    int n = snprintf(file, file_size, "%.*s/%s%s.so", (int)len, dir, prefix, name);
-    size_t used = strlen(searched);
-    snprintf(searched + used, searched_size - used, "%s%.*s", used ? ", " : "", (int)len,
-             dir);
-    return n >= 0 && (size_t)n < file_size && access(file, F_OK) == 0;
-}
-
-bool mortar_plugin_search(const char *prefix, const char *name, const char *installed_dir,
-                          char *file, size_t file_size, char *searched, size_t searched_size)
-{
-    searched[0] = '\0';
-    const char *path = getenv("MORTAR_PLUGIN_PATH");
-    for (const char *p = path; p && *p;) {
-        size_t len = strcspn(p, ":");
-        if (len && in_dir(p, len, prefix, name, file, file_size, searched, searched_size))
-            return true;
-        p += len + (p[len] == ':');
-    }
-    return installed_dir && *installed_dir &&
-           in_dir(installed_dir, strlen(installed_dir), prefix, name, file, file_size,
-                  searched, searched_size);
 }
 
 const mortar_component_ops *mortar_model_find(const char *kind, const char *installed_dir,

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "mortar/component.h"
+#include "sims/plugin_path.h"
 
 /*
  * The model of `kind`: the built-in one, else the one in the first
@@ -20,16 +21,6 @@
  */
 const mortar_component_ops *mortar_model_find(const char *kind, const char *installed_dir,
                                               char *err, size_t err_size);
-
-/*
- * The file <prefix><name>.so in the first directory of MORTAR_PLUGIN_PATH
- * and then `installed_dir` (may be NULL) that has it, into `file`; false
- * when none has. `searched` lists the directories looked in, for messages.
- * `name` must have passed mortar_name_check(). Models (mortar-model-) and
- * RTL designs (mortar-rtl-, sims/verilator/rtl_model.h) are found so.
- */
-bool mortar_plugin_search(const char *prefix, const char *name, const char *installed_dir,
-                          char *file, size_t file_size, char *searched, size_t searched_size);
 
 /* What mortar_model_list_plugins() found: a usable plugin (`ops` set,
  * `why` NULL) or a refused one (`ops` NULL, `why` the reason). */
@@ -46,10 +37,5 @@ typedef void (*mortar_plugin_visit)(const char *file, const mortar_component_ops
  */
 void mortar_model_list_plugins(const char *installed_dir, mortar_plugin_visit visit,
                                void *arg);
-
-/* The installed plugin directory of this program: MORTAR_PLUGINDIR_FROM_BINDIR
- * next to the directory of /proc/self/exe, written into `out`; "" when the
- * program's path cannot be read. */
-void mortar_model_installed_dir(char *out, size_t size);
 
 #endif

@@ -3,7 +3,7 @@
  */
 #include "sims/registry.h"
 #include "mortar/hoststub.h"
-#include "sims/verilator/rtl_adapter.h"
+#include "mortar/rtl.h"
 
 #include <string.h>
 

@@ -21,8 +21,8 @@
 #include "mortar/trace.h"
 #include "mortar/hoststub.h"
 #include "sims/registry.h"
-#include "sims/verilator/rtl_adapter.h"
-#include "sims/verilator/rtl_model.h"
+#include "mortar/rtl.h"
+#include "mortar/rtl_model.h"
 
 /* testdev's registers (rtl/testdev/testdev.sv) */
 #define REG_ID            0x00
@@ -101,10 +101,10 @@ static void close_bench(bench *b)
     mortar_loop_destroy(b->loop);
 }
 
-static rtl_adapter_counters counters(bench *b)
+static mortar_rtl_counters counters(bench *b)
 {
-    rtl_adapter_counters c;
-    rtl_adapter_get_counters(b->dev, &c);
+    mortar_rtl_counters c;
+    mortar_rtl_get_counters(b->dev, &c);
     return c;
 }
 
@@ -164,11 +164,11 @@ static void test_params_reject_unknown_design_and_clock_out_of_range(void **stat
 static void test_period_is_the_rounded_picoseconds_of_the_clock(void **state)
 {
     (void)state;
-    assert_int_equal(rtl_period_ps(400), 2500);
-    assert_int_equal(rtl_period_ps(333), 3003); /* 3003.003 */
-    assert_int_equal(rtl_period_ps(300), 3333); /* 3333.33 */
-    assert_int_equal(rtl_period_ps(1500), 667); /* 666.67 rounds up */
-    assert_int_equal(rtl_period_ps(1), 1000000);
+    assert_int_equal(mortar_rtl_period_ps(400), 2500);
+    assert_int_equal(mortar_rtl_period_ps(333), 3003); /* 3003.003 */
+    assert_int_equal(mortar_rtl_period_ps(300), 3333); /* 3333.33 */
+    assert_int_equal(mortar_rtl_period_ps(1500), 667); /* 666.67 rounds up */
+    assert_int_equal(mortar_rtl_period_ps(1), 1000000);
 }
 
 static void test_link_intro_is_the_designs(void **state)
@@ -202,7 +202,7 @@ static void test_mmio_reads_and_writes_reach_the_registers(void **state)
                      0x1111111189abcdefull);
     mortar_hoststub_mmio_write(b.h, 0, REG_SCRATCH + 1, 1, 0x55);
     assert_int_equal(rd32(&b, REG_SCRATCH), 0xdead55ef);
-    rtl_adapter_counters c = counters(&b);
+    mortar_rtl_counters c = counters(&b);
     assert_int_equal(c.mmio_reads, 7);
     assert_int_equal(c.mmio_writes, 4);
     assert_int_equal(c.design_errors, 0);
@@ -333,7 +333,7 @@ static void test_non_posted_write_is_answered_at_the_edge_that_takes_it(void **s
     assert_int_equal(raw_done_id(&b, 0), 9);
     /* Sent at time 0, taken at the first grid edge at or after its arrival
      * (after the 4 reset edges and the one that found the design idle). */
-    uint64_t period = rtl_period_ps(400);
+    uint64_t period = mortar_rtl_period_ps(400);
     uint64_t edge = (LATENCY + period - 1) / period * period;
     assert_int_equal(b.r->at[0], edge + LATENCY);
     mortar_loop_destroy(b.loop);
@@ -358,8 +358,8 @@ static void test_bad_input_from_the_link_is_counted_and_answered(void **state)
     raw_mmio(&b, MORTAR_PCIE_MMIO_WRITE, 24, 0, 4094, 4, 0, 0);  /* across the end */
     raw_mmio(&b, MORTAR_PCIE_MMIO_READ, 25, 0, REG_ID, 4, 0, 0); /* a good one after */
     raw_run(&b);
-    rtl_adapter_counters c;
-    rtl_adapter_get_counters(b.dev, &c);
+    mortar_rtl_counters c;
+    mortar_rtl_get_counters(b.dev, &c);
     assert_int_equal(c.bad_messages, 5);
     assert_int_equal(c.mmio_refused, 5);
     assert_int_equal(c.mmio_reads, 1);
@@ -397,8 +397,8 @@ static void test_read_completion_of_the_wrong_size_or_kind_is_counted(void **sta
     raw_send(&b, MORTAR_PCIE_DMA_READ_DONE, buf, sizeof buf); /* wrong size */
     raw_send(&b, MORTAR_PCIE_DMA_READ_DONE, buf, sizeof buf); /* no longer in flight */
     raw_run(&b);
-    rtl_adapter_counters c;
-    rtl_adapter_get_counters(b.dev, &c);
+    mortar_rtl_counters c;
+    mortar_rtl_get_counters(b.dev, &c);
     assert_int_equal(c.bad_messages, 3);
     assert_int_equal(c.dma_read_bytes, 0);
     assert_int_equal(c.dma_writes, 0);   /* the design saw a refused read */
@@ -448,7 +448,7 @@ static void test_dma_copy_round_trips_through_host_memory(void **state)
         copies++;
     }
     assert_int_equal(rd32(&b, REG_COPIES), copies);
-    rtl_adapter_counters c = counters(&b);
+    mortar_rtl_counters c = counters(&b);
     assert_int_equal(c.dma_reads, copies);
     assert_int_equal(c.dma_writes, copies);
     assert_int_equal(c.dma_read_bytes, 1000 + 4096 + 1 + 64);
@@ -472,7 +472,7 @@ static void test_dma_the_host_refuses_reaches_the_design_as_an_error(void **stat
     wr32(&b, REG_STATUS, ST_DONE | ST_ERROR);
     assert_int_equal(rd32(&b, REG_STATUS), 0);
     assert_int_equal(copy(&b, base, 0x1000, 128, 2), ST_DONE | ST_ERROR);
-    rtl_adapter_counters c = counters(&b);
+    mortar_rtl_counters c = counters(&b);
     assert_int_equal(c.dma_errors, 2);
     assert_int_equal(c.dma_reads, 2);
     assert_int_equal(c.dma_writes, 1);
@@ -517,7 +517,7 @@ static void test_dma_length_out_of_range_is_refused_to_the_design(void **state)
     assert_int_equal(copy(&b, base, base + 8192, 0, 1), ST_DONE | ST_ERROR);
     wr32(&b, REG_STATUS, ST_DONE | ST_ERROR);
     assert_int_equal(copy(&b, base, base + 8192, 5000, 2), ST_DONE | ST_ERROR);
-    rtl_adapter_counters c = counters(&b);
+    mortar_rtl_counters c = counters(&b);
     assert_int_equal(c.design_errors, 2);
     assert_int_equal(c.dma_reads, 0); /* nothing reached the host */
     assert_int_equal(c.dma_writes, 0);
@@ -552,7 +552,7 @@ static void test_interrupt_goes_as_msix_else_msi_else_is_dropped(void **state)
     wr32(&b, REG_TIMER, 10);
     assert_false(mortar_hoststub_wait_interrupt(b.h, MORTAR_US(10), NULL, NULL));
 
-    rtl_adapter_counters c = counters(&b);
+    mortar_rtl_counters c = counters(&b);
     assert_int_equal(c.irqs, 2);
     assert_int_equal(c.irqs_dropped, 2);
     close_bench(&b);
@@ -567,20 +567,20 @@ static void test_idle_design_evaluates_no_edges_while_quiet(void **state)
     bench b;
     open_bench(&b, "{\"design\": \"testdev\"}");
     uint32_t cycles0 = rd32(&b, REG_CYCLES);
-    rtl_adapter_counters before = counters(&b);
+    mortar_rtl_counters before = counters(&b);
     uint64_t events = mortar_loop_events(b.loop);
     mortar_hoststub_delay(b.h, MORTAR_MS(1));
-    rtl_adapter_counters after = counters(&b);
+    mortar_rtl_counters after = counters(&b);
     assert_int_equal(after.edges, before.edges);
     assert_int_equal(mortar_loop_events(b.loop) - events, 1); /* the delay's own timer */
     assert_int_equal(after.edges_skipped - before.edges_skipped,
-                     MORTAR_MS(1) / rtl_period_ps(400));
+                     MORTAR_MS(1) / mortar_rtl_period_ps(400));
     /* the design's own cycle counter saw only the edges of the two reads */
     uint32_t cycles1 = rd32(&b, REG_CYCLES);
-    rtl_adapter_counters last = counters(&b);
+    mortar_rtl_counters last = counters(&b);
     assert_true(cycles1 - cycles0 <= last.edges - before.edges);
     assert_true(last.edges + last.edges_skipped >=
-                mortar_hoststub_now(b.h) / rtl_period_ps(400));
+                mortar_hoststub_now(b.h) / mortar_rtl_period_ps(400));
     close_bench(&b);
 }
 
@@ -606,7 +606,7 @@ static void check_timer(const char *params, uint64_t mhz, uint64_t pause, uint32
     wr32(&b, REG_TIMER, n);
     assert_true(mortar_hoststub_wait_interrupt(b.h, MORTAR_MS(1), NULL, NULL));
     assert_int_equal(mortar_hoststub_now(b.h),
-                     expected_timer_irq(sent, rtl_period_ps(mhz), n));
+                     expected_timer_irq(sent, mortar_rtl_period_ps(mhz), n));
     close_bench(&b);
 }
 
@@ -629,7 +629,7 @@ static void test_design_stamps_edges_with_their_time(void **state)
     assert_int_equal(status, ST_DONE);
     uint64_t start = mortar_hoststub_mmio_read(b.h, 0, REG_START_AT, 8);
     uint64_t done = mortar_hoststub_mmio_read(b.h, 0, REG_DONE_AT, 8);
-    uint64_t period = rtl_period_ps(400);
+    uint64_t period = mortar_rtl_period_ps(400);
     assert_int_equal(start % period, 0);
     assert_int_equal(done % period, 0);
     assert_true(done > start + 2 * LATENCY); /* a read and a write went to the host */
@@ -673,7 +673,7 @@ static void test_trace_events_carry_the_descriptors_names_and_change_nothing(voi
         assert_string_equal(mortar_trace_reader_kind(r, ev.kind), want[seen]);
         assert_int_equal(ev.req_id, 77);
         assert_int_equal(ev.arg0, args[seen]);
-        assert_int_equal(ev.time_ps % rtl_period_ps(400), 0);
+        assert_int_equal(ev.time_ps % mortar_rtl_period_ps(400), 0);
         seen++;
     }
     assert_int_equal(seen, 2);
@@ -681,7 +681,7 @@ static void test_trace_events_carry_the_descriptors_names_and_change_nothing(voi
     unlink(path);
 }
 
-static void run_copies(rtl_adapter_counters *c, uint64_t *end, uint8_t *out)
+static void run_copies(mortar_rtl_counters *c, uint64_t *end, uint8_t *out)
 {
     bench b;
     open_bench(&b, "{\"design\": \"testdev\"}");
@@ -703,7 +703,7 @@ static void run_copies(rtl_adapter_counters *c, uint64_t *end, uint8_t *out)
 static void test_runs_are_deterministic(void **state)
 {
     (void)state;
-    rtl_adapter_counters c1, c2;
+    mortar_rtl_counters c1, c2;
     uint64_t end1, end2;
     static uint8_t m1[5 * 4096], m2[5 * 4096];
     run_copies(&c1, &end1, m1);

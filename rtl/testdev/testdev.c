@@ -2,7 +2,7 @@
  * testdev.c - the descriptor of the adapter's test design (testdev.sv): its
  * PCI identity and BAR for the link's intro, and its trace codes' names.
  */
-#include "sims/verilator/rtl_model.h"
+#include "mortar/rtl_model.h"
 
 MORTAR_RTL_DECLARE_MODEL(testdev);
 

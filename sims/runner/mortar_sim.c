@@ -72,7 +72,7 @@ static int list_kinds(void)
     for (int i = 0; all[i]; i++)
         printf("%-10s %s\n", all[i]->kind, all[i]->summary);
     char installed[1024];
-    mortar_model_installed_dir(installed, sizeof installed);
+    mortar_plugin_installed_dir(installed, sizeof installed);
     mortar_model_list_plugins(installed, list_plugin, NULL);
     return 0;
 }

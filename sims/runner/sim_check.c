@@ -59,7 +59,7 @@ const mortar_component_ops *sim_check_kind(const char *kind, const char *where, 
                                            size_t size)
 {
     char installed[1024], why[1536];
-    mortar_model_installed_dir(installed, sizeof installed);
+    mortar_plugin_installed_dir(installed, sizeof installed);
     const mortar_component_ops *ops = mortar_model_find(kind, installed, why, sizeof why);
     if (!ops)
         fail(err, size, "%s.kind: %s", where, why);

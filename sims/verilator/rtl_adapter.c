@@ -21,7 +21,7 @@
 
 #define CLOCK_MHZ_MAX 10000 /* 100 ps: beyond any block's clock */
 
-uint64_t rtl_period_ps(uint64_t clock_mhz)
+uint64_t mortar_rtl_period_ps(uint64_t clock_mhz)
 {
     return (MORTAR_US(1) + clock_mhz / 2) / clock_mhz;
 }
@@ -147,7 +147,7 @@ static int rtl_create(mortar_component *self, const mortar_params *p, void **sta
         return MORTAR_ENOMEM;
     a->self = self;
     a->design = design;
-    a->period_ps = rtl_period_ps(clock_mhz);
+    a->period_ps = mortar_rtl_period_ps(clock_mhz);
     a->slots = calloc(RTL_DMA_SLOTS, sizeof *a->slots);
     a->model = a->slots ? mortar_rtl_model_create(design) : NULL;
     if (!a->model) {
@@ -163,7 +163,7 @@ static int rtl_create(mortar_component *self, const mortar_params *p, void **sta
 
 /* ---- stats ------------------------------------------------------------------------- */
 
-static void counters(const rtl_adapter *a, rtl_adapter_counters *out)
+static void counters(const rtl_adapter *a, mortar_rtl_counters *out)
 {
     *out = a->c;
     out->edges_skipped = a->skipped;
@@ -176,14 +176,14 @@ static void counters(const rtl_adapter *a, rtl_adapter_counters *out)
     }
 }
 
-void rtl_adapter_get_counters(mortar_component *c, rtl_adapter_counters *out)
+void mortar_rtl_get_counters(mortar_component *c, mortar_rtl_counters *out)
 {
     counters(mortar_component_state(c), out);
 }
 
 static void rtl_stats(void *state, mortar_stats *s)
 {
-    rtl_adapter_counters c;
+    mortar_rtl_counters c;
     counters(state, &c);
     mortar_stats_u64(s, "edges", c.edges);
     mortar_stats_u64(s, "edges_skipped", c.edges_skipped);

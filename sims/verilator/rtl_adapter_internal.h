@@ -13,8 +13,8 @@
 #include <stdint.h>
 
 #include "mortar/component.h"
-#include "sims/verilator/rtl_adapter.h"
-#include "sims/verilator/rtl_model.h"
+#include "mortar/rtl.h"
+#include "mortar/rtl_model.h"
 
 #define RTL_PORT        0
 #define RTL_RESET_EDGES 4
@@ -93,7 +93,7 @@ typedef struct rtl_adapter {
     uint32_t wresp_head, wresp_count;
 
     bool woke; /* set by a message that gave the design something new */
-    rtl_adapter_counters c;
+    mortar_rtl_counters c;
 } rtl_adapter;
 
 /* ---- rtl_bridge.c ---- */

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "sims/verilator/rtl_model.h"
+#include "mortar/rtl_model.h"
 
 /* O(N) over the designs: N is the handful built into this mortar. */
 const mortar_rtl_design *mortar_rtl_design_find(const char *name)

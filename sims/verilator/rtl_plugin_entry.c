@@ -5,7 +5,7 @@
  * design's descriptor, mortar_rtl_design_<name> (rtl_model.h).
  */
 #include "mortar/plugin.h"
-#include "sims/verilator/rtl_model.h"
+#include "mortar/rtl_model.h"
 
 #ifndef MORTAR_RTL_NAME
 #error "define MORTAR_RTL_NAME"

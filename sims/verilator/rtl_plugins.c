@@ -1,7 +1,8 @@
 /*
  * rtl_plugins.c - an RTL design by name: built in (rtl_designs.c), else a
- * plugin mortar-rtl-<name>.so found where models' plugins are (sims/
- * plugins.h), loaded and checked (rtl_model.h, "designs as plugins").
+ * plugin mortar-rtl-<name>.so found where models' plugins are
+ * (sims/plugin_path.h), loaded and checked (mortar/rtl_model.h, "designs
+ * as plugins").
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -9,8 +10,8 @@
 
 #include "mortar/name.h"
 #include "mortar/plugin.h"
-#include "sims/plugins.h"
-#include "sims/verilator/rtl_model.h"
+#include "mortar/rtl_model.h"
+#include "sims/plugin_path.h"
 
 #define PATH_TEXT 4096
 
@@ -53,7 +54,7 @@ const mortar_rtl_design *mortar_rtl_design_lookup(const char *name, char *err, s
         return NULL;
     }
     char installed[PATH_TEXT], file[PATH_TEXT], searched[PATH_TEXT];
-    mortar_model_installed_dir(installed, sizeof installed);
+    mortar_plugin_installed_dir(installed, sizeof installed);
     if (mortar_plugin_search("mortar-rtl-", name, installed, file, sizeof file, searched,
                              sizeof searched))
         return load(file, name, err, size);

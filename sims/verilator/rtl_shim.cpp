@@ -18,7 +18,7 @@
 #include "verilated.h"
 #include MORTAR_RTL_HEADER
 
-#include "sims/verilator/rtl_model.h"
+#include "mortar/rtl_model.h"
 
 namespace
 {

@@ -17,7 +17,7 @@
 #include "model/matmul.h"
 #include "model/reference.h"
 #include "model/result.h"
-#include "sims/verilator/rtl_adapter.h"
+#include "mortar/rtl.h"
 
 #define ALONE_LATENCY_PS  1
 #define ALONE_POLL_GAP_PS MORTAR_NS(100)

@@ -7,7 +7,7 @@
  * names of its trace codes (studies/matmul/rtl/mm_pkg.sv, studies/matmul/docs/rtl-matmul.md).
  */
 #include "model/matmul_regs.h"
-#include "sims/verilator/rtl_model.h"
+#include "mortar/rtl_model.h"
 
 MORTAR_RTL_DECLARE_MODEL(matmul_b);
 

@@ -81,7 +81,7 @@ static void test_the_plugin_carries_the_matmul_kind(void **state)
     (void)state;
     assert_null(mortar_registry_find("matmul"));
     char dir[4096], err[512];
-    mortar_model_installed_dir(dir, sizeof dir);
+    mortar_plugin_installed_dir(dir, sizeof dir);
     const mortar_component_ops *ops = mortar_model_find("matmul", dir, err, sizeof err);
     if (!ops)
         fail_msg("%s", err);

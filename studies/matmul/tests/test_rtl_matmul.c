@@ -28,8 +28,8 @@
 #include "model/matmul_regs.h"
 #include "model/reference.h"
 #include "model/result.h"
-#include "sims/verilator/rtl_adapter.h"
-#include "sims/verilator/rtl_model.h"
+#include "mortar/rtl.h"
+#include "mortar/rtl_model.h"
 
 /* studies/matmul/docs/rtl-matmul.md: a tile step is TILE * TILE + 3 cycles
  * (studies/matmul/rtl/mm_mac.sv, mm_ctrl.sv); the clock is 400 MHz (2500 ps). */

@@ -5,11 +5,11 @@
  * docs/rtl-ports.md is the contract these mirror, port for port. A design
  * is Verilated into C++ by the CMake function mortar_add_rtl_design()
  * (cmake/rtl_design.cmake), which also compiles one generic shim
- * (rtl_shim.cpp) against the design's top module. The shim exports a
+ * (sims/verilator/rtl_shim.cpp) against the design's top module. The shim exports a
  * mortar_rtl_model_ops table named mortar_rtl_model_<design>; the design's
  * C descriptor points at it. No C++ type crosses this header.
  *
- * Driving a model (what the adapter, rtl_adapter.c, does every edge):
+ * Driving a model (what the rtl component, mortar/rtl.h, does every edge):
  *
  *   mortar_rtl_model *m = mortar_rtl_model_create(mortar_rtl_design_find("testdev"));
  *   if (!m) ... out of memory
@@ -25,8 +25,8 @@
  * when valid and ready are both high in `p` after the call, and a one-edge
  * pulse (mmio_rsp_valid, irq_valid, ...) is seen in exactly one call.
  */
-#ifndef MORTAR_SIMS_RTL_MODEL_H
-#define MORTAR_SIMS_RTL_MODEL_H
+#ifndef MORTAR_RTL_MODEL_H
+#define MORTAR_RTL_MODEL_H
 
 #include <stdint.h>
 
@@ -180,14 +180,14 @@ typedef struct mortar_rtl_plugin_info {
     const mortar_rtl_design *design;
 } mortar_rtl_plugin_info;
 
-/* ---- finding a design -------------------------------------------------------- */
+/* ---- finding a design (in the library mortar_rtl, mortar/rtl.h) ------------- */
 
 /* The design built into this mortar called `name`, or NULL. */
 const mortar_rtl_design *mortar_rtl_design_find(const char *name);
 
 /* The design called `name`: built in, else the plugin mortar-rtl-<name>.so
  * in MORTAR_PLUGIN_PATH or the installed plugin directory (the same search
- * as a model's, sims/plugins.h). NULL with the reason in `err` when there
+ * as a model's, mortar/plugin.h). NULL with the reason in `err` when there
  * is none or the plugin is refused. A plugin stays loaded. */
 const mortar_rtl_design *mortar_rtl_design_lookup(const char *name, char *err, size_t size);
 
