@@ -8,7 +8,7 @@
  * counter of a run the verdict uses, and none for runs it does not use;
  * the labels and baselines taken from the study file, and the verdict's
  * text and JSON and `results --json` of the grid byte for byte those of
- * the code before the study file (tests/golden/).
+ * the code before the study file (studies/matmul/tests/golden/).
  *
  * The grid at 1x: A's median is 1000 + 800 L us and B's 1500 + 200 L, so
  * they cross at L = 5/6 us, which interpolation between the measured points
@@ -821,7 +821,7 @@ static void test_a_study_with_one_knob_has_one_series(void **state)
     close_db(&t);
 }
 
-/* tests/golden/<name>: what the mortar of commit f3902ee (before the study
+/* studies/matmul/tests/golden/<name>: what the mortar of commit f3902ee (before the study
  * file; the names in code) printed for the fixture's database. */
 static const char *golden(const char *name)
 {
@@ -829,7 +829,7 @@ static const char *golden(const char *name)
     static int next;
     const char *src = getenv("MORTAR_SOURCE");
     char *p = path[next++ % 2];
-    snprintf(p, sizeof path[0], "%s/tests/golden/%s", src ? src : ".", name);
+    snprintf(p, sizeof path[0], "%s/studies/matmul/tests/golden/%s", src ? src : ".", name);
     return p;
 }
 

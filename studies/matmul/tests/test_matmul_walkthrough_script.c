@@ -6,7 +6,7 @@
  * written here, the scripts of two databases: the NIC study's, made here
  * and read by verdict_compute as `mortar report --video` reads it, and the
  * case study's synthetic grid (the verdict test_verdict.c computes from
- * it, tests/golden/verdict-grid.json); the web test makes the video of a
+ * it, studies/matmul/tests/golden/verdict-grid.json); the web test makes the video of a
  * third (tests/web/make_db.c).
  */
 #include <setjmp.h>
@@ -153,7 +153,7 @@ static void make_nic_db(const char *path)
 static json_t *golden_verdict(void)
 {
     char path[1024];
-    snprintf(path, sizeof path, "%s/tests/golden/verdict-grid.json", source_dir());
+    snprintf(path, sizeof path, "%s/studies/matmul/tests/golden/verdict-grid.json", source_dir());
     json_error_t e;
     json_t *v = json_load_file(path, 0, &e);
     if (!v)
