@@ -102,6 +102,7 @@ int sync_rule_send_due(sync_link *links, unsigned n, uint64_t now, const sync_pr
 {
     out->next_due = MORTAR_TIME_MAX;
     out->failed = -1;
+    out->sent = 0;
     for (unsigned i = 0; i < n; i++) {
         if (!links[i].synchronized)
             continue;
@@ -112,6 +113,7 @@ int sync_rule_send_due(sync_link *links, unsigned n, uint64_t now, const sync_pr
                 out->failed = (int)i;
                 return rc;
             }
+            out->sent++;
         }
         if (mortar_link_sync_due(l) < out->next_due)
             out->next_due = mortar_link_sync_due(l);

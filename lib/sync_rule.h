@@ -66,6 +66,7 @@ typedef struct sync_input {
 typedef struct sync_due {
     uint64_t next_due; /* the earliest time a null message is due again */
     int failed;        /* the link whose error is returned, else -1 */
+    unsigned sent;     /* how many null messages this call sent */
 } sync_due;
 
 /* The safe time: the smallest input bound over the synchronized links;

@@ -297,11 +297,13 @@ static void test_null_message_is_due_one_interval_after_the_last_send(void **sta
     /* a new link last sent at 0: due at one interval (the latency) */
     assert_int_equal(sync_rule_send_due(f->links, NLINKS, LAT - 1, NULL, &due), 0);
     assert_int_equal(due.next_due, LAT);
+    assert_int_equal(due.sent, 0);
     for (int i = 0; i < NLINKS; i++)
         assert_int_equal(peer_reads(f, i), 0);
     assert_int_equal(sync_rule_send_due(f->links, NLINKS, LAT, NULL, &due), 0);
     assert_int_equal(due.next_due, 2 * LAT);
     assert_int_equal(due.failed, -1);
+    assert_int_equal(due.sent, NLINKS);
     for (int i = 0; i < NLINKS; i++) {
         assert_int_equal(peer_reads(f, i), 1);
         assert_int_equal(mortar_link_in_bound(f->peer[i]), 2 * LAT);
@@ -336,6 +338,7 @@ static void test_unsynchronized_links_get_no_null_messages(void **state)
     f->links[1].synchronized = false;
     sync_due due;
     assert_int_equal(sync_rule_send_due(f->links, NLINKS, 5 * LAT, NULL, &due), 0);
+    assert_int_equal(due.sent, NLINKS - 1);
     assert_int_equal(peer_reads(f, 0), 1);
     assert_int_equal(peer_reads(f, 1), 0);
     assert_int_equal(peer_reads(f, 2), 1);

@@ -52,6 +52,8 @@ typedef struct mortar_hub_state {
     bool guest_ready;
     bool handling;  /* inside run_until: handlers send at `clock` */
     bool no_promises; /* MORTAR_PROMISES=0: plain null messages only */
+    /* the link of the MMIO read the vCPU is stalled in (mortar_hub_mmio_read) */
+    mortar_endpoint *stalled;
     uint64_t clock;
     const char *rendezvous; /* directory shared by the run's hosts, or NULL */
     unsigned hosts;         /* how many hosts meet there */
@@ -194,7 +196,11 @@ static mortar_endpoint *earliest(sync_input *in)
  * link (sync_rule_next_send; mortar/link.h, mortar_link_send_promise). A
  * running vCPU may touch a device at any moment: no promise then, unless it
  * waits in a pure wait loop (mortar_hub_spin.h), which ends no earlier than
- * a message, a timer or the loop's own deadline.
+ * a message, a timer or the loop's own deadline, or it is stalled in an
+ * MMIO read whose completion has not come: it resumes at the completion, a
+ * message, and the virtual clock (its timers with it) stands still until
+ * then; what the host sends meanwhile answers messages it handles. Once the
+ * completion is handled it is consumed, and no promise may lean on it.
  */
 static uint64_t idle_own_next(void *ctx, unsigned j)
 {
@@ -206,10 +212,16 @@ static uint64_t idle_own_next(void *ctx, unsigned j)
     return next == UINT64_MAX ? MORTAR_TIME_MAX : next * 1000;
 }
 
+/* The vCPU waits in an MMIO read whose completion has not been handled. */
+static bool stalled_unanswered(void)
+{
+    return hub.stalled && !hub.stalled->wait_done;
+}
+
 /* Nothing the peers could see happens before a timer or a message. */
 static bool host_waits(void)
 {
-    return all_cpu_threads_idle() || mortar_spin_waiting();
+    return stalled_unanswered() || all_cpu_threads_idle() || mortar_spin_waiting();
 }
 
 /* Messages wait on the rings until handled: a link brings its waiting
@@ -226,6 +238,9 @@ static void send_due_syncs(uint64_t now)
     if (sync_rule_send_due(hub.sync, (unsigned)hub.n, now, idle ? &idle_promiser : NULL,
                            &due) != 0) {
         die(hub.eps[due.failed]);
+    }
+    if (idle && stalled_unanswered()) {
+        hub.stats.stall_promises += due.sent;
     }
 }
 
@@ -594,10 +609,11 @@ static void write_stats_at_exit(void)
             ", \"synchronized\": %s, \"mmio_reads\": %" PRIu64
             ", \"mmio_stall_ps\": %" PRIu64 ", \"services\": %" PRIu64
             ", \"waits\": %" PRIu64 ", \"messages\": %" PRIu64
-            ", \"idle_skips\": %" PRIu64,
+            ", \"idle_skips\": %" PRIu64 ", \"stall_promises\": %" PRIu64,
             mortar_hub_now_ps(), hub.start_ps, hub.synced ? "true" : "false",
             hub.stats.mmio_reads, hub.stats.mmio_stall_ps, hub.stats.services,
-            hub.stats.waits, hub.stats.messages, hub.stats.idle_skips);
+            hub.stats.waits, hub.stats.messages, hub.stats.idle_skips,
+            hub.stats.stall_promises);
     mortar_spin_stats spin;
     mortar_spin_get_stats(&spin);
     fprintf(f,
@@ -852,7 +868,9 @@ uint32_t mortar_hub_mmio_read(mortar_endpoint *ep, const void *req, uint32_t siz
     }
     uint64_t clock = start, limit = MORTAR_TIME_MAX;
     mortar_hub_profile_enter();
+    hub.stalled = ep;
     run_until(&clock, &limit, ep);
+    hub.stalled = NULL;
     mortar_hub_profile_leave();
     uint64_t stall_ns = ceil_ns(ep->wait_stamp_ps) - start / 1000;
     hub.stats.mmio_stall_ps += ep->wait_stamp_ps - start;

@@ -95,6 +95,8 @@ uint32_t mortar_hub_mmio_read(mortar_endpoint *ep, const void *req, uint32_t siz
 /* Counters for the host's stats line at exit. */
 typedef struct mortar_hub_stats {
     uint64_t mmio_reads, mmio_stall_ps, services, waits, messages, idle_skips;
+    uint64_t stall_promises; /* null messages due while stalled in an MMIO read, sent
+                                with a promise */
 } mortar_hub_stats;
 
 void mortar_hub_get_stats(mortar_hub_stats *out);
