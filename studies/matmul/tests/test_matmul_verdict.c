@@ -30,6 +30,7 @@
 
 #include "db.h"
 #include "mortar/trace.h"
+#include "scratch_files.h"
 #include "study.h"
 #include "verdict.h"
 #include "verdict_answer.h"
@@ -821,17 +822,8 @@ static void test_a_study_with_one_knob_has_one_series(void **state)
     close_db(&t);
 }
 
-/* studies/matmul/tests/golden/<name>: what the mortar of commit f3902ee (before the study
- * file; the names in code) printed for the fixture's database. */
-static const char *golden(const char *name)
-{
-    static char path[2][1024];
-    static int next;
-    const char *src = getenv("MORTAR_SOURCE");
-    char *p = path[next++ % 2];
-    snprintf(p, sizeof path[0], "%s/studies/matmul/tests/golden/%s", src ? src : ".", name);
-    return p;
-}
+/* golden(NAME), scratch_files.h: what the mortar of commit f3902ee (before
+ * the study file; the names in code) printed for the fixture's database. */
 
 /* Runs `mortar ARGS --db <the fixture's database>` into a new file; its text. */
 static char *mortar_output(const fixture *f, const char *args)

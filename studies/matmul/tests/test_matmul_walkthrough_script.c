@@ -152,8 +152,7 @@ static void make_nic_db(const char *path)
 
 static json_t *golden_verdict(void)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/studies/matmul/tests/golden/verdict-grid.json", source_dir());
+    const char *path = golden("verdict-grid.json");
     json_error_t e;
     json_t *v = json_load_file(path, 0, &e);
     if (!v)
