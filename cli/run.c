@@ -153,6 +153,31 @@ static void say_note(const char *what)
     fprintf(stderr, "[mortar] %s\n", what);
 }
 
+/* The first line of a small file, or "" (no process for it: a sweep's runs
+ * each look). */
+static void first_line(const char *path, char *out, size_t size)
+{
+    out[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (f && fgets(out, (int)size, f))
+        out[strcspn(out, "\n")] = '\0';
+    if (f)
+        fclose(f);
+}
+
+/* The build's directory name in .../qemu/<debian version>-<hash>/bin/
+ * qemu-system-x86_64: what the runs record as QEMU's version. */
+static void qemu_build_name(const char *qemu, char *out, size_t size)
+{
+    const char *end = qemu + strlen(qemu), *start;
+    for (int slashes = 0; end > qemu && slashes < 2; end--)
+        slashes += end[-1] == '/';
+    start = end;
+    while (start > qemu && start[-1] != '/')
+        start--;
+    snprintf(out, size, "%.*s", (int)(end - start), start);
+}
+
 /* mortar-sim, QEMU and the guest image (paths.h and host_tools.h say where
  * they are looked for). */
 static int find_tools(tools *t, char *err, size_t size)
@@ -164,14 +189,12 @@ static int find_tools(tools *t, char *err, size_t size)
         return -1;
     snprintf(t->qemu, sizeof t->qemu, "%s", found.qemu);
     snprintf(t->image, sizeof t->image, "%s", found.image);
-    char cmd[PATH_MAX * 2];
+    char path[PATH_MAX + 32];
     snprintf(t->kernel, sizeof t->kernel, "%s/vmlinuz", t->image);
     snprintf(t->initrd, sizeof t->initrd, "%s/initramfs.cpio.gz", t->image);
-    snprintf(cmd, sizeof cmd, "cat '%s/kernel-version'", t->image);
-    host_tools_last_line(cmd, t->kernel_version, sizeof t->kernel_version);
-    /* .../qemu/<debian version>-<hash>/bin/qemu-system-x86_64 */
-    snprintf(cmd, sizeof cmd, "basename \"$(dirname \"$(dirname '%s')\")\"", t->qemu);
-    host_tools_last_line(cmd, t->qemu_version, sizeof t->qemu_version);
+    snprintf(path, sizeof path, "%s/kernel-version", t->image);
+    first_line(path, t->kernel_version, sizeof t->kernel_version);
+    qemu_build_name(t->qemu, t->qemu_version, sizeof t->qemu_version);
     snprintf(t->firmware[0], PATH_MAX, "/usr/share/seabios");
     snprintf(t->firmware[1], PATH_MAX, "/usr/share/qemu");
     return 0;

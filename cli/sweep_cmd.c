@@ -33,6 +33,7 @@
 #include <sys/wait.h>
 
 #include "db.h"
+#include "host_tools.h"
 #include "owner.h"
 #include "dirs.h"
 #include "errbuf.h"
@@ -799,6 +800,23 @@ static void sweep_free(sweep *s)
         db_close(s->db);
 }
 
+static void say_tools_note(const char *what)
+{
+    fprintf(stderr, "[sweep] %s\n", what);
+}
+
+/* Finds QEMU and the guest image once and names them to every run
+ * (host_tools.h, rule 0), so that no run looks for them again. When they
+ * cannot be found, each run says so in its own log, as without this. */
+static void pass_host_tools_on(void)
+{
+    host_tools t;
+    char err[2 * PATH_MAX + 512];
+    if (host_tools_find(&t, say_tools_note, err, sizeof err) == 0 &&
+        setenv(HOST_TOOLS_QEMU_ENV, t.qemu, 1) == 0)
+        setenv(HOST_TOOLS_IMAGE_ENV, t.image, 1);
+}
+
 int mortar_sweep_main(int argc, char **argv)
 {
     sweep_opts o;
@@ -819,6 +837,7 @@ int mortar_sweep_main(int argc, char **argv)
         sweep_free(&s);
         return 0;
     }
+    pass_host_tools_on();
     install_signals();
     progress_init(&s.prog, s.grid_npoints, s.skipped, s.njobs, isatty(STDERR_FILENO));
     progress_expect(&s.prog, sweep_plan_expected_wall_s(&s.plan, s.db));

@@ -2,7 +2,8 @@
  * test_host_tools.c - how mortar finds its QEMU build and guest image
  * (cli/run/host_tools.h): an install's cache-keys name the builds, looked up in
  * the cache; what is missing is named with where and how to get it; a key
- * cannot leave the cache; MORTAR_SOURCE wins over an install. Nothing here
+ * cannot leave the cache; MORTAR_SOURCE wins over an install; MORTAR_QEMU and
+ * MORTAR_GUEST_IMAGE, as a sweep sets them, win over both. Nothing here
  * runs QEMU: the "builds" are empty files.
  */
 #include <setjmp.h>
@@ -167,6 +168,43 @@ static void test_mortar_source_wins_over_an_install(void **state)
     done(&in);
 }
 
+/* Rule 0: the two variables a sweep sets name the builds, checked; one
+ * without the other, or a name with nothing there, is an error naming it. */
+static void test_mortar_qemu_and_guest_image_name_the_builds(void **state)
+{
+    (void)state;
+    install in;
+    make_install(&in, "");
+    add_qemu(&in);
+    add_image(&in);
+    char qemu[PATH_MAX + 96], image[PATH_MAX + 64], err[4096];
+    snprintf(qemu, sizeof qemu, "%s/qemu/" QEMU_KEY "/bin/qemu-system-x86_64", in.cache);
+    snprintf(image, sizeof image, "%s/guest/" GUEST_KEY, in.cache);
+    host_tools t;
+
+    setenv(HOST_TOOLS_QEMU_ENV, qemu, 1);
+    assert_int_equal(host_tools_find(&t, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, HOST_TOOLS_IMAGE_ENV " is not"));
+
+    setenv(HOST_TOOLS_IMAGE_ENV, image, 1);
+    assert_int_equal(host_tools_find(&t, NULL, err, sizeof err), 0);
+    assert_string_equal(t.qemu, qemu);
+    assert_string_equal(t.image, image);
+
+    setenv(HOST_TOOLS_IMAGE_ENV, in.cache, 1);
+    assert_int_equal(host_tools_find(&t, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "no guest image there"));
+
+    setenv(HOST_TOOLS_IMAGE_ENV, image, 1);
+    setenv(HOST_TOOLS_QEMU_ENV, image, 1); /* a directory: no binary */
+    assert_int_equal(host_tools_find(&t, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "not an executable"));
+
+    unsetenv(HOST_TOOLS_QEMU_ENV);
+    unsetenv(HOST_TOOLS_IMAGE_ENV);
+    done(&in);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -175,6 +213,7 @@ int main(void)
         cmocka_unit_test(test_a_key_that_leaves_the_cache_is_refused),
         cmocka_unit_test(test_keys_that_name_no_guest_image_are_refused),
         cmocka_unit_test(test_mortar_source_wins_over_an_install),
+        cmocka_unit_test(test_mortar_qemu_and_guest_image_name_the_builds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "paths.h"
 
@@ -183,11 +184,49 @@ static int from_cache(host_tools *t, const char *keys_path, char *err, size_t si
     return 0;
 }
 
+/* ---- named: MORTAR_QEMU and MORTAR_GUEST_IMAGE, as a sweep passes them on --- */
+
+static const char *env_set(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+static int from_env(host_tools *t, const char *qemu, const char *image, char *err,
+                    size_t size)
+{
+    char kernel[PATH_MAX + 32], initrd[PATH_MAX + 32];
+    snprintf(kernel, sizeof kernel, "%s/vmlinuz", image);
+    snprintf(initrd, sizeof initrd, "%s/initramfs.cpio.gz", image);
+    if (!qemu || !image) {
+        snprintf(err, size, "%s is set but %s is not: set both, or neither",
+                 qemu ? HOST_TOOLS_QEMU_ENV : HOST_TOOLS_IMAGE_ENV,
+                 qemu ? HOST_TOOLS_IMAGE_ENV : HOST_TOOLS_QEMU_ENV);
+        return -1;
+    }
+    struct stat st;
+    if (stat(qemu, &st) != 0 || !S_ISREG(st.st_mode) || access(qemu, X_OK) != 0) {
+        snprintf(err, size, "%s=%s: not an executable file", HOST_TOOLS_QEMU_ENV, qemu);
+        return -1;
+    }
+    if (access(kernel, R_OK) != 0 || access(initrd, R_OK) != 0) {
+        snprintf(err, size, "%s=%s: no guest image there (vmlinuz and initramfs.cpio.gz)",
+                 HOST_TOOLS_IMAGE_ENV, image);
+        return -1;
+    }
+    snprintf(t->qemu, sizeof t->qemu, "%s", qemu);
+    snprintf(t->image, sizeof t->image, "%s", image);
+    return 0;
+}
+
 int host_tools_find(host_tools *t, host_tools_note *note, char *err, size_t err_size)
 {
     *t = (host_tools){0};
     char source[PATH_MAX], data[PATH_MAX], keys[PATH_MAX + 32];
     char source_err[PATH_MAX + 256], data_err[2 * PATH_MAX + 256];
+    const char *qemu = env_set(HOST_TOOLS_QEMU_ENV), *image = env_set(HOST_TOOLS_IMAGE_ENV);
+    if (qemu || image)
+        return from_env(t, qemu, image, err, err_size);
     if (getenv("MORTAR_SOURCE") && *getenv("MORTAR_SOURCE"))
         return from_source(t, getenv("MORTAR_SOURCE"), note, err, err_size);
     if (paths_data_dir(data, sizeof data, data_err, sizeof data_err) == 0) {

@@ -6,6 +6,9 @@
  * (`make setup`); docs/install.md states the rules.
  *
  * In this order:
+ *   0. $MORTAR_QEMU and $MORTAR_GUEST_IMAGE set: those two, checked, nothing
+ *      built (a sweep finds the builds once and passes them on to its runs
+ *      so: the scripts of 1 and 3 take most of a second);
  *   1. $MORTAR_SOURCE set: that source tree's scripts say where the builds
  *      are (the guest image is built when it is missing);
  *   2. an installed mortar (<data dir>/cache-keys, written by
@@ -24,6 +27,10 @@
  * a directory name under <cache>/qemu/ and <cache>/guest/; '#' starts a
  * comment line. */
 #define HOST_TOOLS_KEYS_FILE "cache-keys"
+
+/* The variables of rule 0: the QEMU binary and the guest image directory. */
+#define HOST_TOOLS_QEMU_ENV  "MORTAR_QEMU"
+#define HOST_TOOLS_IMAGE_ENV "MORTAR_GUEST_IMAGE"
 
 typedef struct host_tools {
     char qemu[PATH_MAX];  /* .../qemu/<key>/bin/qemu-system-x86_64 */

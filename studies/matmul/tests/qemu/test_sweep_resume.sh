@@ -66,10 +66,16 @@ until [ -n "$(ok_runs)" ]; do
     sleep 0.5
 done
 read -r first_id first_latency _ <<<"$(ok_runs)"
-started() { ls "$OUT"/*/sim0.json 2>/dev/null | wc -l; }
-started_at_ok=$(started)
+# The runs started after the ok one (run directories sort in start order;
+# the next may have started before the ok run was seen here).
+first_dir=$("$MORTAR" results --db "$DB" --json | jq -r ".runs[] | select(.id == $first_id) | .run_dir")
+started_after_ok() {
+    for d in "$OUT"/*/sim0.json; do
+        [ -e "$d" ] && [[ "${d%/sim0.json}" > "$first_dir" ]] && echo "$d"
+    done | wc -l
+}
 end=$((SECONDS + 30))
-until [ "$(started)" -gt "$started_at_ok" ] || [ "$SECONDS" -ge "$end" ]; do
+until [ "$(started_after_ok)" -gt 0 ] || [ "$SECONDS" -ge "$end" ]; do
     sleep 0.2
 done
 sleep 1
