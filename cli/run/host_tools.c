@@ -195,15 +195,15 @@ static const char *env_set(const char *name)
 static int from_env(host_tools *t, const char *qemu, const char *image, char *err,
                     size_t size)
 {
-    char kernel[PATH_MAX + 32], initrd[PATH_MAX + 32];
-    snprintf(kernel, sizeof kernel, "%s/vmlinuz", image);
-    snprintf(initrd, sizeof initrd, "%s/initramfs.cpio.gz", image);
     if (!qemu || !image) {
         snprintf(err, size, "%s is set but %s is not: set both, or neither",
                  qemu ? HOST_TOOLS_QEMU_ENV : HOST_TOOLS_IMAGE_ENV,
                  qemu ? HOST_TOOLS_IMAGE_ENV : HOST_TOOLS_QEMU_ENV);
         return -1;
     }
+    char kernel[PATH_MAX + 32], initrd[PATH_MAX + 32];
+    snprintf(kernel, sizeof kernel, "%s/vmlinuz", image);
+    snprintf(initrd, sizeof initrd, "%s/initramfs.cpio.gz", image);
     struct stat st;
     if (stat(qemu, &st) != 0 || !S_ISREG(st.st_mode) || access(qemu, X_OK) != 0) {
         snprintf(err, size, "%s=%s: not an executable file", HOST_TOOLS_QEMU_ENV, qemu);
