@@ -47,22 +47,6 @@ void matmul_unit_free(matmul_unit *u)
     u->out8 = NULL;
 }
 
-/* `restrict` lets the compiler vectorize the inner loop (int8 may alias
- * anything otherwise): about 6x faster here, the same sums. */
-void matmul_unit_mac(int32_t *restrict acc, const int8_t *restrict a, size_t lda,
-                     const int8_t *restrict b, size_t ldb)
-{
-    for (size_t r = 0; r < MATMUL_TILE; r++) {
-        int32_t *restrict out = acc + r * MATMUL_TILE;
-        for (size_t k = 0; k < MATMUL_TILE; k++) {
-            int32_t av = a[r * lda + k];
-            const int8_t *restrict brow = b + k * ldb;
-            for (size_t c = 0; c < MATMUL_TILE; c++)
-                out[c] += av * brow[c];
-        }
-    }
-}
-
 void matmul_compute_start(matmul *m, uint64_t req, uint32_t step, bool clear,
                           const int8_t *a, size_t lda, const int8_t *b, size_t ldb,
                           uint64_t cookie)

@@ -82,9 +82,17 @@ int matmul_unit_init(matmul_unit *u, uint64_t step_ps);
 void matmul_unit_free(matmul_unit *u);
 
 /* acc += a x b for one tile pair; `lda`/`ldb` are the row strides in bytes.
- * The accumulator shares no memory with the tiles. */
-void matmul_unit_mac(int32_t *restrict acc, const int8_t *restrict a, size_t lda,
-                     const int8_t *restrict b, size_t ldb);
+ * The accumulator shares no memory with the tiles. (mac.c) */
+typedef void matmul_mac_fn(int32_t *restrict acc, const int8_t *restrict a, size_t lda,
+                           const int8_t *restrict b, size_t ldb);
+matmul_mac_fn matmul_unit_mac;
+/* The ways this CPU can compute the same sums, fastest first, the plain
+ * loop last: matmul_unit_mac takes the first. Fills at most `max`. */
+typedef struct matmul_mac_way {
+    const char *name;
+    matmul_mac_fn *mac;
+} matmul_mac_way;
+size_t matmul_mac_ways(const matmul_mac_way **ways, size_t max);
 
 /* Starts tile step `step` of request `req`: clears the accumulator when
  * `clear`, multiplies (the real arithmetic happens now), and sets the timer
