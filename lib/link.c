@@ -153,6 +153,8 @@ uint64_t mortar_link_in_horizon(const mortar_link *l) { return l->hot.horizon_ps
 bool mortar_link_peer_terminated(const mortar_link *l) { return l->peer_terminated; }
 uint64_t mortar_link_sync_due(const mortar_link *l)
 {
+    if (l->hot.terminated || l->peer_terminated)
+        return MORTAR_TIME_MAX;
     return l->hot.timing.last_send_ps + l->sync_interval_ps;
 }
 
@@ -292,8 +294,8 @@ void link_publish_null(mortar_link *link, mortar_slot_header *h, uint64_t stamp,
 
 int mortar_link_send_sync(mortar_link *link, uint64_t now_ps)
 {
-    if (link->hot.terminated)
-        return MORTAR_OK;
+    if (link->hot.terminated || link->peer_terminated)
+        return MORTAR_OK; /* a peer that ended reads nothing more */
     mortar_slot_header *h = link_null_slot(link);
     if (!h)
         return MORTAR_EAGAIN;
@@ -307,8 +309,10 @@ int mortar_link_terminate(mortar_link *link, uint32_t timeout_ms)
         return MORTAR_OK;
     for (uint32_t waited_us = 0;; waited_us += 100) {
         mortar_slot_header *h = free_tx_slot(link);
-        if (h) {
-            mortar_link__publish(link, h, MORTAR_MSG_TERMINATE, 0, MORTAR_TIME_MAX);
+        if (h || link->peer_terminated) {
+            /* a peer that ended reads nothing more: no need to wait for a slot */
+            if (h)
+                mortar_link__publish(link, h, MORTAR_MSG_TERMINATE, 0, MORTAR_TIME_MAX);
             link->hot.terminated = true;
             return MORTAR_OK;
         }

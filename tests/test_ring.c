@@ -1,7 +1,8 @@
 /*
  * test_ring.c - the slot rings of a link: order, wrap-around, full and
  * empty, payload sizes up to the slot limit, oversized messages refused,
- * null and terminate messages consumed as promises, and a broken peer's data
+ * null and terminate messages consumed as promises, nothing more sent to a
+ * peer that terminated, and a broken peer's data
  * slots (too large, stamped below the horizon) refused by the reader.
  */
 #include <setjmp.h>
@@ -144,6 +145,34 @@ static void test_ring_consumes_sync_and_terminate_as_promises(void **state)
     mortar_link_close(b);
 }
 
+/* A side that ended reads nothing more: once b took in a's terminate, b
+ * owes a no null message (none is due, none takes a slot), and b's own
+ * terminate does not wait for a slot in the ring a no longer empties. */
+static void test_ring_sends_nothing_to_a_peer_that_ended(void **state)
+{
+    (void)state;
+    mortar_link *a, *b;
+    make_pair(&a, &b, 128, 4);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(mortar_link_send(b, 0, 0x10, "x", 1, 0, NULL), 0);
+    assert_int_equal(mortar_link_send_sync(b, 10), MORTAR_EAGAIN); /* full */
+    assert_int_equal(mortar_link_terminate(a, 100), 0);
+    mortar_msg m;
+    assert_int_equal(mortar_link_peek(b, &m), 0);
+    assert_true(mortar_link_peer_terminated(b));
+    assert_int_equal(mortar_link_sync_due(b), MORTAR_TIME_MAX);
+    assert_int_equal(mortar_link_send_sync(b, 20), 0);
+    assert_int_equal(mortar_link_send_promise(b, 20, 30), 0);
+    assert_int_equal(mortar_link_terminate(b, 0), 0);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(mortar_link_peek(a, &m), 1); /* only the data */
+        mortar_link_pop(a);
+    }
+    assert_int_equal(mortar_link_peek(a, &m), 0);
+    mortar_link_close(a);
+    mortar_link_close(b);
+}
+
 /* A data message written by hand into a's next slot, as a broken peer
  * would: header fields, then the ownership byte. */
 static void publish_data_by_hand(mortar_link *a, uint32_t payload_size, uint64_t stamp)
@@ -215,6 +244,7 @@ int main(void)
         cmocka_unit_test(test_ring_refuses_oversized_message),
         cmocka_unit_test(test_ring_stamps_send_time_plus_latency),
         cmocka_unit_test(test_ring_consumes_sync_and_terminate_as_promises),
+        cmocka_unit_test(test_ring_sends_nothing_to_a_peer_that_ended),
         cmocka_unit_test(test_ring_rejects_a_data_slot_larger_than_the_slot),
         cmocka_unit_test(test_ring_rejects_a_stamp_below_the_horizon),
         cmocka_unit_test(test_ring_rejects_invalid_params),

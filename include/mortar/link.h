@@ -266,11 +266,15 @@ int mortar_link_send_sync(mortar_link *link, uint64_t now_ps);
 int mortar_link_send_promise(mortar_link *link, uint64_t now_ps, uint64_t next_send_ps);
 
 /* When a null message is due: the time of the last send plus the sync
- * interval. */
+ * interval; never (MORTAR_TIME_MAX) once either side terminated. A peer
+ * that terminated reads nothing more, so null messages to it are not sent
+ * (mortar_link_send_sync and _send_promise return MORTAR_OK), and a
+ * terminate to it does not wait for a free slot. */
 uint64_t mortar_link_sync_due(const mortar_link *link);
 
 /* Sends the terminate message (stamped MORTAR_TIME_MAX), blocking while the
- * ring is full for at most `timeout_ms`. */
+ * ring is full for at most `timeout_ms` (not at all once the peer has
+ * terminated). */
 int mortar_link_terminate(mortar_link *link, uint32_t timeout_ms);
 
 /* ---- receiving --------------------------------------------------------- */

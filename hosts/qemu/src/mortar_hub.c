@@ -765,6 +765,11 @@ void mortar_hub_snapshot_point(void)
     timer_mod(snapshot_timer, qemu_clock_get_ms(QEMU_CLOCK_REALTIME));
 }
 
+void mortar_hub_guest_done(void)
+{
+    qemu_system_shutdown_request(SHUTDOWN_CAUSE_GUEST_SHUTDOWN);
+}
+
 /* ---- the common start ------------------------------------------------------ */
 
 #define START_MARGIN_PS 1000000000ull /* 1 ms after the last host is ready */

@@ -72,6 +72,13 @@ void mortar_hub_set_rendezvous(const char *dir, unsigned hosts, const char *host
 void mortar_hub_set_snapshot(const char *path);
 void mortar_hub_snapshot_point(void);
 
+/*
+ * The guest's run is over (mortar-end writes 3 to a mortar device's config
+ * byte 0xff): the host ends the machine as the guest's power-off would,
+ * without the guest's own shutdown, which the run does not record.
+ */
+void mortar_hub_guest_done(void);
+
 /* The host's current time in picoseconds. */
 uint64_t mortar_hub_now_ps(void);
 

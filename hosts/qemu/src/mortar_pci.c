@@ -19,7 +19,8 @@
  * 1 synchronized), so the guest can wait for the common start; writing 1
  * to byte 0xff reports that the guest is ready, writing 2 that it reached
  * the snapshot point (`snapshot=FILE`: the machine is saved there, see
- * docs/snapshots.md). The device migrates (config space, MSI-X, its request
+ * docs/snapshots.md), writing 3 that its run is over (the host ends the
+ * machine). The device migrates (config space, MSI-X, its request
  * counter and the model's identity); a restored device tells its fresh
  * model the control flags the guest had set.
  */
@@ -256,7 +257,7 @@ static void send_devctrl(MortarPCIState *s)
 static void mortar_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val, int len)
 {
     /* The guest writes 1 into the marker's state byte when it has booted,
-     * 2 when it reached the snapshot point. */
+     * 2 when it reached the snapshot point, 3 when its run is over. */
     uint32_t state = MARKER_OFFSET + 3;
     if (addr <= state && state < addr + (uint32_t)len) {
         uint32_t byte = (val >> (8 * (state - addr))) & 0xff;
@@ -266,6 +267,10 @@ static void mortar_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val, in
         }
         if (byte == 2) {
             mortar_hub_snapshot_point();
+            return;
+        }
+        if (byte == 3) {
+            mortar_hub_guest_done();
             return;
         }
     }
