@@ -173,8 +173,10 @@ static void test_links_default_alike(void **state)
     sim_check_link_defaults(&p, MORTAR_PROTO_PCIE);
     assert_int_equal(p.latency_ps, MORTAR_NS(500));
     assert_int_equal(p.slot_size, 9216);
+    assert_int_equal(p.slot_count, 256);
     sim_check_link_defaults(&p, MORTAR_PROTO_ETH);
     assert_int_equal(p.slot_size, 9088);
+    assert_int_equal(p.slot_count, 256);
     sim_check_link_defaults(&p, MORTAR_PROTO_TEST);
     assert_int_equal(p.slot_size, 2048);
     assert_int_equal(p.slot_count, 1024);
