@@ -250,7 +250,7 @@ static int start_all(procs *ps, plan *p, const char *sim_bin, bool trace, char *
         snprintf(name, sizeof name, "sim %s", s->name);
         snprintf(log, sizeof log, "%s/%s.log", p->run_dir, s->name);
         char *argv[] = {(char *)sim_bin, s->desc_path, NULL};
-        proc *pr = procs_start(ps, name, argv, NULL, log, NULL);
+        proc *pr = procs_start(ps, name, argv, NULL, log, NULL, NULL);
         if (!pr || wait_for_sockets(ps, pr, s, err, size))
             return -1;
     }
@@ -274,7 +274,8 @@ static int start_all(procs *ps, plan *p, const char *sim_bin, bool trace, char *
         }
         if (h->no_skip)
             envs[n++] = no_skip;
-        if (!procs_start(ps, name, h->argv, h->console, h->qemu_log, envs)) {
+        if (!procs_start(ps, name, h->argv, h->console, h->qemu_log, envs,
+                         h->restores ? h->snapshot : NULL)) {
             snprintf(err, size, "cannot start QEMU for host '%s'", h->name);
             return -1;
         }

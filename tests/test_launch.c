@@ -3,7 +3,8 @@
  * `mortar run` and `mortar sweep` use it: a missing program is reported
  * (its error in the child's stderr file, exit 127), exit codes and signals
  * are reported as the command reports them, the output goes to new files
- * or is appended, the extra environment arrives, a child leads its own
+ * or is appended, the extra environment arrives, a file arrives open at
+ * fd 3 (or the child does not start), a child leads its own
  * process group and killing it kills that group, and a signal the parent
  * blocks or handles reaches the child at its default.
  */
@@ -120,6 +121,40 @@ static void test_output_goes_to_new_files_and_env_arrives(void **state)
     assert_int_equal(run_sh("exit 0", NULL, out, NULL), LAUNCH_LOG_FAILED);
 }
 
+/* A file the child reads at fd 3 (QEMU's snapshot): open read-only there;
+ * one that cannot be opened keeps the child from starting, named. */
+static void test_a_file_arrives_at_fd_3(void **state)
+{
+    (void)state;
+    char in[128], out[128], err[128];
+    file_in_dir("fd3.txt", in, sizeof in);
+    FILE *f = fopen(in, "w");
+    assert_non_null(f);
+    fputs("snapshot bytes\n", f);
+    fclose(f);
+    file_in_dir("fd3.out", out, sizeof out);
+    char *argv[] = {"/bin/sh", "-c", "cat <&3; echo more >&3 || echo read-only", NULL};
+    launch_spec spec = {.who = "test", .name = "sh", .argv = argv, .out_path = out,
+                        .death_signal = SIGKILL, .fd3_path = in};
+    pid_t pid = launch_start(&spec);
+    assert_true(pid > 0);
+    assert_int_equal(wait_for(pid), 0);
+    char *o = read_text(out);
+    assert_string_equal(o, "snapshot bytes\nread-only\n");
+    free(o);
+    file_in_dir("fd3.err", err, sizeof err);
+    file_in_dir("missing.vm", in, sizeof in);
+    spec.out_path = NULL;
+    spec.err_path = err;
+    pid = launch_start(&spec);
+    assert_true(pid > 0);
+    assert_int_equal(wait_for(pid), LAUNCH_LOG_FAILED);
+    char *e = read_text(err);
+    assert_non_null(strstr(e, "test: sh: cannot open "));
+    assert_non_null(strstr(e, "missing.vm"));
+    free(e);
+}
+
 static void test_output_can_be_appended_to_a_log(void **state)
 {
     (void)state;
@@ -201,6 +236,7 @@ int main(void)
         cmocka_unit_test(test_a_missing_program_is_reported),
         cmocka_unit_test(test_exit_codes_and_signals_are_reported),
         cmocka_unit_test(test_output_goes_to_new_files_and_env_arrives),
+        cmocka_unit_test(test_a_file_arrives_at_fd_3),
         cmocka_unit_test(test_output_can_be_appended_to_a_log),
         cmocka_unit_test(test_killing_a_child_kills_its_group),
         cmocka_unit_test(test_a_signal_the_parent_handles_reaches_the_child_at_its_default),

@@ -170,8 +170,10 @@ static void test_a_restoring_host_gets_its_snapshot_and_parameters_apart(void **
     char expected[1024];
     snprintf(expected, sizeof expected, "name=opt/mortar/params,file=%s/h0.params", dir);
     assert_string_equal(option_value(&p, "-fw_cfg"), expected);
-    snprintf(expected, sizeof expected, "exec:cat '%s/%s.vm'", snapshots, p.hosts[0].snapshot_key);
-    assert_string_equal(option_value(&p, "-incoming"), expected);
+    assert_string_equal(option_value(&p, "-incoming"), "fd:3"); /* the launcher opens it */
+    assert_true(p.hosts[0].restores);
+    snprintf(expected, sizeof expected, "%s/%s.vm", snapshots, p.hosts[0].snapshot_key);
+    assert_string_equal(p.hosts[0].snapshot, expected);
     char *params = read_text(p.hosts[0].params);
     assert_non_null(strstr(params, "mortar.hostname=h0\n"));
     assert_non_null(strstr(params, "mortar.run64="));

@@ -34,6 +34,22 @@ static int redirect(const char *path, int fd, bool append)
     return 0;
 }
 
+/* Opens `path` read-only at `fd` (inherited across exec). */
+static int open_at(const char *path, int fd)
+{
+    int f = open(path, O_RDONLY | O_NOFOLLOW);
+    if (f < 0)
+        return -1;
+    if (f != fd) {
+        if (dup2(f, fd) < 0) {
+            close(f);
+            return -1;
+        }
+        close(f);
+    }
+    return 0;
+}
+
 /* The signals the parent handles: held back from fork until the child has
  * put them to their defaults. */
 static void stop_signals(sigset_t *set)
@@ -58,6 +74,11 @@ static void child(const launch_spec *s, pid_t parent, const sigset_t *old_mask)
     if (redirect(NULL, 0, false) || redirect(s->out_path, 1, s->append) ||
         redirect(s->err_path, 2, s->append)) {
         fprintf(stderr, "%s: %s: cannot create its log\n", s->who, s->name);
+        _exit(LAUNCH_LOG_FAILED);
+    }
+    if (s->fd3_path && open_at(s->fd3_path, 3) != 0) {
+        fprintf(stderr, "%s: %s: cannot open %s: %s\n", s->who, s->name, s->fd3_path,
+                strerror(errno));
         _exit(LAUNCH_LOG_FAILED);
     }
     for (int i = 0; s->env && s->env[i]; i++)

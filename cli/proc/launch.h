@@ -12,12 +12,15 @@
  *  - starts with SIGINT, SIGTERM and SIGHUP at their defaults and the
  *    parent's signal mask (they are held back from fork to that point, so a
  *    signal meant for the parent never runs its handler in the child);
- *  - reads stdin from /dev/null, writes stdout and stderr to files;
+ *  - reads stdin from /dev/null, writes stdout and stderr to files, and
+ *    finds `fd3_path`, when given, open at fd 3;
  *  - has the parent's environment plus `env`, and the parent's CPUs or
  *    `cpus`.
  * If the program cannot be run, the child writes "<who>: cannot run
  * <path>: <reason>" to its stderr file and exits 127; if its output files
- * cannot be opened, "<who>: <name>: cannot create its log" and 126.
+ * cannot be opened, "<who>: <name>: cannot create its log" and 126, and
+ * if `fd3_path` cannot, "<who>: <name>: cannot open <path>: <reason>" and
+ * 126.
  */
 #ifndef MORTAR_CLI_LAUNCH_H
 #define MORTAR_CLI_LAUNCH_H
@@ -43,6 +46,9 @@ typedef struct launch_spec {
      * true: they exist and the output is appended */
     bool append;
     int death_signal; /* SIGKILL, or SIGTERM for a child that cleans up */
+    /* a file opened read-only as the child's fd 3 (QEMU reads a snapshot
+     * there: -incoming fd:3); NULL: none */
+    const char *fd3_path;
     /* the CPUs the child and what it starts may use; NULL: the parent's.
      * A set the kernel refuses leaves the parent's (a placement only). */
     const cpu_set_t *cpus;

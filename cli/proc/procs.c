@@ -11,12 +11,13 @@
 #include <string.h>
 
 proc *procs_start(procs *ps, const char *name, char *const argv[], const char *out,
-                  const char *err, char *const env[])
+                  const char *err, char *const env[], const char *fd3)
 {
     if (ps->n == PROCS_MAX)
         return NULL;
     launch_spec spec = {.who = "mortar", .name = name, .argv = argv, .env = env,
-                        .out_path = out, .err_path = err, .death_signal = SIGKILL};
+                        .out_path = out, .err_path = err, .death_signal = SIGKILL,
+                        .fd3_path = fd3};
     pid_t pid = launch_start(&spec);
     if (pid < 0)
         return NULL;

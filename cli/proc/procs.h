@@ -27,10 +27,11 @@ typedef struct procs {
 } procs;
 
 /* Starts argv (NULL-terminated) with stdout to `out` and stderr to `err`
- * (paths; NULL: /dev/null) and the extra environment `env` ("K=V", NULL
- * terminated, may be NULL). Returns the entry, or NULL. */
+ * (paths; NULL: /dev/null), the extra environment `env` ("K=V", NULL
+ * terminated, may be NULL) and the file `fd3` open at its fd 3 (NULL:
+ * none). Returns the entry, or NULL. */
 proc *procs_start(procs *ps, const char *name, char *const argv[], const char *out,
-                  const char *err, char *const env[]);
+                  const char *err, char *const env[], const char *fd3);
 
 /* Reaps children that ended; returns the first one that ended since the last
  * call (NULL if none). */

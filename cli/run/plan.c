@@ -381,9 +381,11 @@ static void host_cmdline(plan_host *h, json_t *host, json_t *spec, const plan_to
         arg(h, "migration.store-global-state=off");
     }
     if (boot == PLAN_BOOT_RESTORE) {
-        /* QEMU 7.2 has no file: migration; cat reads the file for it */
+        /* QEMU 7.2 has no file: migration, but reads a file at an fd: the
+         * launcher opens the snapshot there (no cat, and no pipe) */
         arg(h, "-incoming");
-        arg(h, "exec:cat '%s'", h->snapshot);
+        arg(h, "fd:3");
+        h->restores = true;
     }
     h->argv[h->argc] = NULL;
 }

@@ -41,6 +41,7 @@ typedef struct plan_host {
     char snapshot[640];       /* the cached file, */
     char snapshot_tmp[700];   /* and where PLAN_BOOT_SNAPSHOT writes it */
     bool boots;               /* no mortar device, so no snapshot: it boots */
+    bool restores;            /* it restores `snapshot`, open at its fd 3 */
     bool no_skip;             /* "skip_spin": false: MORTAR_SKIP=0 (docs/hosts.md) */
     bool idle;                /* PLAN_BOOT_SNAPSHOT: not started (it boots, or its
                                  snapshot exists); its models wait for it */
