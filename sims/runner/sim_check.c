@@ -20,9 +20,10 @@
 #define SLOT_SIZE_ETH  9088 /* a 9000-byte jumbo frame and its header */
 /* Slots of a ring of such large slots: 256 hold the bursts of a case-study
  * run with a few hundred full-ring waits at most (1024 held them with none).
- * Both sides write every page of the region at the start, and on the test
- * machine 1024 slots of PCIe (19 MB) cost 0.1 s per link of a run's start
- * (a start of 1.09 s against 0.88 s with 256, design B, three PCIe links). */
+ * Both sides write every page of the region when they map it, and on the
+ * test machine 1024 slots (19 MB a PCIe link) made a design-B run, with
+ * its three PCIe links, reach its common start after 1.09 s against 0.88 s
+ * with 256. */
 #define SLOT_COUNT_LARGE 256
 
 const char *const sim_check_link_keys[] = {"latency",   "sync_interval", "bandwidth",
