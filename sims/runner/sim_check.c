@@ -19,13 +19,13 @@
 #define SLOT_SIZE_PCIE 9216 /* a 4 KiB TLP payload and its header, twice */
 #define SLOT_SIZE_ETH  9088 /* a 9000-byte jumbo frame and its header */
 /* Slots of a ring of such large slots. A full ring only makes its sender
- * yield to the side that empties it, and changes no stamp (a case-study
- * run of 60 requests waited on one a few thousand times with 256 slots,
- * none with 1024; with 128 its requests were the same to the nanosecond).
- * Both sides write every page of the region when they map it, and on the
- * test machine 1024 slots (19 MB a PCIe link) made a design-B run, with
- * its three PCIe links, reach its common start after 1.09 s against
- * 0.88 s with 256. */
+ * yield to the side that empties it, and changes no stamp (a run of two
+ * hosts and 60 requests waited on one a few thousand times with 256
+ * slots, none with 1024; with 128 its requests were the same to the
+ * nanosecond). Both sides write every page of the region when they map
+ * it, and on the test machine 1024 slots (19 MB a PCIe link) made that
+ * run, with its three PCIe links, reach its common start after 1.09 s
+ * against 0.88 s with 256. */
 #define SLOT_COUNT_LARGE 256
 
 const char *const sim_check_link_keys[] = {"latency",   "sync_interval", "bandwidth",
