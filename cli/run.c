@@ -65,7 +65,7 @@ typedef struct run_opts {
 
 typedef struct tools {
     char sim_bin[PATH_MAX];
-    char qemu[PATH_MAX], image[PATH_MAX], kernel[PATH_MAX + 16], initrd[PATH_MAX + 32];
+    char qemu[PATH_MAX], image[PATH_MAX], kernel[PATH_MAX + 32], initrd[PATH_MAX + 32];
     char firmware[2][PATH_MAX];
     char kernel_version[64], qemu_version[128];
 } tools;
@@ -190,8 +190,8 @@ static int find_tools(tools *t, char *err, size_t size)
     snprintf(t->qemu, sizeof t->qemu, "%s", found.qemu);
     snprintf(t->image, sizeof t->image, "%s", found.image);
     char path[PATH_MAX + 32];
-    snprintf(t->kernel, sizeof t->kernel, "%s/vmlinuz", t->image);
-    snprintf(t->initrd, sizeof t->initrd, "%s/initramfs.cpio.gz", t->image);
+    snprintf(t->kernel, sizeof t->kernel, "%s", found.kernel);
+    snprintf(t->initrd, sizeof t->initrd, "%s", found.initrd);
     snprintf(path, sizeof path, "%s/kernel-version", t->image);
     first_line(path, t->kernel_version, sizeof t->kernel_version);
     qemu_build_name(t->qemu, t->qemu_version, sizeof t->qemu_version);

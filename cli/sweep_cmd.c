@@ -812,9 +812,12 @@ static void pass_host_tools_on(void)
 {
     host_tools t;
     char err[2 * PATH_MAX + 512];
-    if (host_tools_find(&t, say_tools_note, err, sizeof err) == 0 &&
-        setenv(HOST_TOOLS_QEMU_ENV, t.qemu, 1) == 0)
-        setenv(HOST_TOOLS_IMAGE_ENV, t.image, 1);
+    if (host_tools_find(&t, say_tools_note, err, sizeof err) != 0)
+        return;
+    /* both or neither: one alone is an error in every run */
+    if (setenv(HOST_TOOLS_QEMU_ENV, t.qemu, 1) != 0 ||
+        setenv(HOST_TOOLS_IMAGE_ENV, t.image, 1) != 0)
+        unsetenv(HOST_TOOLS_QEMU_ENV);
 }
 
 int mortar_sweep_main(int argc, char **argv)

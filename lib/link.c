@@ -153,7 +153,7 @@ uint64_t mortar_link_in_horizon(const mortar_link *l) { return l->hot.horizon_ps
 bool mortar_link_peer_terminated(const mortar_link *l) { return l->peer_terminated; }
 uint64_t mortar_link_sync_due(const mortar_link *l)
 {
-    if (l->hot.terminated || l->peer_terminated)
+    if (link_nulls_over(l))
         return MORTAR_TIME_MAX;
     return l->hot.timing.last_send_ps + l->sync_interval_ps;
 }
@@ -294,8 +294,8 @@ void link_publish_null(mortar_link *link, mortar_slot_header *h, uint64_t stamp,
 
 int mortar_link_send_sync(mortar_link *link, uint64_t now_ps)
 {
-    if (link->hot.terminated || link->peer_terminated)
-        return MORTAR_OK; /* a peer that ended reads nothing more */
+    if (link_nulls_over(link))
+        return MORTAR_OK;
     mortar_slot_header *h = link_null_slot(link);
     if (!h)
         return MORTAR_EAGAIN;

@@ -120,6 +120,13 @@ bool link_barrier_available(void);
 bool link_barrier_issue(void);
 
 /* The slots at this side's write and read positions. */
+/* Either side terminated: the peer reads no null message from us any more
+ * (mortar_link_sync_due, _send_sync, _send_promise). */
+static inline bool link_nulls_over(const mortar_link *link)
+{
+    return link->hot.terminated || link->peer_terminated;
+}
+
 static inline mortar_slot_header *link_tx_slot(const mortar_link *link)
 {
     return mortar_link__slot(link->hot.tx_ring, link->hot.slot_size, link->hot.tx_pos);

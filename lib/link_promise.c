@@ -55,8 +55,8 @@ uint64_t mortar_link_in_bound(const mortar_link *link)
 
 int mortar_link_send_promise(mortar_link *link, uint64_t now_ps, uint64_t next_send_ps)
 {
-    if (link->hot.terminated || link->peer_terminated)
-        return MORTAR_OK; /* a peer that ended reads nothing more */
+    if (link_nulls_over(link))
+        return MORTAR_OK;
     mortar_slot_header *h = link_null_slot(link);
     if (!h)
         return MORTAR_EAGAIN;

@@ -157,6 +157,15 @@ static void explain_missing(const cache_keys *k, const char *keys_path, const ch
         k->commit[0] ? " (commit " : "", k->commit, k->commit[0] ? ")" : "", cache);
 }
 
+/* Names the image's kernel and initramfs in `t` (the one rule for where
+ * they are); true when both are there to read. */
+static bool image_files_present(host_tools *t)
+{
+    snprintf(t->kernel, sizeof t->kernel, "%s/vmlinuz", t->image);
+    snprintf(t->initrd, sizeof t->initrd, "%s/initramfs.cpio.gz", t->image);
+    return access(t->kernel, R_OK) == 0 && access(t->initrd, R_OK) == 0;
+}
+
 static int from_cache(host_tools *t, const char *keys_path, char *err, size_t size)
 {
     cache_keys k;
@@ -164,13 +173,10 @@ static int from_cache(host_tools *t, const char *keys_path, char *err, size_t si
     if (read_keys(keys_path, &k, err, size) ||
         paths_cache_dir(cache, sizeof cache, err, size))
         return -1;
-    char kernel[PATH_MAX + 32], initrd[PATH_MAX + 32];
     snprintf(t->qemu, sizeof t->qemu, "%s/qemu/%s/bin/qemu-system-x86_64", cache, k.qemu);
     snprintf(t->image, sizeof t->image, "%s/guest/%s", cache, k.guest);
-    snprintf(kernel, sizeof kernel, "%s/vmlinuz", t->image);
-    snprintf(initrd, sizeof initrd, "%s/initramfs.cpio.gz", t->image);
     bool qemu_missing = access(t->qemu, X_OK) != 0;
-    bool image_missing = access(kernel, R_OK) != 0 || access(initrd, R_OK) != 0;
+    bool image_missing = !image_files_present(t);
     if (qemu_missing || image_missing) {
         explain_missing(&k, keys_path, cache, qemu_missing, image_missing, err, size);
         return -1;
@@ -201,25 +207,22 @@ static int from_env(host_tools *t, const char *qemu, const char *image, char *er
                  qemu ? HOST_TOOLS_IMAGE_ENV : HOST_TOOLS_QEMU_ENV);
         return -1;
     }
-    char kernel[PATH_MAX + 32], initrd[PATH_MAX + 32];
-    snprintf(kernel, sizeof kernel, "%s/vmlinuz", image);
-    snprintf(initrd, sizeof initrd, "%s/initramfs.cpio.gz", image);
     struct stat st;
     if (stat(qemu, &st) != 0 || !S_ISREG(st.st_mode) || access(qemu, X_OK) != 0) {
         snprintf(err, size, "%s=%s: not an executable file", HOST_TOOLS_QEMU_ENV, qemu);
         return -1;
     }
-    if (access(kernel, R_OK) != 0 || access(initrd, R_OK) != 0) {
+    snprintf(t->qemu, sizeof t->qemu, "%s", qemu);
+    snprintf(t->image, sizeof t->image, "%s", image);
+    if (!image_files_present(t)) {
         snprintf(err, size, "%s=%s: no guest image there (vmlinuz and initramfs.cpio.gz)",
                  HOST_TOOLS_IMAGE_ENV, image);
         return -1;
     }
-    snprintf(t->qemu, sizeof t->qemu, "%s", qemu);
-    snprintf(t->image, sizeof t->image, "%s", image);
     return 0;
 }
 
-int host_tools_find(host_tools *t, host_tools_note *note, char *err, size_t err_size)
+static int find(host_tools *t, host_tools_note *note, char *err, size_t err_size)
 {
     *t = (host_tools){0};
     char source[PATH_MAX], data[PATH_MAX], keys[PATH_MAX + 32];
@@ -241,4 +244,12 @@ int host_tools_find(host_tools *t, host_tools_note *note, char *err, size_t err_
              "share/mortar/%s beside its bin/) and %s",
              HOST_TOOLS_KEYS_FILE, source_err);
     return -1;
+}
+
+int host_tools_find(host_tools *t, host_tools_note *note, char *err, size_t err_size)
+{
+    if (find(t, note, err, err_size) != 0)
+        return -1;
+    image_files_present(t); /* names them for the image found, wherever */
+    return 0;
 }

@@ -35,6 +35,8 @@
 typedef struct host_tools {
     char qemu[PATH_MAX];  /* .../qemu/<key>/bin/qemu-system-x86_64 */
     char image[PATH_MAX]; /* .../guest/<key> */
+    char kernel[PATH_MAX + 32]; /* <image>/vmlinuz */
+    char initrd[PATH_MAX + 32]; /* <image>/initramfs.cpio.gz */
 } host_tools;
 
 /* Called, when not NULL, with a line saying what is about to happen before
