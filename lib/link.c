@@ -44,6 +44,11 @@ int mortar_link__timing_stamp_message(mortar_link_timing *t, uint64_t now, uint8
     return mortar_link_timing_stamp_cost(t, now, c.host_ps, c.wire_ps, c.first_ps, stamp);
 }
 
+void mortar_link_tx_timing(const mortar_link *link, mortar_link_timing *out)
+{
+    *out = link->hot.timing;
+}
+
 void mortar_link_params_init(mortar_link_params *p)
 {
     memset(p, 0, sizeof *p);

@@ -22,11 +22,16 @@
 #include "link_internal.h"
 #include "mortar/error.h"
 
-int link_promise_received(mortar_link *link, const mortar_slot_header *h)
+static uint64_t plus_latency(const mortar_link *link, uint64_t t)
 {
-    uint64_t promise = h->promise_ps, consumed = h->consumed;
-    if (promise == 0)
-        return MORTAR_OK; /* a plain null message */
+    uint64_t l = link->hot.timing.latency_ps;
+    return t > MORTAR_TIME_MAX - l ? MORTAR_TIME_MAX : t + l;
+}
+
+/* The peer promises nothing stamped before `promise`, having consumed
+ * `consumed` of our data messages. */
+static int take(mortar_link *link, uint64_t promise, uint64_t consumed)
+{
     if (consumed > link->hot.counters.msgs_sent)
         return MORTAR_EPROTO; /* it cannot have consumed what we never sent */
     link->hot.have_promise = true;
@@ -34,6 +39,29 @@ int link_promise_received(mortar_link *link, const mortar_slot_header *h)
     if (consumed == link->hot.counters.msgs_sent)
         link->hot.first_unseen_stamp_ps = MORTAR_TIME_MAX;
     return MORTAR_OK;
+}
+
+int link_promise_received(mortar_link *link, const mortar_slot_header *h)
+{
+    if (h->promise_ps == 0)
+        return MORTAR_OK; /* a plain null message */
+    return take(link, h->promise_ps, h->consumed);
+}
+
+int mortar_link_take_promise(mortar_link *link, uint64_t next_send_ps, uint64_t consumed)
+{
+    return take(link, plus_latency(link, next_send_ps), consumed);
+}
+
+int mortar_link_charge(mortar_link *link, uint64_t now_ps, uint8_t type, const void *payload,
+                       uint32_t size, uint64_t *stamp)
+{
+    /* The peer heard nothing: the next null message stays due as it was. */
+    uint64_t last_send = link->hot.timing.last_send_ps;
+    int rc = mortar_link__timing_stamp_message(&link->hot.timing, now_ps, type, payload, size,
+                                               0, stamp);
+    link->hot.timing.last_send_ps = last_send;
+    return rc;
 }
 
 uint64_t mortar_link_in_bound(const mortar_link *link)
@@ -44,9 +72,7 @@ uint64_t mortar_link_in_bound(const mortar_link *link)
     uint64_t bound = link->promise_ps;
     uint64_t first = link->hot.first_unseen_stamp_ps;
     if (first != MORTAR_TIME_MAX) {
-        uint64_t reaction = first > MORTAR_TIME_MAX - link->hot.timing.latency_ps
-                                ? MORTAR_TIME_MAX
-                                : first + link->hot.timing.latency_ps;
+        uint64_t reaction = plus_latency(link, first);
         if (reaction < bound)
             bound = reaction;
     }
@@ -61,9 +87,7 @@ int mortar_link_send_promise(mortar_link *link, uint64_t now_ps, uint64_t next_s
     if (!h)
         return MORTAR_EAGAIN;
     uint64_t stamp = mortar_link_timing_sync_stamp(&link->hot.timing, now_ps);
-    uint64_t promise = next_send_ps > MORTAR_TIME_MAX - link->hot.timing.latency_ps
-                           ? MORTAR_TIME_MAX
-                           : next_send_ps + link->hot.timing.latency_ps;
+    uint64_t promise = plus_latency(link, next_send_ps);
     /* at least the stamp, which is above 0 (the latency is): never "none" */
     link_publish_null(link, h, stamp, promise > stamp ? promise : stamp,
                       link->hot.counters.msgs_received);

@@ -109,3 +109,20 @@ void loop_promiser_init(loop_promiser *p, mortar_loop *loop)
     p->loop = loop;
     p->scanned = false;
 }
+
+uint64_t mortar_port_quiet_until(mortar_component *c, unsigned port)
+{
+    mortar_loop *loop = c->loop;
+    if (loop->promises_off || port >= c->nports || c->ports[port].binding != PORT_EXTERNAL)
+        return loop->now;
+    for (uint32_t j = 0; j < loop->nexts; j++) {
+        if (loop->exts[j].comp != c || loop->exts[j].port != port)
+            continue;
+        if (!loop->sync[j].synchronized)
+            return loop->now;
+        loop_promiser p;
+        loop_promiser_init(&p, loop);
+        return sync_rule_next_send(loop->sync, loop->nexts, j, loop->now, &p.rule);
+    }
+    return loop->now;
+}

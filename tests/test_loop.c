@@ -245,6 +245,89 @@ static void test_loop_waits_out_a_finite_promise(void **state)
     mortar_link_close(outside);
 }
 
+/* mortar_port_quiet_until: a component with a timer at QUIET_AT, asked
+ * while it handles a message on its link. */
+#define QUIET_AT MORTAR_US(30)
+
+typedef struct quiet {
+    mortar_component *self;
+    uint64_t said, now, unknown_port;
+} quiet;
+
+static int quiet_create(mortar_component *self, const mortar_params *params, void **state)
+{
+    (void)params;
+    quiet *q = calloc(1, sizeof *q);
+    if (!q)
+        return MORTAR_ENOMEM;
+    q->self = self;
+    mortar_port_declare(self, 0, MORTAR_PROTO_TEST, NULL, 0);
+    *state = q;
+    return MORTAR_OK;
+}
+
+static void quiet_start(void *state)
+{
+    quiet *q = state;
+    mortar_timer_set(q->self, QUIET_AT, 0);
+}
+
+static void quiet_timer(void *state, uint64_t k)
+{
+    (void)state;
+    (void)k;
+}
+
+static void quiet_message(void *state, unsigned port, const mortar_msg *msg)
+{
+    quiet *q = state;
+    (void)msg;
+    q->said = mortar_port_quiet_until(q->self, port);
+    q->now = mortar_now(q->self);
+    q->unknown_port = mortar_port_quiet_until(q->self, 5);
+}
+
+static const mortar_component_ops quiet_ops = {
+    .kind = "quiet",
+    .summary = "asks when it will next act",
+    .create = quiet_create,
+    .start = quiet_start,
+    .message = quiet_message,
+    .timer = quiet_timer,
+    .destroy = probe_destroy,
+};
+
+static quiet quiet_run(bool promises)
+{
+    mortar_link *outside, *inside;
+    outside_and_inside(&outside, &inside);
+    uint8_t x = 0;
+    assert_int_equal(mortar_link_send(outside, 1000, TYPE, &x, 1, 0, NULL), 0);
+    assert_int_equal(mortar_link_terminate(outside, 100), 0);
+    mortar_loop *loop;
+    mortar_component *c;
+    assert_int_equal(mortar_loop_create(&loop), 0);
+    mortar_loop_set_promises(loop, promises);
+    assert_int_equal(mortar_loop_add(loop, &quiet_ops, "q", NULL, &c), 0);
+    assert_int_equal(mortar_loop_bind(loop, c, 0, inside), 0);
+    assert_int_equal(mortar_loop_run(loop, MORTAR_US(100)), 0);
+    quiet q = *(quiet *)mortar_component_state(c);
+    mortar_loop_destroy(loop);
+    mortar_link_close(outside);
+    return q;
+}
+
+static void test_port_quiet_until_the_next_event(void **state)
+{
+    (void)state;
+    quiet q = quiet_run(true);
+    assert_int_equal(q.now, 1000 + LATENCY_PS);
+    assert_int_equal(q.said, QUIET_AT);
+    assert_int_equal(q.unknown_port, q.now);
+    q = quiet_run(false); /* promises off: nothing to say */
+    assert_int_equal(q.said, q.now);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -252,6 +335,7 @@ int main(void)
         cmocka_unit_test(test_loop_delivers_payloads_from_a_link_intact),
         cmocka_unit_test(test_loop_ends_when_nothing_can_happen_again),
         cmocka_unit_test(test_loop_waits_out_a_finite_promise),
+        cmocka_unit_test(test_port_quiet_until_the_next_event),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

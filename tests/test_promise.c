@@ -204,6 +204,54 @@ static void test_null_message_with_a_payload_is_a_protocol_error(void **state)
     mortar_link_close(b);
 }
 
+/* A promise carried by a data message (mortar/pcie.h, held reads) counts as
+ * one carried by a null message. */
+static void test_promise_taken_from_a_data_message(void **state)
+{
+    (void)state;
+    mortar_link *a, *b;
+    make_pair(&a, &b);
+    uint8_t x = 1;
+    assert_int_equal(mortar_link_send(a, 100, 0x10, &x, 1, 0, NULL), 0);
+    /* the peer had not consumed it: its reaction bounds the promise */
+    assert_int_equal(mortar_link_take_promise(a, 50000, 0), 0);
+    assert_int_equal(mortar_link_in_bound(a), 100 + 2 * LAT);
+    assert_int_equal(mortar_link_take_promise(a, 50000, 1), 0);
+    assert_int_equal(mortar_link_in_bound(a), 50000 + LAT);
+    assert_int_equal(mortar_link_take_promise(a, 50000, 2), MORTAR_EPROTO);
+    mortar_link_close(a);
+    mortar_link_close(b);
+}
+
+/* A charged message is stamped as a sent one and moves the wire's state,
+ * but the peer heard nothing: the next null message stays due. */
+static void test_charge_stamps_as_a_send_without_sending(void **state)
+{
+    (void)state;
+    mortar_link *a, *b, *c, *d;
+    make_pair(&a, &b);
+    make_pair(&c, &d);
+    uint8_t x[8] = {0};
+    uint64_t sent, charged;
+    assert_int_equal(mortar_link_send(a, 700, 0x10, x, sizeof x, 0, &sent), 0);
+    uint64_t due = mortar_link_sync_due(c);
+    assert_int_equal(mortar_link_charge(c, 700, 0x10, x, sizeof x, &charged), 0);
+    assert_int_equal(charged, sent);
+    assert_int_equal(mortar_link_sync_due(c), due);
+    mortar_msg m;
+    assert_int_equal(mortar_link_peek(d, &m), 0);
+    /* a null message after it is not stamped below it */
+    assert_int_equal(mortar_link_send_sync(c, 0), 0);
+    drain(d);
+    assert_true(mortar_link_in_horizon(d) >= charged);
+    assert_int_equal(mortar_link_send(c, 800, 0x10, x, sizeof x, 0, NULL), 0);
+    assert_int_equal(mortar_link_charge(c, 750, 0x10, x, sizeof x, &charged), MORTAR_EINVAL);
+    mortar_link_close(a);
+    mortar_link_close(b);
+    mortar_link_close(c);
+    mortar_link_close(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -216,6 +264,8 @@ int main(void)
         cmocka_unit_test(test_promise_fits_a_one_line_slot),
         cmocka_unit_test(test_promise_of_more_than_we_sent_is_a_protocol_error),
         cmocka_unit_test(test_null_message_with_a_payload_is_a_protocol_error),
+        cmocka_unit_test(test_promise_taken_from_a_data_message),
+        cmocka_unit_test(test_charge_stamps_as_a_send_without_sending),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

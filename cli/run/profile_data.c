@@ -399,9 +399,10 @@ static void print_host(FILE *f, json_t *profile, json_t *p)
             (double)num(h, "sync_start_ps") / 1e6,
             json_is_true(json_object_get(h, "synchronized")) ? "yes" : "no");
     fprintf(f,
-            "  mmio reads %llu (stalled %.3f us simulated), services %llu, waits %llu, "
-            "messages %llu, idle skips %llu\n",
+            "  mmio reads %llu (%llu answered from a device's hold; stalled %.3f us "
+            "simulated), services %llu, waits %llu, messages %llu, idle skips %llu\n",
             (unsigned long long)num(h, "mmio_reads"),
+            (unsigned long long)num(h, "mmio_reads_held"),
             (double)num(h, "mmio_stall_ps") / 1e6, (unsigned long long)num(h, "services"),
             (unsigned long long)num(h, "waits"), (unsigned long long)num(h, "messages"),
             (unsigned long long)num(h, "idle_skips"));

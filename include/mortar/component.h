@@ -87,6 +87,18 @@ const void *mortar_port_peer_intro(mortar_component *self, unsigned port, uint32
 /* Largest payload the link on `port` carries. */
 uint32_t mortar_port_max_payload(mortar_component *self, unsigned port);
 
+/*
+ * The earliest time this component's process could next send on `port`, or
+ * change anything of the component's, unless the port's peer sends it a
+ * data message first: its components' pending events and what its other
+ * links can still bring (the lookahead promise the loop would make on the
+ * port's link now, mortar/link.h). A device answering a read uses it to
+ * hold the read's bytes for the host (mortar/pcie.h, MORTAR_PCIE_DONE_HOLD).
+ * The current time when nothing can be said: an in-process or
+ * unsynchronized port, or promises turned off (mortar_loop_set_promises).
+ */
+uint64_t mortar_port_quiet_until(mortar_component *self, unsigned port);
+
 /* ---- time, sending, timers -------------------------------------------- */
 
 /* Current simulated time in picoseconds. */

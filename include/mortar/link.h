@@ -265,6 +265,25 @@ int mortar_link_send_sync(mortar_link *link, uint64_t now_ps);
  */
 int mortar_link_send_promise(mortar_link *link, uint64_t now_ps, uint64_t next_send_ps);
 
+/*
+ * A data message of the peer's carried a promise (mortar/pcie.h: a read
+ * completion that holds): as mortar_link_send_promise's, it sends no data
+ * message before `next_send_ps` unless one of ours it had not consumed
+ * causes it; it had consumed `consumed` of our data messages. The link's
+ * input bound uses it. MORTAR_EPROTO when `consumed` exceeds what we sent.
+ */
+int mortar_link_take_promise(mortar_link *link, uint64_t next_send_ps, uint64_t consumed);
+
+/*
+ * Accounts for a message of `type` sent at `now_ps` as mortar_link_send
+ * would (the wire's state, the stamp in *stamp) without sending it: for a
+ * side that plays its peer's answer itself (mortar/pcie.h, held reads).
+ * The peer hears nothing of it, so it does not put off the next null
+ * message. MORTAR_EINVAL when `now_ps` is earlier than a previous send.
+ */
+int mortar_link_charge(mortar_link *link, uint64_t now_ps, uint8_t type, const void *payload,
+                       uint32_t size, uint64_t *stamp);
+
 /* When a null message is due: the time of the last send plus the sync
  * interval; never (MORTAR_TIME_MAX) once either side terminated. A peer
  * that terminated reads nothing more, so null messages to it are not sent

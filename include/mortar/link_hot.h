@@ -43,6 +43,11 @@ typedef struct mortar_link_timing {
     mortar_pcie_wire pcie; /* gen 0: no PCIe transaction layer */
 } mortar_link_timing;
 
+/* A copy of the timing of this side's sends: for a side that works out
+ * what its peer's sends would be stamped (the same latency, rate and
+ * transaction layer; mortar/pcie.h, held reads). */
+void mortar_link_tx_timing(const mortar_link *link, mortar_link_timing *out);
+
 /* How long a message of `wire_bytes` occupies the wire. */
 static inline uint64_t mortar_link_timing_wire_ps(const mortar_link_timing *t,
                                                   uint64_t wire_bytes)

@@ -85,13 +85,39 @@ typedef struct mortar_pcie_mmio {
 } mortar_pcie_mmio;
 
 /* MMIO read completion (device -> host): `size` bytes of data. Also the
- * MMIO write completion (no data). */
+ * MMIO write completion (no data, flags 0). */
 typedef struct mortar_pcie_mmio_done {
     uint64_t req_id;
     uint32_t size;
-    uint32_t reserved;
+    uint32_t flags; /* MORTAR_PCIE_DONE_*; 0 before mortar 2.1 */
     uint8_t data[];
 } mortar_pcie_mmio_done;
+
+/*
+ * A read completion may hold more than its read: with
+ * MORTAR_PCIE_DONE_HOLD in `flags`, a mortar_pcie_read_hold and its `len`
+ * bytes follow the `size` data bytes. The device says: "until `until_ps`
+ * (my time), unless you send me a data message after this read, I send you
+ * nothing, and a read of `bar` inside [offset, offset + len) that reaches me
+ * earlier gets, on its arrival, the bytes below at its place". It holds only
+ * for reads without side effects, from state that nothing but the device's
+ * own next event or a message from the host changes
+ * (mortar_port_quiet_until gives that event's time). The host may then
+ * answer such reads itself, at the stamp the device's completion would have
+ * had (docs/protocol.md §5, "Held reads"). The held bytes cost no wire time:
+ * the completion's cost is that of its `size` bytes. A host that does not
+ * know the flag reads the completion as before.
+ */
+#define MORTAR_PCIE_DONE_HOLD 0x1
+
+typedef struct mortar_pcie_read_hold {
+    uint64_t until_ps;
+    uint64_t offset; /* within the BAR */
+    uint32_t len;
+    uint8_t bar;
+    uint8_t reserved[3];
+    uint8_t data[];
+} mortar_pcie_read_hold;
 
 #define MORTAR_PCIE_CTRL_INTX_ENABLE 0x1
 #define MORTAR_PCIE_CTRL_MSI_ENABLE  0x2
@@ -144,6 +170,7 @@ typedef struct mortar_pcie_interrupt {
 _Static_assert(sizeof(mortar_pcie_dev_intro) == 128, "dev intro layout");
 _Static_assert(sizeof(mortar_pcie_mmio) == 24, "mmio layout");
 _Static_assert(sizeof(mortar_pcie_mmio_done) == 16, "mmio done layout");
+_Static_assert(sizeof(mortar_pcie_read_hold) == 24, "read hold layout");
 _Static_assert(sizeof(mortar_pcie_dma) == 24, "dma layout");
 _Static_assert(sizeof(mortar_pcie_dma_done) == 16, "dma done layout");
 _Static_assert(sizeof(mortar_pcie_interrupt) == 8, "interrupt layout");

@@ -54,6 +54,8 @@ typedef struct mortar_hub_state {
     bool no_promises; /* MORTAR_PROMISES=0: plain null messages only */
     /* the link of the MMIO read the vCPU is stalled in (mortar_hub_mmio_read) */
     mortar_endpoint *stalled;
+    /* a read answered from a hold: the vCPU resumes then (0: none) */
+    uint64_t held_resume_ps;
     uint64_t clock;
     const char *rendezvous; /* directory shared by the run's hosts, or NULL */
     unsigned hosts;         /* how many hosts meet there */
@@ -132,6 +134,7 @@ void mortar_hub_send(mortar_endpoint *ep, uint8_t type, const void *payload, uin
     if (!hub.handling) {
         mortar_spin_forget(); /* the guest acts: it is not waiting */
     }
+    mortar_hold_drop(&ep->hold); /* the device may change now */
     for (unsigned tries = 0;; tries++) {
         int rc = mortar_link_send(ep->link, now, type, payload, size, 0, NULL);
         if (rc == 0) {
@@ -173,9 +176,11 @@ static void dispatch(mortar_endpoint *ep, const mortar_msg *m)
             memcpy(ep->wait_data, d->data, ep->wait_size);
             ep->wait_stamp_ps = m->timestamp_ps;
             ep->wait_done = true;
+            mortar_hold_take(&ep->hold, ep->link, m, ep->read_sent, mortar_skip_enabled());
             return;
         }
     }
+    mortar_hold_drop(&ep->hold);
     ep->handle(ep->opaque, m);
 }
 
@@ -200,7 +205,9 @@ static mortar_endpoint *earliest(sync_input *in)
  * MMIO read whose completion has not come: it resumes at the completion, a
  * message, and the virtual clock (its timers with it) stands still until
  * then; what the host sends meanwhile answers messages it handles. Once the
- * completion is handled it is consumed, and no promise may lean on it.
+ * completion is handled it is consumed, and no promise may lean on it. A
+ * read answered from a hold (mortar_hub_hold.h) stalls the vCPU the same
+ * way, up to a completion the host knows: nothing before it either.
  */
 static uint64_t idle_own_next(void *ctx, unsigned j)
 {
@@ -209,7 +216,8 @@ static uint64_t idle_own_next(void *ctx, unsigned j)
     if (timer >= 0) {
         next = MIN(next, (uint64_t)qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + (uint64_t)timer);
     }
-    return next == UINT64_MAX ? MORTAR_TIME_MAX : next * 1000;
+    uint64_t own = next == UINT64_MAX ? MORTAR_TIME_MAX : next * 1000;
+    return hub.held_resume_ps ? MIN(own, hub.held_resume_ps) : own;
 }
 
 /* The vCPU waits in an MMIO read whose completion has not been handled. */
@@ -218,10 +226,12 @@ static bool stalled_unanswered(void)
     return hub.stalled && !hub.stalled->wait_done;
 }
 
-/* Nothing the peers could see happens before a timer or a message. */
+/* Nothing the peers could see happens before a timer or a message (or the
+ * held read's completion, idle_own_next). */
 static bool host_waits(void)
 {
-    return stalled_unanswered() || all_cpu_threads_idle() || mortar_spin_waiting();
+    return stalled_unanswered() || hub.held_resume_ps || all_cpu_threads_idle() ||
+           mortar_spin_waiting();
 }
 
 /* Messages wait on the rings until handled: a link brings its waiting
@@ -609,11 +619,12 @@ static void write_stats_at_exit(void)
             ", \"synchronized\": %s, \"mmio_reads\": %" PRIu64
             ", \"mmio_stall_ps\": %" PRIu64 ", \"services\": %" PRIu64
             ", \"waits\": %" PRIu64 ", \"messages\": %" PRIu64
-            ", \"idle_skips\": %" PRIu64 ", \"stall_promises\": %" PRIu64,
+            ", \"idle_skips\": %" PRIu64 ", \"stall_promises\": %" PRIu64
+            ", \"mmio_reads_held\": %" PRIu64,
             mortar_hub_now_ps(), hub.start_ps, hub.synced ? "true" : "false",
             hub.stats.mmio_reads, hub.stats.mmio_stall_ps, hub.stats.services,
             hub.stats.waits, hub.stats.messages, hub.stats.idle_skips,
-            hub.stats.stall_promises);
+            hub.stats.stall_promises, hub.stats.mmio_reads_held);
     mortar_spin_stats spin;
     mortar_spin_get_stats(&spin);
     fprintf(f,
@@ -854,6 +865,27 @@ void mortar_hub_set_rendezvous(const char *dir, unsigned hosts, const char *host
 
 /* ---- MMIO reads: the stalled vCPU --------------------------------------------- */
 
+/* The read `req` at `start`, answered from the device's hold: as if its
+ * completion had come (mortar_hub_hold.h). */
+static bool read_held(mortar_endpoint *ep, const void *req, uint32_t size, uint64_t start)
+{
+    mortar_pcie_mmio rd;
+    if (!hub.synced || size < sizeof rd) {
+        return false;
+    }
+    memcpy(&rd, req, sizeof rd);
+    if (rd.size > sizeof ep->wait_data ||
+        !mortar_hold_answer(&ep->hold, ep->link, &rd, start, ep->wait_data,
+                            &ep->wait_stamp_ps)) {
+        return false;
+    }
+    ep->wait_size = rd.size;
+    ep->wait_done = true;
+    hub.stats.mmio_reads_held++;
+    mortar_spin_forget(); /* the guest acts: it is not waiting */
+    return true;
+}
+
 uint32_t mortar_hub_mmio_read(mortar_endpoint *ep, const void *req, uint32_t size,
                               uint64_t req_id)
 {
@@ -861,7 +893,13 @@ uint32_t mortar_hub_mmio_read(mortar_endpoint *ep, const void *req, uint32_t siz
     ep->wait_req = req_id;
     ep->wait_done = false;
     hub.stats.mmio_reads++;
-    mortar_hub_send(ep, MORTAR_PCIE_MMIO_READ, req, size);
+    bool held = read_held(ep, req, size, start);
+    if (!held) {
+        mortar_hub_send(ep, MORTAR_PCIE_MMIO_READ, req, size);
+        mortar_link_counters c;
+        mortar_link_get_counters(ep->link, &c);
+        ep->read_sent = c.msgs_sent;
+    }
     if (!hub.synced) {
         while (!ep->wait_done) {
             drain_unsynchronized();
@@ -871,11 +909,15 @@ uint32_t mortar_hub_mmio_read(mortar_endpoint *ep, const void *req, uint32_t siz
         }
         return ep->wait_size;
     }
-    uint64_t clock = start, limit = MORTAR_TIME_MAX;
+    /* Every message up to the completion is handled before the vCPU
+     * resumes; a held read's completion is known from the start. */
+    uint64_t clock = start, limit = held ? ep->wait_stamp_ps : MORTAR_TIME_MAX;
     mortar_hub_profile_enter();
-    hub.stalled = ep;
-    run_until(&clock, &limit, ep);
+    hub.stalled = held ? NULL : ep;
+    hub.held_resume_ps = held ? ep->wait_stamp_ps : 0;
+    run_until(&clock, &limit, hub.stalled);
     hub.stalled = NULL;
+    hub.held_resume_ps = 0;
     mortar_hub_profile_leave();
     uint64_t stall_ns = ceil_ns(ep->wait_stamp_ps) - start / 1000;
     hub.stats.mmio_stall_ps += ep->wait_stamp_ps - start;

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "mortar/link.h"
+#include "mortar_hub_hold.h"
 
 typedef struct mortar_endpoint mortar_endpoint;
 
@@ -38,6 +39,8 @@ struct mortar_endpoint {
     uint64_t wait_stamp_ps;
     uint8_t wait_data[64];
     uint32_t wait_size;
+    uint64_t read_sent; /* data messages sent on the link with that read */
+    mortar_hold hold;   /* reads the host answers itself (mortar_hub_hold.h) */
     unsigned hub_index; /* set by mortar_hub_add: the hub's order of links */
 };
 
@@ -91,10 +94,12 @@ void mortar_hub_send(mortar_endpoint *ep, uint8_t type, const void *payload, uin
 
 /*
  * Stalls the vCPU on an MMIO read: sends the request (already built by the
- * caller as `req`), services every link until the completion with `req_id`
- * arrives and the host may move to its stamp, then advances the virtual
- * clock to that stamp. Returns the completion's data size (data in
- * ep->wait_data).
+ * caller as `req`, a mortar_pcie_mmio), services every link until the
+ * completion with `req_id` arrives and the host may move to its stamp, then
+ * advances the virtual clock to that stamp. A read the device's last
+ * completion held (mortar_hub_hold.h) is answered without the round trip,
+ * at the same stamp, unless skipping is off (MORTAR_SKIP=0). Returns the
+ * completion's data size (data in ep->wait_data).
  */
 uint32_t mortar_hub_mmio_read(mortar_endpoint *ep, const void *req, uint32_t size,
                               uint64_t req_id);
@@ -102,6 +107,7 @@ uint32_t mortar_hub_mmio_read(mortar_endpoint *ep, const void *req, uint32_t siz
 /* Counters for the host's stats line at exit. */
 typedef struct mortar_hub_stats {
     uint64_t mmio_reads, mmio_stall_ps, services, waits, messages, idle_skips;
+    uint64_t mmio_reads_held; /* of mmio_reads, answered from a device's hold */
     uint64_t stall_promises; /* null messages due while stalled in an MMIO read, sent
                                 with a promise */
 } mortar_hub_stats;

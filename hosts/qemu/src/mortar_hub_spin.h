@@ -26,6 +26,10 @@
 /* Reads MORTAR_SKIP. */
 void mortar_spin_init(void);
 
+/* False with MORTAR_SKIP=0: the host executes every instruction and makes
+ * every round trip (held reads too, mortar_hub_hold.h). */
+bool mortar_skip_enabled(void);
+
 /*
  * A horizon stop of the synchronized host whose vCPU is not halted, after
  * the links' service: recognise, verify, or skip. `reach_ns` is how far

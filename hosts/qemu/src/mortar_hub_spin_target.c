@@ -70,6 +70,11 @@ void mortar_spin_init(void)
     spin.off = v && !strcmp(v, "0");
 }
 
+bool mortar_skip_enabled(void)
+{
+    return !spin.off;
+}
+
 void mortar_spin_get_stats(mortar_spin_stats *out)
 {
     *out = spin.stats;

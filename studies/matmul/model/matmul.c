@@ -31,6 +31,7 @@
 #define MAX_CHUNK       (1u << 20)
 #define MAX_OUTSTANDING 1024
 #define MAX_MMIO_READ   65536 /* larger block reads get this much */
+#define MAX_HOLD        4096  /* window bytes a read completion holds for the host */
 
 static const matmul_iface *const ifaces[] = {&matmul_iface_a, &matmul_iface_b,
                                              &matmul_iface_regcopy, NULL};
@@ -304,24 +305,62 @@ static bool mmio_fetch(matmul *m, const mortar_pcie_mmio *rd, uint8_t *out, uint
     return false;
 }
 
+/*
+ * Held reads (mortar/pcie.h): no read of this device has a side effect, and
+ * its registers and windows change only at its own events or at the host's
+ * messages. So a read answered before the next of those can hold, for the
+ * host, the bytes that follow it in its BAR: a register the driver polls,
+ * the rest of a result window it reads word by word. `room` is what the
+ * completion has left for them. Returns the hold's length (0: none).
+ */
+static uint32_t fill_hold(matmul *m, const mortar_pcie_mmio *rd, uint8_t *out, uint32_t room)
+{
+    uint64_t until = mortar_port_quiet_until(m->self, MATMUL_PORT);
+    mortar_pcie_read_hold h = {.until_ps = until, .offset = rd->offset, .bar = rd->bar};
+    if (until <= mortar_now(m->self) || room < sizeof h + rd->size)
+        return 0;
+    uint8_t *data = out + sizeof h;
+    room -= (uint32_t)sizeof h;
+    h.len = rd->size;
+    if (rd->bar == MATMUL_BAR_WINDOW) {
+        h.len = room;
+        while (h.len > rd->size && !m->iface->win_read(m, rd->offset, data, h.len))
+            h.len /= 2; /* the window ends sooner */
+    }
+    mortar_pcie_mmio probe = *rd;
+    probe.size = h.len;
+    if (h.len < rd->size || !mmio_fetch(m, &probe, data, h.len))
+        return 0;
+    memcpy(out, &h, sizeof h); /* `out` follows the read's data: any alignment */
+    return h.len;
+}
+
 static void mmio_read(void *dev, const mortar_pcie_mmio *rd)
 {
     matmul *m = dev;
-    uint32_t size = rd->size <= max_read_data(m) ? rd->size : max_read_data(m);
-    mortar_pcie_mmio_done *done = calloc(1, sizeof *done + size);
+    uint32_t max = max_read_data(m);
+    uint32_t size = rd->size <= max ? rd->size : max;
+    uint32_t room = max - size < sizeof(mortar_pcie_read_hold) + MAX_HOLD
+                        ? max - size
+                        : (uint32_t)sizeof(mortar_pcie_read_hold) + MAX_HOLD;
+    mortar_pcie_mmio_done *done = malloc(sizeof *done + size + room);
     if (!done) {
         m->c.errors++;
         return;
     }
     m->c.mmio_reads++;
+    uint32_t held = 0;
     if (!mmio_fetch(m, rd, done->data, size)) {
         memset(done->data, 0, size);
         m->c.unknown_reg_accesses++;
+    } else if (size == rd->size) {
+        held = fill_hold(m, rd, done->data + size, room);
     }
-    done->req_id = rd->req_id;
-    done->size = size;
-    mortar_send(m->self, MATMUL_PORT, MORTAR_PCIE_MMIO_READ_DONE, done,
-                sizeof *done + size, 0, NULL);
+    *done = (mortar_pcie_mmio_done){.req_id = rd->req_id, .size = size};
+    done->flags = held ? MORTAR_PCIE_DONE_HOLD : 0;
+    uint32_t total = (uint32_t)sizeof *done + size +
+                     (held ? (uint32_t)sizeof(mortar_pcie_read_hold) + held : 0);
+    mortar_send(m->self, MATMUL_PORT, MORTAR_PCIE_MMIO_READ_DONE, done, total, 0, NULL);
     free(done);
 }
 

@@ -140,7 +140,11 @@ fi
 # 3. The other backends, one measured request each. Design A and the
 # register copy poll device registers: while the server's vCPU is stalled
 # in such a read the host promises its peers (stall_promises), and without
-# promises (MORTAR_PROMISES=0) the latencies are the same.
+# promises (MORTAR_PROMISES=0) the latencies are the same. The device holds
+# what it will not change before its next event, and the host answers
+# later reads from it (mmio_reads_held, docs/hosts.md "Held reads"); with
+# skipping off (the hosts' "skip_spin": false) it answers none, and the
+# latencies are the same.
 for backend in a regcopy; do
     spec=design-$backend.json
     run $backend $spec --set requests=1 --set warmup=0 ||
@@ -157,6 +161,17 @@ for backend in a regcopy; do
     [ "$(host_stat "$RUN_ID" server stall_promises)" = 0 ] ||
         qh_fail "$backend: MORTAR_PROMISES=0 did not turn promises off while stalled"
     echo "$backend: $(host_stat "$on" server stall_promises) promises while stalled in MMIO reads, the same latency without them"
+    run $backend-unheld $spec --set requests=1 --set warmup=0 \
+        --set hosts.0.skip_spin=false --set hosts.1.skip_spin=false ||
+        qh_fail "$backend without skipping failed: $(tail -n 5 "$QH_DIR/$backend-unheld.err")"
+    expect_ok $backend-unheld 1
+    [ "$(latencies "$on")" = "$(latencies "$RUN_ID")" ] ||
+        qh_fail "$backend: held reads changed the latencies: $(latencies "$on") vs $(latencies "$RUN_ID")"
+    [ "$(host_stat "$on" server mmio_reads_held)" -gt 0 ] ||
+        qh_fail "$backend: the server answered no read from the device's hold"
+    [ "$(host_stat "$RUN_ID" server mmio_reads_held)" = 0 ] ||
+        qh_fail "$backend: \"skip_spin\": false did not turn held reads off"
+    echo "$backend: $(host_stat "$on" server mmio_reads_held) of $(host_stat "$on" server mmio_reads) reads answered from the device's hold, the same latency without"
 done
 run software software.json --set requests=1 --set warmup=0 ||
     qh_fail "software failed: $(tail -n 5 "$QH_DIR/software.err")"
