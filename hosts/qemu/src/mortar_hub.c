@@ -176,7 +176,8 @@ static void dispatch(mortar_endpoint *ep, const mortar_msg *m)
             memcpy(ep->wait_data, d->data, ep->wait_size);
             ep->wait_stamp_ps = m->timestamp_ps;
             ep->wait_done = true;
-            mortar_hold_take(&ep->hold, ep->link, m, ep->read_sent, mortar_skip_enabled());
+            mortar_hold_take(&ep->hold, ep->link, m, ep->read_sent,
+                             hub.synced && mortar_skip_enabled());
             return;
         }
     }
