@@ -583,11 +583,12 @@ static int snapshot_dir(char *dir, size_t size, char *err, size_t err_size)
     return 0;
 }
 
-/* The snapshot `vm` is in the cache, with its identity. */
+/* The snapshot `vm` is in the cache, with its guest RAM and its identity. */
 static bool snapshot_cached(const char *vm)
 {
-    char id[SNAPSHOT_ID_HEX + 1];
-    return access(vm, R_OK) == 0 && snapshot_id_of(vm, id) == 0;
+    char id[SNAPSHOT_ID_HEX + 1], ram[PATH_MAX];
+    snapshot_ram_path(vm, ram, sizeof ram);
+    return access(vm, R_OK) == 0 && access(ram, R_OK) == 0 && snapshot_id_of(vm, id) == 0;
 }
 
 /* Says which snapshot each host starts from; true when one is missing. */
@@ -656,12 +657,24 @@ static bool snapshot_written(const plan_host *h)
 {
     char path[sizeof h->snapshot_tmp + 16], id[SNAPSHOT_ID_HEX + 1];
     snapshot_tmp_id(h, path, sizeof path);
-    return access(h->snapshot_tmp, R_OK) == 0 && snapshot_id_read(path, id) == 0;
+    return access(h->snapshot_tmp, R_OK) == 0 && access(h->snapshot_tmp_ram, R_OK) == 0 &&
+           snapshot_id_read(path, id) == 0;
 }
 
-/* Stores h's new snapshot under its key, its identity first: a <key>.vm
- * is complete only beside its <key>.sha256. A snapshot another run stored
- * meanwhile is kept (the same key, the same machine). */
+/* The files of h's snapshot pass go (what was stored has moved). */
+static void discard_snapshot(const plan_host *h)
+{
+    char tmp_id[sizeof h->snapshot_tmp + 16];
+    snapshot_tmp_id(h, tmp_id, sizeof tmp_id);
+    unlink(tmp_id);
+    unlink(h->snapshot_tmp);
+    unlink(h->snapshot_tmp_ram);
+}
+
+/* Stores h's new snapshot under its key, its RAM and identity first: a
+ * <key>.vm is complete only beside its <key>.ram and <key>.sha256. A
+ * snapshot another run stored meanwhile is kept (the same key, the same
+ * machine). */
 static int store_snapshot(const plan_host *h, char *err, size_t size)
 {
     char tmp_id[sizeof h->snapshot_tmp + 16], id[sizeof h->snapshot + 16];
@@ -669,11 +682,11 @@ static int store_snapshot(const plan_host *h, char *err, size_t size)
     snapshot_id_path(h->snapshot, id, sizeof id);
     int rc = 0;
     if (!snapshot_cached(h->snapshot) &&
-        (rename(tmp_id, id) != 0 || rename(h->snapshot_tmp, h->snapshot) != 0))
+        (rename(h->snapshot_tmp_ram, h->snapshot_ram) != 0 || rename(tmp_id, id) != 0 ||
+         rename(h->snapshot_tmp, h->snapshot) != 0))
         rc = errbuf_fail(err, size, "cannot store the snapshot %s: %s", h->snapshot,
                          strerror(errno));
-    unlink(tmp_id);
-    unlink(h->snapshot_tmp);
+    discard_snapshot(h);
     return rc;
 }
 
@@ -702,14 +715,6 @@ static int wait_snapshots(procs *ps, const plan *p, double start, char *err, siz
     return 0;
 }
 
-/* A snapshot pass failed: its files go. */
-static void discard_snapshot(const plan_host *h)
-{
-    char tmp_id[sizeof h->snapshot_tmp + 16];
-    snapshot_tmp_id(h, tmp_id, sizeof tmp_id);
-    unlink(tmp_id);
-    unlink(h->snapshot_tmp);
-}
 
 /*
  * Boots every host of the spec that lacks its snapshot once, with the

@@ -75,6 +75,40 @@ static void test_the_least_recently_used_beyond_the_limit_go(void **state)
     remove_tree(dir);
 }
 
+/* A snapshot's guest RAM (<key>.ram, sparse) counts what it takes on disk
+ * and goes with its snapshot. */
+static void test_a_snapshots_ram_counts_and_goes_with_it(void **state)
+{
+    (void)state;
+    const char *dir = scratch_dir();
+    char a[512], b[512], a_ram[512], b_ram[512];
+    make_file(dir, "a.vm", 10, 2 * HOUR, a, sizeof a);
+    make_file(dir, "b.vm", 10, 3 * HOUR, b, sizeof b);
+    static char data[MIB];
+    memset(data, 7, sizeof data);
+    const char *rams[] = {"a.ram", "b.ram"};
+    char *paths[] = {a_ram, b_ram};
+    for (int i = 0; i < 2; i++) {
+        snprintf(paths[i], 512, "%s/%s", dir, rams[i]);
+        int fd = open(paths[i], O_CREAT | O_WRONLY | O_TRUNC, 0644);
+        assert_true(fd >= 0);
+        for (int m = 0; m < 3; m++)
+            assert_int_equal(write(fd, data, sizeof data), (ssize_t)sizeof data);
+        assert_int_equal(ftruncate(fd, 512 * (off_t)MIB), 0); /* the rest never touched */
+        close(fd);
+    }
+    snapshot_prune_result r;
+    char err[256];
+    assert_int_equal(
+        snapshot_cache_prune(dir, 20 * MIB, NOW, HOUR, NULL, 0, &r, err, sizeof err), 0);
+    assert_true(exists(a) && exists(a_ram));
+    assert_false(exists(b) || exists(b_ram));
+    assert_int_equal(r.removed, 1);
+    assert_true(r.removed_bytes >= 13ull * MIB && r.removed_bytes < 14ull * MIB);
+    assert_true(r.kept_bytes >= 13ull * MIB && r.kept_bytes < 14ull * MIB);
+    remove_tree(dir);
+}
+
 static void test_recently_used_and_named_snapshots_stay(void **state)
 {
     (void)state;
@@ -151,6 +185,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_the_least_recently_used_beyond_the_limit_go),
+        cmocka_unit_test(test_a_snapshots_ram_counts_and_goes_with_it),
         cmocka_unit_test(test_recently_used_and_named_snapshots_stay),
         cmocka_unit_test(test_touching_makes_a_snapshot_the_most_recent),
         cmocka_unit_test(test_the_limit_comes_from_the_environment_checked),

@@ -23,6 +23,8 @@ static void test_the_identity_sits_beside_the_snapshot(void **state)
     char path[256];
     snapshot_id_path("/cache/snapshots/0123abcd.vm", path, sizeof path);
     assert_string_equal(path, "/cache/snapshots/0123abcd.sha256");
+    snapshot_ram_path("/cache/snapshots/0123abcd.vm", path, sizeof path);
+    assert_string_equal(path, "/cache/snapshots/0123abcd.ram");
 }
 
 /* Writes `text` into dir/name; returns the path. */

@@ -10,6 +10,7 @@
 #include "params_file.h"
 #include "plan.h"
 #include "sim_check.h"
+#include "snapshot_id.h"
 #include "spec.h"
 
 #include <limits.h>
@@ -204,6 +205,9 @@ static const char *qemu_opt_value(const char *in, char *out, size_t size)
 #define PARAMS_FW_CFG_NAME "opt/mortar/params"
 #define PROGRAMS_FW_CFG_DIR "opt/mortar/bin/" /* + the program's file name */
 
+/* The memory backend of a host that builds or restores a snapshot. */
+#define SNAPSHOT_RAM_ID "mortar-ram"
+
 static const char *const fixed_args[] = {
     "-M", "pc", "-smp", "1", "-nodefaults", "-vga", "none", "-display", "none", "-no-reboot",
     "-serial", "stdio", "-rtc", "base=2026-01-01T00:00:00,clock=vm", NULL};
@@ -299,8 +303,9 @@ json_t *plan_machine(json_t *spec, json_t *host, const plan_tools *t)
             json_object_set(d, "params", params ? params : json_null());
         json_array_append_new(devices, d);
     }
-    return json_pack("{s:o, s:o, s:I, s:I, s:s, s:o}", "args", args, "firmware", firmware,
-                     "memory_mib", (json_int_t)host_int(host, "memory_mib", 512), "cpu_shift",
+    return json_pack("{s:o, s:o, s:I, s:s, s:I, s:s, s:o}", "args", args, "firmware",
+                     firmware, "memory_mib", (json_int_t)host_int(host, "memory_mib", 512),
+                     "memory_backend", SNAPSHOT_RAM_ID, "cpu_shift",
                      (json_int_t)host_int(host, "cpu_shift", 0), "append", GUEST_APPEND,
                      "devices", devices);
 }
@@ -347,6 +352,26 @@ static void host_devices(plan_host *h, json_t *spec, const plan_tools *t, const 
     }
 }
 
+/*
+ * The guest's RAM in a file of its own (docs/snapshots.md, "The guest's
+ * RAM"): the QEMU that builds a snapshot runs the guest in it, shared, so
+ * the file holds the RAM at the snapshot point and the migration leaves it
+ * out (the hub sets x-ignore-shared); a restoring QEMU maps it privately,
+ * copy-on-write: pages come from the page cache as the guest touches them
+ * instead of being copied from the migration into fresh memory.
+ */
+static void snapshot_ram(plan_host *h, json_t *host, bool build)
+{
+    const char *path = build ? h->snapshot_tmp_ram : h->snapshot_ram;
+    char epath[2 * sizeof h->snapshot_tmp_ram];
+    arg(h, "-object");
+    arg(h, "memory-backend-file,id=%s,size=%lldM,mem-path=%s,share=%s", SNAPSHOT_RAM_ID,
+        host_int(host, "memory_mib", 512), qemu_opt_value(path, epath, sizeof epath),
+        build ? "on" : "off");
+    arg(h, "-machine");
+    arg(h, "memory-backend=%s", SNAPSHOT_RAM_ID);
+}
+
 static void host_cmdline(plan_host *h, json_t *host, json_t *spec, const plan_tools *t,
                          const plan *p)
 {
@@ -374,6 +399,8 @@ static void host_cmdline(plan_host *h, json_t *host, json_t *spec, const plan_to
     host_programs(h, host);
     host_devices(h, spec, t, p);
     plan_boot boot = h->boots ? PLAN_BOOT_COLD : t->boot;
+    if (boot != PLAN_BOOT_COLD)
+        snapshot_ram(h, host, boot == PLAN_BOOT_SNAPSHOT);
     if (boot == PLAN_BOOT_SNAPSHOT) {
         /* the saved machine is paused; without its run state in the file,
          * the restoring QEMU starts the guest once the file is loaded */
@@ -422,6 +449,9 @@ static int host_snapshot(plan_host *h, json_t *host, json_t *spec, const plan_to
     snprintf(file, sizeof file, "%s/%s.vm", t->snapshot_dir, h->snapshot_key);
     snprintf(h->snapshot, sizeof h->snapshot, "%s", file);
     snprintf(h->snapshot_tmp, sizeof h->snapshot_tmp, "%s.%ld.tmp", file, (long)getpid());
+    snapshot_ram_path(file, h->snapshot_ram, sizeof h->snapshot_ram);
+    snprintf(h->snapshot_tmp_ram, sizeof h->snapshot_tmp_ram, "%s.%ld.tmp.ram", file,
+             (long)getpid());
     return 0;
 }
 

@@ -39,7 +39,9 @@ typedef struct plan_host {
     char params[512];         /* the per-run parameters (fw_cfg opt/mortar/params) */
     char snapshot_key[SNAPSHOT_KEY_HEX + 1]; /* booted-guest snapshot: its key, */
     char snapshot[640];       /* the cached file, */
-    char snapshot_tmp[700];   /* and where PLAN_BOOT_SNAPSHOT writes it */
+    char snapshot_tmp[700];   /* and where PLAN_BOOT_SNAPSHOT writes it; */
+    char snapshot_ram[640];   /* its guest RAM (snapshot_ram_path), */
+    char snapshot_tmp_ram[720]; /* and where PLAN_BOOT_SNAPSHOT's guest runs in it */
     bool boots;               /* no mortar device, so no snapshot: it boots */
     bool restores;            /* it restores `snapshot`, open at its fd 3 */
     bool no_skip;             /* "skip_spin": false: MORTAR_SKIP=0 (docs/hosts.md) */

@@ -69,6 +69,16 @@ static bool kept(const char *path, const char *const *keep, size_t nkeep)
 }
 
 /* The snapshot files of `dir`; *n of them in a malloc'd array. */
+/* The disk space the guest RAM of snapshot `vm` takes (a sparse file:
+ * pages the guest never touched take none). */
+static uint64_t ram_bytes(const char *vm)
+{
+    char ram[PATH_MAX];
+    struct stat st;
+    snapshot_ram_path(vm, ram, sizeof ram);
+    return stat(ram, &st) == 0 ? (uint64_t)st.st_blocks * 512 : 0;
+}
+
 static entry *list_snapshots(const char *dir, size_t *n)
 {
     DIR *d = opendir(dir);
@@ -97,7 +107,7 @@ static entry *list_snapshots(const char *dir, size_t *n)
         if (lstat(x->path, &st) != 0 || !S_ISREG(st.st_mode))
             continue;
         x->used = (int64_t)st.st_mtime;
-        x->bytes = (uint64_t)st.st_size;
+        x->bytes = (uint64_t)st.st_size + ram_bytes(x->path);
         (*n)++;
     }
     closedir(d);
@@ -120,7 +130,9 @@ int snapshot_cache_prune(const char *dir, uint64_t limit, int64_t now, int64_t g
         if (!fits && !spared && unlink(e[i].path) == 0) {
             char id[sizeof e[i].path + 16];
             snapshot_id_path(e[i].path, id, sizeof id);
-            unlink(id); /* its identity goes with it */
+            unlink(id); /* its identity and its RAM go with it */
+            snapshot_ram_path(e[i].path, id, sizeof id);
+            unlink(id);
             out->removed++;
             out->removed_bytes += e[i].bytes;
             continue;

@@ -9,13 +9,25 @@
 
 #define VM_SUFFIX ".vm"
 #define ID_SUFFIX ".sha256"
+#define RAM_SUFFIX ".ram"
 
-void snapshot_id_path(const char *vm, char *out, size_t size)
+/* `vm` with its .vm suffix (if any) replaced by `suffix`. */
+static void beside(const char *vm, const char *suffix, char *out, size_t size)
 {
     size_t n = strlen(vm), s = strlen(VM_SUFFIX);
     if (n >= s && !strcmp(vm + n - s, VM_SUFFIX))
         n -= s;
-    snprintf(out, size, "%.*s%s", (int)n, vm, ID_SUFFIX);
+    snprintf(out, size, "%.*s%s", (int)n, vm, suffix);
+}
+
+void snapshot_id_path(const char *vm, char *out, size_t size)
+{
+    beside(vm, ID_SUFFIX, out, size);
+}
+
+void snapshot_ram_path(const char *vm, char *out, size_t size)
+{
+    beside(vm, RAM_SUFFIX, out, size);
 }
 
 int snapshot_id_read(const char *path, char id[SNAPSHOT_ID_HEX + 1])

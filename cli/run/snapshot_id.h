@@ -19,6 +19,11 @@
 /* The identity file of the cached snapshot `vm` (`<key>.vm`): `<key>.sha256`. */
 void snapshot_id_path(const char *vm, char *out, size_t size);
 
+/* The guest RAM of the cached snapshot `vm` (`<key>.vm` holds the rest of
+ * the machine): `<key>.ram`, mapped copy-on-write by every run that
+ * restores it (docs/snapshots.md, "The guest's RAM"). */
+void snapshot_ram_path(const char *vm, char *out, size_t size);
+
 /* Reads the identity file `path`: exactly SNAPSHOT_ID_HEX lowercase hex
  * digits and a newline. Returns 0, or -1 when it is missing or malformed. */
 int snapshot_id_read(const char *path, char id[SNAPSHOT_ID_HEX + 1]);

@@ -642,6 +642,27 @@ static void write_stats_at_exit(void)
     fclose(f);
 }
 
+/*
+ * A snapshot's guest RAM is a file of its own (docs/snapshots.md, "The
+ * guest's RAM"): the QEMU that builds it runs the guest in the file,
+ * shared, and its migration leaves shared RAM out. Both ends of a
+ * migration must agree on that (the stream then carries each RAM block's
+ * address), so every mortar host sets it; a host whose RAM is not shared
+ * migrates it as before.
+ */
+static void ignore_shared_ram(void)
+{
+    MigrationCapabilityStatus cap = {.capability = MIGRATION_CAPABILITY_X_IGNORE_SHARED,
+                                     .state = true};
+    MigrationCapabilityStatusList list = {.value = &cap};
+    Error *err = NULL;
+    qmp_migrate_set_capabilities(&list, &err);
+    if (err) {
+        error_report_err(err);
+        exit(1);
+    }
+}
+
 void mortar_hub_add(mortar_endpoint *ep, uint64_t start_ps)
 {
     if (hub.n == MAX_ENDPOINTS) {
@@ -666,6 +687,7 @@ void mortar_hub_add(mortar_endpoint *ep, uint64_t start_ps)
         hub.no_promises = promises && !strcmp(promises, "0");
         mortar_spin_init();
         mortar_hub_profile_init();
+        ignore_shared_ram();
         atexit(write_stats_at_exit);
         vmstate_register(NULL, 0, &vmstate_mortar_hub, &hub);
     }
