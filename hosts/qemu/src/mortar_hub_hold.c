@@ -33,7 +33,8 @@ void mortar_hold_take(mortar_hold *h, mortar_link *link, const mortar_msg *m,
     mortar_link_get_counters(link, &c);
     uint64_t latency = mortar_link_latency(link);
     if (rh.len == 0 || rh.len > MORTAR_HOLD_MAX || rh.len > rest ||
-        c.msgs_sent != sent_at_read || m->timestamp_ps < latency ||
+        rh.offset > UINT64_MAX - rh.len || c.msgs_sent != sent_at_read ||
+        m->timestamp_ps < latency ||
         mortar_link_take_promise(link, rh.until_ps, c.msgs_sent) != MORTAR_OK) {
         return;
     }
@@ -75,12 +76,11 @@ bool mortar_hold_answer(mortar_hold *h, mortar_link *link, const mortar_pcie_mmi
     }
     /* The completion the device sends on that arrival, behind its own. */
     mortar_link_timing d2h = h->d2h;
-    struct {
-        mortar_pcie_mmio_done d;
-        uint8_t data[HELD_READ_MAX];
-    } done = {.d = {.req_id = rd->req_id, .size = rd->size}};
-    if (mortar_link__timing_stamp_message(&d2h, arrival, MORTAR_PCIE_MMIO_READ_DONE,
-                                          &done, (uint32_t)sizeof done.d + rd->size, 0,
+    mortar_pcie_mmio_done d = {.req_id = rd->req_id, .size = rd->size};
+    uint8_t done[sizeof d + HELD_READ_MAX] = {0};
+    memcpy(done, &d, sizeof d);
+    if (mortar_link__timing_stamp_message(&d2h, arrival, MORTAR_PCIE_MMIO_READ_DONE, done,
+                                          (uint32_t)sizeof d + rd->size, 0,
                                           &done_stamp) != MORTAR_OK ||
         d2h.busy_until_ps > h->until_ps) {
         return false; /* still on the wire at the device's next event */
