@@ -177,16 +177,25 @@ static void test_held_reads_match_round_trips_without_a_layer(void **state)
     held_reads_match_round_trips(0);
 }
 
+/* A hold taken on a fresh twin from the read of BASE at 1 us; its stamp. */
+static uint64_t first_hold(twin *t, mortar_hold **h)
+{
+    make_twin(t, 16);
+    *h = calloc(1, sizeof **h);
+    assert_non_null(*h);
+    uint8_t out[8];
+    mortar_pcie_mmio rd = read_of(BASE, 8, 1);
+    uint64_t stamp = round_trip(t, *h, &rd, 1000000, out);
+    assert_true((*h)->valid);
+    return stamp;
+}
+
 static void test_hold_raises_the_input_bound_to_the_promise(void **state)
 {
     (void)state;
     twin t;
-    make_twin(&t, 16);
-    mortar_hold *h = calloc(1, sizeof *h);
-    uint8_t out[8];
-    mortar_pcie_mmio rd = read_of(BASE, 8, 1);
-    uint64_t stamp = round_trip(&t, h, &rd, 1000000, out);
-    assert_true(h->valid);
+    mortar_hold *h;
+    uint64_t stamp = first_hold(&t, &h);
     assert_int_equal(mortar_link_in_horizon(t.host), stamp);
     assert_int_equal(mortar_link_in_bound(t.host), UNTIL + LAT);
     free(h);
@@ -197,11 +206,9 @@ static void test_reads_the_hold_cannot_answer(void **state)
 {
     (void)state;
     twin t;
-    make_twin(&t, 16);
-    mortar_hold *h = calloc(1, sizeof *h);
+    mortar_hold *h;
+    uint64_t stamp = first_hold(&t, &h), s;
     uint8_t out[8];
-    mortar_pcie_mmio rd = read_of(BASE, 8, 1);
-    uint64_t stamp = round_trip(&t, h, &rd, 1000000, out), s;
     mortar_pcie_mmio outside = read_of(BASE + HELD - 4, 8, 2);
     assert_false(mortar_hold_answer(h, t.host, &outside, stamp, out, &s));
     mortar_pcie_mmio below = read_of(BASE - 8, 8, 2);
