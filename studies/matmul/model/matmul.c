@@ -320,16 +320,19 @@ static uint32_t fill_hold(matmul *m, const mortar_pcie_mmio *rd, uint8_t *out, u
     if (until <= mortar_now(m->self) || room < sizeof h + rd->size)
         return 0;
     uint8_t *data = out + sizeof h;
-    room -= (uint32_t)sizeof h;
     h.len = rd->size;
-    if (rd->bar == MATMUL_BAR_WINDOW) {
-        h.len = room;
-        while (h.len > rd->size && !m->iface->win_read(m, rd->offset, data, h.len))
-            h.len /= 2; /* the window ends sooner */
+    bool fetched = false;
+    if (rd->bar == MATMUL_BAR_WINDOW) { /* as much of the window as fits */
+        h.len = room - (uint32_t)sizeof h;
+        while (h.len >= rd->size && !fetched) {
+            fetched = m->iface->win_read(m, rd->offset, data, h.len);
+            if (!fetched)
+                h.len /= 2; /* the window ends sooner */
+        }
+    } else {
+        fetched = mmio_fetch(m, rd, data, h.len); /* the register itself */
     }
-    mortar_pcie_mmio probe = *rd;
-    probe.size = h.len;
-    if (h.len < rd->size || !mmio_fetch(m, &probe, data, h.len))
+    if (!fetched)
         return 0;
     memcpy(out, &h, sizeof h); /* `out` follows the read's data: any alignment */
     return h.len;

@@ -145,33 +145,34 @@ fi
 # later reads from it (mmio_reads_held, docs/hosts.md "Held reads"); with
 # skipping off (the hosts' "skip_spin": false) it answers none, and the
 # latencies are the same.
+
+# off_matches NAME STAT WHAT [ARGS...]: one measured request of $spec (run
+# with ARGS, and whatever the caller's environment turns off): the same
+# latency as run $on, and none of the server's STAT, of which $on had some.
+off_matches() {
+    local name=$1 stat=$2 what=$3
+    shift 3
+    run $name $spec --set requests=1 --set warmup=0 "$@" ||
+        qh_fail "$name failed: $(tail -n 5 "$QH_DIR/$name.err")"
+    expect_ok $name 1
+    [ "$(latencies "$on")" = "$(latencies "$RUN_ID")" ] ||
+        qh_fail "$backend: $what changed the latencies: $(latencies "$on") vs $(latencies "$RUN_ID")"
+    [ "$(host_stat "$on" server $stat)" -gt 0 ] ||
+        qh_fail "$backend: the server had no $stat ($what)"
+    [ "$(host_stat "$RUN_ID" server $stat)" = 0 ] ||
+        qh_fail "$backend: $name still had $stat: $what were not turned off"
+    echo "$backend: $(host_stat "$on" server $stat) $stat ($what) of $(host_stat "$on" server mmio_reads) reads, the same latency without"
+}
 for backend in a regcopy; do
     spec=design-$backend.json
     run $backend $spec --set requests=1 --set warmup=0 ||
         qh_fail "$backend failed: $(tail -n 5 "$QH_DIR/$backend.err")"
     expect_ok $backend 1
     on=$RUN_ID
-    MORTAR_PROMISES=0 run $backend-plain $spec --set requests=1 --set warmup=0 ||
-        qh_fail "$backend without promises failed: $(tail -n 5 "$QH_DIR/$backend-plain.err")"
-    expect_ok $backend-plain 1
-    [ "$(latencies "$on")" = "$(latencies "$RUN_ID")" ] ||
-        qh_fail "$backend: promises while stalled in an MMIO read changed the latencies: $(latencies "$on") vs $(latencies "$RUN_ID")"
-    [ "$(host_stat "$on" server stall_promises)" -gt 0 ] ||
-        qh_fail "$backend: the server made no promise while stalled in an MMIO read"
-    [ "$(host_stat "$RUN_ID" server stall_promises)" = 0 ] ||
-        qh_fail "$backend: MORTAR_PROMISES=0 did not turn promises off while stalled"
-    echo "$backend: $(host_stat "$on" server stall_promises) promises while stalled in MMIO reads, the same latency without them"
-    run $backend-unheld $spec --set requests=1 --set warmup=0 \
-        --set hosts.0.skip_spin=false --set hosts.1.skip_spin=false ||
-        qh_fail "$backend without skipping failed: $(tail -n 5 "$QH_DIR/$backend-unheld.err")"
-    expect_ok $backend-unheld 1
-    [ "$(latencies "$on")" = "$(latencies "$RUN_ID")" ] ||
-        qh_fail "$backend: held reads changed the latencies: $(latencies "$on") vs $(latencies "$RUN_ID")"
-    [ "$(host_stat "$on" server mmio_reads_held)" -gt 0 ] ||
-        qh_fail "$backend: the server answered no read from the device's hold"
-    [ "$(host_stat "$RUN_ID" server mmio_reads_held)" = 0 ] ||
-        qh_fail "$backend: \"skip_spin\": false did not turn held reads off"
-    echo "$backend: $(host_stat "$on" server mmio_reads_held) of $(host_stat "$on" server mmio_reads) reads answered from the device's hold, the same latency without"
+    MORTAR_PROMISES=0 off_matches $backend-plain stall_promises \
+        "promises while stalled in an MMIO read"
+    off_matches $backend-unheld mmio_reads_held "reads answered from the device's hold" \
+        --set hosts.0.skip_spin=false --set hosts.1.skip_spin=false
 done
 run software software.json --set requests=1 --set warmup=0 ||
     qh_fail "software failed: $(tail -n 5 "$QH_DIR/software.err")"
