@@ -161,7 +161,7 @@ off_matches() {
         qh_fail "$backend: the server had no $stat ($what)"
     [ "$(host_stat "$RUN_ID" server $stat)" = 0 ] ||
         qh_fail "$backend: $name still had $stat: $what were not turned off"
-    echo "$backend: $(host_stat "$on" server $stat) $stat ($what) of $(host_stat "$on" server mmio_reads) reads, the same latency without"
+    echo "$backend: $stat $(host_stat "$on" server $stat) ($what; $(host_stat "$on" server mmio_reads) MMIO reads), the same latency without"
 }
 for backend in a regcopy; do
     spec=design-$backend.json
