@@ -415,6 +415,9 @@ static void print_host(FILE *f, json_t *profile, json_t *p)
                 (double)num(h, "spin_skipped_ps") / 1e6,
                 (unsigned long long)num(h, "spin_skipped_insns"),
                 (unsigned long long)num(h, "spin_refused"));
+    if (json_object_get(h, "guest_insns"))
+        fprintf(f, "  guest instructions executed %llu\n",
+                (unsigned long long)num(h, "guest_insns"));
     print_host_wall(f, json_object_get(h, "profile"));
     print_waited_for(f, profile, str(p, "name"));
 }

@@ -64,6 +64,7 @@ typedef struct mortar_hub_state {
     int64_t horizon_ns;     /* the vCPU's horizon as last armed */
     const char *snapshot;   /* write a snapshot there at the snapshot point */
     bool snapshot_taken;
+    int64_t start_insns; /* icount's raw count when synchronization started */
     mortar_hub_stats stats;
 } mortar_hub_state;
 
@@ -396,6 +397,7 @@ static void disarm(void)
 static void start_synchronization(uint64_t now)
 {
     hub.synced = true;
+    hub.start_insns = icount_get_raw();
     mortar_hub_profile_start();
     sync_rule_start(hub.sync, (unsigned)hub.n, now);
     for (int i = 0; i < hub.n; i++) {
@@ -621,11 +623,12 @@ static void write_stats_at_exit(void)
             ", \"mmio_stall_ps\": %" PRIu64 ", \"services\": %" PRIu64
             ", \"waits\": %" PRIu64 ", \"messages\": %" PRIu64
             ", \"idle_skips\": %" PRIu64 ", \"stall_promises\": %" PRIu64
-            ", \"mmio_reads_held\": %" PRIu64,
+            ", \"mmio_reads_held\": %" PRIu64 ", \"guest_insns\": %" PRId64,
             mortar_hub_now_ps(), hub.start_ps, hub.synced ? "true" : "false",
             hub.stats.mmio_reads, hub.stats.mmio_stall_ps, hub.stats.services,
             hub.stats.waits, hub.stats.messages, hub.stats.idle_skips,
-            hub.stats.stall_promises, hub.stats.mmio_reads_held);
+            hub.stats.stall_promises, hub.stats.mmio_reads_held,
+            hub.synced ? icount_get_raw() - hub.start_insns : 0);
     mortar_spin_stats spin;
     mortar_spin_get_stats(&spin);
     fprintf(f,
