@@ -166,7 +166,7 @@ static void test_a_restoring_host_gets_its_snapshot_and_parameters_apart(void **
     plan p;
     if (plan_build(&p, spec, dir, &t, err, sizeof err))
         fail_msg("%s", err);
-    assert_string_equal(option_value(&p, "-append"), "console=ttyS0 quiet panic=-1");
+    assert_string_equal(option_value(&p, "-append"), "console=ttyS0 quiet panic=-1 acpi=noirq");
     char expected[1024];
     snprintf(expected, sizeof expected, "name=opt/mortar/params,file=%s/h0.params", dir);
     assert_string_equal(option_value(&p, "-fw_cfg"), expected);

@@ -199,9 +199,19 @@ static const char *qemu_opt_value(const char *in, char *out, size_t size)
     return out;
 }
 
-/* The guest's kernel command line: the same for every run (a snapshot keeps
- * it); the run's parameters come in the fw_cfg file. */
-#define GUEST_APPEND "console=ttyS0 quiet panic=-1"
+/*
+ * The guest's kernel command line: the same for every run (a snapshot keeps
+ * it); the run's parameters come in the fw_cfg file.
+ *
+ * acpi=noirq: the kernel routes legacy interrupts by the BIOS's PCI routing
+ * table, not by ACPI. QEMU's pc machine has no static ACPI routing table:
+ * its _PRT is an AML method that builds all 128 entries in a loop, and the
+ * kernel runs it whenever a device with an interrupt pin is enabled or
+ * disabled. That cost about 80 M guest instructions (20 ms at 4 per ns)
+ * each time the matmul server opened and closed its device: a QEMU
+ * artefact, not what a server's firmware costs (docs/hosts.md).
+ */
+#define GUEST_APPEND "console=ttyS0 quiet panic=-1 acpi=noirq"
 #define PARAMS_FW_CFG_NAME "opt/mortar/params"
 #define PROGRAMS_FW_CFG_DIR "opt/mortar/bin/" /* + the program's file name */
 

@@ -105,7 +105,7 @@ qh_host() {
         -serial stdio -rtc base=2026-01-01T00:00:00,clock=vm \
         -icount "shift=$QH_SHIFT,sleep=off" \
         -kernel "$QH_IMAGE/vmlinuz" -initrd "$QH_IMAGE/initramfs.cpio.gz" \
-        -append "console=ttyS0 quiet panic=-1 ${QH_APPEND:-} mortar.run64=$run64" \
+        -append "console=ttyS0 quiet panic=-1 acpi=noirq ${QH_APPEND:-} mortar.run64=$run64" \
         "$@" </dev/null >"$QH_DIR/$name.log" 2>"$QH_DIR/$name.qemu.err" &
     QH_PIDS_HOST+=($!)
     QH_NAMES_HOST+=("$name")
