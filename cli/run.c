@@ -306,6 +306,16 @@ static const char *console_of(const plan *p, const proc *pr)
     return NULL;
 }
 
+/* The last `lines` lines of every host's console, under the status line. */
+static void show_consoles(const plan *p, int lines, status_line *line)
+{
+    status_line_clear(line);
+    for (int i = 0; i < p->nhosts; i++) {
+        fprintf(stderr, "[mortar] %s console:\n", p->hosts[i].name);
+        procs_print_tail(p->hosts[i].console, lines);
+    }
+}
+
 /*
  * Reaps the processes that ended. When one ended other than as it should
  * (proc_end.h), names the cause in `err` and returns -1: the process that
@@ -503,9 +513,13 @@ static int watch_hosts(procs *ps, plan *p, const run_opts *o, double run_start,
         if (reap_ended(ps, p, true, &v->line, err, size))
             return -1;
         /* every process ended: a guest whose program failed still fails the
-         * run (a short run can end between two looks) */
-        if (!procs_any_running(ps, "host ") && !procs_any_running(ps, "sim "))
-            return guest_failed(p, err, size) ? -1 : 0;
+         * run, and says why (a short run can end between two looks) */
+        if (!procs_any_running(ps, "host ") && !procs_any_running(ps, "sim ")) {
+            if (!guest_failed(p, err, size))
+                return 0;
+            show_consoles(p, 8, &v->line);
+            return -1;
+        }
         long out = 0;
         bool all_synced = true;
         for (int i = 0; i < p->nhosts; i++) {
@@ -533,20 +547,12 @@ static int watch_hosts(procs *ps, plan *p, const run_opts *o, double run_start,
             return -1;
         }
         if (guest_failed(p, err, size)) {
-            status_line_clear(&v->line);
-            for (int i = 0; i < p->nhosts; i++) {
-                fprintf(stderr, "[mortar] %s console:\n", p->hosts[i].name);
-                procs_print_tail(p->hosts[i].console, 8);
-            }
+            show_consoles(p, 8, &v->line);
             return -1;
         }
         if (wall_now() - last_progress > o->stall_s) {
             stall_message(ps, o, who, lowest, err, size);
-            status_line_clear(&v->line);
-            for (int i = 0; i < p->nhosts; i++) {
-                fprintf(stderr, "[mortar] %s console:\n", p->hosts[i].name);
-                procs_print_tail(p->hosts[i].console, 6);
-            }
+            show_consoles(p, 6, &v->line);
             return -1;
         }
         if (wall_now() - start > o->timeout_s) {
