@@ -208,8 +208,8 @@ static const char *qemu_opt_value(const char *in, char *out, size_t size)
  * its _PRT is an AML method that builds all 128 entries in a loop, and the
  * kernel runs it whenever a device with an interrupt pin is enabled or
  * disabled. That cost about 80 M guest instructions (20 ms at 4 per ns)
- * each time the matmul server opened and closed its device: a QEMU
- * artefact, not what a server's firmware costs (docs/hosts.md).
+ * each time a guest program opened or closed its device: a QEMU artefact,
+ * not what a server's firmware costs (docs/hosts.md).
  */
 #define GUEST_APPEND "console=ttyS0 quiet panic=-1 acpi=noirq"
 #define PARAMS_FW_CFG_NAME "opt/mortar/params"
