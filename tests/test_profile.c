@@ -363,7 +363,7 @@ static const char *const host_text =
     " \"mmio_reads\": 12, \"mmio_stall_ps\": 34000000, \"services\": 5, \"waits\": 6,"
     " \"messages\": 7, \"idle_skips\": 8, \"spin_skips\": 4, \"spin_skipped_insns\": 10000,"
     " \"spin_skipped_ps\": 2500000, \"spin_verified\": 3, \"spin_refused\": 1,"
-    " \"guest_insns\": 123456,"
+    " \"guest_insns\": 123456, \"blocks_whole\": 789,"
     " \"profile\": {\"enabled\": true,"
     " \"wall_ns\": 2000000000, \"vcpu_ns\": 500000000, \"spin_ns\": 100000000,"
     " \"hub_ns\": 250000000,"
@@ -443,7 +443,8 @@ static void test_mortar_profile_shows_a_recorded_run_by_id_and_by_directory(void
                                   "waiting 1.250 s (62.5%)"));
     assert_non_null(strstr(r.out, "spinning: 3 pure waits found, 4 skips over 2.500 us "
                                   "simulated (10000 instructions not executed), 1 loops refused"));
-    assert_non_null(strstr(r.out, "guest instructions executed 123456"));
+    assert_non_null(strstr(r.out, "guest instructions executed 123456; translation blocks "
+                                  "run whole past a horizon 789"));
     assert_non_null(strstr(r.out, "l1                   b"));
     assert_non_null(strstr(r.out, "wall times not recorded"));
     /* what the models waited for the host: the waits on its links */

@@ -416,8 +416,11 @@ static void print_host(FILE *f, json_t *profile, json_t *p)
                 (unsigned long long)num(h, "spin_skipped_insns"),
                 (unsigned long long)num(h, "spin_refused"));
     if (json_object_get(h, "guest_insns"))
-        fprintf(f, "  guest instructions executed %llu\n",
-                (unsigned long long)num(h, "guest_insns"));
+        fprintf(f,
+                "  guest instructions executed %llu; translation blocks run whole past a "
+                "horizon %llu\n",
+                (unsigned long long)num(h, "guest_insns"),
+                (unsigned long long)num(h, "blocks_whole"));
     print_host_wall(f, json_object_get(h, "profile"));
     print_waited_for(f, profile, str(p, "name"));
 }

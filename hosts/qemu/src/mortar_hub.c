@@ -607,6 +607,107 @@ static void hub_at_horizon(void)
     mortar_hub_profile_leave();
 }
 
+/* Whether every link lets the vCPU run to `want` (ps) now: no message
+ * before it, and a bound at or past it. Else *short_of gets a link whose
+ * peer has not promised that far (NULL: a message comes first). */
+static bool links_allow(uint64_t now, uint64_t want, mortar_endpoint **short_of)
+{
+    *short_of = NULL;
+    bool allow = true;
+    for (int i = 0; i < hub.n; i++) {
+        mortar_link *l = hub.eps[i]->link;
+        mortar_msg m;
+        int r = mortar_link_peek(l, &m);
+        if (r < 0) {
+            die(hub.eps[i]);
+        }
+        if (r == 1 && m.timestamp_ps < want) {
+            *short_of = NULL;
+            return false;
+        }
+        if (r == 0 && vcpu_bound_ps(l, now) < want) {
+            *short_of = hub.eps[i];
+            allow = false;
+        }
+    }
+    return allow;
+}
+
+/*
+ * A null message on every link at `now`, due or not. At a horizon the due
+ * ones suffice: the vCPU stops where a peer may wait for it. Short of one,
+ * a peer may be waiting for this host's next null message, which falls due
+ * only later: each must learn that nothing comes from here before now plus
+ * its latency, which is as far as hub_extend needs it to go.
+ */
+static void tell_time(uint64_t now)
+{
+    for (int i = 0; i < hub.n; i++) {
+        int rc = mortar_link_send_sync(hub.eps[i]->link, now);
+        if (rc != 0 && rc != MORTAR_EAGAIN) {
+            die(hub.eps[i]);
+        }
+    }
+}
+
+/* Whether waiting for every link to promise up to `want` surely ends: each
+ * peer can go a latency past our own promise, so `want` must lie within
+ * one latency of now on every link. */
+static bool within_a_latency(uint64_t now, uint64_t want)
+{
+    for (int i = 0; i < hub.n; i++) {
+        if (want - now >= mortar_link_latency(hub.eps[i]->link)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/*
+ * The vCPU's budget ends inside its next translation block, which would
+ * end at want_ns (icount-whole-tb.patch). If the links let the vCPU go on
+ * to want_ns — no message before it, and every peer promises that far,
+ * after waiting for them as at a horizon — move the horizon there, and the
+ * block runs whole. Nothing is handled here: a message is still handled
+ * when the vCPU stands at its stamp, at the same instruction as without
+ * this. A loop the spin skipper follows keeps its exact stops, and one it
+ * could follow is left to the horizon's stop (mortar_spin_loop_here).
+ */
+static void hub_extend(int64_t now_ns, int64_t want_ns)
+{
+    uint64_t now = (uint64_t)now_ns * 1000, want = (uint64_t)want_ns * 1000;
+    if (!hub.synced || hub.ended || hub.horizon_ns >= want_ns || !runstate_is_running() ||
+        qemu_shutdown_requested_get() || mortar_spin_next_stop_ns() < (uint64_t)want_ns ||
+        !within_a_latency(now, want)) {
+        return;
+    }
+    bool following = mortar_spin_next_stop_ns() != UINT64_MAX;
+    if (!following && mortar_spin_loop_here()) {
+        return; /* stop at the horizon, where the loop can be followed */
+    }
+    mortar_hub_profile_enter();
+    mortar_endpoint *short_of;
+    bool told = false;
+    while (!links_allow(now, want, &short_of) && short_of) {
+        send_due_syncs(now);
+        if (!told) {
+            tell_time(now);
+            told = true;
+        }
+        wait_on(short_of);
+    }
+    if (!following) {
+        /* this stop may find a loop, as a horizon's would */
+        mortar_spin_at_stop((uint64_t)now_ns, idle_links_reach_ns());
+    }
+    arm(now);
+    if (hub.horizon_ns >= want_ns) {
+        hub.stats.blocks_whole++;
+    }
+    report_progress(now);
+    mortar_hub_profile_leave();
+}
+
 /* At exit: terminate every link, and MORTAR_HOST_STATS=path gets the
  * host's counters as JSON. */
 static void write_stats_at_exit(void)
@@ -623,12 +724,13 @@ static void write_stats_at_exit(void)
             ", \"mmio_stall_ps\": %" PRIu64 ", \"services\": %" PRIu64
             ", \"waits\": %" PRIu64 ", \"messages\": %" PRIu64
             ", \"idle_skips\": %" PRIu64 ", \"stall_promises\": %" PRIu64
-            ", \"mmio_reads_held\": %" PRIu64 ", \"guest_insns\": %" PRId64,
+            ", \"mmio_reads_held\": %" PRIu64 ", \"guest_insns\": %" PRId64
+            ", \"blocks_whole\": %" PRIu64,
             mortar_hub_now_ps(), hub.start_ps, hub.synced ? "true" : "false",
             hub.stats.mmio_reads, hub.stats.mmio_stall_ps, hub.stats.services,
             hub.stats.waits, hub.stats.messages, hub.stats.idle_skips,
             hub.stats.stall_promises, hub.stats.mmio_reads_held,
-            hub.synced ? icount_get_raw() - hub.start_insns : 0);
+            hub.synced ? icount_get_raw() - hub.start_insns : 0, hub.stats.blocks_whole);
     mortar_spin_stats spin;
     mortar_spin_get_stats(&spin);
     fprintf(f,
@@ -686,6 +788,10 @@ void mortar_hub_add(mortar_endpoint *ep, uint64_t start_ps)
     if (!hub.hooked) {
         hub.hooked = true;
         icount_set_horizon_handler(hub_at_horizon);
+        const char *whole = getenv("MORTAR_WHOLE_BLOCKS");
+        if (!whole || strcmp(whole, "0")) {
+            icount_set_extend_handler(hub_extend);
+        }
         const char *promises = getenv("MORTAR_PROMISES");
         hub.no_promises = promises && !strcmp(promises, "0");
         mortar_spin_init();

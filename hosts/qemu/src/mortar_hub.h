@@ -110,6 +110,8 @@ typedef struct mortar_hub_stats {
     uint64_t mmio_reads_held; /* of mmio_reads, answered from a device's hold */
     uint64_t stall_promises; /* null messages due while stalled in an MMIO read, sent
                                 with a promise */
+    uint64_t blocks_whole; /* translation blocks run whole past a horizon that cut
+                              them (icount-whole-tb.patch) */
 } mortar_hub_stats;
 
 void mortar_hub_get_stats(mortar_hub_stats *out);

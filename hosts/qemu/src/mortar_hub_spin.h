@@ -49,6 +49,14 @@ uint64_t mortar_spin_deadline_ns(void);
  * none. */
 uint64_t mortar_spin_next_stop_ns(void);
 
+/*
+ * Whether a stop here could start following a loop: nothing is followed
+ * yet, and the vCPU stands in a loop that reads only RAM. A stop between
+ * two nanoseconds cannot (positions are whole ns), so the host lets the
+ * vCPU stop at the next whole one instead of running past it.
+ */
+bool mortar_spin_loop_here(void);
+
 /* A message reached the guest, or the guest sent one: the wait is over or
  * what the loop reads may have changed. */
 void mortar_spin_forget(void);

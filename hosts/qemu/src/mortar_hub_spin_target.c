@@ -323,6 +323,17 @@ static void recognise(X86CPU *cpu, int64_t raw, uint64_t now_ns)
     }
 }
 
+bool mortar_spin_loop_here(void)
+{
+    X86CPU *cpu = the_vcpu();
+    if (spin.off || !cpu || spin.phase != SPIN_NONE || !(cpu->env.hflags & HF_CS64_MASK)) {
+        return false;
+    }
+    bool found = find_loop(cpu) && loads_ram_only(cpu, &spin.loop);
+    spin.phase = SPIN_NONE; /* find_loop only looked */
+    return found;
+}
+
 /* At the landing point: take the registers, or compare them with those of
  * one period before. */
 static void at_landing(X86CPU *cpu, int64_t raw, uint64_t now_ns)

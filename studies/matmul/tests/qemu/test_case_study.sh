@@ -44,12 +44,14 @@ expect_ok() {
 
 # 1. Design B, three times: plain, without lookahead promises
 # (MORTAR_PROMISES=0: plain null messages, docs/protocol.md), without
-# skipping pure wait loops (the hosts' "skip_spin": false, docs/hosts.md) and without
-# wall-clock profiles (MORTAR_PROFILE=0), traced.
+# skipping pure wait loops (the hosts' "skip_spin": false, docs/hosts.md),
+# without running translation blocks whole past a horizon
+# (MORTAR_WHOLE_BLOCKS=0, docs/hosts.md) and without wall-clock profiles
+# (MORTAR_PROFILE=0), traced.
 run b1 design-b.json --set requests=3 --set warmup=1 || qh_fail "b1 failed: $(tail -n 5 "$QH_DIR/b1.err")"
 expect_ok b1 3
 B1=$RUN_ID
-MORTAR_PROMISES=0 MORTAR_PROFILE=0 run b2 design-b.json --set requests=3 --set warmup=1 \
+MORTAR_PROMISES=0 MORTAR_PROFILE=0 MORTAR_WHOLE_BLOCKS=0 run b2 design-b.json --set requests=3 --set warmup=1 \
     --set hosts.0.skip_spin=false --set hosts.1.skip_spin=false || qh_fail "b2 failed"
 expect_ok b2 3
 B2=$RUN_ID
@@ -57,10 +59,10 @@ run b3 design-b.json --set requests=3 --set warmup=1 --trace || qh_fail "b3 (tra
 expect_ok b3 3
 B3=$RUN_ID
 [ "$(latencies "$B1")" = "$(latencies "$B2")" ] ||
-    qh_fail "lookahead promises or skipping changed the latencies: $(latencies "$B1" | tr '\n' ' ') vs $(latencies "$B2" | tr '\n' ' ')"
+    qh_fail "lookahead promises, skipping or whole blocks changed the latencies: $(latencies "$B1" | tr '\n' ' ') vs $(latencies "$B2" | tr '\n' ' ')"
 [ "$(latencies "$B1")" = "$(latencies "$B3")" ] ||
     qh_fail "tracing changed the latencies: $(latencies "$B1" | tr '\n' ' ') vs $(latencies "$B3" | tr '\n' ' ')"
-echo "design b: identical latencies in 3 runs (one without promises and skipping, one traced): $(latencies "$B1" | tr '\n' ' ')"
+echo "design b: identical latencies in 3 runs (one without promises, skipping and whole blocks, one traced): $(latencies "$B1" | tr '\n' ' ')"
 # host_stat ID HOST FIELD: a counter of the host (HOST.host.json).
 host_stat() {
     jq -r ".$3" "$(sqlite3 "$DB" "select run_dir from runs where id=$1")/$2.host.json"
@@ -70,6 +72,13 @@ host_stat() {
 [ "$(host_stat "$B2" server spin_skips)" = 0 ] ||
     qh_fail "\"skip_spin\": false did not turn skipping off"
 echo "design b: the server skipped $(host_stat "$B1" server spin_skipped_ps) ps of its waits in $(host_stat "$B1" server spin_skips) skips"
+for h in client server; do
+    [ "$(host_stat "$B1" $h blocks_whole)" -gt 0 ] ||
+        qh_fail "host $h ran no translation block whole past a horizon"
+    [ "$(host_stat "$B2" $h blocks_whole)" = 0 ] ||
+        qh_fail "host $h: MORTAR_WHOLE_BLOCKS=0 did not turn whole blocks off"
+done
+echo "design b: translation blocks run whole past a horizon: client $(host_stat "$B1" client blocks_whole), server $(host_stat "$B1" server blocks_whole); none with MORTAR_WHOLE_BLOCKS=0"
 # host_profile ID HOST FIELD: a field of the host's wall-clock profile.
 host_profile() {
     "$MORTAR" profile "$1" --db "$DB" --json |
