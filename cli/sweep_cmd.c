@@ -547,6 +547,11 @@ static void finish_job(sweep *s, job *j, int status)
     progress_finished(&s->prog, ok, wall, line);
 }
 
+/* How often the sweep looks for runs that ended. A run that ended frees its
+ * job slot at once: the next run starts without a further wait, as an idle
+ * slot costs a whole core on a machine with few. */
+#define REAP_POLL_US 20000
+
 /* Reaps the runs that ended. */
 static void reap_runs(sweep *s)
 {
@@ -660,7 +665,8 @@ static void refine_all(sweep *s)
             progress_draw(&s->prog);
             last_draw = progress_now();
         }
-        usleep(100000);
+        if (s->prog.finished_here == ended)
+            usleep(REAP_POLL_US);
     }
 }
 
@@ -673,12 +679,14 @@ static void run_all(sweep *s)
         start_runs(s);
         if (running_jobs(s) == 0)
             return;
+        size_t ended = s->prog.finished_here;
         reap_runs(s);
         if (progress_now() - last_draw >= 1) {
             progress_draw(&s->prog);
             last_draw = progress_now();
         }
-        usleep(100000);
+        if (s->prog.finished_here == ended)
+            usleep(REAP_POLL_US);
     }
 }
 
