@@ -434,19 +434,26 @@ static uint64_t idle_wake_ns(uint64_t now_ns, int64_t timer_ns)
     return timer_ns >= 0 ? MIN(wake, now_ns + (uint64_t)timer_ns) : wake;
 }
 
+/* Link i's next message into *m: 1, or 0 for none; a broken link ends QEMU. */
+static int peek_or_die(int i, mortar_msg *m)
+{
+    int r = mortar_link_peek(hub.eps[i]->link, m);
+    if (r < 0) {
+        die(hub.eps[i]);
+    }
+    return r;
+}
+
 /* How far the links let an idle host go: the next message of a link, or
  * its input bound; the smallest. */
 static uint64_t idle_links_reach_ns(void)
 {
     uint64_t reach = UINT64_MAX;
     for (int i = 0; i < hub.n; i++) {
-        mortar_link *l = hub.eps[i]->link;
         mortar_msg m;
-        int r = mortar_link_peek(l, &m);
-        if (r < 0) {
-            die(hub.eps[i]);
-        }
-        reach = MIN(reach, r == 1 ? ceil_ns(m.timestamp_ps) : mortar_link_in_bound(l) / 1000);
+        int r = peek_or_die(i, &m);
+        reach = MIN(reach, r == 1 ? ceil_ns(m.timestamp_ps)
+                                  : mortar_link_in_bound(hub.eps[i]->link) / 1000);
     }
     return reach;
 }
@@ -615,17 +622,13 @@ static bool links_allow(uint64_t now, uint64_t want, mortar_endpoint **short_of)
     *short_of = NULL;
     bool allow = true;
     for (int i = 0; i < hub.n; i++) {
-        mortar_link *l = hub.eps[i]->link;
         mortar_msg m;
-        int r = mortar_link_peek(l, &m);
-        if (r < 0) {
-            die(hub.eps[i]);
-        }
+        int r = peek_or_die(i, &m);
         if (r == 1 && m.timestamp_ps < want) {
             *short_of = NULL;
             return false;
         }
-        if (r == 0 && vcpu_bound_ps(l, now) < want) {
+        if (r == 0 && vcpu_bound_ps(hub.eps[i]->link, now) < want) {
             *short_of = hub.eps[i];
             allow = false;
         }
