@@ -298,13 +298,21 @@ static bool find_loop(X86CPU *cpu)
     return false;
 }
 
+/* Whether a 64-bit loop whose loads read only RAM runs through pc (into
+ * spin.loop). */
+static bool ram_loop_at_pc(X86CPU *cpu)
+{
+    return (cpu->env.hflags & HF_CS64_MASK) && find_loop(cpu) &&
+           loads_ram_only(cpu, &spin.loop);
+}
+
 /* A loop through pc whose loads read RAM: stop at its landing point, the
  * first time it falls on a whole ns. */
 static void recognise(X86CPU *cpu, int64_t raw, uint64_t now_ns)
 {
     CPUX86State *env = &cpu->env;
     spin.phase = SPIN_NONE;
-    if (!(env->hflags & HF_CS64_MASK) || !find_loop(cpu) || !loads_ram_only(cpu, &spin.loop)) {
+    if (!ram_loop_at_pc(cpu)) {
         return;
     }
     bool tsc_trap = (env->cr[4] & CR4_TSD_MASK) && (env->hflags & HF_CPL_MASK) != 0;
@@ -326,12 +334,7 @@ static void recognise(X86CPU *cpu, int64_t raw, uint64_t now_ns)
 bool mortar_spin_loop_here(void)
 {
     X86CPU *cpu = the_vcpu();
-    if (spin.off || !cpu || spin.phase != SPIN_NONE || !(cpu->env.hflags & HF_CS64_MASK)) {
-        return false;
-    }
-    bool found = find_loop(cpu) && loads_ram_only(cpu, &spin.loop);
-    spin.phase = SPIN_NONE; /* find_loop only looked */
-    return found;
+    return !spin.off && cpu && spin.phase == SPIN_NONE && ram_loop_at_pc(cpu);
 }
 
 /* At the landing point: take the registers, or compare them with those of
