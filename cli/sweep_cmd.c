@@ -638,6 +638,23 @@ static int start_refine_runs(sweep *s)
     return (int)started;
 }
 
+/* One turn of a sweep loop: reaps the runs that ended, redraws the
+ * progress about once a second, and waits REAP_POLL_US unless a run ended
+ * (its slot is free now). True when a run ended. */
+static bool reap_and_wait(sweep *s, double *last_draw)
+{
+    size_t ended = s->prog.finished_here;
+    reap_runs(s);
+    if (progress_now() - *last_draw >= 1) {
+        progress_draw(&s->prog);
+        *last_draw = progress_now();
+    }
+    if (s->prog.finished_here != ended)
+        return true;
+    usleep(REAP_POLL_US);
+    return false;
+}
+
 /* After the grid: the refinement's runs, planned afresh whenever a run
  * ends, as many at a time as the grid's, until none is needed (or one
  * failed: it is not tried again in this invocation), or Ctrl-C. */
@@ -658,15 +675,7 @@ static void refine_all(sweep *s)
         }
         if (running_jobs(s) == 0)
             return;
-        size_t ended = s->prog.finished_here;
-        reap_runs(s);
-        replan |= s->prog.finished_here != ended;
-        if (progress_now() - last_draw >= 1) {
-            progress_draw(&s->prog);
-            last_draw = progress_now();
-        }
-        if (s->prog.finished_here == ended)
-            usleep(REAP_POLL_US);
+        replan |= reap_and_wait(s, &last_draw);
     }
 }
 
@@ -679,14 +688,7 @@ static void run_all(sweep *s)
         start_runs(s);
         if (running_jobs(s) == 0)
             return;
-        size_t ended = s->prog.finished_here;
-        reap_runs(s);
-        if (progress_now() - last_draw >= 1) {
-            progress_draw(&s->prog);
-            last_draw = progress_now();
-        }
-        if (s->prog.finished_here == ended)
-            usleep(REAP_POLL_US);
+        reap_and_wait(s, &last_draw);
     }
 }
 
