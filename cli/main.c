@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "mortar/log.h"
+#include "host_attach.h"
 #include "usage.h"
 
 int mortar_version_main(int argc, char **argv)
@@ -91,6 +92,8 @@ int main(int argc, char **argv)
         cli_print_version(stdout);
         return CLI_EXIT_OK;
     }
+    if (!strcmp(name, "host-attach")) /* internal: a run's host on a kept QEMU */
+        return mortar_host_attach_main(argc - 1, argv + 1);
     const cli_command *cmd = cli_command_find(name);
     if (!cmd) {
         fprintf(stderr,

@@ -241,6 +241,30 @@ static int wait_for_sockets(procs *ps, proc *pr, const plan_sim *s, char *err, s
     return 0;
 }
 
+/*
+ * A sweep that keeps its hosts (MORTAR_PARK_DIR, docs/snapshots.md, "Kept
+ * hosts"): a restoring host runs on a kept QEMU through `mortar
+ * host-attach`, watched as QEMU would be. Else QEMU's own command line.
+ */
+static char *const *kept_host_argv(plan_host *h, char *out[PLAN_ARGV_MAX + 5])
+{
+    static char self[PATH_MAX];
+    const char *dir = getenv("MORTAR_PARK_DIR");
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (!dir || !*dir || n <= 0)
+        return h->argv;
+    self[n] = '\0';
+    int k = 0;
+    out[k++] = self;
+    out[k++] = "host-attach";
+    out[k++] = (char *)dir;
+    out[k++] = h->kept_key;
+    for (int i = 0; h->argv[i]; i++)
+        out[k++] = h->argv[i];
+    out[k] = NULL;
+    return out;
+}
+
 static int start_all(procs *ps, plan *p, const char *sim_bin, bool trace, char *err,
                      size_t size)
 {
@@ -274,7 +298,9 @@ static int start_all(procs *ps, plan *p, const char *sim_bin, bool trace, char *
         }
         if (h->no_skip)
             envs[n++] = no_skip;
-        if (!procs_start(ps, name, h->argv, h->console, h->qemu_log, envs,
+        char *attach[PLAN_ARGV_MAX + 5];
+        char *const *argv = h->restores ? kept_host_argv(h, attach) : h->argv;
+        if (!procs_start(ps, name, argv, h->console, h->qemu_log, envs,
                          h->restores ? h->snapshot : NULL)) {
             snprintf(err, size, "cannot start QEMU for host '%s'", h->name);
             return -1;

@@ -39,6 +39,7 @@
 #include "errbuf.h"
 #include "launch.h"
 #include "cpu_share.h"
+#include "kept_hosts.h"
 #include "sweep_progress.h"
 #include "sweep_cmd.h"
 #include "sweep_plan.h"
@@ -852,11 +853,14 @@ int mortar_sweep_main(int argc, char **argv)
     }
     pass_host_tools_on();
     install_signals();
+    kept_hosts kept;
+    kept_hosts_open(&kept);
     progress_init(&s.prog, s.grid_npoints, s.skipped, s.njobs, isatty(STDERR_FILENO));
     progress_expect(&s.prog, sweep_plan_expected_wall_s(&s.plan, s.db));
     run_all(&s);
     if (s.refining && !stop_signals)
         refine_all(&s);
+    kept_hosts_close(&kept);
     progress_end(&s.prog);
     bool interrupted = stop_signals > 0;
     print_summary(&s, interrupted);

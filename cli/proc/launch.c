@@ -63,7 +63,8 @@ static void stop_signals(sigset_t *set)
 /* In the child, up to exec; never returns. */
 static void child(const launch_spec *s, pid_t parent, const sigset_t *old_mask)
 {
-    prctl(PR_SET_PDEATHSIG, s->death_signal);
+    if (!s->detached)
+        prctl(PR_SET_PDEATHSIG, s->death_signal);
     if (getppid() != parent)
         _exit(LAUNCH_EXEC_FAILED); /* the parent is already gone */
     signal(SIGINT, SIG_DFL);
@@ -71,12 +72,13 @@ static void child(const launch_spec *s, pid_t parent, const sigset_t *old_mask)
     signal(SIGHUP, SIG_DFL);
     sigprocmask(SIG_SETMASK, old_mask, NULL);
     setpgid(0, 0);
-    if (redirect(NULL, 0, false) || redirect(s->out_path, 1, s->append) ||
-        redirect(s->err_path, 2, s->append)) {
+    if (redirect(NULL, 0, false) ||
+        (!s->keep_fds && (redirect(s->out_path, 1, s->append) ||
+                          redirect(s->err_path, 2, s->append)))) {
         fprintf(stderr, "%s: %s: cannot create its log\n", s->who, s->name);
         _exit(LAUNCH_LOG_FAILED);
     }
-    if (s->fd3_path && open_at(s->fd3_path, 3) != 0) {
+    if (!s->keep_fds && s->fd3_path && open_at(s->fd3_path, 3) != 0) {
         fprintf(stderr, "%s: %s: cannot open %s: %s\n", s->who, s->name, s->fd3_path,
                 strerror(errno));
         _exit(LAUNCH_LOG_FAILED);

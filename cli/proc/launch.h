@@ -52,6 +52,15 @@ typedef struct launch_spec {
     /* the CPUs the child and what it starts may use; NULL: the parent's.
      * A set the kernel refuses leaves the parent's (a placement only). */
     const cpu_set_t *cpus;
+    /* true: stdout, stderr and fd 3 stay the parent's (out_path, err_path
+     * and fd3_path are not used) */
+    bool keep_fds;
+    /* true: the child outlives the parent: no death signal (a kept QEMU,
+     * host_attach.h). Its process group is its own, as always, and its
+     * session the parent's: a session of its own would be a scheduling
+     * group of its own too (the kernel's autogroups), and a sched_yield()
+     * in it hands the CPU to none of the run's other processes. */
+    bool detached;
 } launch_spec;
 
 /* Starts the child; its pid, or -1 when fork fails. */

@@ -427,6 +427,23 @@ static void host_cmdline(plan_host *h, json_t *host, json_t *spec, const plan_to
     h->argv[h->argc] = NULL;
 }
 
+/* plan_host.kept_key: what must match for a kept QEMU to take the run. */
+static int kept_host_key(plan_host *h, json_t *host, const plan *p, char *err, size_t size)
+{
+    json_t *names = json_array();
+    size_t k;
+    json_t *v;
+    json_array_foreach(json_object_get(host, "programs"), k, v) {
+        const char *path = json_string_value(v), *name = strrchr(path, '/');
+        json_array_append_new(names, json_string(name ? name + 1 : path));
+    }
+    json_t *m = json_pack("{s:s, s:o, s:s, s:i}", "snapshot", h->snapshot_key, "programs",
+                          names, "host", h->name, "hosts", p->nhosts_total);
+    int rc = snapshot_key(m, NULL, h->kept_key, err, size);
+    json_decref(m);
+    return rc;
+}
+
 /* A host without a mortar device never reaches a snapshot point that
  * stops it (mortar-params finds no device to tell): it boots. */
 static bool host_has_device(json_t *spec, const char *name)
@@ -510,6 +527,8 @@ int plan_build(plan *p, json_t *spec, const char *run_dir, const plan_tools *t, 
         ph->idle = t->boot == PLAN_BOOT_SNAPSHOT &&
                    (ph->boots || access(ph->snapshot, R_OK) == 0);
         host_cmdline(ph, h, spec, t, p);
+        if (ph->restores && kept_host_key(ph, h, p, err, size))
+            return -1;
     }
     return plan_sims(p, spec, t, err, size);
 }

@@ -28,9 +28,11 @@ typedef struct plan_sim {
     char progress[640];       /* its simulated time, once a second */
 } plan_sim;
 
+#define PLAN_ARGV_MAX 160
+
 typedef struct plan_host {
     char name[MORTAR_NAME_MAX + 1];
-    char *argv[160];          /* QEMU's command line, NULL-terminated */
+    char *argv[PLAN_ARGV_MAX]; /* QEMU's command line, NULL-terminated */
     int argc;
     char console[512];        /* guest console (stdout) */
     char qemu_log[512];       /* QEMU's stderr */
@@ -44,6 +46,10 @@ typedef struct plan_host {
     char snapshot_tmp_ram[720]; /* and where PLAN_BOOT_SNAPSHOT's guest runs in it */
     bool boots;               /* no mortar device, so no snapshot: it boots */
     bool restores;            /* it restores `snapshot`, open at its fd 3 */
+    /* a restoring host as a kept QEMU serves it (host_attach.h): the
+     * snapshot's key with its programs' names, its name and how many
+     * hosts it meets, which its command line holds beyond the snapshot */
+    char kept_key[SNAPSHOT_KEY_HEX + 1];
     bool no_skip;             /* "skip_spin": false: MORTAR_SKIP=0 (docs/hosts.md) */
     bool idle;                /* PLAN_BOOT_SNAPSHOT: not started (it boots, or its
                                  snapshot exists); its models wait for it */

@@ -29,6 +29,7 @@
 #include "mortar_hub_profile.h"
 #include "mortar_hub_spin.h"
 #include "mortar_hub_trace.h"
+#include "mortar_park.h"
 #include "mortar_snapshot_digest.h"
 #include "mortar/error.h"
 #include "mortar/pcie.h"
@@ -64,6 +65,8 @@ typedef struct mortar_hub_state {
     int64_t horizon_ns;     /* the vCPU's horizon as last armed */
     const char *snapshot;   /* write a snapshot there at the snapshot point */
     bool snapshot_taken;
+    bool run_over; /* a kept QEMU's guest ended its run (mortar_park.h) */
+    uint64_t first_start_ps; /* start_ps as the devices set it, for the next run */
     int64_t start_insns; /* icount's raw count when synchronization started */
     mortar_hub_stats stats;
 } mortar_hub_state;
@@ -551,21 +554,24 @@ static void end_links(void)
 
 /* MORTAR_PROGRESS=<file>: the host's virtual time, about once a second of
  * wall time, for the orchestrator's stall watch (mortar/progress.h). */
+static struct {
+    const char *path;
+    int64_t next_ns;
+    bool looked;
+} progress;
+
 static void report_progress(uint64_t now_ps)
 {
-    static const char *path;
-    static int64_t next_ns;
-    static bool looked;
-    if (!looked) {
-        looked = true;
-        path = getenv("MORTAR_PROGRESS");
+    if (!progress.looked) {
+        progress.looked = true;
+        progress.path = getenv("MORTAR_PROGRESS");
     }
     int64_t wall = get_clock_realtime();
-    if (!path || wall < next_ns) {
+    if (!progress.path || wall < progress.next_ns) {
         return;
     }
-    next_ns = wall + NANOSECONDS_PER_SECOND;
-    mortar_progress_write(path, now_ps);
+    progress.next_ns = wall + NANOSECONDS_PER_SECOND;
+    mortar_progress_write(progress.path, now_ps);
 }
 
 /* The virtual clock stands at the horizon: service the links and move the
@@ -576,8 +582,8 @@ static void service_at_horizon(void)
     if (!runstate_is_running() && !qemu_shutdown_requested_get()) {
         return; /* a stopped VM's clock stands still, as its timers do */
     }
-    if (hub.snapshot_taken) {
-        return; /* stopping at the snapshot point: the clock stays there */
+    if (hub.snapshot_taken || hub.run_over) {
+        return; /* stopping at the snapshot point or the run's end: the clock stays */
     }
     if (qemu_shutdown_requested_get()) {
         /* Stop pacing the guest, so QEMU's main loop gets the lock and
@@ -711,11 +717,9 @@ static void hub_extend(int64_t now_ns, int64_t want_ns)
     mortar_hub_profile_leave();
 }
 
-/* At exit: terminate every link, and MORTAR_HOST_STATS=path gets the
- * host's counters as JSON. */
-static void write_stats_at_exit(void)
+/* MORTAR_HOST_STATS=path gets the host's counters as JSON. */
+static void write_stats(void)
 {
-    end_links();
     const char *path = getenv("MORTAR_HOST_STATS");
     FILE *f = path ? fopen(path, "w") : NULL;
     if (!f) {
@@ -728,12 +732,13 @@ static void write_stats_at_exit(void)
             ", \"waits\": %" PRIu64 ", \"messages\": %" PRIu64
             ", \"idle_skips\": %" PRIu64 ", \"stall_promises\": %" PRIu64
             ", \"mmio_reads_held\": %" PRIu64 ", \"guest_insns\": %" PRId64
-            ", \"blocks_whole\": %" PRIu64,
+            ", \"blocks_whole\": %" PRIu64 ", \"qemu_run\": %u",
             mortar_hub_now_ps(), hub.start_ps, hub.synced ? "true" : "false",
             hub.stats.mmio_reads, hub.stats.mmio_stall_ps, hub.stats.services,
             hub.stats.waits, hub.stats.messages, hub.stats.idle_skips,
             hub.stats.stall_promises, hub.stats.mmio_reads_held,
-            hub.synced ? icount_get_raw() - hub.start_insns : 0, hub.stats.blocks_whole);
+            hub.synced ? icount_get_raw() - hub.start_insns : 0, hub.stats.blocks_whole,
+            mortar_park_run_number());
     mortar_spin_stats spin;
     mortar_spin_get_stats(&spin);
     fprintf(f,
@@ -748,6 +753,62 @@ static void write_stats_at_exit(void)
     mortar_hub_profile_write(f, links, (unsigned)hub.n);
     fprintf(f, "}\n");
     fclose(f);
+}
+
+/* At exit: terminate every link and write the counters (once per run: a
+ * kept QEMU wrote its last run's already). */
+static void write_stats_at_exit(void)
+{
+    if (hub.run_over) {
+        return;
+    }
+    end_links();
+    write_stats();
+}
+
+void mortar_hub_end_run(void)
+{
+    end_links();
+    write_stats();
+    mortar_trace_close();
+}
+
+/* The settings a run takes from the environment. */
+static void read_env(void)
+{
+    const char *whole = getenv("MORTAR_WHOLE_BLOCKS");
+    icount_set_extend_handler(!whole || strcmp(whole, "0") ? hub_extend : NULL);
+    const char *promises = getenv("MORTAR_PROMISES");
+    hub.no_promises = promises && !strcmp(promises, "0");
+    mortar_spin_init();
+    mortar_hub_profile_init();
+}
+
+/*
+ * The hub as a fresh QEMU has it before loading the snapshot: its
+ * endpoints (on the links mortar_pci_relink gave them) and the devices'
+ * start; everything a run learns or counts is forgotten.
+ */
+void mortar_hub_new_run(const char *rendezvous, unsigned hosts, const char *host)
+{
+    static char *names[2];
+    mortar_hub_state keep = hub;
+    memset(&hub, 0, sizeof hub);
+    memcpy(hub.eps, keep.eps, sizeof hub.eps);
+    hub.n = keep.n;
+    hub.hooked = keep.hooked;
+    hub.start_ps = hub.first_start_ps = keep.first_start_ps;
+    hub.horizon_ns = INT64_MAX;
+    for (int i = 0; i < hub.n; i++) {
+        hub.sync[i] = (sync_link){.link = hub.eps[i]->link, .synchronized = true};
+    }
+    g_free(names[0]);
+    g_free(names[1]);
+    names[0] = g_strdup(rendezvous);
+    names[1] = g_strdup(host ? host : "host");
+    mortar_hub_set_rendezvous(names[0], hosts ? hosts : 1, names[1]);
+    memset(&progress, 0, sizeof progress);
+    read_env();
 }
 
 /*
@@ -783,7 +844,7 @@ void mortar_hub_add(mortar_endpoint *ep, uint64_t start_ps)
                      ep->name, start_ps, hub.start_ps);
         exit(1);
     }
-    hub.start_ps = start_ps;
+    hub.start_ps = hub.first_start_ps = start_ps;
     ep->hub_index = (unsigned)hub.n;
     /* every link follows the rule once the host is synchronized */
     hub.sync[hub.n] = (sync_link){.link = ep->link, .synchronized = true};
@@ -791,15 +852,9 @@ void mortar_hub_add(mortar_endpoint *ep, uint64_t start_ps)
     if (!hub.hooked) {
         hub.hooked = true;
         icount_set_horizon_handler(hub_at_horizon);
-        const char *whole = getenv("MORTAR_WHOLE_BLOCKS");
-        if (!whole || strcmp(whole, "0")) {
-            icount_set_extend_handler(hub_extend);
-        }
-        const char *promises = getenv("MORTAR_PROMISES");
-        hub.no_promises = promises && !strcmp(promises, "0");
-        mortar_spin_init();
-        mortar_hub_profile_init();
+        read_env();
         ignore_shared_ram();
+        mortar_park_init();
         atexit(write_stats_at_exit);
         vmstate_register(NULL, 0, &vmstate_mortar_hub, &hub);
     }
@@ -913,6 +968,11 @@ void mortar_hub_snapshot_point(void)
 
 void mortar_hub_guest_done(void)
 {
+    if (mortar_park_enabled()) {
+        hub.run_over = true;
+        mortar_park_run_over(); /* the QEMU is kept for the next run */
+        return;
+    }
     qemu_system_shutdown_request(SHUTDOWN_CAUSE_GUEST_SHUTDOWN);
 }
 

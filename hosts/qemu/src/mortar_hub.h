@@ -82,6 +82,17 @@ void mortar_hub_snapshot_point(void);
  */
 void mortar_hub_guest_done(void);
 
+/* ---- a kept QEMU's runs (mortar_park.h) ---- */
+
+/* The run is over: terminate the links, write the host's counters
+ * (MORTAR_HOST_STATS) and close its trace, as at exit. */
+void mortar_hub_end_run(void);
+
+/* The next run: the hub as before the snapshot's load in a fresh QEMU,
+ * on its endpoints' new links, meeting `hosts` hosts as `host` in
+ * `rendezvous` (NULL: none), with the settings of the environment. */
+void mortar_hub_new_run(const char *rendezvous, unsigned hosts, const char *host);
+
 /* The host's current time in picoseconds. */
 uint64_t mortar_hub_now_ps(void);
 

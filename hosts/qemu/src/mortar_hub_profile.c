@@ -24,6 +24,7 @@ static struct {
 
 void mortar_hub_profile_init(void)
 {
+    memset(&prof, 0, sizeof prof);
     const char *v = getenv("MORTAR_PROFILE");
     prof.on = !(v && !strcmp(v, "0"));
 }

@@ -19,7 +19,8 @@
 
 #include "mortar/link.h"
 
-/* Reads MORTAR_PROFILE once; profiling is on unless it is "0". */
+/* Starts a run's profile from zero and reads MORTAR_PROFILE: profiling is
+ * on unless it is "0". */
 void mortar_hub_profile_init(void);
 
 /* Wall clock (ns) for a measurement that starts now; 0 when profiling is

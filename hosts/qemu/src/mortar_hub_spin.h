@@ -23,7 +23,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Reads MORTAR_SKIP. */
+/* Forgets every loop and counter, and reads MORTAR_SKIP (at the start of
+ * each run). */
 void mortar_spin_init(void);
 
 /* False with MORTAR_SKIP=0: the host executes every instruction and makes

@@ -66,6 +66,7 @@ static struct {
 
 void mortar_spin_init(void)
 {
+    memset(&spin, 0, sizeof spin);
     const char *v = getenv("MORTAR_SKIP");
     spin.off = v && !strcmp(v, "0");
 }

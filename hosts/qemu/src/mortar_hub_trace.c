@@ -35,12 +35,17 @@ static struct {
     int ndevices;
 } tr;
 
-static void close_at_exit(void)
+void mortar_trace_close(void)
 {
     if (tr.w && mortar_trace_writer_close(tr.w) != 0) {
         error_report("mortar: could not write the trace file %s", getenv("MORTAR_TRACE"));
     }
-    tr.w = NULL;
+    memset(&tr, 0, sizeof tr); /* the next run opens its own */
+}
+
+static void close_at_exit(void)
+{
+    mortar_trace_close();
 }
 
 /* Opens the file on first use; names every kind up front. */
@@ -66,7 +71,11 @@ static mortar_trace_writer *writer(void)
     for (int i = 0; i < MORTAR_EV_COUNT; i++) {
         tr.event_kind[i] = mortar_trace_writer_kind(tr.w, event_names[i]);
     }
-    atexit(close_at_exit);
+    static bool registered;
+    if (!registered) {
+        registered = true;
+        atexit(close_at_exit);
+    }
     return tr.w;
 }
 

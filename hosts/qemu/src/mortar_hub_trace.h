@@ -28,6 +28,10 @@ typedef enum mortar_host_event {
 /* True when the host records a trace. */
 bool mortar_trace_on(void);
 
+/* Closes the trace file (at exit, or at the end of a kept QEMU's run); the
+ * next use reads MORTAR_TRACE again. */
+void mortar_trace_close(void);
+
 /* Records a device event at `time_ps`; `device` is the device's name. */
 void mortar_trace_device(const char *device, mortar_host_event ev, uint64_t time_ps,
                          uint64_t req_id, uint64_t arg0, uint64_t arg1);

@@ -38,6 +38,7 @@
 
 #include "mortar_hub.h"
 #include "mortar_hub_trace.h"
+#include "mortar_pci.h"
 #include "mortar/error.h"
 #include "mortar/pcie.h"
 
@@ -368,7 +369,7 @@ static bool setup_interrupts(MortarPCIState *s, Error **errp)
 
 /* ---- realize / exit ------------------------------------------------------------- */
 
-static bool connect_link(MortarPCIState *s, Error **errp)
+static mortar_link *connect_link(MortarPCIState *s, const char *socket, Error **errp)
 {
     mortar_link_params p;
     mortar_link_params_init(&p);
@@ -379,19 +380,57 @@ static bool connect_link(MortarPCIState *s, Error **errp)
     p.sync_mode = s->sync ? MORTAR_SYNC_ON : MORTAR_SYNC_OFF;
     p.handshake_timeout_ms = s->timeout_s * 1000;
     char err[512];
-    if (mortar_link_connect(&s->link, s->socket, &p, err, sizeof err) != 0) {
+    mortar_link *link;
+    if (mortar_link_connect(&link, socket, &p, err, sizeof err) != 0) {
         error_setg(errp, "mortar-pci: %s", err);
-        return false;
+        return NULL;
     }
     uint32_t size;
-    const void *intro = mortar_link_peer_intro(s->link, &size);
+    mortar_link_peer_intro(link, &size);
     if (size < sizeof s->intro) {
         error_setg(errp, "mortar-pci '%s': the device sent a %u-byte intro, expected %zu",
                    s->devname, size, sizeof s->intro);
-        return false;
+        mortar_link_close(link);
+        return NULL;
     }
-    memcpy(&s->intro, intro, sizeof s->intro);
-    return true;
+    return link;
+}
+
+/* The devices of this QEMU, in the order they were realized. */
+static GPtrArray *devices;
+
+unsigned mortar_pci_count(void)
+{
+    return devices ? devices->len : 0;
+}
+
+bool mortar_pci_relink(const char *name, const char *socket, Error **errp)
+{
+    for (guint i = 0; name && socket && i < mortar_pci_count(); i++) {
+        MortarPCIState *s = g_ptr_array_index(devices, i);
+        if (strcmp(s->devname, name)) {
+            continue;
+        }
+        mortar_link *link = connect_link(s, socket, errp);
+        if (!link) {
+            return false;
+        }
+        if (memcmp(mortar_link_peer_intro(link, &(uint32_t){0}), &s->intro, sizeof s->intro)) {
+            error_setg(errp, "mortar-pci '%s': the new run's model has another identity", name);
+            mortar_link_close(link);
+            return false;
+        }
+        mortar_link_close(s->link);
+        s->link = link;
+        mortar_endpoint ep = {.link = link, .name = s->devname, .handle = s->ep.handle,
+                              .on_sync_start = s->ep.on_sync_start, .opaque = s,
+                              .hub_index = s->ep.hub_index};
+        s->ep = ep;
+        s->ctrl_flags = 0;
+        return true;
+    }
+    error_setg(errp, "this QEMU has no mortar device '%s'", name ? name : "(unnamed)");
+    return false;
 }
 
 static void mortar_pci_realize(PCIDevice *pdev, Error **errp)
@@ -410,9 +449,11 @@ static void mortar_pci_realize(PCIDevice *pdev, Error **errp)
     if (!s->devname) {
         s->devname = g_strdup(s->socket);
     }
-    if (!connect_link(s, errp)) {
+    s->link = connect_link(s, s->socket, errp);
+    if (!s->link) {
         return;
     }
+    memcpy(&s->intro, mortar_link_peer_intro(s->link, &(uint32_t){0}), sizeof s->intro);
     set_identity(s);
     if (!setup_bars(s, errp) || !setup_interrupts(s, errp)) {
         return;
@@ -433,11 +474,18 @@ static void mortar_pci_realize(PCIDevice *pdev, Error **errp)
     uint64_t start = !s->sync ? UINT64_MAX
                      : s->start_ns ? s->start_ns * 1000 : MORTAR_START_AT_READY;
     mortar_hub_add(&s->ep, start);
+    if (!devices) {
+        devices = g_ptr_array_new();
+    }
+    g_ptr_array_add(devices, s);
 }
 
 static void mortar_pci_exit(PCIDevice *pdev)
 {
     MortarPCIState *s = MORTAR_PCI(pdev);
+    if (devices) {
+        g_ptr_array_remove(devices, s);
+    }
     if (s->intro.msix_vectors) {
         msix_uninit(pdev, &s->bars[s->intro.msix_table_bar].container,
                     &s->bars[s->intro.msix_pba_bar].container);

@@ -1,0 +1,26 @@
+/*
+ * mortar_ram_reset.h - a kept QEMU's guest RAM back to the snapshot's
+ * (mortar_park.h).
+ *
+ * A restoring QEMU maps the snapshot's RAM file privately (docs/snapshots.md,
+ * "The guest's RAM"), so the pages a run wrote are the private copies in
+ * that mapping, and every other page still shows the file. The reset asks
+ * the kernel which pages those are (/proc/self/pagemap), drops the
+ * translated code of exactly those pages (their contents change back),
+ * and maps the file again over the RAM: the snapshot's bytes at no copy.
+ * The translated code of every page the run left alone stays valid. The
+ * other RAM blocks (firmware, option ROMs) come back from the snapshot's
+ * stream, which writes them without telling the translation cache: their
+ * translated code is dropped whole (there is hardly any).
+ */
+#ifndef MORTAR_RAM_RESET_H
+#define MORTAR_RAM_RESET_H
+
+#include "qapi/error.h"
+
+/* Every private file-backed RAM block back to its file, and the translated
+ * code of every page a loadvm of the snapshot then changes dropped
+ * (cpu_loadvm_keeps_tbs may be set for it). The VM must be stopped. */
+bool mortar_ram_reset(Error **errp);
+
+#endif
