@@ -834,13 +834,34 @@ static json_t *warnings_json(const verdict_ctx *c)
 
 /* ---- the splits: every traced run's median request ---- */
 
+/* Splits in the order of their cells (variant, x, series, load), not of
+ * the runs' ids: a sweep's parallel runs are recorded in the order they
+ * end, which the machine decides. */
+static int compare_split(const void *x, const void *y)
+{
+    const vrun *a = *(const vrun *const *)x, *b = *(const vrun *const *)y;
+    int d = strcmp(a->variant, b->variant);
+    if (!d)
+        d = compare_numbers(a->x, b->x);
+    if (!d)
+        d = compare_numbers(a->series, b->series);
+    if (!d)
+        d = compare_numbers(a->load, b->load);
+    return d ? d : (a->id > b->id) - (a->id < b->id);
+}
+
 static json_t *splits_json(const verdict_ctx *c)
 {
+    const vrun **rows = calloc(c->rs.n ? c->rs.n : 1, sizeof *rows);
     json_t *arr = json_array();
-    for (size_t i = 0; i < c->rs.n; i++) {
-        const vrun *r = &c->rs.runs[i];
-        if (!r->split)
-            continue;
+    size_t n = 0;
+    for (size_t i = 0; rows && i < c->rs.n; i++)
+        if (c->rs.runs[i].split)
+            rows[n++] = &c->rs.runs[i];
+    if (n)
+        qsort(rows, n, sizeof *rows, compare_split);
+    for (size_t i = 0; i < n; i++) {
+        const vrun *r = rows[i];
         json_t *row = json_pack("{s:I, s:s, s:o, s:o, s:o}", "run_id", (json_int_t)r->id,
                                 "variant", r->variant, "x", num(r->x), "series",
                                 num(r->series), "load",
@@ -848,6 +869,7 @@ static json_t *splits_json(const verdict_ctx *c)
         json_object_update(row, r->split);
         json_array_append_new(arr, row);
     }
+    free(rows);
     return arr;
 }
 
