@@ -587,7 +587,9 @@ static int watch_hosts(procs *ps, plan *p, const run_opts *o, double run_start,
         }
         if (synced)
             show_progress(v, lowest);
-        usleep(synced ? 100000 : 20000); /* the common start is looked for closely */
+        /* the common start is looked for closely; a process that ends wakes
+         * the loop at once (the run's end is not 100 ms late) */
+        procs_wait(ps, synced ? 100 : 20);
     }
 }
 

@@ -112,14 +112,16 @@ static long default_jobs(void)
     return cores > 1 ? cores : 1;
 }
 
+#define MAX_JOBS 256
+
 static int parse_jobs(const char *text, long *jobs)
 {
     char *end;
     errno = 0;
     *jobs = strtol(text, &end, 10);
-    if (errno || end == text || *end || *jobs < 1 || *jobs > 256)
-        return cli_usage_error(&mortar_cmd_sweep, "--jobs %s: expected a number from 1 to 256",
-                               text);
+    if (errno || end == text || *end || *jobs < 1 || *jobs > MAX_JOBS)
+        return cli_usage_error(&mortar_cmd_sweep, "--jobs %s: expected a number from 1 to %d",
+                               text, MAX_JOBS);
     return CLI_PARSED;
 }
 
@@ -640,8 +642,8 @@ static int start_refine_runs(sweep *s)
 }
 
 /* One turn of a sweep loop: reaps the runs that ended, redraws the
- * progress about once a second, and waits REAP_POLL_US unless a run ended
- * (its slot is free now). True when a run ended. */
+ * progress about once a second, and waits up to REAP_POLL_US for a run to
+ * end unless one did (its slot is free now). True when a run ended. */
 static bool reap_and_wait(sweep *s, double *last_draw)
 {
     size_t ended = s->prog.finished_here;
@@ -652,7 +654,12 @@ static bool reap_and_wait(sweep *s, double *last_draw)
     }
     if (s->prog.finished_here != ended)
         return true;
-    usleep(REAP_POLL_US);
+    pid_t pids[MAX_JOBS];
+    size_t n = 0;
+    for (size_t i = 0; i < s->njobs && n < MAX_JOBS; i++)
+        if (s->jobs[i].pid != 0)
+            pids[n++] = s->jobs[i].pid;
+    launch_wait_any(pids, n, REAP_POLL_US / 1000);
     return false;
 }
 

@@ -5,8 +5,9 @@
  * are reported as the command reports them, the output goes to new files
  * or is appended, the extra environment arrives, a file arrives open at
  * fd 3 (or the child does not start), a child leads its own
- * process group and killing it kills that group, and a signal the parent
- * blocks or handles reaches the child at its default.
+ * process group and killing it kills that group, a signal the parent
+ * blocks or handles reaches the child at its default, and a wait for
+ * children wakes when one ends.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -214,6 +215,42 @@ static void test_killing_a_child_kills_its_group(void **state)
     assert_false(alive(grandchild));
 }
 
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static pid_t start_sleep(const char *seconds)
+{
+    char *argv[] = {"/bin/sleep", (char *)seconds, NULL};
+    launch_spec spec = {.who = "test", .name = "sleep", .argv = argv, .death_signal = SIGKILL};
+    pid_t pid = launch_start(&spec);
+    assert_true(pid > 0);
+    return pid;
+}
+
+/* launch_wait_any wakes when a child ends, not when its timeout does, and
+ * waits out the timeout while none ends; it reaps nothing. */
+static void test_waiting_for_children_wakes_when_one_ends(void **state)
+{
+    (void)state;
+    pid_t pids[2] = {start_sleep("60"), start_sleep("0.2")};
+    double start = seconds_now();
+    launch_wait_any(pids, 2, 20000);
+    double woke = seconds_now() - start;
+    assert_true(woke >= 0.1 && woke < 10);
+    int status;
+    assert_int_equal(launch_poll(pids[1], &status), 1); /* ended, reaped only now */
+    assert_int_equal(status, 0);
+    start = seconds_now();
+    launch_wait_any(pids, 1, 300);
+    assert_true(seconds_now() - start >= 0.25);
+    assert_int_equal(launch_poll(pids[0], &status), 0);
+    launch_kill(pids[0]);
+}
+
 static void test_a_signal_the_parent_handles_reaches_the_child_at_its_default(void **state)
 {
     (void)state;
@@ -240,6 +277,7 @@ int main(void)
         cmocka_unit_test(test_output_can_be_appended_to_a_log),
         cmocka_unit_test(test_killing_a_child_kills_its_group),
         cmocka_unit_test(test_a_signal_the_parent_handles_reaches_the_child_at_its_default),
+        cmocka_unit_test(test_waiting_for_children_wakes_when_one_ends),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <poll.h>
+#include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
@@ -106,6 +108,28 @@ pid_t launch_start(const launch_spec *spec)
         setpgid(pid, pid); /* as the child does: no race with a signal to its group */
     sigprocmask(SIG_SETMASK, &old_mask, NULL);
     return pid < 0 ? -1 : pid;
+}
+
+#define WAIT_ANY_MAX 256
+
+void launch_wait_any(const pid_t *pids, size_t n, int timeout_ms)
+{
+    struct pollfd fds[WAIT_ANY_MAX];
+    size_t k = 0;
+    bool watched = n > 0 && n <= WAIT_ANY_MAX;
+    for (size_t i = 0; watched && i < n; i++) {
+        int fd = pidfd_open(pids[i], 0);
+        if (fd < 0)
+            watched = false;
+        else
+            fds[k++] = (struct pollfd){.fd = fd, .events = POLLIN};
+    }
+    if (watched)
+        (void)poll(fds, k, timeout_ms); /* a child that ended is readable */
+    else
+        usleep((useconds_t)timeout_ms * 1000);
+    for (size_t i = 0; i < k; i++)
+        close(fds[i].fd);
 }
 
 int launch_status(int wait_status)

@@ -74,6 +74,11 @@ int launch_status(int wait_status);
  * it runs, -1 on error (not our child). Never blocks. */
 int launch_poll(pid_t pid, int *status);
 
+/* Waits up to `timeout_ms` until one of the `n` children `pids` (started
+ * here, not yet reaped) has ended, or returns at once if one has; it
+ * reaps nothing. Where the kernel cannot watch a child (no pidfd), a
+ * plain sleep of `timeout_ms`. */
+void launch_wait_any(const pid_t *pids, size_t n, int timeout_ms);
 /* Sends `sig` to the child's process group: the child and what it started
  * without a group of its own. */
 void launch_signal_group(pid_t pid, int sig);

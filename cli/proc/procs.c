@@ -42,6 +42,16 @@ proc *procs_poll(procs *ps)
     return NULL;
 }
 
+void procs_wait(const procs *ps, int timeout_ms)
+{
+    pid_t pids[PROCS_MAX];
+    size_t n = 0;
+    for (int i = 0; i < ps->n; i++)
+        if (ps->list[i].running)
+            pids[n++] = ps->list[i].pid;
+    launch_wait_any(pids, n, timeout_ms);
+}
+
 bool procs_any_running(const procs *ps, const char *prefix)
 {
     for (int i = 0; i < ps->n; i++)

@@ -37,6 +37,9 @@ proc *procs_start(procs *ps, const char *name, char *const argv[], const char *o
  * call (NULL if none). */
 proc *procs_poll(procs *ps);
 
+/* Waits up to `timeout_ms` for a running child to end (reaped by the next
+ * procs_poll), or returns at once if one has. */
+void procs_wait(const procs *ps, int timeout_ms);
 /* True while any child whose name starts with `prefix` runs. */
 bool procs_any_running(const procs *ps, const char *prefix);
 
