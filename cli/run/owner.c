@@ -79,6 +79,12 @@ static void remove_tree(const char *dir)
     nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
 }
 
+void owner_remove_private_dir(const char *dir)
+{
+    if (owner_private_dir_ok(dir))
+        remove_tree(dir);
+}
+
 int owner_mark_private_dir(const char *dir)
 {
     char path[PATH_MAX];

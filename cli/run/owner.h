@@ -30,6 +30,10 @@ bool owner_private_dir_ok(const char *dir);
  * "owner"), so that owner_reap_private_dirs can tell when it is left over. */
 int owner_mark_private_dir(const char *dir);
 
+/* Removes the private directory `dir` and all it holds (nothing if `dir`
+ * is not of that form). */
+void owner_remove_private_dir(const char *dir);
+
 /* Removes every private directory under /tmp whose "owner" file names a
  * process that is gone: a run killed outright leaves its directory, and a
  * run that built snapshots a second one, which no database records.

@@ -34,6 +34,11 @@ kept_qemus() {
     pgrep -f "qemu-system-x86_64.*$QH_DIR" | wc -l
 }
 
+# Kept hosts' directories (slot locks in a private directory) left behind.
+kept_dirs() {
+    ls -d /tmp/mortar-run-*/*.0.lock 2>/dev/null | wc -l
+}
+
 MORTAR_KEEP_HOSTS=0 "$MORTAR" sweep "$SPEC" "${grid[@]}" --db "$QH_DIR/fresh.db" \
     --out "$QH_DIR/fresh" >"$QH_DIR/fresh.out" 2>"$QH_DIR/fresh.err" ||
     fail "the sweep without kept hosts failed"
@@ -60,6 +65,7 @@ for host in client server; do
         fail "the kept $host QEMU did not take the later runs: $(runs_of "$QH_DIR/kept.db" $host)"
 done
 [ "$(kept_qemus)" = 0 ] || fail "QEMUs are left after the sweep: $(pgrep -af qemu-system)"
+[ "$(kept_dirs)" = 0 ] || fail "the kept hosts' directory is left: $(ls -d /tmp/mortar-run-*/*.0.lock)"
 echo "the same $(wc -l <"$QH_DIR/kept.txt") latencies with kept hosts; runs 2 and 3 reused both QEMUs"
 
 # A stand-in killed during its run: the run fails, its kept QEMU ends, and

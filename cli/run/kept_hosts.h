@@ -2,7 +2,8 @@
  * kept_hosts.h - the QEMUs a sweep keeps from one run of a host
  * configuration to the next (docs/snapshots.md, "Kept hosts").
  *
- * kept_hosts_open() makes a private directory and names it to the runs
+ * kept_hosts_open() makes a private directory (a run's kind,
+ * /tmp/mortar-run-XXXXXX, marked with its owner: owner.h) and names it to the runs
  * (MORTAR_PARK_DIR, with the sweep's pid as MORTAR_PARK_OWNER); each run's
  * restoring hosts then go through `mortar host-attach` (host_attach.h),
  * which starts the kept QEMUs there or hands the run to one that waits.

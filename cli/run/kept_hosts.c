@@ -2,6 +2,7 @@
  * kept_hosts.c - the QEMUs a sweep keeps across its runs (see kept_hosts.h).
  */
 #include "kept_hosts.h"
+#include "owner.h"
 
 #include <dirent.h>
 #include <stdbool.h>
@@ -22,14 +23,16 @@ int kept_hosts_open(kept_hosts *k)
     const char *off = getenv("MORTAR_KEEP_HOSTS");
     if (off && !strcmp(off, "0"))
         return 0;
-    snprintf(k->dir, sizeof k->dir, "/tmp/mortar-kept-XXXXXX");
+    /* a run's kind of private directory: left by a sweep killed outright,
+     * the next run or sweep removes it (owner.h) */
+    snprintf(k->dir, sizeof k->dir, "/tmp/mortar-run-XXXXXX");
     char owner[32];
     snprintf(owner, sizeof owner, "%d", (int)getpid());
     if (!mkdtemp(k->dir))
         return 0;
-    if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0 || setenv("MORTAR_PARK_DIR", k->dir, 1) != 0 ||
-        setenv("MORTAR_PARK_OWNER", owner, 1) != 0) {
-        rmdir(k->dir);
+    if (owner_mark_private_dir(k->dir) != 0 || prctl(PR_SET_CHILD_SUBREAPER, 1) != 0 ||
+        setenv("MORTAR_PARK_DIR", k->dir, 1) != 0 || setenv("MORTAR_PARK_OWNER", owner, 1) != 0) {
+        owner_remove_private_dir(k->dir);
         unsetenv("MORTAR_PARK_DIR");
         return 0;
     }
@@ -92,22 +95,6 @@ static void reap_ended(void)
     }
 }
 
-static void remove_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        char path[600];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
-    }
-    if (d)
-        closedir(d);
-    rmdir(dir);
-}
-
 void kept_hosts_close(kept_hosts *k)
 {
     if (!k->on)
@@ -123,6 +110,6 @@ void kept_hosts_close(kept_hosts *k)
     }
     signal_all(k->dir, SIGKILL);
     reap_ended();
-    remove_dir(k->dir);
+    owner_remove_private_dir(k->dir);
     k->on = false;
 }
