@@ -130,8 +130,9 @@ const cli_command mortar_cmd_sweep = {
     "The points are the cross product of the grids (a SWEEPFILE, JSON with \"parts\",\n"
     "or a STUDY, docs/studies.md, names its own); a spec without --grid is not a sweep. Points that have an ok run\n"
     "in the database are skipped. Exits 130 when interrupted.\n"
-    "With --refine (the default for a STUDY with \"refine\"), after the grid, wherever the\n"
-    "compared ranking changes between neighbouring values of the study's first knob, both\n"
+    "With --refine (the default for a STUDY with \"refine\"), once a series' grid points\n"
+    "have run, wherever the compared ranking changes between neighbouring values of the\n"
+    "study's first knob, both\n"
     "compared variants run at the midpoint, again and again, until every crossing is\n"
     "bracketed within the resolution (for a time knob 0.05us unless the study or\n"
     "--resolution says otherwise), in every series; resumable like the grid.\n",

@@ -72,7 +72,8 @@ typedef struct sweep {
     const sweep_opts *opts;
     sweep_plan plan;
     size_t grid_npoints;  /* the grid's points; refinement points follow them */
-    bool refining;        /* after the grid, the refinement (refine) */
+    bool refining;        /* with the grid, the refinement (refine) */
+    bool refine_said;     /* its first run started: the line saying so is out */
     sweep_refine refine;
     size_t refine_ok, refine_failed, refine_interrupted;
     bool refine_error;    /* the refinement stopped on an error */
@@ -456,7 +457,6 @@ static void record_failure(sweep *s, size_t point, const char *error)
         (*(grid ? &s->failed : &s->refine_failed))++;
 }
 
-/* Starts runs while slots are free and points are left. */
 /* Starts a run of the point in job slot j. */
 static void start_point(sweep *s, size_t point, job *j)
 {
@@ -468,6 +468,7 @@ static void start_point(sweep *s, size_t point, job *j)
     if (pid < 0) {
         char why[PATH_MAX + 340];
         snprintf(why, sizeof why, "cannot start mortar run (log %s)", log);
+        s->plan.points[point].ended = true;
         record_failure(s, point, why);
         progress_finished(&s->prog, false, 0, why);
         return;
@@ -530,6 +531,7 @@ static void finish_job(sweep *s, job *j, int status)
     sweep_run_result r;
     double wall = progress_now() - j->start_s;
     bool ok = run_outcome(s, j, status, &r);
+    s->plan.points[j->point].ended = true;
     const char *label = s->plan.points[j->point].label;
     char line[PATH_MAX + 2048];
     if (ok) {
@@ -619,7 +621,7 @@ static int start_refine_runs(sweep *s)
 {
     size_t *points = NULL, n = 0, left = 0, started = 0;
     char err[2048];
-    int rc = sweep_refine_next(&s->refine, &s->plan, s->db, &points, &n, &left, err,
+    int rc = sweep_refine_next(&s->refine, &s->plan, s->db, true, &points, &n, &left, err,
                                sizeof err);
     if (grow_errors(s) && !rc)
         rc = errbuf_fail(err, sizeof err, "out of memory");
@@ -634,6 +636,11 @@ static int start_refine_runs(sweep *s)
     job *j;
     for (size_t i = 0; i < n && (j = free_job(s)); i++)
         if (!s->plan.points[points[i]].started) {
+            if (!s->refine_said)
+                progress_message(&s->prog, "[sweep] refining the crossings along %s to %.10g%s",
+                                 s->refine.st.knobs[0].name, s->refine.resolution,
+                                 s->refine.st.knobs[0].unit);
+            s->refine_said = true;
             start_point(s, points[i], j);
             started++;
         }
@@ -663,40 +670,29 @@ static bool reap_and_wait(sweep *s, double *last_draw)
     return false;
 }
 
-/* After the grid: the refinement's runs, planned afresh whenever a run
- * ends, as many at a time as the grid's, until none is needed (or one
- * failed: it is not tried again in this invocation), or Ctrl-C. */
-static void refine_all(sweep *s)
-{
-    int forwarded = 0;
-    bool replan = true;
-    double last_draw = 0;
-    progress_message(&s->prog, "[sweep] refining the crossings along %s to %.10g%s",
-                     s->refine.st.knobs[0].name, s->refine.resolution,
-                     s->refine.st.knobs[0].unit);
-    for (;;) {
-        handle_stop(s, &forwarded);
-        if (replan && !stop_signals && free_job(s)) {
-            replan = false;
-            if (start_refine_runs(s) < 0 && running_jobs(s) == 0)
-                return;
-        }
-        if (running_jobs(s) == 0)
-            return;
-        replan |= reap_and_wait(s, &last_draw);
-    }
-}
-
+/* The grid's runs and the refinement's, as many at a time as there are job
+ * slots. A free slot takes a refinement run first: each is a step of a
+ * bisection that waits for the step before, while grid points can run in
+ * any order. The refinement is planned afresh whenever a run ends, from
+ * the series whose grid points have all run (sweep_refine_next); one that
+ * fails is not tried again in this invocation, nor after an error of the
+ * refinement. Ends when nothing runs and nothing is left to start, or
+ * after Ctrl-C. */
 static void run_all(sweep *s)
 {
     int forwarded = 0;
+    bool replan = s->refining;
     double last_draw = 0;
     for (;;) {
         handle_stop(s, &forwarded);
+        if (replan && !stop_signals && !s->refine_error && free_job(s)) {
+            replan = false;
+            (void)start_refine_runs(s);
+        }
         start_runs(s);
         if (running_jobs(s) == 0)
             return;
-        reap_and_wait(s, &last_draw);
+        replan |= reap_and_wait(s, &last_draw);
     }
 }
 
@@ -713,7 +709,7 @@ static void print_header(const sweep *s)
     if (s->refining)
         fprintf(stderr,
                 "[sweep] then refining the crossings of %s and %s along %s to %.10g%s "
-                "(%s), in %zu series\n",
+                "(%s), in %zu series, each once its grid points have run\n",
                 s->refine.st.variants[s->refine.st.compared[0]].name,
                 s->refine.st.variants[s->refine.st.compared[1]].name,
                 s->refine.st.knobs[0].name, s->refine.resolution, s->refine.st.knobs[0].unit,
@@ -736,7 +732,8 @@ static void print_refine_plan(sweep *s)
 {
     size_t *points = NULL, n = 0, left = 0;
     char err[2048];
-    if (sweep_refine_next(&s->refine, &s->plan, s->db, &points, &n, &left, err, sizeof err)) {
+    if (sweep_refine_next(&s->refine, &s->plan, s->db, false, &points, &n, &left, err,
+                          sizeof err)) {
         fprintf(stderr, "mortar sweep: %s\n", err);
         free(points);
         return;
@@ -865,8 +862,6 @@ int mortar_sweep_main(int argc, char **argv)
     progress_init(&s.prog, s.grid_npoints, s.skipped, s.njobs, isatty(STDERR_FILENO));
     progress_expect(&s.prog, sweep_plan_expected_wall_s(&s.plan, s.db));
     run_all(&s);
-    if (s.refining && !stop_signals)
-        refine_all(&s);
     kept_hosts_close(&kept);
     progress_end(&s.prog);
     bool interrupted = stop_signals > 0;

@@ -44,6 +44,7 @@ typedef struct sweep_point {
     char *canonical;     /* the resolved spec as runs.spec holds it */
     int64_t done_run_id; /* > 0: an ok run of this point exists (sweep_plan_match_done) */
     bool started;        /* this invocation started a run of it */
+    bool ended;          /* ... and that run ended, ok or not */
 } sweep_point;
 
 typedef struct sweep_plan {

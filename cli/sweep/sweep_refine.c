@@ -57,14 +57,22 @@ static const refine_template *template_of(const sweep_refine *r, int d, double s
 
 static int find_templates(sweep_refine *r, const sweep_plan *plan)
 {
-    r->templates = calloc(plan->npoints + 1, sizeof *r->templates);
-    r->series = calloc(plan->npoints + 1, sizeof *r->series);
-    r->status = calloc(plan->npoints + 1, sizeof *r->status);
-    if (!r->templates || !r->series || !r->status)
+    size_t room = plan->npoints + 1;
+    r->templates = calloc(room, sizeof *r->templates);
+    r->series = calloc(room, sizeof *r->series);
+    r->status = calloc(room, sizeof *r->status);
+    r->ready = calloc(room, sizeof *r->ready);
+    r->roles = calloc(room, sizeof *r->roles);
+    r->point_series = calloc(room, sizeof *r->point_series);
+    if (!r->templates || !r->series || !r->status || !r->ready || !r->roles ||
+        !r->point_series)
         return -1;
+    r->ngrid = plan->npoints;
     for (size_t i = 0; i < plan->npoints; i++) {
         double series;
         int d = point_role(r, &plan->points[i], &series);
+        r->roles[i] = d;
+        r->point_series[i] = series;
         if (d >= 0 && !template_of(r, d, series))
             r->templates[r->ntemplates++] =
                 (refine_template){.variant = d, .series = series, .point = i};
@@ -122,6 +130,9 @@ void sweep_refine_free(sweep_refine *r)
     free(r->templates);
     free(r->series);
     free(r->status);
+    free(r->ready);
+    free(r->roles);
+    free(r->point_series);
     *r = (sweep_refine){0};
 }
 
@@ -196,13 +207,31 @@ static int plan_series(sweep_refine *r, sweep_plan *plan, const study_runs *rs, 
     return rc;
 }
 
-int sweep_refine_next(sweep_refine *r, sweep_plan *plan, db_conn *db, size_t **points,
-                      size_t *npoints, size_t *runs_left, char *err, size_t size)
+/* Whether every grid point of series `si`'s compared variants (unloaded)
+ * has a result: done before this sweep, or its run ended. Until then the
+ * series is not bisected, so that it starts from the runs it would after
+ * the whole grid. */
+static bool series_ready(const sweep_refine *r, const sweep_plan *plan, size_t si)
+{
+    for (size_t i = 0; i < r->ngrid; i++) {
+        const sweep_point *pt = &plan->points[i];
+        if (r->roles[i] >= 0 && study_same_value(r->point_series[i], r->series[si]) &&
+            pt->done_run_id <= 0 && !pt->ended)
+            return false;
+    }
+    return true;
+}
+
+int sweep_refine_next(sweep_refine *r, sweep_plan *plan, db_conn *db, bool ready_only,
+                      size_t **points, size_t *npoints, size_t *runs_left, char *err,
+                      size_t size)
 {
     *points = NULL;
     *npoints = *runs_left = 0;
-    for (size_t si = 0; si < r->nseries; si++)
+    for (size_t si = 0; si < r->nseries; si++) {
         r->status[si] = (refine_status){.widest = NAN};
+        r->ready[si] = !ready_only || series_ready(r, plan, si);
+    }
     if (!db)
         return 0;
     study_runs rs;
@@ -210,6 +239,8 @@ int sweep_refine_next(sweep_refine *r, sweep_plan *plan, db_conn *db, size_t **p
     if (!rc && !(*points = calloc(2 * rs.n * (r->nseries + 1) + 1, sizeof **points)))
         rc = errbuf_fail(err, size, "out of memory");
     for (size_t si = 0; !rc && si < r->nseries; si++) {
+        if (!r->ready[si])
+            continue;
         rc = plan_series(r, plan, &rs, si, *points, npoints, err, size);
         *runs_left += r->status[si].runs_left;
     }
@@ -227,7 +258,9 @@ void sweep_refine_status_line(const sweep_refine *r, size_t i, char *buf, size_t
     verdict_unit_words(x, unit, sizeof unit);
     if (sk)
         snprintf(where, sizeof where, "%s=%g: ", sk->name, r->series[i]);
-    if (s->points < 2)
+    if (!r->ready[i])
+        snprintf(buf, size, "%sits grid points have not all run", where);
+    else if (s->points < 2)
         snprintf(buf, size, "%s%zu %s value(s) with runs of both variants: nothing to bisect",
                  where, s->points, x->name);
     else if (s->crossings == 0)

@@ -1,9 +1,11 @@
 /*
  * sweep_refine.h - the refinement of a sweep (`mortar sweep ... --refine`,
  * or a study with "refine"; docs/studies.md, "Refining the crossing"):
- * after the grid, more runs of the two compared variants between the
- * points where their ranking changes, by bisection, until each crossing is
- * bracketed within the resolution, for every series of the sweep.
+ * more runs of the two compared variants between the points where their
+ * ranking changes, by bisection, until each crossing is bracketed within
+ * the resolution, for every series of the sweep. A series is bisected once
+ * its own grid points have run, while the rest of the grid may still run:
+ * it starts from the same runs as after the whole grid.
  *
  * A refinement run is a grid point of the same variant and series (the
  * first in the sweep's order, unloaded: its template) with the x knob set
@@ -38,6 +40,12 @@ typedef struct sweep_refine {
     double *series; /* the series with a template of both variants */
     size_t nseries;
     refine_status *status; /* per series, as of the last sweep_refine_next */
+    bool *ready;           /* per series: its grid points have all run */
+    /* per grid point: the compared variant it runs (0, 1; -1 neither, or
+     * loaded) and its series, for the readiness of a series */
+    int *roles;
+    double *point_series;
+    size_t ngrid;
 } sweep_refine;
 
 /*
@@ -59,14 +67,19 @@ void sweep_refine_free(sweep_refine *r);
  * each a point of `plan` (appended, resolved and validated, unless it is
  * there), their indexes into *points (allocated, the caller's to free),
  * *npoints of them; *runs_left the runs still to come, those included, at
- * most. Updates each series' status. Returns 0, or -1 with why in `err`.
+ * most. With `ready_only`, only the series whose grid points are all done
+ * (an ok run before this sweep) or ended in it are planned (a sweep);
+ * without, all (a dry run: from the runs in the database now). Updates
+ * each series' status. Returns 0, or -1 with why in `err`.
  */
-int sweep_refine_next(sweep_refine *r, sweep_plan *plan, db_conn *db, size_t **points,
-                      size_t *npoints, size_t *runs_left, char *err, size_t size);
+int sweep_refine_next(sweep_refine *r, sweep_plan *plan, db_conn *db, bool ready_only,
+                      size_t **points, size_t *npoints, size_t *runs_left, char *err,
+                      size_t size);
 
 /* Where series `i` stands, one line ("<series knob>=1: 1 crossing(s), bracketed within
  * 0.03125 µs (resolution 0.05 µs)", the unit as the verdict writes it:
- * verdict_unit_words), as of the last sweep_refine_next. */
+ * verdict_unit_words; "...: its grid points have not all run" before it is
+ * ready), as of the last sweep_refine_next. */
 void sweep_refine_status_line(const sweep_refine *r, size_t i, char *buf, size_t size);
 
 #endif

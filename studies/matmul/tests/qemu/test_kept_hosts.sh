@@ -78,7 +78,7 @@ for _ in $(seq 1 600); do
     grep -qs 'MORTAR-SYNCHRONIZED' "$QH_DIR"/killed/000001-*/server.console.log && break
     sleep 0.1
 done
-pkill -KILL -f "mortar host-attach .*host=server" || fail "no server stand-in to kill"
+pkill -KILL -f "host-attach .*host=server" || fail "no server stand-in to kill"
 wait $sweep && fail "the sweep with a killed stand-in reported success"
 [ "$(sqlite3 "$QH_DIR/killed.db" "select status from runs where id = 1")" = failed ] ||
     fail "the run whose stand-in was killed did not fail"
