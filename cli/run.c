@@ -608,10 +608,9 @@ static int snapshot_dir(char *dir, size_t size, char *err, size_t err_size)
         snprintf(dir, size, "%s/mortar/snapshots", xdg);
     else
         snprintf(dir, size, "%s/.cache/mortar/snapshots", home ? home : "/tmp");
-    char cmd[PATH_MAX + 32];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
-    if (strchr(dir, '\'') || system(cmd) != 0)
-        return errbuf_fail(err, err_size, "cannot create the snapshot cache %s", dir);
+    char why[PATH_MAX + 64];
+    if (dirs_make(dir, why, sizeof why) != 0)
+        return errbuf_fail(err, err_size, "cannot create the snapshot cache %s: %s", dir, why);
     return 0;
 }
 

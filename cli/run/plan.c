@@ -540,10 +540,6 @@ void plan_free(plan *p)
     for (int i = 0; i < p->nhosts; i++)
         for (int k = 0; k < p->hosts[i].argc; k++)
             free(p->hosts[i].argv[k]);
-    if (p->sock_dir[0]) {
-        char cmd[400];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", p->sock_dir);
-        if (system(cmd) != 0)
-            fprintf(stderr, "mortar: could not remove %s\n", p->sock_dir);
-    }
+    if (p->sock_dir[0])
+        owner_remove_private_dir(p->sock_dir);
 }
