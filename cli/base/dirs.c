@@ -57,22 +57,6 @@ int dirs_make_fresh(const char *parent, const char *base, char *dir, size_t size
                        MAX_VARIANTS);
 }
 
-static int write_all(int fd, const char *data, size_t len);
-
-int dirs_write_new_json(json_t *json, const char *path)
-{
-    /* one write: json_dumpfd writes each token on its own */
-    char *text = json_dumps(json, JSON_INDENT(1));
-    if (!text)
-        return -1;
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
-    int rc = fd < 0 ? -1 : write_all(fd, text, strlen(text));
-    free(text);
-    if (fd >= 0 && close(fd) != 0)
-        rc = -1;
-    return rc;
-}
-
 int dirs_open_at(int at, const char *name, const char *shown, char *err, size_t size)
 {
     int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -97,6 +81,20 @@ static int write_all(int fd, const char *data, size_t len)
         len -= (size_t)k;
     }
     return 0;
+}
+
+int dirs_write_new_json(json_t *json, const char *path)
+{
+    /* one write: json_dumpfd writes each token on its own */
+    char *text = json_dumps(json, JSON_INDENT(1));
+    if (!text)
+        return -1;
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
+    int rc = fd < 0 ? -1 : write_all(fd, text, strlen(text));
+    free(text);
+    if (fd >= 0 && close(fd) != 0)
+        rc = -1;
+    return rc;
 }
 
 int dirs_replace_file(int dirfd, const char *name, const char *shown, const void *data,

@@ -15,6 +15,7 @@
 
 #include "cli_util.h"
 #include "db.h"
+#include "case_runs.h"
 
 static bool exists(const char *path)
 {
@@ -107,20 +108,6 @@ static void test_sweep_file_needs_no_grid(void **state)
     remove_tree(dir);
 }
 
-/* An ok run of the case study's `design` at `latency` and speed 1. */
-static void add_run(db_conn *db, const char *design, const char *latency, double median_us)
-{
-    json_t *spec = json_pack("{s:{s:s, s:s, s:i, s:i}}", "vars", "design", design,
-                             "pcie.latency", latency, "speed", 1, "inflight", 1);
-    db_run_info info = {.name = "t", .run_dir = "", .spec = spec};
-    int64_t id = db_begin_run(db, &info);
-    json_decref(spec);
-    assert_true(id > 0);
-    db_request one = {.latency_ns = (int64_t)(median_us * 1000), .verified = 1};
-    db_summary sum = {.requests = 1, .verified = 1, .median_us = median_us};
-    assert_int_equal(db_finish_run(db, id, "ok", NULL, 1, NULL, NULL, &one, 1, &sum), 0);
-}
-
 /* dir/mortar.db where A wins at 1 us and B at 1.5 and 2 us (speed 1). */
 static void write_runs(const char *dir)
 {
@@ -132,8 +119,8 @@ static void write_runs(const char *dir)
     const char *lat[] = {"1us", "1.5us", "2us"};
     const double a[] = {1000, 1300, 1400};
     for (int i = 0; i < 3; i++) {
-        add_run(db, "a", lat[i], a[i]);
-        add_run(db, "b", lat[i], 1100);
+        case_run_add(db, "a", lat[i], a[i]);
+        case_run_add(db, "b", lat[i], 1100);
     }
     db_close(db);
 }

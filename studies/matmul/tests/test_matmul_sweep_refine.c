@@ -19,25 +19,12 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "case_runs.h"
 #include "sweep_plan.h"
 #include "sweep_refine.h"
 #include "scratch_files.h"
 
 static char tmp_dir[] = "/tmp/mortar-test-sweep-refine-XXXXXX";
-
-/* An ok run of `design` at `latency` and speed 1, unloaded. */
-static void add_run(db_conn *db, const char *design, const char *latency, double median_us)
-{
-    json_t *spec = json_pack("{s:{s:s, s:s, s:i, s:i}}", "vars", "design", design,
-                             "pcie.latency", latency, "speed", 1, "inflight", 1);
-    db_run_info info = {.name = "t", .run_dir = "", .spec = spec};
-    int64_t id = db_begin_run(db, &info);
-    json_decref(spec);
-    assert_true(id > 0);
-    db_request one = {.latency_ns = (int64_t)(median_us * 1000), .verified = 1};
-    db_summary sum = {.requests = 1, .verified = 1, .median_us = median_us};
-    assert_int_equal(db_finish_run(db, id, "ok", NULL, 1, NULL, NULL, &one, 1, &sum), 0);
-}
 
 /* A wins at 0.5 and 1 us, B from 1.5 us on (speed 1). */
 static db_conn *open_runs(void)
@@ -49,8 +36,8 @@ static db_conn *open_runs(void)
     const char *lat[] = {"0.5us", "1us", "1.5us", "2us", "2.5us"};
     const double a[] = {900, 1000, 1300, 1400, 1500};
     for (int i = 0; i < 5; i++) {
-        add_run(db, "a", lat[i], a[i]);
-        add_run(db, "b", lat[i], 1100);
+        case_run_add(db, "a", lat[i], a[i]);
+        case_run_add(db, "b", lat[i], 1100);
     }
     return db;
 }
