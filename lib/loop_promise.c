@@ -110,19 +110,36 @@ void loop_promiser_init(loop_promiser *p, mortar_loop *loop)
     p->scanned = false;
 }
 
+/* The index of port's external link if the loop makes promises on it, or
+ * -1: the port is in-process or unsynchronized, or promises are off. */
+static int promised_link(const mortar_component *c, unsigned port)
+{
+    const mortar_loop *loop = c->loop;
+    if (loop->promises_off || port >= c->nports || c->ports[port].binding != PORT_EXTERNAL)
+        return -1;
+    for (uint32_t j = 0; j < loop->nexts; j++)
+        if (loop->exts[j].comp == c && loop->exts[j].port == port)
+            return loop->sync[j].synchronized ? (int)j : -1;
+    return -1;
+}
+
 uint64_t mortar_port_quiet_until(mortar_component *c, unsigned port)
 {
     mortar_loop *loop = c->loop;
-    if (loop->promises_off || port >= c->nports || c->ports[port].binding != PORT_EXTERNAL)
+    int j = promised_link(c, port);
+    if (j < 0)
         return loop->now;
-    for (uint32_t j = 0; j < loop->nexts; j++) {
-        if (loop->exts[j].comp != c || loop->exts[j].port != port)
-            continue;
-        if (!loop->sync[j].synchronized)
-            return loop->now;
-        loop_promiser p;
-        loop_promiser_init(&p, loop);
-        return sync_rule_next_send(loop->sync, loop->nexts, j, loop->now, &p.rule);
-    }
-    return loop->now;
+    loop_promiser p;
+    loop_promiser_init(&p, loop);
+    return sync_rule_next_send(loop->sync, loop->nexts, (unsigned)j, loop->now, &p.rule);
+}
+
+uint64_t mortar_port_quiet_until_own(mortar_component *c, unsigned port)
+{
+    mortar_loop *loop = c->loop;
+    if (promised_link(c, port) < 0)
+        return loop->now;
+    loop_promise_scan(loop);
+    uint64_t next = loop->earliest[c->index];
+    return next < loop->now ? loop->now : next;
 }

@@ -246,15 +246,37 @@ static void test_loop_waits_out_a_finite_promise(void **state)
 }
 
 /* mortar_port_quiet_until: a component with a timer at QUIET_AT, asked
- * while it handles a message on its link. */
+ * while it handles a message on its link; with a neighbour in the process
+ * whose own timer, at TICK_AT, could reach it sooner. */
 #define QUIET_AT MORTAR_US(30)
+#define TICK_AT  MORTAR_US(10)
 
 typedef struct quiet {
     mortar_component *self;
-    uint64_t said, now, unknown_port;
+    uint64_t said, own, now, unknown_port;
 } quiet;
 
 static int quiet_create(mortar_component *self, const mortar_params *params, void **state)
+{
+    (void)params;
+    quiet *q = calloc(1, sizeof *q);
+    if (!q)
+        return MORTAR_ENOMEM;
+    q->self = self;
+    mortar_port_declare(self, 0, MORTAR_PROTO_TEST, NULL, 0);
+    mortar_port_declare(self, 1, MORTAR_PROTO_TEST, NULL, 0);
+    *state = q;
+    return MORTAR_OK;
+}
+
+static void quiet_start(void *state)
+{
+    quiet *q = state;
+    mortar_timer_set(q->self, QUIET_AT, 0);
+}
+
+/* The neighbour: one port, and a timer at TICK_AT. */
+static int ticker_create(mortar_component *self, const mortar_params *params, void **state)
 {
     (void)params;
     quiet *q = calloc(1, sizeof *q);
@@ -266,10 +288,10 @@ static int quiet_create(mortar_component *self, const mortar_params *params, voi
     return MORTAR_OK;
 }
 
-static void quiet_start(void *state)
+static void ticker_start(void *state)
 {
     quiet *q = state;
-    mortar_timer_set(q->self, QUIET_AT, 0);
+    mortar_timer_set(q->self, TICK_AT, 0);
 }
 
 static void quiet_timer(void *state, uint64_t k)
@@ -283,6 +305,7 @@ static void quiet_message(void *state, unsigned port, const mortar_msg *msg)
     quiet *q = state;
     (void)msg;
     q->said = mortar_port_quiet_until(q->self, port);
+    q->own = mortar_port_quiet_until_own(q->self, port);
     q->now = mortar_now(q->self);
     q->unknown_port = mortar_port_quiet_until(q->self, 5);
 }
@@ -297,6 +320,15 @@ static const mortar_component_ops quiet_ops = {
     .destroy = probe_destroy,
 };
 
+static const mortar_component_ops ticker_ops = {
+    .kind = "ticker",
+    .summary = "acts once, at TICK_AT",
+    .create = ticker_create,
+    .start = ticker_start,
+    .timer = quiet_timer,
+    .destroy = probe_destroy,
+};
+
 static quiet quiet_run(bool promises)
 {
     mortar_link *outside, *inside;
@@ -305,11 +337,15 @@ static quiet quiet_run(bool promises)
     assert_int_equal(mortar_link_send(outside, 1000, TYPE, &x, 1, 0, NULL), 0);
     assert_int_equal(mortar_link_terminate(outside, 100), 0);
     mortar_loop *loop;
-    mortar_component *c;
+    mortar_component *c, *t;
     assert_int_equal(mortar_loop_create(&loop), 0);
     mortar_loop_set_promises(loop, promises);
     assert_int_equal(mortar_loop_add(loop, &quiet_ops, "q", NULL, &c), 0);
+    assert_int_equal(mortar_loop_add(loop, &ticker_ops, "t", NULL, &t), 0);
     assert_int_equal(mortar_loop_bind(loop, c, 0, inside), 0);
+    mortar_link_params lp;
+    link_params(&lp);
+    assert_int_equal(mortar_loop_connect(loop, t, 0, c, 1, &lp), 0);
     assert_int_equal(mortar_loop_run(loop, MORTAR_US(100)), 0);
     quiet q = *(quiet *)mortar_component_state(c);
     mortar_loop_destroy(loop);
@@ -322,10 +358,12 @@ static void test_port_quiet_until_the_next_event(void **state)
     (void)state;
     quiet q = quiet_run(true);
     assert_int_equal(q.now, 1000 + LATENCY_PS);
-    assert_int_equal(q.said, QUIET_AT);
+    assert_int_equal(q.said, TICK_AT + LATENCY_PS); /* the neighbour's tick could reach it */
+    assert_int_equal(q.own, QUIET_AT);              /* its own timer alone */
     assert_int_equal(q.unknown_port, q.now);
     q = quiet_run(false); /* promises off: nothing to say */
     assert_int_equal(q.said, q.now);
+    assert_int_equal(q.own, q.now);
 }
 
 int main(void)

@@ -99,6 +99,16 @@ uint32_t mortar_port_max_payload(mortar_component *self, unsigned port);
  */
 uint64_t mortar_port_quiet_until(mortar_component *self, unsigned port);
 
+/*
+ * As mortar_port_quiet_until, for a component that knows that nothing its
+ * other ports can bring makes it send on `port`, or changes what it holds,
+ * before its own next event (a NIC whose queues are all off only counts the
+ * frames it receives): its own pending events alone count, not those of the
+ * components and links that could reach it. The current time in the same
+ * cases as mortar_port_quiet_until.
+ */
+uint64_t mortar_port_quiet_until_own(mortar_component *self, unsigned port);
+
 /* ---- time, sending, timers -------------------------------------------- */
 
 /* Current simulated time in picoseconds. */

@@ -32,6 +32,7 @@
 #define I40E_REG_WORDS (I40E_BAR0_SIZE / 4)
 #define I40E_NQP       64 /* queue pairs of the PF */
 #define I40E_NVEC      65 /* MSI-X vectors: 0 other causes, 1..64 queues */
+#define I40E_HOLD_MAX  256 /* register bytes a read completion holds for the host */
 /* 4 KiB shadow RAM (GLNVM_GENS.SR_SIZE 2): the smallest size the driver's
  * checksum, which reads 2048-word sectors, accepts. */
 #define I40E_NVM_WORDS        2048

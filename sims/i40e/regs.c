@@ -157,47 +157,71 @@ static uint32_t stat_read(const i40e *d, uint32_t off)
 
 /* ---- reads ---------------------------------------------------------------- */
 
-uint32_t i40e_reg_read(i40e *d, uint32_t off)
+/* The value a read of `off` returns, without the read's side effects;
+ * false: a register the model does not know (it reads as zero). PFINT_ICR0,
+ * cleared by its read, is i40e_reg_read's. */
+static bool reg_value(const i40e *d, uint32_t off, uint32_t *v)
 {
-    if (off >= I40E_STATS_FIRST && off < I40E_STATS_END)
-        return stat_read(d, off);
-    if (off >= I40E_QTX_HEAD(0) && off < I40E_QTX_HEAD(I40E_NQP))
-        return d->txq[(off - I40E_QTX_HEAD(0)) / 4].head;
+    if (off >= I40E_STATS_FIRST && off < I40E_STATS_END) {
+        *v = stat_read(d, off);
+        return true;
+    }
+    if (off >= I40E_QTX_HEAD(0) && off < I40E_QTX_HEAD(I40E_NQP)) {
+        *v = d->txq[(off - I40E_QTX_HEAD(0)) / 4].head;
+        return true;
+    }
     switch (off) {
     case I40E_GLGEN_RSTAT:
-        return 0; /* no reset in progress */
+        *v = 0; /* no reset in progress */
+        return true;
     case I40E_GLNVM_ULD:
-        return I40E_GLNVM_ULD_DONE;
+        *v = I40E_GLNVM_ULD_DONE;
+        return true;
     case I40E_GLNVM_GENS:
-        return I40E_GLNVM_GENS_NVM_PRES | I40E_NVM_SR_SIZE_CODE
-                                              << I40E_GLNVM_GENS_SR_SIZE_SHIFT;
+        *v = I40E_GLNVM_GENS_NVM_PRES | I40E_NVM_SR_SIZE_CODE << I40E_GLNVM_GENS_SR_SIZE_SHIFT;
+        return true;
     case I40E_GLPCI_CNF2:
-        return (uint32_t)I40E_NVEC << I40E_GLPCI_CNF2_PF_N_SHIFT;
+        *v = (uint32_t)I40E_NVEC << I40E_GLPCI_CNF2_PF_N_SHIFT;
+        return true;
     case I40E_PFLAN_QALLOC:
-        return (uint32_t)(I40E_NQP - 1) << I40E_PFLAN_QALLOC_LAST_SHIFT |
-               I40E_PFLAN_QALLOC_VALID;
+        *v = (uint32_t)(I40E_NQP - 1) << I40E_PFLAN_QALLOC_LAST_SHIFT | I40E_PFLAN_QALLOC_VALID;
+        return true;
     case I40E_GLHMC_LANTXOBJSZ:
-        return I40E_TXQ_CTX_ORDER;
+        *v = I40E_TXQ_CTX_ORDER;
+        return true;
     case I40E_GLHMC_LANRXOBJSZ:
-        return I40E_RXQ_CTX_ORDER;
+        *v = I40E_RXQ_CTX_ORDER;
+        return true;
     case I40E_GLHMC_LANQMAX:
-        return I40E_NQP;
+        *v = I40E_NQP;
+        return true;
     case I40E_GLHMC_FCOEFMAX:
-        return I40E_FCOE_FILTERS_MAX; /* FCoE is not offered, but the driver checks */
-    case I40E_PFINT_ICR0:
-        return i40e_irq_read_icr0(d);
+        *v = I40E_FCOE_FILTERS_MAX; /* FCoE is not offered, but the driver checks */
+        return true;
     case I40E_GLVFGEN_TIMER:
-        return (uint32_t)(mortar_now(d->self) / 1000000);
+        *v = (uint32_t)(mortar_now(d->self) / 1000000);
+        return true;
     case I40E_PRTGEN_CNF + 4:
     case I40E_PRTGEN_CNF + 8:
     case I40E_PRTGEN_CNF + 12:
-        return I40E_PRTGEN_CNF_PORT_DIS; /* one port */
+        *v = I40E_PRTGEN_CNF_PORT_DIS; /* one port */
+        return true;
     }
-    if (is_storage(off))
-        return i40e_reg(d, off);
-    d->c.unknown_reg_reads++;
-    mortar_logf(d->self, MORTAR_LOG_DEBUG, "read of unknown register 0x%06x", off);
-    return 0;
+    bool known = is_storage(off);
+    *v = known ? i40e_reg(d, off) : 0;
+    return known;
+}
+
+uint32_t i40e_reg_read(i40e *d, uint32_t off)
+{
+    if (off == I40E_PFINT_ICR0)
+        return i40e_irq_read_icr0(d);
+    uint32_t v;
+    if (!reg_value(d, off, &v)) {
+        d->c.unknown_reg_reads++;
+        mortar_logf(d->self, MORTAR_LOG_DEBUG, "read of unknown register 0x%06x", off);
+    }
+    return v;
 }
 
 /* ---- writes --------------------------------------------------------------- */
@@ -291,11 +315,64 @@ static bool regular(const mortar_pcie_mmio *m, bool read)
     return read && m->size == 8 && (m->offset & 7) == 0;
 }
 
+/* A register a held read may answer: known, read without side effects,
+ * changed only by the model's events or the host's messages (not by time),
+ * and not a statistic (a frame from the network changes those, even one
+ * the model drops). */
+static bool holdable(const i40e *d, uint32_t off, uint32_t *v)
+{
+    return off != I40E_PFINT_ICR0 && off != I40E_GLVFGEN_TIMER && off < I40E_BAR0_SIZE &&
+           !(off >= I40E_STATS_FIRST && off < I40E_STATS_END) && reg_value(d, off, v);
+}
+
+/* With every queue off and no frame waiting for the wire, what the network
+ * brings is only counted (rx.c): a frame is dropped, a pause frame holds
+ * back nothing. So it cannot make the model send to the host. */
+static bool network_inert(const i40e *d)
+{
+    if (d->wire.head)
+        return false;
+    for (uint32_t q = 0; q < I40E_NQP; q++)
+        if (d->txq[q].enabled || d->rxq[q].enabled)
+            return false;
+    return true;
+}
+
+/*
+ * Held reads (mortar/pcie.h): the registers from the read's on, while they
+ * are holdable, up to I40E_HOLD_MAX bytes, until the model's next event and,
+ * once a queue is on, what the network can bring. A driver polling a
+ * register, or reading a pair in turn (GLNVM_SRCTL then GLNVM_SRDATA, word
+ * after word, as the driver sums the shadow RAM at probe), is then answered
+ * by the host at the stamp this model's completions would have had. Returns
+ * the hold's length (0: none); `out` has room for the hold and
+ * I40E_HOLD_MAX bytes.
+ */
+static uint32_t fill_hold(i40e *d, const mortar_pcie_mmio *rd, uint8_t *out)
+{
+    mortar_pcie_read_hold h = {.offset = rd->offset};
+    h.until_ps = network_inert(d) ? mortar_port_quiet_until_own(d->self, I40E_PORT_PCIE)
+                                  : mortar_port_quiet_until(d->self, I40E_PORT_PCIE);
+    if (h.until_ps <= mortar_now(d->self))
+        return 0;
+    uint32_t v;
+    while (h.len < I40E_HOLD_MAX && holdable(d, (uint32_t)rd->offset + h.len, &v)) {
+        le32_put(out + sizeof h + h.len, v);
+        h.len += 4;
+    }
+    if (h.len < rd->size)
+        return 0;
+    memcpy(out, &h, sizeof h);
+    return h.len;
+}
+
 void i40e_mmio_read(i40e *d, const mortar_pcie_mmio *rd)
 {
-    uint8_t buf[sizeof(mortar_pcie_mmio_done) + 256];
+    uint8_t buf[sizeof(mortar_pcie_mmio_done) + 256 + sizeof(mortar_pcie_read_hold) +
+                I40E_HOLD_MAX];
     mortar_pcie_mmio_done *done = (mortar_pcie_mmio_done *)buf;
     uint32_t size = rd->size <= 256 ? rd->size : 256;
+    uint32_t held = 0;
     memset(buf, 0, sizeof buf);
     done->req_id = rd->req_id;
     done->size = size;
@@ -309,8 +386,12 @@ void i40e_mmio_read(i40e *d, const mortar_pcie_mmio *rd)
         le32_put(done->data, i40e_reg_read(d, off));
         if (rd->size == 8)
             le32_put(done->data + 4, i40e_reg_read(d, off + 4));
+        held = fill_hold(d, rd, done->data + size);
     }
-    i40e_send_pcie(d, MORTAR_PCIE_MMIO_READ_DONE, done, (uint32_t)sizeof *done + size);
+    done->flags = held ? MORTAR_PCIE_DONE_HOLD : 0;
+    i40e_send_pcie(d, MORTAR_PCIE_MMIO_READ_DONE, done,
+                   (uint32_t)sizeof *done + size +
+                       (held ? (uint32_t)sizeof(mortar_pcie_read_hold) + held : 0));
 }
 
 void i40e_mmio_write(i40e *d, const mortar_pcie_mmio *wr)

@@ -178,6 +178,9 @@ for backend in a regcopy; do
         qh_fail "$backend failed: $(tail -n 5 "$QH_DIR/$backend.err")"
     expect_ok $backend 1
     on=$RUN_ID
+    # The client has only its NIC: the driver's NVM reads at probe are held.
+    [ "$(host_stat "$on" client mmio_reads_held)" -gt 0 ] ||
+        qh_fail "$backend: the client answered no read from its NIC's hold"
     MORTAR_PROMISES=0 off_matches $backend-plain stall_promises \
         "promises while stalled in an MMIO read"
     off_matches $backend-unheld mmio_reads_held "reads answered from the device's hold" \
