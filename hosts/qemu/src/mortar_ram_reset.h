@@ -7,8 +7,12 @@
  * that mapping, and every other page still shows the file. The reset asks
  * the kernel which pages those are (/proc/self/pagemap), drops the
  * translated code of exactly those pages (their contents change back),
- * and maps the file again over the RAM: the snapshot's bytes at no copy.
- * The translated code of every page the run left alone stays valid. The
+ * and reads the file's bytes over them. The copies stay mapped, and so do
+ * the file's pages the run only read: the next run takes no page fault on
+ * either (a fault costs 6-17 us on the test machine, and mapping the file
+ * again over the RAM, as the reset did before, cost a kept host 8-14
+ * thousand of them a run). The translated code of every page the run left
+ * alone stays valid. The
  * other RAM blocks (firmware, option ROMs) come back from the snapshot's
  * stream, which writes them without telling the translation cache: their
  * translated code is dropped whole (there is hardly any).

@@ -4,7 +4,6 @@
  * translated code (exec/exec-all.h).
  */
 #include "qemu/osdep.h"
-#include "qemu/rcu.h"
 #include "exec/cpu-common.h"
 #include "exec/exec-all.h"
 
@@ -19,15 +18,16 @@ typedef struct ram_area {
     ram_addr_t offset; /* in QEMU's RAM address space */
     uint8_t *host;
     ram_addr_t length;
-    bool from_file; /* the guest's RAM, mapped privately from the snapshot's file */
+    int fd; /* the snapshot's RAM file the block maps privately, from offset 0; -1: none */
 } ram_area;
 
 static int collect_blocks(RAMBlock *rb, void *opaque)
 {
     GArray *areas = opaque;
+    bool from_file = qemu_ram_get_fd(rb) >= 0 && !qemu_ram_is_shared(rb);
     ram_area a = {.offset = qemu_ram_get_offset(rb), .host = qemu_ram_get_host_addr(rb),
                   .length = qemu_ram_get_used_length(rb),
-                  .from_file = qemu_ram_get_fd(rb) >= 0 && !qemu_ram_is_shared(rb)};
+                  .fd = from_file ? qemu_ram_get_fd(rb) : -1};
     g_array_append_val(areas, a);
     return 0;
 }
@@ -38,9 +38,27 @@ static bool page_written(uint64_t entry)
     return (entry & PAGEMAP_SWAPPED) || ((entry & PAGEMAP_PRESENT) && !(entry & PAGEMAP_FILE));
 }
 
-/* Drops the translated code of every page of `a` the run wrote, a run of
+/* Pages [from, to) of `a` back to the file's bytes: their translated code
+ * dropped, the file read over the private copies, which stay mapped. */
+static bool restore_pages(const ram_area *a, size_t from, size_t to, Error **errp)
+{
+    size_t page = qemu_real_host_page_size();
+    size_t done = from * page, end = to * page;
+    tb_invalidate_phys_range(a->offset + done, a->offset + end);
+    while (done < end) {
+        ssize_t n = pread(a->fd, a->host + done, end - done, (off_t)done);
+        if (n <= 0) {
+            error_setg_errno(errp, n < 0 ? errno : EIO, "cannot read the snapshot's RAM file");
+            return false;
+        }
+        done += (size_t)n;
+    }
+    return true;
+}
+
+/* Every page of `a` the run wrote back to the file's bytes, a run of
  * neighbouring pages at a time. */
-static bool forget_written_code(int pagemap, const ram_area *a, Error **errp)
+static bool restore_written(int pagemap, const ram_area *a, Error **errp)
 {
     size_t page = qemu_real_host_page_size(), pages = a->length / page;
     size_t from = SIZE_MAX; /* the first page of the current run of written pages */
@@ -57,15 +75,14 @@ static bool forget_written_code(int pagemap, const ram_area *a, Error **errp)
             if (page_written(entries[i]) && from == SIZE_MAX) {
                 from = p;
             } else if (!page_written(entries[i]) && from != SIZE_MAX) {
-                tb_invalidate_phys_range(a->offset + from * page, a->offset + p * page);
+                if (!restore_pages(a, from, p, errp)) {
+                    return false;
+                }
                 from = SIZE_MAX;
             }
         }
     }
-    if (from != SIZE_MAX) {
-        tb_invalidate_phys_range(a->offset + from * page, a->offset + pages * page);
-    }
-    return true;
+    return from == SIZE_MAX || restore_pages(a, from, pages, errp);
 }
 
 bool mortar_ram_reset(Error **errp)
@@ -80,18 +97,13 @@ bool mortar_ram_reset(Error **errp)
     bool ok = true;
     for (guint i = 0; ok && i < areas->len; i++) {
         const ram_area *a = &g_array_index(areas, ram_area, i);
-        if (!a->from_file) {
+        if (a->fd < 0) {
             /* the snapshot's stream carries it (firmware, option ROMs): the
              * load writes it over without telling the translation cache */
             tb_invalidate_phys_range(a->offset, a->offset + a->length);
             continue;
         }
-        ok = forget_written_code(pagemap, a, errp);
-        if (ok) {
-            WITH_RCU_READ_LOCK_GUARD() {
-                qemu_ram_remap(a->offset, a->length); /* the file's bytes again */
-            }
-        }
+        ok = restore_written(pagemap, a, errp);
     }
     close(pagemap);
     return ok;
