@@ -256,17 +256,23 @@ typedef struct quiet {
     uint64_t said, own, now, unknown_port;
 } quiet;
 
-static int quiet_create(mortar_component *self, const mortar_params *params, void **state)
+/* A quiet component with `nports` test ports. */
+static int quiet_make(mortar_component *self, unsigned nports, void **state)
 {
-    (void)params;
     quiet *q = calloc(1, sizeof *q);
     if (!q)
         return MORTAR_ENOMEM;
     q->self = self;
-    mortar_port_declare(self, 0, MORTAR_PROTO_TEST, NULL, 0);
-    mortar_port_declare(self, 1, MORTAR_PROTO_TEST, NULL, 0);
+    for (unsigned port = 0; port < nports; port++)
+        mortar_port_declare(self, port, MORTAR_PROTO_TEST, NULL, 0);
     *state = q;
     return MORTAR_OK;
+}
+
+static int quiet_create(mortar_component *self, const mortar_params *params, void **state)
+{
+    (void)params;
+    return quiet_make(self, 2, state);
 }
 
 static void quiet_start(void *state)
@@ -279,13 +285,7 @@ static void quiet_start(void *state)
 static int ticker_create(mortar_component *self, const mortar_params *params, void **state)
 {
     (void)params;
-    quiet *q = calloc(1, sizeof *q);
-    if (!q)
-        return MORTAR_ENOMEM;
-    q->self = self;
-    mortar_port_declare(self, 0, MORTAR_PROTO_TEST, NULL, 0);
-    *state = q;
-    return MORTAR_OK;
+    return quiet_make(self, 1, state);
 }
 
 static void ticker_start(void *state)
