@@ -161,67 +161,53 @@ static uint32_t stat_read(const i40e *d, uint32_t off)
 
 /* ---- reads ---------------------------------------------------------------- */
 
-/* The value a read of `off` returns, without the read's side effects;
- * false: a register the model does not know (it reads as zero). PFINT_ICR0,
- * cleared by its read, is i40e_reg_read's. */
-static bool reg_value(const i40e *d, uint32_t off, uint32_t *v)
+/* The value a read of `off` returns, without the read's side effects
+ * (PFINT_ICR0, cleared by its read, is i40e_reg_read's); `known` false: a
+ * register the model does not know, read as zero. */
+static uint32_t reg_value(const i40e *d, uint32_t off, bool *known)
 {
-    if (off >= I40E_STATS_FIRST && off < I40E_STATS_END) {
-        *v = stat_read(d, off);
-        return true;
-    }
-    if (off >= I40E_QTX_HEAD(0) && off < I40E_QTX_HEAD(I40E_NQP)) {
-        *v = d->txq[(off - I40E_QTX_HEAD(0)) / 4].head;
-        return true;
-    }
+    *known = true;
+    if (off >= I40E_STATS_FIRST && off < I40E_STATS_END)
+        return stat_read(d, off);
+    if (off >= I40E_QTX_HEAD(0) && off < I40E_QTX_HEAD(I40E_NQP))
+        return d->txq[(off - I40E_QTX_HEAD(0)) / 4].head;
     switch (off) {
     case I40E_GLGEN_RSTAT:
-        *v = 0; /* no reset in progress */
-        return true;
+        return 0; /* no reset in progress */
     case I40E_GLNVM_ULD:
-        *v = I40E_GLNVM_ULD_DONE;
-        return true;
+        return I40E_GLNVM_ULD_DONE;
     case I40E_GLNVM_GENS:
-        *v = I40E_GLNVM_GENS_NVM_PRES | I40E_NVM_SR_SIZE_CODE << I40E_GLNVM_GENS_SR_SIZE_SHIFT;
-        return true;
+        return I40E_GLNVM_GENS_NVM_PRES | I40E_NVM_SR_SIZE_CODE << I40E_GLNVM_GENS_SR_SIZE_SHIFT;
     case I40E_GLPCI_CNF2:
-        *v = (uint32_t)I40E_NVEC << I40E_GLPCI_CNF2_PF_N_SHIFT;
-        return true;
+        return (uint32_t)I40E_NVEC << I40E_GLPCI_CNF2_PF_N_SHIFT;
     case I40E_PFLAN_QALLOC:
-        *v = (uint32_t)(I40E_NQP - 1) << I40E_PFLAN_QALLOC_LAST_SHIFT | I40E_PFLAN_QALLOC_VALID;
-        return true;
+        return (uint32_t)(I40E_NQP - 1) << I40E_PFLAN_QALLOC_LAST_SHIFT | I40E_PFLAN_QALLOC_VALID;
     case I40E_GLHMC_LANTXOBJSZ:
-        *v = I40E_TXQ_CTX_ORDER;
-        return true;
+        return I40E_TXQ_CTX_ORDER;
     case I40E_GLHMC_LANRXOBJSZ:
-        *v = I40E_RXQ_CTX_ORDER;
-        return true;
+        return I40E_RXQ_CTX_ORDER;
     case I40E_GLHMC_LANQMAX:
-        *v = I40E_NQP;
-        return true;
+        return I40E_NQP;
     case I40E_GLHMC_FCOEFMAX:
-        *v = I40E_FCOE_FILTERS_MAX; /* FCoE is not offered, but the driver checks */
-        return true;
+        return I40E_FCOE_FILTERS_MAX; /* FCoE is not offered, but the driver checks */
     case I40E_GLVFGEN_TIMER:
-        *v = (uint32_t)(mortar_now(d->self) / 1000000);
-        return true;
+        return (uint32_t)(mortar_now(d->self) / 1000000);
     case I40E_PRTGEN_CNF + 4:
     case I40E_PRTGEN_CNF + 8:
     case I40E_PRTGEN_CNF + 12:
-        *v = I40E_PRTGEN_CNF_PORT_DIS; /* one port */
-        return true;
+        return I40E_PRTGEN_CNF_PORT_DIS; /* one port */
     }
-    bool known = is_storage(off);
-    *v = known ? i40e_reg(d, off) : 0;
-    return known;
+    *known = is_storage(off);
+    return *known ? i40e_reg(d, off) : 0;
 }
 
 uint32_t i40e_reg_read(i40e *d, uint32_t off)
 {
     if (off == I40E_PFINT_ICR0)
         return i40e_irq_read_icr0(d);
-    uint32_t v;
-    if (!reg_value(d, off, &v)) {
+    bool known;
+    uint32_t v = reg_value(d, off, &known);
+    if (!known) {
         d->c.unknown_reg_reads++;
         mortar_logf(d->self, MORTAR_LOG_DEBUG, "read of unknown register 0x%06x", off);
     }
@@ -325,8 +311,12 @@ static bool regular(const mortar_pcie_mmio *m, bool read)
  * the model drops). */
 static bool holdable(const i40e *d, uint32_t off, uint32_t *v)
 {
-    return off != I40E_PFINT_ICR0 && off != I40E_GLVFGEN_TIMER && off < I40E_BAR0_SIZE &&
-           !(off >= I40E_STATS_FIRST && off < I40E_STATS_END) && reg_value(d, off, v);
+    if (off == I40E_PFINT_ICR0 || off == I40E_GLVFGEN_TIMER || off >= I40E_BAR0_SIZE ||
+        (off >= I40E_STATS_FIRST && off < I40E_STATS_END))
+        return false;
+    bool known;
+    *v = reg_value(d, off, &known);
+    return known;
 }
 
 /* With every queue off and no frame waiting for the wire, what the network
