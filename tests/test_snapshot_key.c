@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cli_util.h"
+#include "files_digest.h"
 #include "plan.h"
 #include "snapshot_key.h"
 #include "spec.h"
@@ -157,6 +158,83 @@ static void test_an_unreadable_file_is_named(void **state)
     json_decref(m);
 }
 
+/* The digest of `file` alone, as snapshot_key() computes it. */
+static void plain_digest(const char *file, char *key)
+{
+    const char *files[] = {file, NULL};
+    char err[256];
+    if (snapshot_key(json_null(), files, key, err, sizeof err))
+        fail_msg("%s", err);
+}
+
+static void digest_in(const char *dir, const char *file, char *key)
+{
+    const char *files[] = {file, NULL};
+    char err[256];
+    if (files_digest(files, dir, key, err, sizeof err))
+        fail_msg("%s", err);
+}
+
+static void test_the_files_digest_is_the_key_of_the_files(void **state)
+{
+    (void)state;
+    const char *dir = scratch_dir();
+    char cache[96];
+    snprintf(cache, sizeof cache, "%s", dir);
+    const char *f = file_with(dir, "qemu 1");
+    char plain[SNAPSHOT_KEY_HEX + 1], first[SNAPSHOT_KEY_HEX + 1], again[SNAPSHOT_KEY_HEX + 1];
+    plain_digest(f, plain);
+    digest_in(cache, f, first);
+    digest_in(cache, f, again);
+    assert_string_equal(first, plain);
+    assert_string_equal(again, plain);
+    remove_tree(dir);
+}
+
+/* An entry with the files' signature is what the next run takes: written
+ * over with another key, that key comes back. */
+static void test_the_digest_comes_from_the_entry_while_the_files_stay(void **state)
+{
+    (void)state;
+    const char *dir = scratch_dir();
+    char cache[96], entry[128];
+    snprintf(cache, sizeof cache, "%s", dir);
+    snprintf(entry, sizeof entry, "%s/files.key", cache);
+    const char *f = file_with(dir, "qemu 1");
+    char key[SNAPSHOT_KEY_HEX + 1];
+    digest_in(cache, f, key);
+    FILE *e = fopen(entry, "r+");
+    assert_non_null(e);
+    assert_int_equal(fputs("0123456789abcdef0123456789abcdef", e) >= 0, 1);
+    fclose(e);
+    digest_in(cache, f, key);
+    assert_string_equal(key, "0123456789abcdef0123456789abcdef");
+    remove_tree(dir);
+}
+
+/* A file written again (the same size) is hashed again; a damaged entry
+ * is not used. */
+static void test_a_changed_file_or_a_damaged_entry_is_hashed_again(void **state)
+{
+    (void)state;
+    const char *dir = scratch_dir();
+    char cache[96], entry[128];
+    snprintf(cache, sizeof cache, "%s", dir);
+    snprintf(entry, sizeof entry, "%s/files.key", cache);
+    char plain[SNAPSHOT_KEY_HEX + 1], key[SNAPSHOT_KEY_HEX + 1];
+    digest_in(cache, file_with(dir, "qemu 1"), key);
+    const char *f = file_with(dir, "qemu 2");
+    plain_digest(f, plain);
+    digest_in(cache, f, key);
+    assert_string_equal(key, plain);
+    FILE *e = fopen(entry, "w");
+    fputs("not a key\n", e);
+    fclose(e);
+    digest_in(cache, f, key);
+    assert_string_equal(key, plain);
+    remove_tree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -166,6 +244,9 @@ int main(void)
         cmocka_unit_test(test_a_files_content_changes_the_key),
         cmocka_unit_test(test_per_run_values_leave_the_key_alone),
         cmocka_unit_test(test_an_unreadable_file_is_named),
+        cmocka_unit_test(test_the_files_digest_is_the_key_of_the_files),
+        cmocka_unit_test(test_the_digest_comes_from_the_entry_while_the_files_stay),
+        cmocka_unit_test(test_a_changed_file_or_a_damaged_entry_is_hashed_again),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
  */
 #include "dirs.h"
 #include "errbuf.h"
+#include "files_digest.h"
 #include "mortar/params.h"
 #include "mortar/runtime.h"
 #include "owner.h"
@@ -456,8 +457,7 @@ static int files_key(const plan_tools *t, char key[SNAPSHOT_KEY_HEX + 1], char *
                      size_t size)
 {
     const char *files[] = {t->qemu, t->kernel, t->initrd, t->sim_bin, NULL};
-    json_t *none = json_null();
-    return snapshot_key(none, files, key, err, size);
+    return files_digest(files, t->snapshot_dir, key, err, size);
 }
 
 static int host_snapshot(plan_host *h, json_t *host, json_t *spec, const plan_tools *t,
