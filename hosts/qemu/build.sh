@@ -109,7 +109,7 @@ listed_files() {
     [ -f "$list" ] || return 0
     while IFS= read -r line || [ -n "$line" ]; do
         line=${line%%#*}
-        line=$(printf '%s' "$line" | tr -d '[:space:]')
+        line=${line//[[:space:]]/}
         [ -n "$line" ] || continue
         case $line in
             /* | *..*) die "libmortar.list: '$line' must be a path inside the repository" ;;
@@ -130,9 +130,10 @@ input_files() {
     ) | LC_ALL=C sort -u
 }
 
-# Print "<sha256>  <path>" for every input file.
+# Print "<sha256>  <path>" for every input file, in order (one sha256sum for
+# all: a process a file cost every run's --print-path 0.4 s).
 input_listing() {
-    input_files | (cd "$ROOT" && while IFS= read -r f; do sha256sum -- "$f"; done)
+    input_files | (cd "$ROOT" && xargs -r -d '\n' sha256sum --)
 }
 
 compute_key() {
