@@ -175,17 +175,27 @@ static void digest_in(const char *dir, const char *file, char *key)
         fail_msg("%s", err);
 }
 
+/* Writes `text` into the cache entry of `dir`, over its start ("r+") or
+ * in place of it ("w"). */
+static void write_entry(const char *dir, const char *mode, const char *text)
+{
+    char entry[128];
+    snprintf(entry, sizeof entry, "%s/files.key", dir);
+    FILE *e = fopen(entry, mode);
+    assert_non_null(e);
+    assert_true(fputs(text, e) >= 0);
+    fclose(e);
+}
+
 static void test_the_files_digest_is_the_key_of_the_files(void **state)
 {
     (void)state;
     const char *dir = scratch_dir();
-    char cache[96];
-    snprintf(cache, sizeof cache, "%s", dir);
     const char *f = file_with(dir, "qemu 1");
     char plain[SNAPSHOT_KEY_HEX + 1], first[SNAPSHOT_KEY_HEX + 1], again[SNAPSHOT_KEY_HEX + 1];
     plain_digest(f, plain);
-    digest_in(cache, f, first);
-    digest_in(cache, f, again);
+    digest_in(dir, f, first);
+    digest_in(dir, f, again);
     assert_string_equal(first, plain);
     assert_string_equal(again, plain);
     remove_tree(dir);
@@ -197,17 +207,11 @@ static void test_the_digest_comes_from_the_entry_while_the_files_stay(void **sta
 {
     (void)state;
     const char *dir = scratch_dir();
-    char cache[96], entry[128];
-    snprintf(cache, sizeof cache, "%s", dir);
-    snprintf(entry, sizeof entry, "%s/files.key", cache);
     const char *f = file_with(dir, "qemu 1");
     char key[SNAPSHOT_KEY_HEX + 1];
-    digest_in(cache, f, key);
-    FILE *e = fopen(entry, "r+");
-    assert_non_null(e);
-    assert_int_equal(fputs("0123456789abcdef0123456789abcdef", e) >= 0, 1);
-    fclose(e);
-    digest_in(cache, f, key);
+    digest_in(dir, f, key);
+    write_entry(dir, "r+", "0123456789abcdef0123456789abcdef");
+    digest_in(dir, f, key);
     assert_string_equal(key, "0123456789abcdef0123456789abcdef");
     remove_tree(dir);
 }
@@ -218,19 +222,14 @@ static void test_a_changed_file_or_a_damaged_entry_is_hashed_again(void **state)
 {
     (void)state;
     const char *dir = scratch_dir();
-    char cache[96], entry[128];
-    snprintf(cache, sizeof cache, "%s", dir);
-    snprintf(entry, sizeof entry, "%s/files.key", cache);
     char plain[SNAPSHOT_KEY_HEX + 1], key[SNAPSHOT_KEY_HEX + 1];
-    digest_in(cache, file_with(dir, "qemu 1"), key);
+    digest_in(dir, file_with(dir, "qemu 1"), key);
     const char *f = file_with(dir, "qemu 2");
     plain_digest(f, plain);
-    digest_in(cache, f, key);
+    digest_in(dir, f, key);
     assert_string_equal(key, plain);
-    FILE *e = fopen(entry, "w");
-    fputs("not a key\n", e);
-    fclose(e);
-    digest_in(cache, f, key);
+    write_entry(dir, "w", "not a key\n");
+    digest_in(dir, f, key);
     assert_string_equal(key, plain);
     remove_tree(dir);
 }
