@@ -134,6 +134,9 @@ static void trace_wire(mortar_endpoint *ep, uint8_t type)
 
 void mortar_hub_send(mortar_endpoint *ep, uint8_t type, const void *payload, uint32_t size)
 {
+    if (hub.ended) {
+        return; /* shutting down: the models heard the end; the vCPU is about to stop */
+    }
     uint64_t now = mortar_hub_now_ps();
     if (!hub.handling) {
         mortar_spin_forget(); /* the guest acts: it is not waiting */
@@ -1084,6 +1087,14 @@ static bool read_held(mortar_endpoint *ep, const void *req, uint32_t size, uint6
 uint32_t mortar_hub_mmio_read(mortar_endpoint *ep, const void *req, uint32_t size,
                               uint64_t req_id)
 {
+    if (hub.ended) {
+        /* Shutting down (end_links): the vCPU may run on until the main
+         * loop stops it, and a read then gets what a device that is gone
+         * answers, all ones, without touching the link. */
+        memset(ep->wait_data, 0xff, sizeof ep->wait_data);
+        ep->wait_size = sizeof ep->wait_data;
+        return ep->wait_size;
+    }
     uint64_t start = mortar_hub_now_ps();
     ep->wait_req = req_id;
     ep->wait_done = false;
