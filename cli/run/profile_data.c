@@ -418,9 +418,10 @@ static void print_host(FILE *f, json_t *profile, json_t *p)
     if (json_object_get(h, "guest_insns"))
         fprintf(f,
                 "  guest instructions executed %llu; translation blocks run whole past a "
-                "horizon %llu\n",
+                "horizon %llu; I/O instructions in blocks of their own %llu\n",
                 (unsigned long long)num(h, "guest_insns"),
-                (unsigned long long)num(h, "blocks_whole"));
+                (unsigned long long)num(h, "blocks_whole"),
+                (unsigned long long)num(h, "io_insns_apart"));
     print_host_wall(f, json_object_get(h, "profile"));
     print_waited_for(f, profile, str(p, "name"));
 }

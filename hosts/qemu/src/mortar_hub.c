@@ -735,13 +735,13 @@ static void write_stats(void)
             ", \"waits\": %" PRIu64 ", \"messages\": %" PRIu64
             ", \"idle_skips\": %" PRIu64 ", \"stall_promises\": %" PRIu64
             ", \"mmio_reads_held\": %" PRIu64 ", \"guest_insns\": %" PRId64
-            ", \"blocks_whole\": %" PRIu64 ", \"qemu_run\": %u",
+            ", \"blocks_whole\": %" PRIu64 ", \"io_insns_apart\": %u, \"qemu_run\": %u",
             mortar_hub_now_ps(), hub.start_ps, hub.synced ? "true" : "false",
             hub.stats.mmio_reads, hub.stats.mmio_stall_ps, hub.stats.services,
             hub.stats.waits, hub.stats.messages, hub.stats.idle_skips,
             hub.stats.stall_promises, hub.stats.mmio_reads_held,
             hub.synced ? icount_get_raw() - hub.start_insns : 0, hub.stats.blocks_whole,
-            mortar_park_run_number());
+            tb_io_insns_count(), mortar_park_run_number());
     mortar_spin_stats spin;
     mortar_spin_get_stats(&spin);
     fprintf(f,
@@ -781,6 +781,8 @@ static void read_env(void)
 {
     const char *whole = getenv("MORTAR_WHOLE_BLOCKS");
     icount_set_extend_handler(!whole || strcmp(whole, "0") ? hub_extend : NULL);
+    const char *io = getenv("MORTAR_IO_BLOCKS");
+    tb_io_insns_apart(!io || strcmp(io, "0"));
     const char *promises = getenv("MORTAR_PROMISES");
     hub.no_promises = promises && !strcmp(promises, "0");
     mortar_spin_init();

@@ -161,7 +161,8 @@ typedef struct run_request {
 /* The per-run variables a stand-in may set; every one is cleared first. */
 static const char *const run_vars[] = {
     "MORTAR_HOST_STATS", "MORTAR_PROGRESS", "MORTAR_TRACE", "MORTAR_TRACE_HOST",
-    "MORTAR_SKIP", "MORTAR_PROFILE", "MORTAR_PROMISES", "MORTAR_WHOLE_BLOCKS", NULL,
+    "MORTAR_SKIP", "MORTAR_PROFILE", "MORTAR_PROMISES", "MORTAR_WHOLE_BLOCKS",
+    "MORTAR_IO_BLOCKS", NULL,
 };
 
 static bool is_run_var(const char *kv)

@@ -46,12 +46,13 @@ expect_ok() {
 # (MORTAR_PROMISES=0: plain null messages, docs/protocol.md), without
 # skipping pure wait loops (the hosts' "skip_spin": false, docs/hosts.md),
 # without running translation blocks whole past a horizon
-# (MORTAR_WHOLE_BLOCKS=0, docs/hosts.md) and without wall-clock profiles
-# (MORTAR_PROFILE=0), traced.
+# (MORTAR_WHOLE_BLOCKS=0, docs/hosts.md), without giving device accesses
+# blocks of their own (MORTAR_IO_BLOCKS=0, docs/hosts.md) and without
+# wall-clock profiles (MORTAR_PROFILE=0), traced.
 run b1 design-b.json --set requests=3 --set warmup=1 || qh_fail "b1 failed: $(tail -n 5 "$QH_DIR/b1.err")"
 expect_ok b1 3
 B1=$RUN_ID
-MORTAR_PROMISES=0 MORTAR_PROFILE=0 MORTAR_WHOLE_BLOCKS=0 run b2 design-b.json --set requests=3 --set warmup=1 \
+MORTAR_PROMISES=0 MORTAR_PROFILE=0 MORTAR_WHOLE_BLOCKS=0 MORTAR_IO_BLOCKS=0 run b2 design-b.json --set requests=3 --set warmup=1 \
     --set hosts.0.skip_spin=false --set hosts.1.skip_spin=false || qh_fail "b2 failed"
 expect_ok b2 3
 B2=$RUN_ID
@@ -59,10 +60,10 @@ run b3 design-b.json --set requests=3 --set warmup=1 --trace || qh_fail "b3 (tra
 expect_ok b3 3
 B3=$RUN_ID
 [ "$(latencies "$B1")" = "$(latencies "$B2")" ] ||
-    qh_fail "lookahead promises, skipping or whole blocks changed the latencies: $(latencies "$B1" | tr '\n' ' ') vs $(latencies "$B2" | tr '\n' ' ')"
+    qh_fail "lookahead promises, skipping, whole blocks or I/O blocks changed the latencies: $(latencies "$B1" | tr '\n' ' ') vs $(latencies "$B2" | tr '\n' ' ')"
 [ "$(latencies "$B1")" = "$(latencies "$B3")" ] ||
     qh_fail "tracing changed the latencies: $(latencies "$B1" | tr '\n' ' ') vs $(latencies "$B3" | tr '\n' ' ')"
-echo "design b: identical latencies in 3 runs (one without promises, skipping and whole blocks, one traced): $(latencies "$B1" | tr '\n' ' ')"
+echo "design b: identical latencies in 3 runs (one without promises, skipping, whole blocks and I/O blocks, one traced): $(latencies "$B1" | tr '\n' ' ')"
 # host_stat ID HOST FIELD: a counter of the host (HOST.host.json).
 host_stat() {
     jq -r ".$3" "$(sqlite3 "$DB" "select run_dir from runs where id=$1")/$2.host.json"
@@ -79,6 +80,13 @@ for h in client server; do
         qh_fail "host $h: MORTAR_WHOLE_BLOCKS=0 did not turn whole blocks off"
 done
 echo "design b: translation blocks run whole past a horizon: client $(host_stat "$B1" client blocks_whole), server $(host_stat "$B1" server blocks_whole); none with MORTAR_WHOLE_BLOCKS=0"
+for h in client server; do
+    [ "$(host_stat "$B1" $h io_insns_apart)" -gt 0 ] ||
+        qh_fail "host $h gave no device access a block of its own"
+    [ "$(host_stat "$B2" $h io_insns_apart)" = 0 ] ||
+        qh_fail "host $h: MORTAR_IO_BLOCKS=0 did not turn I/O blocks off"
+done
+echo "design b: I/O instructions in blocks of their own: client $(host_stat "$B1" client io_insns_apart), server $(host_stat "$B1" server io_insns_apart); none with MORTAR_IO_BLOCKS=0"
 # host_profile ID HOST FIELD: a field of the host's wall-clock profile.
 host_profile() {
     "$MORTAR" profile "$1" --db "$DB" --json |
