@@ -73,20 +73,18 @@ host_stat() {
 [ "$(host_stat "$B2" server spin_skips)" = 0 ] ||
     qh_fail "\"skip_spin\": false did not turn skipping off"
 echo "design b: the server skipped $(host_stat "$B1" server spin_skipped_ps) ps of its waits in $(host_stat "$B1" server spin_skips) skips"
-for h in client server; do
-    [ "$(host_stat "$B1" $h blocks_whole)" -gt 0 ] ||
-        qh_fail "host $h ran no translation block whole past a horizon"
-    [ "$(host_stat "$B2" $h blocks_whole)" = 0 ] ||
-        qh_fail "host $h: MORTAR_WHOLE_BLOCKS=0 did not turn whole blocks off"
-done
-echo "design b: translation blocks run whole past a horizon: client $(host_stat "$B1" client blocks_whole), server $(host_stat "$B1" server blocks_whole); none with MORTAR_WHOLE_BLOCKS=0"
-for h in client server; do
-    [ "$(host_stat "$B1" $h io_insns_apart)" -gt 0 ] ||
-        qh_fail "host $h gave no device access a block of its own"
-    [ "$(host_stat "$B2" $h io_insns_apart)" = 0 ] ||
-        qh_fail "host $h: MORTAR_IO_BLOCKS=0 did not turn I/O blocks off"
-done
-echo "design b: I/O instructions in blocks of their own: client $(host_stat "$B1" client io_insns_apart), server $(host_stat "$B1" server io_insns_apart); none with MORTAR_IO_BLOCKS=0"
+# counted_then_off STAT WHAT SWITCH: both hosts counted some STAT (WHAT)
+# in b1, and none in b2, which ran with SWITCH.
+counted_then_off() {
+    local stat=$1 what=$2 switch=$3 h
+    for h in client server; do
+        [ "$(host_stat "$B1" $h $stat)" -gt 0 ] || qh_fail "host $h had no $what ($stat)"
+        [ "$(host_stat "$B2" $h $stat)" = 0 ] || qh_fail "host $h: $switch did not turn $what off"
+    done
+    echo "design b: $what: client $(host_stat "$B1" client $stat), server $(host_stat "$B1" server $stat); none with $switch"
+}
+counted_then_off blocks_whole "translation blocks run whole past a horizon" MORTAR_WHOLE_BLOCKS=0
+counted_then_off io_insns_apart "I/O instructions in blocks of their own" MORTAR_IO_BLOCKS=0
 # host_profile ID HOST FIELD: a field of the host's wall-clock profile.
 host_profile() {
     "$MORTAR" profile "$1" --db "$DB" --json |
