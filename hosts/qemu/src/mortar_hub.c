@@ -53,6 +53,9 @@ typedef struct mortar_hub_state {
     bool guest_ready;
     bool handling;  /* inside run_until: handlers send at `clock` */
     bool no_promises; /* MORTAR_PROMISES=0: plain null messages only */
+    /* MORTAR_STOP_JITTER=<ns>: extra vCPU stops, up to that far apart */
+    uint64_t stop_jitter_ns;
+    uint64_t jitter_state;
     /* the link of the MMIO read the vCPU is stalled in (mortar_hub_mmio_read) */
     mortar_endpoint *stalled;
     /* a read answered from a hold: the vCPU resumes then (0: none) */
@@ -384,11 +387,31 @@ static uint64_t next_deadline_ns(uint64_t now_ps)
     return MIN(next, MAX(mortar_spin_next_stop_ns(), now_ns + 1));
 }
 
+/*
+ * MORTAR_STOP_JITTER=<ns> stops the vCPU at pseudo-random times as well, at
+ * most that far apart: a check that results do not depend on where the
+ * vCPU stops (the stops of a kept QEMU depend on the blocks its earlier
+ * runs translated). The sequence is the same in every run.
+ */
+static uint64_t jitter_stop_ns(uint64_t now_ps)
+{
+    if (!hub.stop_jitter_ns || !hub.synced) {
+        return UINT64_MAX;
+    }
+    uint64_t x = hub.jitter_state; /* xorshift64 */
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    hub.jitter_state = x;
+    return now_ps / 1000 + 1 + x % hub.stop_jitter_ns;
+}
+
 /* The vCPU runs until the next deadline and no further; there the vCPU
  * thread calls hub_at_horizon() (icount-stall.patch). */
 static void arm(uint64_t now_ps)
 {
-    int64_t next = (int64_t)MIN(next_deadline_ns(now_ps), (uint64_t)INT64_MAX - 1);
+    int64_t next = (int64_t)MIN(MIN(next_deadline_ns(now_ps), jitter_stop_ns(now_ps)),
+                                (uint64_t)INT64_MAX - 1);
     hub.horizon_ns = next;
     icount_set_horizon_ns(next);
 }
@@ -776,6 +799,26 @@ void mortar_hub_end_run(void)
     mortar_trace_close();
 }
 
+/* MORTAR_STOP_JITTER: whole ns from 1 to 1 s; anything else is refused
+ * (with a warning) and leaves the stops as they are. */
+static uint64_t stop_jitter_from_env(void)
+{
+    const char *v = getenv("MORTAR_STOP_JITTER");
+    if (!v || !*v) {
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    unsigned long long ns = strtoull(v, &end, 10);
+    if (*v < '1' || *v > '9' || *end || errno || ns > 1000000000ull) {
+        warn_report("mortar: MORTAR_STOP_JITTER='%s' is not a whole number of ns from 1 "
+                    "to 1000000000: ignored",
+                    v);
+        return 0;
+    }
+    return ns;
+}
+
 /* The settings a run takes from the environment. */
 static void read_env(void)
 {
@@ -785,6 +828,8 @@ static void read_env(void)
     tb_io_insns_apart(!io || strcmp(io, "0"));
     const char *promises = getenv("MORTAR_PROMISES");
     hub.no_promises = promises && !strcmp(promises, "0");
+    hub.stop_jitter_ns = stop_jitter_from_env();
+    hub.jitter_state = 0x9e3779b97f4a7c15ull;
     mortar_spin_init();
     mortar_hub_profile_init();
 }

@@ -48,7 +48,8 @@ expect_ok() {
 # without running translation blocks whole past a horizon
 # (MORTAR_WHOLE_BLOCKS=0, docs/hosts.md), without giving device accesses
 # blocks of their own (MORTAR_IO_BLOCKS=0, docs/hosts.md) and without
-# wall-clock profiles (MORTAR_PROFILE=0), traced.
+# wall-clock profiles (MORTAR_PROFILE=0), traced and stopped at
+# pseudo-random times as well (MORTAR_STOP_JITTER, docs/hosts.md).
 run b1 design-b.json --set requests=3 --set warmup=1 || qh_fail "b1 failed: $(tail -n 5 "$QH_DIR/b1.err")"
 expect_ok b1 3
 B1=$RUN_ID
@@ -56,14 +57,15 @@ MORTAR_PROMISES=0 MORTAR_PROFILE=0 MORTAR_WHOLE_BLOCKS=0 MORTAR_IO_BLOCKS=0 run 
     --set hosts.0.skip_spin=false --set hosts.1.skip_spin=false || qh_fail "b2 failed"
 expect_ok b2 3
 B2=$RUN_ID
-run b3 design-b.json --set requests=3 --set warmup=1 --trace || qh_fail "b3 (traced) failed"
+MORTAR_STOP_JITTER=50 run b3 design-b.json --set requests=3 --set warmup=1 --trace ||
+    qh_fail "b3 (traced, extra stops) failed"
 expect_ok b3 3
 B3=$RUN_ID
 [ "$(latencies "$B1")" = "$(latencies "$B2")" ] ||
     qh_fail "lookahead promises, skipping, whole blocks or I/O blocks changed the latencies: $(latencies "$B1" | tr '\n' ' ') vs $(latencies "$B2" | tr '\n' ' ')"
 [ "$(latencies "$B1")" = "$(latencies "$B3")" ] ||
-    qh_fail "tracing changed the latencies: $(latencies "$B1" | tr '\n' ' ') vs $(latencies "$B3" | tr '\n' ' ')"
-echo "design b: identical latencies in 3 runs (one without promises, skipping, whole blocks and I/O blocks, one traced): $(latencies "$B1" | tr '\n' ' ')"
+    qh_fail "tracing or extra stops changed the latencies: $(latencies "$B1" | tr '\n' ' ') vs $(latencies "$B3" | tr '\n' ' ')"
+echo "design b: identical latencies in 3 runs (one without promises, skipping, whole blocks and I/O blocks, one traced and stopped at random): $(latencies "$B1" | tr '\n' ' ')"
 # host_stat ID HOST FIELD: a counter of the host (HOST.host.json).
 host_stat() {
     jq -r ".$3" "$(sqlite3 "$DB" "select run_dir from runs where id=$1")/$2.host.json"
@@ -85,6 +87,9 @@ counted_then_off() {
 }
 counted_then_off blocks_whole "translation blocks run whole past a horizon" MORTAR_WHOLE_BLOCKS=0
 counted_then_off io_insns_apart "I/O instructions in blocks of their own" MORTAR_IO_BLOCKS=0
+[ "$(host_stat "$B3" client services)" -gt $((3 * $(host_stat "$B1" client services))) ] ||
+    qh_fail "MORTAR_STOP_JITTER=50 did not stop the client more often (services $(host_stat "$B3" client services) against $(host_stat "$B1" client services))"
+echo "design b: the client's hub served its link $(host_stat "$B1" client services) times, $(host_stat "$B3" client services) with MORTAR_STOP_JITTER=50"
 # host_profile ID HOST FIELD: a field of the host's wall-clock profile.
 host_profile() {
     "$MORTAR" profile "$1" --db "$DB" --json |
