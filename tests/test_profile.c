@@ -363,6 +363,7 @@ static const char *const host_text =
     " \"mmio_reads\": 12, \"mmio_stall_ps\": 34000000, \"services\": 5, \"waits\": 6,"
     " \"messages\": 7, \"idle_skips\": 8, \"spin_skips\": 4, \"spin_skipped_insns\": 10000,"
     " \"spin_skipped_ps\": 2500000, \"spin_verified\": 3, \"spin_refused\": 1,"
+    " \"spin_reads_served\": 17,"
     " \"guest_insns\": 123456, \"blocks_whole\": 789, \"io_insns_apart\": 21,"
     " \"profile\": {\"enabled\": true,"
     " \"wall_ns\": 2000000000, \"vcpu_ns\": 500000000, \"spin_ns\": 100000000,"
@@ -442,7 +443,8 @@ static void test_mortar_profile_shows_a_recorded_run_by_id_and_by_directory(void
                                   "pure waits 0.100 s, 5.0%), hub working 0.250 s (12.5%), "
                                   "waiting 1.250 s (62.5%)"));
     assert_non_null(strstr(r.out, "spinning: 3 pure waits found, 4 skips over 2.500 us "
-                                  "simulated (10000 instructions not executed), 1 loops refused"));
+                                  "simulated (10000 instructions not executed), 1 loops refused, "
+                                  "17 device reads answered while waiting"));
     assert_non_null(strstr(r.out, "guest instructions executed 123456; translation blocks "
                                   "run whole past a horizon 789; I/O instructions in "
                                   "blocks of their own 21"));

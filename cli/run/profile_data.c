@@ -409,12 +409,14 @@ static void print_host(FILE *f, json_t *profile, json_t *p)
     if (json_object_get(h, "spin_skips"))
         fprintf(f,
                 "  spinning: %llu pure waits found, %llu skips over %.3f us simulated "
-                "(%llu instructions not executed), %llu loops refused\n",
+                "(%llu instructions not executed), %llu loops refused, %llu device reads "
+                "answered while waiting\n",
                 (unsigned long long)num(h, "spin_verified"),
                 (unsigned long long)num(h, "spin_skips"),
                 (double)num(h, "spin_skipped_ps") / 1e6,
                 (unsigned long long)num(h, "spin_skipped_insns"),
-                (unsigned long long)num(h, "spin_refused"));
+                (unsigned long long)num(h, "spin_refused"),
+                (unsigned long long)num(h, "spin_reads_served"));
     if (json_object_get(h, "guest_insns"))
         fprintf(f,
                 "  guest instructions executed %llu; translation blocks run whole past a "

@@ -177,7 +177,12 @@ void mortar_hub_send(mortar_endpoint *ep, uint8_t type, const void *payload, uin
 static void dispatch(mortar_endpoint *ep, const mortar_msg *m)
 {
     hub.stats.messages++;
-    mortar_spin_forget(); /* a DMA write or an interrupt may end a wait */
+    if (m->type != MORTAR_PCIE_DMA_READ) {
+        /* a DMA write or an interrupt may end a wait; a DMA read of RAM
+         * changes nothing the guest can see (serve_dma_read in
+         * mortar_pci.c forgets the loop when it reads anything else) */
+        mortar_spin_forget();
+    }
     if (m->type == MORTAR_PCIE_MMIO_READ_DONE && m->size >= sizeof(mortar_pcie_mmio_done)) {
         const mortar_pcie_mmio_done *d = m->payload;
         if (d->req_id == ep->wait_req && !ep->wait_done) {
@@ -600,6 +605,43 @@ static void report_progress(uint64_t now_ps)
     mortar_progress_write(progress.path, now_ps);
 }
 
+/*
+ * The vCPU stands at a landing point of a verified wait that only a
+ * message can end before `until` (ps; mortar_spin_landed_until_ns). Its
+ * loop stores nothing, so until a message of another kind the guest's
+ * memory stays as it is: answer the devices' reads of it stamped before
+ * `until` that are on the rings here, each at its stamp, as the vCPU
+ * would have at its stop there, without running the vCPU through the wait
+ * to each of them. Stops at the first message of another kind (left for
+ * its stop), a read that is not of RAM (serve_dma_read forgets the loop),
+ * `until`, or an empty ring: it waits for nothing (the peers may need the
+ * null messages that only the clock's moving on makes due). The spin
+ * skipper then moves the clock up to what comes next.
+ */
+static void serve_reads_in_wait(uint64_t now, uint64_t until)
+{
+    uint64_t clock = now;
+    while (mortar_spin_waiting()) {
+        sync_input in;
+        mortar_endpoint *ep = earliest(&in);
+        if (!ep || !in.is_msg || in.msg.type != MORTAR_PCIE_DMA_READ) {
+            return;
+        }
+        /* its stop would be at the next whole ns (next_deadline_ns) */
+        uint64_t at = ceil_ns(in.time) * 1000;
+        if (at >= until) {
+            return;
+        }
+        clock = MAX(clock, at);
+        hub.handling = true;
+        hub.clock = clock;
+        dispatch(ep, &in.msg);
+        hub.handling = false;
+        mortar_link_pop(ep->link);
+        hub.stats.reads_in_wait++;
+    }
+}
+
 /* The virtual clock stands at the horizon: service the links and move the
  * horizon on. */
 static void service_at_horizon(void)
@@ -630,7 +672,12 @@ static void service_at_horizon(void)
         service(now);
         idle_fast_forward();
         if (!all_cpu_threads_idle()) {
-            mortar_spin_at_stop(qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL), idle_links_reach_ns());
+            uint64_t now_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+            uint64_t until_ns = mortar_spin_landed_until_ns(now_ns);
+            if (until_ns) {
+                serve_reads_in_wait(now_ns * 1000, until_ns * 1000);
+            }
+            mortar_spin_at_stop(now_ns, idle_links_reach_ns());
         }
     }
     arm(mortar_hub_now_ps());
@@ -758,13 +805,14 @@ static void write_stats(void)
             ", \"waits\": %" PRIu64 ", \"messages\": %" PRIu64
             ", \"idle_skips\": %" PRIu64 ", \"stall_promises\": %" PRIu64
             ", \"mmio_reads_held\": %" PRIu64 ", \"guest_insns\": %" PRId64
-            ", \"blocks_whole\": %" PRIu64 ", \"io_insns_apart\": %u, \"qemu_run\": %u",
+            ", \"blocks_whole\": %" PRIu64 ", \"io_insns_apart\": %u, \"qemu_run\": %u"
+            ", \"spin_reads_served\": %" PRIu64,
             mortar_hub_now_ps(), hub.start_ps, hub.synced ? "true" : "false",
             hub.stats.mmio_reads, hub.stats.mmio_stall_ps, hub.stats.services,
             hub.stats.waits, hub.stats.messages, hub.stats.idle_skips,
             hub.stats.stall_promises, hub.stats.mmio_reads_held,
             hub.synced ? icount_get_raw() - hub.start_insns : 0, hub.stats.blocks_whole,
-            tb_io_insns_count(), mortar_park_run_number());
+            tb_io_insns_count(), mortar_park_run_number(), hub.stats.reads_in_wait);
     mortar_spin_stats spin;
     mortar_spin_get_stats(&spin);
     fprintf(f,

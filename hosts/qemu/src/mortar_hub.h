@@ -123,6 +123,8 @@ typedef struct mortar_hub_stats {
                                 with a promise */
     uint64_t blocks_whole; /* translation blocks run whole past a horizon that cut
                               them (icount-whole-tb.patch) */
+    uint64_t reads_in_wait; /* devices' DMA reads answered while the vCPU waited in
+                               a verified loop, without running it to them */
 } mortar_hub_stats;
 
 void mortar_hub_get_stats(mortar_hub_stats *out);

@@ -58,6 +58,17 @@ uint64_t mortar_spin_next_stop_ns(void);
  */
 bool mortar_spin_loop_here(void);
 
+/*
+ * At a stop where the vCPU stands at a landing point of a verified loop:
+ * the time (ns) up to which nothing but a message can end its wait (its
+ * next timer, or two periods before its deadline). 0 anywhere else. Until
+ * then the loop stores nothing and the guest's memory stays as it is, so a
+ * device's read of RAM stamped before the next message of another kind
+ * reads what plain execution would let it read: the hub may answer it
+ * without running the vCPU to its stamp (mortar_hub.c, serve_reads_in_wait).
+ */
+uint64_t mortar_spin_landed_until_ns(uint64_t now_ns);
+
 /* A message reached the guest, or the guest sent one: the wait is over or
  * what the loop reads may have changed. */
 void mortar_spin_forget(void);

@@ -374,14 +374,22 @@ static void at_landing(X86CPU *cpu, int64_t raw, uint64_t now_ns)
  * still executes at least one instruction before it. The raw count stays:
  * the landing points keep their places in it.
  */
+/* Up to when only a message can end the verified wait: the next timer, or
+ * two periods before the loop's deadline. */
+static uint64_t wait_holds_until_ns(void)
+{
+    uint64_t until = spin.timer_ns;
+    if (spin.deadline_ns != UINT64_MAX) {
+        uint64_t margin = 2 * insns_ns(spin.period);
+        until = MIN(until, spin.deadline_ns > margin ? spin.deadline_ns - margin : 0);
+    }
+    return until;
+}
+
 static void skip(uint64_t now_ns, uint64_t reach_ns)
 {
     uint64_t period_ns = insns_ns(spin.period);
-    uint64_t until = MIN(reach_ns, spin.timer_ns);
-    if (spin.deadline_ns != UINT64_MAX) {
-        uint64_t margin = 2 * period_ns;
-        until = MIN(until, spin.deadline_ns > margin ? spin.deadline_ns - margin : 0);
-    }
+    uint64_t until = MIN(reach_ns, wait_holds_until_ns());
     if (until <= now_ns + 1) {
         return;
     }
@@ -402,6 +410,22 @@ void mortar_spin_revalidate(uint64_t now_ns)
          now_ns >= spin.deadline_ns)) {
         mortar_spin_forget(); /* a timer fired or was set, or the deadline came */
     }
+}
+
+uint64_t mortar_spin_landed_until_ns(uint64_t now_ns)
+{
+    X86CPU *cpu = the_vcpu();
+    if (spin.off || !cpu) {
+        return 0;
+    }
+    mortar_spin_revalidate(now_ns);
+    int64_t raw = icount_get_raw();
+    if (spin.phase != SPIN_VERIFIED || raw % insns_per_ns() != 0 ||
+        (raw - spin.landed) % spin.period != 0 || pc_of(&cpu->env) != spin.loop.landing) {
+        return 0;
+    }
+    uint64_t until = wait_holds_until_ns();
+    return until > now_ns ? until : 0;
 }
 
 /* A stop of a verified wait: at a landing point skip, else ask for the

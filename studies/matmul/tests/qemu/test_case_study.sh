@@ -75,6 +75,11 @@ host_stat() {
 [ "$(host_stat "$B2" server spin_skips)" = 0 ] ||
     qh_fail "\"skip_spin\": false did not turn skipping off"
 echo "design b: the server skipped $(host_stat "$B1" server spin_skipped_ps) ps of its waits in $(host_stat "$B1" server spin_skips) skips"
+[ "$(host_stat "$B1" server spin_reads_served)" -gt 0 ] ||
+    qh_fail "the server answered none of the accelerator's reads while waiting (spin_reads_served)"
+[ "$(host_stat "$B2" server spin_reads_served)" = 0 ] ||
+    qh_fail "\"skip_spin\": false did not stop the reads answered while waiting"
+echo "design b: the server answered $(host_stat "$B1" server spin_reads_served) of the accelerator's reads while waiting"
 # counted_then_off STAT WHAT SWITCH: both hosts counted some STAT (WHAT)
 # in b1, and none in b2, which ran with SWITCH.
 counted_then_off() {
