@@ -610,9 +610,9 @@ static void report_progress(uint64_t now_ps)
  * message can end before `until` (ps; mortar_spin_landed_until_ns). Its
  * loop stores nothing, so until a message of another kind the guest's
  * memory stays as it is: answer the devices' reads of it stamped before
- * `until` that are on the rings here, each at its stamp, as the vCPU
- * would have at its stop there, without running the vCPU through the wait
- * to each of them. Stops at the first message of another kind (left for
+ * `until` that are on the rings here, each at the whole ns where the vCPU
+ * would have stopped for it and answered it, without running the vCPU
+ * through the wait to each of them. Stops at the first message of another kind (left for
  * its stop), a read that is not of RAM (serve_dma_read forgets the loop),
  * `until`, or an empty ring: it waits for nothing (the peers may need the
  * null messages that only the clock's moving on makes due). The spin

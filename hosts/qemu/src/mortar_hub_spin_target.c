@@ -367,13 +367,6 @@ static void at_landing(X86CPU *cpu, int64_t raw, uint64_t now_ns)
     stop_after(raw, now_ns, spin.period);
 }
 
-/*
- * At a landing point of a verified loop: add the whole periods that end
- * before the first thing that can change the wait (the links' reach, the
- * next timer, two periods before the loop's deadline), so that the vCPU
- * still executes at least one instruction before it. The raw count stays:
- * the landing points keep their places in it.
- */
 /* Up to when only a message can end the verified wait: the next timer, or
  * two periods before the loop's deadline. */
 static uint64_t wait_holds_until_ns(void)
@@ -386,6 +379,13 @@ static uint64_t wait_holds_until_ns(void)
     return until;
 }
 
+/*
+ * At a landing point of a verified loop: add the whole periods that end
+ * before the first thing that can change the wait (the links' reach, the
+ * next timer, two periods before the loop's deadline), so that the vCPU
+ * still executes at least one instruction before it. The raw count stays:
+ * the landing points keep their places in it.
+ */
 static void skip(uint64_t now_ns, uint64_t reach_ns)
 {
     uint64_t period_ns = insns_ns(spin.period);
