@@ -200,6 +200,17 @@ static void dispatch(mortar_endpoint *ep, const mortar_msg *m)
     ep->handle(ep->opaque, m);
 }
 
+/* Handles link ep's next message `m` with the hub's clock at `clock` (what
+ * its handler sends is stamped then), and takes it off the ring. */
+static void handle_at(mortar_endpoint *ep, const mortar_msg *m, uint64_t clock)
+{
+    hub.handling = true;
+    hub.clock = clock;
+    dispatch(ep, m);
+    hub.handling = false;
+    mortar_link_pop(ep->link);
+}
+
 /* The earliest thing each link can still bring: its next message, or
  * without one its input bound (the horizon, or the peer's lookahead
  * promise: mortar/link.h); the smallest (time, index) (sync_rule.c). */
@@ -305,11 +316,7 @@ static void run_until(uint64_t *clock, uint64_t *limit, mortar_endpoint *stall)
             *clock = in.time;
         }
         if (in.is_msg) {
-            hub.handling = true;
-            hub.clock = *clock;
-            dispatch(ep, &in.msg);
-            hub.handling = false;
-            mortar_link_pop(ep->link);
+            handle_at(ep, &in.msg, *clock);
             if (stall && stall->wait_done && *limit == MORTAR_TIME_MAX) {
                 *limit = stall->wait_stamp_ps;
             }
@@ -613,7 +620,7 @@ static void report_progress(uint64_t now_ps)
  * `until` that are on the rings here, each at the whole ns where the vCPU
  * would have stopped for it and answered it, without running the vCPU
  * through the wait to each of them. Stops at the first message of another kind (left for
- * its stop), a read that is not of RAM (serve_dma_read forgets the loop),
+ * its stop), a read that is not of RAM (serve_dma_read ends the wait),
  * `until`, or an empty ring: it waits for nothing (the peers may need the
  * null messages that only the clock's moving on makes due). The spin
  * skipper then moves the clock up to what comes next.
@@ -633,11 +640,7 @@ static void serve_reads_in_wait(uint64_t now, uint64_t until)
             return;
         }
         clock = MAX(clock, at);
-        hub.handling = true;
-        hub.clock = clock;
-        dispatch(ep, &in.msg);
-        hub.handling = false;
-        mortar_link_pop(ep->link);
+        handle_at(ep, &in.msg, clock);
         hub.stats.reads_in_wait++;
     }
 }

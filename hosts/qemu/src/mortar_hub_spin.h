@@ -23,6 +23,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "exec/memattrs.h"
+
 /* Forgets every loop and counter, and reads MORTAR_SKIP (at the start of
  * each run). */
 void mortar_spin_init(void);
@@ -68,6 +70,11 @@ bool mortar_spin_loop_here(void);
  * without running the vCPU to its stamp (mortar_hub.c, serve_reads_in_wait).
  */
 uint64_t mortar_spin_landed_until_ns(uint64_t now_ns);
+
+/* Whether [addr, addr + size) of `as` is guest RAM only, not a device's
+ * registers: what a pure wait may read, and what a device may read while
+ * the guest waits without the wait seeing it. */
+bool mortar_spin_ram_only(AddressSpace *as, uint64_t addr, uint64_t size, MemTxAttrs attrs);
 
 /* A message reached the guest, or the guest sent one: the wait is over or
  * what the loop reads may have changed. */

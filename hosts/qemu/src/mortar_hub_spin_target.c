@@ -163,8 +163,31 @@ static uint64_t effective_address(CPUX86State *env, const spin_mem *m)
     return ea;
 }
 
-/* Whether a load reads guest RAM (not a device's registers, which answer
- * with side effects or change by themselves). */
+/* Guest RAM, not a device's registers (which answer with side effects or
+ * change by themselves). */
+static bool plain_ram(MemoryRegion *mr)
+{
+    return memory_region_is_ram(mr) && !memory_region_is_ram_device(mr) &&
+           !memory_region_is_romd(mr);
+}
+
+bool mortar_spin_ram_only(AddressSpace *as, uint64_t addr, uint64_t size, MemTxAttrs attrs)
+{
+    RCU_READ_LOCK_GUARD();
+    while (size > 0) {
+        hwaddr xlat, len = size;
+        MemoryRegion *mr = address_space_translate(as, addr, &xlat, &len, false, attrs);
+        if (!plain_ram(mr) || len == 0) {
+            return false;
+        }
+        len = MIN(len, size);
+        addr += len;
+        size -= len;
+    }
+    return true;
+}
+
+/* Whether a load reads guest RAM. */
 static bool reads_ram(CPUState *cs, uint64_t ea)
 {
     MemTxAttrs attrs;
@@ -172,13 +195,8 @@ static bool reads_ram(CPUState *cs, uint64_t ea)
     if (page == -1) {
         return false;
     }
-    hwaddr xlat, len = 1;
-    RCU_READ_LOCK_GUARD();
     AddressSpace *as = cpu_get_address_space(cs, cpu_asidx_from_attrs(cs, attrs));
-    MemoryRegion *mr = address_space_translate(as, page | (ea & ~TARGET_PAGE_MASK), &xlat,
-                                               &len, false, attrs);
-    return memory_region_is_ram(mr) && !memory_region_is_ram_device(mr) &&
-           !memory_region_is_romd(mr);
+    return mortar_spin_ram_only(as, page | (ea & ~TARGET_PAGE_MASK), 1, attrs);
 }
 
 static bool loads_ram_only(X86CPU *cpu, const spin_loop *l)

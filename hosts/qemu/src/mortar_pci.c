@@ -139,27 +139,6 @@ static void trace_message(MortarPCIState *s, mortar_host_event ev, uint64_t req_
     }
 }
 
-/* Whether the device's read of [addr, addr + size) reads RAM only: a read
- * of RAM has no effect the guest can see, one of a device's registers may. */
-static bool dma_reads_ram(MortarPCIState *s, uint64_t addr, uint32_t size)
-{
-    AddressSpace *as = pci_get_address_space(&s->pdev);
-    RCU_READ_LOCK_GUARD();
-    while (size > 0) {
-        hwaddr xlat, len = size;
-        MemoryRegion *mr = address_space_translate(as, addr, &xlat, &len, false,
-                                                   MEMTXATTRS_UNSPECIFIED);
-        if (!memory_region_is_ram(mr) || memory_region_is_ram_device(mr) ||
-            memory_region_is_romd(mr) || len == 0) {
-            return false;
-        }
-        len = MIN(len, (hwaddr)size);
-        addr += len;
-        size -= (uint32_t)len;
-    }
-    return true;
-}
-
 static void serve_dma_read(MortarPCIState *s, const mortar_pcie_dma *d)
 {
     trace_message(s, MORTAR_EV_DMA_READ, d->req_id, d->addr, d->size);
@@ -170,8 +149,9 @@ static void serve_dma_read(MortarPCIState *s, const mortar_pcie_dma *d)
     done->req_id = d->req_id;
     done->addr_low = (uint16_t)d->addr; /* the link cuts the completions by it */
     done->size = size;
-    if (!dma_reads_ram(s, d->addr, size)) {
-        mortar_spin_forget(); /* a guest waiting in a loop may see the read */
+    if (mortar_spin_waiting() && !mortar_spin_ram_only(pci_get_address_space(&s->pdev), d->addr,
+                                                        size, MEMTXATTRS_UNSPECIFIED)) {
+        mortar_spin_forget(); /* a read of a device's registers may end the wait */
     }
     if (size != d->size || pci_dma_read(&s->pdev, d->addr, done->data, size) != MEMTX_OK) {
         done->status = 1;
