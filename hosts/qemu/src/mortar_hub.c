@@ -1220,7 +1220,12 @@ uint32_t mortar_hub_mmio_read(mortar_endpoint *ep, const void *req, uint32_t siz
     hub.stalled = held ? NULL : ep;
     hub.held_resume_ps = held ? ep->wait_stamp_ps : 0;
     run_until(&clock, &limit, hub.stalled);
+    /* The vCPU resumes in the whole ns after the completion: what comes in
+     * that ns is handled in the stall too, as a stop there would have. */
     hub.stalled = NULL;
+    hub.held_resume_ps = ceil_ns(ep->wait_stamp_ps) * 1000;
+    limit = hub.held_resume_ps;
+    run_until(&clock, &limit, NULL);
     hub.held_resume_ps = 0;
     mortar_hub_profile_leave();
     uint64_t stall_ns = ceil_ns(ep->wait_stamp_ps) - start / 1000;
