@@ -424,6 +424,12 @@ static void print_host(FILE *f, json_t *profile, json_t *p)
                 (unsigned long long)num(h, "guest_insns"),
                 (unsigned long long)num(h, "blocks_whole"),
                 (unsigned long long)num(h, "io_insns_apart"));
+    if (num(h, "late_messages"))
+        fprintf(f,
+                "  warning: %llu messages handled after the vCPU had passed them "
+                "(late_messages): a fault of the hub's, and this run's results may depend "
+                "on timing (the host's QEMU log names the first)\n",
+                (unsigned long long)num(h, "late_messages"));
     print_host_wall(f, json_object_get(h, "profile"));
     print_waited_for(f, profile, str(p, "name"));
 }

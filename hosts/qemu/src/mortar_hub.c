@@ -200,10 +200,32 @@ static void dispatch(mortar_endpoint *ep, const mortar_msg *m)
     ep->handle(ep->opaque, m);
 }
 
+static uint64_t ceil_ns(uint64_t ps)
+{
+    return ps / 1000 + (ps % 1000 != 0);
+}
+
+/* A message is handled at the whole ns the vCPU stops at for it, or
+ * earlier (an MMIO read's stall); later means the vCPU ran past it, and the
+ * guest may have seen a state it should not have (docs/hosts.md, "Time").
+ * Counted; QEMU's log names the first of a run. */
+static void check_in_time(const mortar_endpoint *ep, const mortar_msg *m, uint64_t clock)
+{
+    if (!hub.synced || clock <= ceil_ns(m->timestamp_ps) * 1000) {
+        return;
+    }
+    if (hub.stats.late_messages++ == 0) {
+        warn_report("mortar: link '%s': a message (type 0x%x) stamped %" PRIu64
+                    " ps was handled at %" PRIu64 " ps, after the vCPU had passed it",
+                    ep->name, m->type, m->timestamp_ps, clock);
+    }
+}
+
 /* Handles link ep's next message `m` with the hub's clock at `clock` (what
  * its handler sends is stamped then), and takes it off the ring. */
 static void handle_at(mortar_endpoint *ep, const mortar_msg *m, uint64_t clock)
 {
+    check_in_time(ep, m, clock);
     hub.handling = true;
     hub.clock = clock;
     dispatch(ep, m);
@@ -344,11 +366,6 @@ static void drain_unsynchronized(void)
 }
 
 /* ---- the horizon ------------------------------------------------------------ */
-
-static uint64_t ceil_ns(uint64_t ps)
-{
-    return ps / 1000 + (ps % 1000 != 0);
-}
 
 /*
  * How far the vCPU may run on link l's account. A promise of the peer's
@@ -809,13 +826,14 @@ static void write_stats(void)
             ", \"idle_skips\": %" PRIu64 ", \"stall_promises\": %" PRIu64
             ", \"mmio_reads_held\": %" PRIu64 ", \"guest_insns\": %" PRId64
             ", \"blocks_whole\": %" PRIu64 ", \"io_insns_apart\": %u, \"qemu_run\": %u"
-            ", \"spin_reads_served\": %" PRIu64,
+            ", \"spin_reads_served\": %" PRIu64 ", \"late_messages\": %" PRIu64,
             mortar_hub_now_ps(), hub.start_ps, hub.synced ? "true" : "false",
             hub.stats.mmio_reads, hub.stats.mmio_stall_ps, hub.stats.services,
             hub.stats.waits, hub.stats.messages, hub.stats.idle_skips,
             hub.stats.stall_promises, hub.stats.mmio_reads_held,
             hub.synced ? icount_get_raw() - hub.start_insns : 0, hub.stats.blocks_whole,
-            tb_io_insns_count(), mortar_park_run_number(), hub.stats.reads_in_wait);
+            tb_io_insns_count(), mortar_park_run_number(), hub.stats.reads_in_wait,
+            hub.stats.late_messages);
     mortar_spin_stats spin;
     mortar_spin_get_stats(&spin);
     fprintf(f,

@@ -125,6 +125,8 @@ typedef struct mortar_hub_stats {
                               them (icount-whole-tb.patch) */
     uint64_t reads_in_wait; /* devices' DMA reads answered while the vCPU waited in
                                a verified loop, without running it to them */
+    uint64_t late_messages; /* messages handled after the whole ns the vCPU should
+                               have stopped at for them: a fault of the hub's */
 } mortar_hub_stats;
 
 void mortar_hub_get_stats(mortar_hub_stats *out);

@@ -70,6 +70,18 @@ echo "design b: identical latencies in 3 runs (one without promises, skipping, w
 host_stat() {
     jq -r ".$3" "$(sqlite3 "$DB" "select run_dir from runs where id=$1")/$2.host.json"
 }
+# on_time ID: neither host of run ID handled a message after its vCPU had
+# passed it (late_messages, docs/hosts.md "Time").
+on_time() {
+    local h
+    for h in client server; do
+        [ "$(host_stat "$1" $h late_messages)" = 0 ] ||
+            qh_fail "run $1: host $h handled $(host_stat "$1" $h late_messages) messages after its vCPU had passed them (late_messages)"
+    done
+}
+on_time "$B1"
+on_time "$B2"
+on_time "$B3"
 [ "$(host_stat "$B1" server spin_skips)" -gt 0 ] && [ "$(host_stat "$B1" server spin_skipped_ps)" -gt 0 ] ||
     qh_fail "the server skipped none of its wait on the record (spin_skips $(host_stat "$B1" server spin_skips))"
 [ "$(host_stat "$B2" server spin_skips)" = 0 ] ||
@@ -194,6 +206,7 @@ for backend in a regcopy; do
         qh_fail "$backend failed: $(tail -n 5 "$QH_DIR/$backend.err")"
     expect_ok $backend 1
     on=$RUN_ID
+    on_time "$on"
     # The client has only its NIC: the driver's NVM reads at probe are held.
     [ "$(host_stat "$on" client mmio_reads_held)" -gt 0 ] ||
         qh_fail "$backend: the client answered no read from its NIC's hold"
