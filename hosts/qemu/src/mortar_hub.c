@@ -58,7 +58,8 @@ typedef struct mortar_hub_state {
     uint64_t jitter_state;
     /* the link of the MMIO read the vCPU is stalled in (mortar_hub_mmio_read) */
     mortar_endpoint *stalled;
-    /* a read answered from a hold: the vCPU resumes then (0: none) */
+    /* an MMIO read whose completion is known (from a hold, or handled): the
+     * vCPU resumes no earlier (0: none) */
     uint64_t held_resume_ps;
     uint64_t clock;
     const char *rendezvous; /* directory shared by the run's hosts, or NULL */
