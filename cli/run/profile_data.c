@@ -427,8 +427,8 @@ static void print_host(FILE *f, json_t *profile, json_t *p)
     if (num(h, "late_messages"))
         fprintf(f,
                 "  warning: %llu messages handled after the vCPU had passed them "
-                "(late_messages): a fault of the hub's, and this run's results may depend "
-                "on timing (the host's QEMU log names the first)\n",
+                "(late_messages): a fault of the hub's, the guest or a device may have seen "
+                "something too late (the host's QEMU log names the first)\n",
                 (unsigned long long)num(h, "late_messages"));
     print_host_wall(f, json_object_get(h, "profile"));
     print_waited_for(f, profile, str(p, "name"));
