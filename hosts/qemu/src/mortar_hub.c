@@ -26,6 +26,7 @@
 #include "qapi/qapi-commands-migration.h"
 
 #include "mortar_hub.h"
+#include "mortar_hub_digest.h"
 #include "mortar_hub_profile.h"
 #include "mortar_hub_spin.h"
 #include "mortar_hub_trace.h"
@@ -73,6 +74,7 @@ typedef struct mortar_hub_state {
     uint64_t first_start_ps; /* start_ps as the devices set it, for the next run */
     int64_t start_insns; /* icount's raw count when synchronization started */
     mortar_hub_stats stats;
+    mortar_digest digest; /* the run's fingerprint (mortar_hub_digest.h) */
 } mortar_hub_state;
 
 static mortar_hub_state hub;
@@ -149,6 +151,7 @@ void mortar_hub_send(mortar_endpoint *ep, uint8_t type, const void *payload, uin
     for (unsigned tries = 0;; tries++) {
         int rc = mortar_link_send(ep->link, now, type, payload, size, 0, NULL);
         if (rc == 0) {
+            mortar_digest_fold(&hub.digest, ep->hub_index, true, now, type, payload, size);
             if (mortar_trace_on()) {
                 trace_wire(ep, type);
             }
@@ -227,6 +230,8 @@ static void check_in_time(const mortar_endpoint *ep, const mortar_msg *m, uint64
 static void handle_at(mortar_endpoint *ep, const mortar_msg *m, uint64_t clock)
 {
     check_in_time(ep, m, clock);
+    mortar_digest_fold(&hub.digest, ep->hub_index, false, m->timestamp_ps, m->type, m->payload,
+                       m->size);
     hub.handling = true;
     hub.clock = clock;
     dispatch(ep, m);
@@ -457,6 +462,7 @@ static void start_synchronization(uint64_t now)
 {
     hub.synced = true;
     hub.start_insns = icount_get_raw();
+    mortar_digest_start(&hub.digest, (unsigned)hub.n, now);
     mortar_hub_profile_start();
     sync_rule_start(hub.sync, (unsigned)hub.n, now);
     for (int i = 0; i < hub.n; i++) {
@@ -847,6 +853,11 @@ static void write_stats(void)
         links[i] = hub.eps[i]->link;
     }
     mortar_hub_profile_write(f, links, (unsigned)hub.n);
+    const char *names[MAX_ENDPOINTS];
+    for (int i = 0; i < hub.n; i++) {
+        names[i] = hub.eps[i]->name;
+    }
+    mortar_digest_write_json(&hub.digest, f, names);
     fprintf(f, "}\n");
     fclose(f);
 }

@@ -70,6 +70,30 @@ echo "design b: identical latencies in 3 runs (one without promises, skipping, w
 host_stat() {
     jq -r ".$3" "$(sqlite3 "$DB" "select run_dir from runs where id=$1")/$2.host.json"
 }
+# fingerprint ID: both hosts' digests of the data their links carried
+# (docs/hosts.md, "Fingerprint").
+fingerprint() {
+    local h
+    for h in client server; do
+        echo "$h $(host_stat "$1" $h digest | jq -c .)"
+    done
+}
+# parting A B: where runs A and B parted: each host's first checkpoint
+# (one each 10 ms of simulated time) whose digests differ, and which.
+parting() {
+    local h
+    for h in client server; do
+        paste -d' ' <(host_stat "$1" $h 'digest.checkpoints[] | join(" ")') \
+            <(host_stat "$2" $h 'digest.checkpoints[] | join(" ")') |
+            awk -v h=$h '$1 != $3 || $2 != $4 { printf "%s: checkpoint %d (%s%s); ", h, NR,
+                ($1 != $3 ? "received" : ""), ($2 != $4 ? " sent" : ""); exit }'
+    done
+}
+# same_fingerprint A B WHAT: runs A and B carried the same messages.
+same_fingerprint() {
+    [ "$(fingerprint "$1")" = "$(fingerprint "$2")" ] ||
+        qh_fail "$3 changed what the links carried (the same latencies): $(parting "$1" "$2")"
+}
 # on_time ID: neither host of run ID handled a message after its vCPU had
 # passed it (late_messages, docs/hosts.md "Time").
 on_time() {
@@ -82,6 +106,11 @@ on_time() {
 on_time "$B1"
 on_time "$B2"
 on_time "$B3"
+same_fingerprint "$B1" "$B2" "lookahead promises, skipping, whole blocks or I/O blocks"
+same_fingerprint "$B1" "$B3" "tracing or extra stops"
+[ "$(host_stat "$B1" server 'digest.links[] | select(.link == "accel") | .messages_received')" -gt 0 ] ||
+    qh_fail "the server's fingerprint holds no message from the accelerator"
+echo "design b: the same messages on every link in the 3 runs (fingerprints)"
 [ "$(host_stat "$B1" server spin_skips)" -gt 0 ] && [ "$(host_stat "$B1" server spin_skipped_ps)" -gt 0 ] ||
     qh_fail "the server skipped none of its wait on the record (spin_skips $(host_stat "$B1" server spin_skips))"
 [ "$(host_stat "$B2" server spin_skips)" = 0 ] ||
@@ -194,6 +223,7 @@ off_matches() {
     expect_ok $name 1
     [ "$(latencies "$on")" = "$(latencies "$RUN_ID")" ] ||
         qh_fail "$backend: $what changed the latencies: $(latencies "$on") vs $(latencies "$RUN_ID")"
+    same_fingerprint "$on" "$RUN_ID" "$backend: $what"
     [ "$(host_stat "$on" server $stat)" -gt 0 ] ||
         qh_fail "$backend: the server had no $stat ($what)"
     [ "$(host_stat "$RUN_ID" server $stat)" = 0 ] ||
@@ -252,6 +282,7 @@ run b-split design-b.json --set requests=3 --set warmup=1 --set components.0.pro
 expect_ok b-split 3
 [ "$(latencies "$B1")" = "$(latencies "$RUN_ID")" ] ||
     qh_fail "a second simulator process changed the latencies: $(latencies "$RUN_ID" | tr '\n' ' ')"
+same_fingerprint "$B1" "$RUN_ID" "a second simulator process"
 echo "design b with the client's NIC in sim1: the same latencies"
 # 7. With two requests in the ring the server alternates poll() and 20 us waits
 # ended by an interval timer: the timer takes the vCPU out of its wait
@@ -267,6 +298,7 @@ B5=$RUN_ID
 [ "$(latencies "$B4")" = "$(latencies "$B5")" ] ||
     qh_fail "skipping changed the latencies with two in flight: $(latencies "$B4" | tr '\n' ' ') vs $(latencies "$RUN_ID" | tr '\n' ' ')"
 [ "$(host_stat "$B4" server spin_skips)" -gt 0 ] || qh_fail "two in flight: the server skipped nothing"
+same_fingerprint "$B4" "$B5" "skipping, with two in flight,"
 
 echo "design b with two in flight: the same latencies with skipping and without"
 echo "PASS: every backend verified, deterministic, tracing changes nothing, wrong products fail, two simulators agree with one"

@@ -4,7 +4,8 @@
 # run on QEMUs of its own (MORTAR_KEEP_HOSTS=0) and with the sweep keeping
 # each host's QEMU for the next run (MORTAR_RESET_CHECK=1: a kept QEMU's
 # reset fails the run if the log of writes missed a page). Every request's
-# latency must be the same to the nanosecond, the kept sweep's later runs must have run in a
+# latency must be the same to the nanosecond, and every host's fingerprint
+# of what its links carried too; the kept sweep's later runs must have run in a
 # kept QEMU (host.json's qemu_run > 1), and no QEMU may be left when the
 # sweep ends. Then a run whose server stand-in is killed: the run fails,
 # its QEMUs end, and the next run gets fresh ones and the same results.
@@ -51,6 +52,20 @@ latencies "$QH_DIR/kept.db" >"$QH_DIR/kept.txt"
 [ "$(wc -l <"$QH_DIR/fresh.txt")" = 9 ] || fail "expected 9 requests, got $(wc -l <"$QH_DIR/fresh.txt")"
 diff "$QH_DIR/fresh.txt" "$QH_DIR/kept.txt" >&2 ||
     fail "kept hosts changed the latencies (above: fresh <, kept >)"
+# Every run's fingerprints (docs/hosts.md, "Fingerprint"): the same data on
+# every link, byte for byte and stamp for stamp.
+fingerprints() {
+    for dir in $(sqlite3 "$1" "select run_dir from runs order by id"); do
+        for host in client server; do
+            echo "$host $(jq -c '.digest' "$dir/$host.host.json")"
+        done
+    done
+}
+fingerprints "$QH_DIR/fresh.db" >"$QH_DIR/fresh.digests"
+fingerprints "$QH_DIR/kept.db" >"$QH_DIR/kept.digests"
+grep -q '"checkpoints":\[\["' "$QH_DIR/fresh.digests" || fail "no checkpoints in the fingerprints"
+cmp -s "$QH_DIR/fresh.digests" "$QH_DIR/kept.digests" ||
+    fail "kept hosts changed what the links carried (fingerprints in $QH_DIR/*.digests)"
 
 # Which run of its QEMU each host's run was: 1, 2, 3 in the kept sweep.
 runs_of() {
