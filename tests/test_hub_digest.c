@@ -26,12 +26,17 @@ static mortar_digest a, b; /* large: not on the stack */
 
 /* A run: DMA writes of `n` payloads of 100 bytes, one every ms, on link 0,
  * each answered on link 1; payload byte `poke` of message `bad` xor 1
- * (bad < 0: none). */
-static void run(mortar_digest *d, int n, int bad, unsigned poke)
+ * (bad < 0: none). With `before`, the digests of every link as message
+ * `before_msg` came. */
+static void run_noting(mortar_digest *d, int n, int bad, unsigned poke, int before_msg,
+                       mortar_digest_pair *before)
 {
     uint8_t payload[100];
     mortar_digest_start(d, 2, START);
     for (int i = 0; i < n; i++) {
+        if (before && i == before_msg) {
+            *before = d->all;
+        }
         for (unsigned k = 0; k < sizeof payload; k++) {
             payload[k] = (uint8_t)(i * 7 + k);
         }
@@ -43,6 +48,11 @@ static void run(mortar_digest *d, int n, int bad, unsigned poke)
                            sizeof payload);
         mortar_digest_fold(d, 1, true, t + 1000, MORTAR_PCIE_DMA_WRITE_DONE, payload, 8);
     }
+}
+
+static void run(mortar_digest *d, int n, int bad, unsigned poke)
+{
+    run_noting(d, n, bad, poke, 0, NULL);
 }
 
 static bool same(const mortar_digest *x, const mortar_digest *y)
@@ -78,31 +88,43 @@ static void every_payload_byte_counts(void **state)
     }
 }
 
+typedef struct msg {
+    unsigned link;
+    uint64_t stamp_ps;
+    uint8_t type;
+    uint32_t size;
+} msg;
+
+/* The digest of every link after `n` messages received (a 4-byte payload,
+ * cut to each one's size). */
+static uint64_t received_digest(const msg *m, int n)
+{
+    static const uint8_t p[4] = {1, 2, 3, 4};
+    mortar_digest_start(&a, 2, 0);
+    for (int i = 0; i < n; i++) {
+        mortar_digest_fold(&a, m[i].link, false, m[i].stamp_ps, m[i].type, p, m[i].size);
+    }
+    return a.all.received;
+}
+
 static void stamp_type_link_and_order_count(void **state)
 {
     (void)state;
-    const uint8_t p[4] = {1, 2, 3, 4};
+    const msg one = {0, 5000, MORTAR_PCIE_DMA_WRITE, 4};
+    const msg other = {1, 5000, MORTAR_PCIE_DMA_WRITE, 3};
+    const msg cases[][2] = {
+        {one},
+        {{0, 5001, MORTAR_PCIE_DMA_WRITE, 4}},
+        {{0, 5000, MORTAR_PCIE_DMA_READ, 4}},
+        {{1, 5000, MORTAR_PCIE_DMA_WRITE, 4}},
+        {one, other},
+        {other, one},
+    };
+    const int count[] = {1, 1, 1, 1, 2, 2};
     uint64_t seen[6];
-    mortar_digest_start(&a, 2, 0);
-    mortar_digest_fold(&a, 0, false, 5000, MORTAR_PCIE_DMA_WRITE, p, 4);
-    seen[0] = a.all.received;
-    mortar_digest_start(&a, 2, 0);
-    mortar_digest_fold(&a, 0, false, 5001, MORTAR_PCIE_DMA_WRITE, p, 4);
-    seen[1] = a.all.received;
-    mortar_digest_start(&a, 2, 0);
-    mortar_digest_fold(&a, 0, false, 5000, MORTAR_PCIE_DMA_READ, p, 4);
-    seen[2] = a.all.received;
-    mortar_digest_start(&a, 2, 0);
-    mortar_digest_fold(&a, 1, false, 5000, MORTAR_PCIE_DMA_WRITE, p, 4);
-    seen[3] = a.all.received;
-    mortar_digest_start(&a, 2, 0);
-    mortar_digest_fold(&a, 0, false, 5000, MORTAR_PCIE_DMA_WRITE, p, 4);
-    mortar_digest_fold(&a, 1, false, 5000, MORTAR_PCIE_DMA_WRITE, p, 3);
-    seen[4] = a.all.received;
-    mortar_digest_start(&a, 2, 0);
-    mortar_digest_fold(&a, 1, false, 5000, MORTAR_PCIE_DMA_WRITE, p, 3);
-    mortar_digest_fold(&a, 0, false, 5000, MORTAR_PCIE_DMA_WRITE, p, 4);
-    seen[5] = a.all.received;
+    for (int i = 0; i < 6; i++) {
+        seen[i] = received_digest(cases[i], count[i]);
+    }
     for (int i = 0; i < 6; i++) {
         for (int j = i + 1; j < 6; j++) {
             assert_int_not_equal(seen[i], seen[j]);
@@ -145,23 +167,10 @@ static void checkpoints_bracket_the_parting(void **state)
         assert_int_equal(alike, i < 2);
         assert_int_equal(a.at[i].sent, b.at[i].sent); /* only the received side parted */
     }
-    /* the checkpoint at 10 ms holds messages 0 to 9: the digest when the
+    /* the checkpoint at 10 ms holds messages 0 to 9: the digests when the
      * 11th came */
     mortar_digest_pair before_11th = {0};
-    mortar_digest_start(&b, 2, START);
-    for (int i = 0; i < 50; i++) {
-        if (i == 10) {
-            before_11th = b.all;
-        }
-        uint8_t payload[100];
-        for (unsigned k = 0; k < sizeof payload; k++) {
-            payload[k] = (uint8_t)(i * 7 + k);
-        }
-        uint64_t t = START + (uint64_t)i * 1000000000ull;
-        mortar_digest_fold(&b, 0, false, t, MORTAR_PCIE_DMA_WRITE, payload,
-                           sizeof payload);
-        mortar_digest_fold(&b, 1, true, t + 1000, MORTAR_PCIE_DMA_WRITE_DONE, payload, 8);
-    }
+    run_noting(&b, 50, -1, 0, 10, &before_11th);
     assert_memory_equal(&a.at[0], &before_11th, sizeof before_11th);
 }
 
