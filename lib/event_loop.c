@@ -346,6 +346,12 @@ void mortar_loop_set_promises(mortar_loop *loop, bool on)
     loop->promises_off = !on;
 }
 
+void mortar_loop_set_bound_jitter(mortar_loop *loop, bool on)
+{
+    loop->bound_jitter = on;
+    loop->jitter_state = 0x9e3779b97f4a7c15ull;
+}
+
 bool mortar_loop_stopped(const mortar_loop *loop)
 {
     return loop->stop;

@@ -137,6 +137,8 @@ struct mortar_loop {
     bool started;
     int fatal; /* an error raised inside a callback (e.g. a dead peer) */
     bool promises_off;  /* plain null messages only (mortar_loop_set_promises) */
+    bool bound_jitter;  /* promise less at random (mortar_loop_set_bound_jitter) */
+    uint64_t jitter_state;
     uint64_t *reach;    /* loop_promise.c: ncomps x ncomps in-process latencies */
     uint64_t *earliest; /* loop_promise.c: each component's next event */
     mortar_trace_writer *trace;

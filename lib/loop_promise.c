@@ -74,6 +74,22 @@ void loop_promise_scan(mortar_loop *loop)
     }
 }
 
+/* `t`, or with bound jitter on now and then a time from loop->now to `t`
+ * (mortar_loop_set_bound_jitter; xorshift64). */
+static uint64_t jitter_below(mortar_loop *loop, uint64_t t)
+{
+    if (!loop->bound_jitter || t <= loop->now || t == MORTAR_TIME_MAX)
+        return t;
+    uint64_t x = loop->jitter_state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    loop->jitter_state = x;
+    if ((x >> 32) % 2)
+        return t;
+    return loop->now + (x & 0xffffffffu) % (t - loop->now + 1);
+}
+
 /* The earliest time a pending event of this loop could make a component
  * send on external link j: each component's next event plus the least
  * in-process latency from it to j's component. */
@@ -92,7 +108,7 @@ static uint64_t own_next(void *ctx, unsigned j)
         if (t < next)
             next = t;
     }
-    return next;
+    return jitter_below(loop, next);
 }
 
 /* The least in-process latency from external link i's component to j's. */
@@ -141,5 +157,5 @@ uint64_t mortar_port_quiet_until_own(mortar_component *c, unsigned port)
         return loop->now;
     loop_promise_scan(loop);
     uint64_t next = loop->earliest[c->index];
-    return next < loop->now ? loop->now : next;
+    return next < loop->now ? loop->now : jitter_below(loop, next);
 }

@@ -251,9 +251,13 @@ static void test_loop_waits_out_a_finite_promise(void **state)
 #define QUIET_AT MORTAR_US(30)
 #define TICK_AT  MORTAR_US(10)
 
+#define QUIET_ASKS 16
+
 typedef struct quiet {
     mortar_component *self;
     uint64_t said, own, now, unknown_port;
+    /* the same questions asked again (with bound jitter, the answers vary) */
+    uint64_t said_again[QUIET_ASKS], own_again[QUIET_ASKS];
 } quiet;
 
 /* A quiet component with `nports` test ports. */
@@ -308,6 +312,10 @@ static void quiet_message(void *state, unsigned port, const mortar_msg *msg)
     q->own = mortar_port_quiet_until_own(q->self, port);
     q->now = mortar_now(q->self);
     q->unknown_port = mortar_port_quiet_until(q->self, 5);
+    for (unsigned i = 0; i < QUIET_ASKS; i++) {
+        q->said_again[i] = mortar_port_quiet_until(q->self, port);
+        q->own_again[i] = mortar_port_quiet_until_own(q->self, port);
+    }
 }
 
 static const mortar_component_ops quiet_ops = {
@@ -329,7 +337,7 @@ static const mortar_component_ops ticker_ops = {
     .destroy = probe_destroy,
 };
 
-static quiet quiet_run(bool promises)
+static quiet quiet_run(bool promises, bool jitter)
 {
     mortar_link *outside, *inside;
     outside_and_inside(&outside, &inside);
@@ -340,6 +348,7 @@ static quiet quiet_run(bool promises)
     mortar_component *c, *t;
     assert_int_equal(mortar_loop_create(&loop), 0);
     mortar_loop_set_promises(loop, promises);
+    mortar_loop_set_bound_jitter(loop, jitter);
     assert_int_equal(mortar_loop_add(loop, &quiet_ops, "q", NULL, &c), 0);
     assert_int_equal(mortar_loop_add(loop, &ticker_ops, "t", NULL, &t), 0);
     assert_int_equal(mortar_loop_bind(loop, c, 0, inside), 0);
@@ -356,14 +365,36 @@ static quiet quiet_run(bool promises)
 static void test_port_quiet_until_the_next_event(void **state)
 {
     (void)state;
-    quiet q = quiet_run(true);
+    quiet q = quiet_run(true, false);
     assert_int_equal(q.now, 1000 + LATENCY_PS);
     assert_int_equal(q.said, TICK_AT + LATENCY_PS); /* the neighbour's tick could reach it */
     assert_int_equal(q.own, QUIET_AT);              /* its own timer alone */
     assert_int_equal(q.unknown_port, q.now);
-    q = quiet_run(false); /* promises off: nothing to say */
+    q = quiet_run(false, false); /* promises off: nothing to say */
     assert_int_equal(q.said, q.now);
     assert_int_equal(q.own, q.now);
+}
+
+/* With bound jitter the answers are now and then earlier, never later and
+ * never before now; they vary from one question to the next. */
+static void test_bound_jitter_answers_less_but_never_too_much(void **state)
+{
+    (void)state;
+    quiet q = quiet_run(true, true);
+    unsigned said_less = 0, own_less = 0;
+    for (unsigned i = 0; i < QUIET_ASKS; i++) {
+        assert_in_range(q.said_again[i], q.now, TICK_AT + LATENCY_PS);
+        assert_in_range(q.own_again[i], q.now, QUIET_AT);
+        said_less += q.said_again[i] < TICK_AT + LATENCY_PS;
+        own_less += q.own_again[i] < QUIET_AT;
+    }
+    assert_true(said_less > 0 && said_less < QUIET_ASKS);
+    assert_true(own_less > 0 && own_less < QUIET_ASKS);
+    q = quiet_run(true, false); /* off: the same answer every time */
+    for (unsigned i = 0; i < QUIET_ASKS; i++) {
+        assert_int_equal(q.said_again[i], TICK_AT + LATENCY_PS);
+        assert_int_equal(q.own_again[i], QUIET_AT);
+    }
 }
 
 int main(void)
@@ -374,6 +405,7 @@ int main(void)
         cmocka_unit_test(test_loop_ends_when_nothing_can_happen_again),
         cmocka_unit_test(test_loop_waits_out_a_finite_promise),
         cmocka_unit_test(test_port_quiet_until_the_next_event),
+        cmocka_unit_test(test_bound_jitter_answers_less_but_never_too_much),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -85,6 +85,15 @@ int mortar_loop_set_start(mortar_loop *loop, uint64_t start_ps);
  */
 void mortar_loop_set_promises(mortar_loop *loop, bool on);
 
+/*
+ * A check (off by default): the loop now and then promises less than it
+ * could, at pseudo-random points: a component's next event looks earlier
+ * to the promises and to mortar_port_quiet_until(_own). Results must be
+ * the same either way, as with promises off; mortar-sim turns it on with
+ * MORTAR_BOUND_JITTER=1, as the QEMU host does its own. Call before start.
+ */
+void mortar_loop_set_bound_jitter(mortar_loop *loop, bool on);
+
 /* Checks that every declared port is connected, sends the first null
  * messages and calls each component's start(). run() and step() call it
  * when it was not called yet. */

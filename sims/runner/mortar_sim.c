@@ -246,6 +246,11 @@ int main(int argc, char **argv)
     const char *promises = getenv("MORTAR_PROMISES");
     if (promises && !strcmp(promises, "0"))
         mortar_loop_set_promises(cfg.loop, false);
+    /* MORTAR_BOUND_JITTER=1: promise less at random, a check that results
+     * do not depend on how far the peers had promised */
+    const char *jitter = getenv("MORTAR_BOUND_JITTER");
+    if (jitter && !strcmp(jitter, "1"))
+        mortar_loop_set_bound_jitter(cfg.loop, true);
     reporter rep;
     bool reporting = reporter_start(&rep, &cfg);
     rc = mortar_loop_run(cfg.loop, cfg.until_ps);

@@ -57,6 +57,8 @@ typedef struct mortar_hub_state {
     /* MORTAR_STOP_JITTER=<ns>: extra vCPU stops, up to that far apart */
     uint64_t stop_jitter_ns;
     uint64_t jitter_state;
+    /* MORTAR_BOUND_JITTER=1: use less than the links allow, at random */
+    bool bound_jitter;
     /* the link of the MMIO read the vCPU is stalled in (mortar_hub_mmio_read) */
     mortar_endpoint *stalled;
     /* an MMIO read whose completion is known (from a hold, or handled): the
@@ -178,6 +180,41 @@ void mortar_hub_send(mortar_endpoint *ep, uint8_t type, const void *payload, uin
 
 /* ---- handling messages in order -------------------------------------------- */
 
+/* The hub's pseudo-random sequence, the same in every run (xorshift64). */
+static uint64_t jitter_next(void)
+{
+    uint64_t x = hub.jitter_state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    hub.jitter_state = x;
+    return x;
+}
+
+/*
+ * MORTAR_BOUND_JITTER=1 makes the hub use less than the links allow, at
+ * pseudo-random points: the vCPU stops short of a link's bound, an idle
+ * host or a skipped wait goes less far, a block is not run whole, a read
+ * waiting on a ring is not served in a wait, a device's hold is not taken.
+ * Each is what the hub does anyway when a peer's promise or message comes
+ * late in wall time, so results must not change: a check that they do not
+ * depend on when the peers' messages come (test_case_study.sh).
+ * True about every other call, with it on.
+ */
+static bool jitter_holds_back(void)
+{
+    return hub.bound_jitter && hub.synced && (jitter_next() >> 32) % 2 == 0;
+}
+
+/* `v`, or with bound jitter on now and then a time from `lo` to `v`. */
+static uint64_t jitter_below(uint64_t lo, uint64_t v)
+{
+    if (v <= lo || v == UINT64_MAX || !jitter_holds_back()) {
+        return v;
+    }
+    return lo + jitter_next() % (v - lo + 1);
+}
+
 static void dispatch(mortar_endpoint *ep, const mortar_msg *m)
 {
     hub.stats.messages++;
@@ -196,7 +233,7 @@ static void dispatch(mortar_endpoint *ep, const mortar_msg *m)
             ep->wait_stamp_ps = m->timestamp_ps;
             ep->wait_done = true;
             mortar_hold_take(&ep->hold, ep->link, m, ep->read_sent,
-                             hub.synced && mortar_skip_enabled());
+                             hub.synced && mortar_skip_enabled() && !jitter_holds_back());
             return;
         }
     }
@@ -415,7 +452,8 @@ static uint64_t next_deadline_ns(uint64_t now_ps)
         if (mortar_link_peek(l, &m) == 1) {
             cand = ceil_ns(m.timestamp_ps);
         } else {
-            cand = vcpu_bound_ps(l, now_ps) / 1000; /* strict: wait there */
+            /* strict: wait there */
+            cand = jitter_below(now_ns + 1, vcpu_bound_ps(l, now_ps) / 1000);
         }
         next = MIN(next, MAX(cand, now_ns + 1));
     }
@@ -433,12 +471,7 @@ static uint64_t jitter_stop_ns(uint64_t now_ps)
     if (!hub.stop_jitter_ns || !hub.synced) {
         return UINT64_MAX;
     }
-    uint64_t x = hub.jitter_state; /* xorshift64 */
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    hub.jitter_state = x;
-    return now_ps / 1000 + 1 + x % hub.stop_jitter_ns;
+    return now_ps / 1000 + 1 + jitter_next() % hub.stop_jitter_ns;
 }
 
 /* The vCPU runs until the next deadline and no further; there the vCPU
@@ -509,16 +542,17 @@ static int peek_or_die(int i, mortar_msg *m)
     return r;
 }
 
-/* How far the links let an idle host go: the next message of a link, or
- * its input bound; the smallest. */
-static uint64_t idle_links_reach_ns(void)
+/* How far the links let an idle host go from now_ns: the next message of
+ * a link, or its input bound; the smallest. */
+static uint64_t idle_links_reach_ns(uint64_t now_ns)
 {
     uint64_t reach = UINT64_MAX;
     for (int i = 0; i < hub.n; i++) {
         mortar_msg m;
         int r = peek_or_die(i, &m);
         reach = MIN(reach, r == 1 ? ceil_ns(m.timestamp_ps)
-                                  : mortar_link_in_bound(hub.eps[i]->link) / 1000);
+                                  : jitter_below(now_ns + 1, mortar_link_in_bound(
+                                                                 hub.eps[i]->link) / 1000));
     }
     return reach;
 }
@@ -534,7 +568,7 @@ static uint64_t idle_links_reach_ns(void)
  */
 static bool idle_wait(uint64_t now_ns, int64_t timer_ns)
 {
-    if (hub.n != 1 || !hub.sync[0].synchronized || hub.no_promises) {
+    if (hub.n != 1 || !hub.sync[0].synchronized || hub.no_promises || jitter_holds_back()) {
         return false;
     }
     mortar_endpoint *ep = hub.eps[0];
@@ -579,7 +613,7 @@ static void idle_fast_forward(void)
     while (all_cpu_threads_idle() && get_clock() < until) {
         uint64_t now_ns = (uint64_t)qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
         int64_t timer = qemu_clock_deadline_ns_all(QEMU_CLOCK_VIRTUAL, QEMU_TIMER_ATTR_ALL);
-        uint64_t reach = idle_links_reach_ns();
+        uint64_t reach = idle_links_reach_ns(now_ns);
         if (timer >= 0 && reach >= now_ns + (uint64_t)timer) {
             /* a timer of the guest's devices comes first */
             if (timer > 0 && reach > now_ns + (uint64_t)timer) {
@@ -652,7 +686,7 @@ static void report_progress(uint64_t now_ps)
 static void serve_reads_in_wait(uint64_t now, uint64_t until)
 {
     uint64_t clock = now;
-    while (mortar_spin_waiting()) {
+    while (mortar_spin_waiting() && !jitter_holds_back()) {
         sync_input in;
         mortar_endpoint *ep = earliest(&in);
         if (!ep || !in.is_msg || in.msg.type != MORTAR_PCIE_DMA_READ) {
@@ -704,7 +738,7 @@ static void service_at_horizon(void)
             if (until_ns) {
                 serve_reads_in_wait(now_ns * 1000, until_ns * 1000);
             }
-            mortar_spin_at_stop(now_ns, idle_links_reach_ns());
+            mortar_spin_at_stop(now_ns, idle_links_reach_ns(now_ns));
         }
     }
     arm(mortar_hub_now_ps());
@@ -726,6 +760,9 @@ static void hub_at_horizon(void)
 static bool links_allow(uint64_t now, uint64_t want, mortar_endpoint **short_of)
 {
     *short_of = NULL;
+    if (jitter_holds_back()) {
+        return false; /* as if a message came first */
+    }
     bool allow = true;
     for (int i = 0; i < hub.n; i++) {
         mortar_msg m;
@@ -807,7 +844,7 @@ static void hub_extend(int64_t now_ns, int64_t want_ns)
     }
     if (!following) {
         /* this stop may find a loop, as a horizon's would */
-        mortar_spin_at_stop((uint64_t)now_ns, idle_links_reach_ns());
+        mortar_spin_at_stop((uint64_t)now_ns, idle_links_reach_ns((uint64_t)now_ns));
     }
     arm(now);
     if (hub.horizon_ns >= want_ns) {
@@ -911,6 +948,8 @@ static void read_env(void)
     hub.no_promises = promises && !strcmp(promises, "0");
     hub.stop_jitter_ns = stop_jitter_from_env();
     hub.jitter_state = 0x9e3779b97f4a7c15ull;
+    const char *bounds = getenv("MORTAR_BOUND_JITTER");
+    hub.bound_jitter = bounds && !strcmp(bounds, "1");
     mortar_spin_init();
     mortar_hub_profile_init();
 }

@@ -48,8 +48,9 @@ expect_ok() {
 # without running translation blocks whole past a horizon
 # (MORTAR_WHOLE_BLOCKS=0, docs/hosts.md), without giving device accesses
 # blocks of their own (MORTAR_IO_BLOCKS=0, docs/hosts.md) and without
-# wall-clock profiles (MORTAR_PROFILE=0), traced and stopped at
-# pseudo-random times as well (MORTAR_STOP_JITTER, docs/hosts.md).
+# wall-clock profiles (MORTAR_PROFILE=0), traced, stopped at
+# pseudo-random times as well (MORTAR_STOP_JITTER, docs/hosts.md) and
+# using less than the links allow (MORTAR_BOUND_JITTER=1, docs/hosts.md).
 run b1 design-b.json --set requests=3 --set warmup=1 || qh_fail "b1 failed: $(tail -n 5 "$QH_DIR/b1.err")"
 expect_ok b1 3
 B1=$RUN_ID
@@ -57,15 +58,15 @@ MORTAR_PROMISES=0 MORTAR_PROFILE=0 MORTAR_WHOLE_BLOCKS=0 MORTAR_IO_BLOCKS=0 run 
     --set hosts.0.skip_spin=false --set hosts.1.skip_spin=false || qh_fail "b2 failed"
 expect_ok b2 3
 B2=$RUN_ID
-MORTAR_STOP_JITTER=50 run b3 design-b.json --set requests=3 --set warmup=1 --trace ||
-    qh_fail "b3 (traced, extra stops) failed"
+MORTAR_STOP_JITTER=50 MORTAR_BOUND_JITTER=1 run b3 design-b.json --set requests=3 --set warmup=1 --trace ||
+    qh_fail "b3 (traced, extra stops, bounds held back) failed"
 expect_ok b3 3
 B3=$RUN_ID
 [ "$(latencies "$B1")" = "$(latencies "$B2")" ] ||
     qh_fail "lookahead promises, skipping, whole blocks or I/O blocks changed the latencies: $(latencies "$B1" | tr '\n' ' ') vs $(latencies "$B2" | tr '\n' ' ')"
 [ "$(latencies "$B1")" = "$(latencies "$B3")" ] ||
-    qh_fail "tracing or extra stops changed the latencies: $(latencies "$B1" | tr '\n' ' ') vs $(latencies "$B3" | tr '\n' ' ')"
-echo "design b: identical latencies in 3 runs (one without promises, skipping, whole blocks and I/O blocks, one traced and stopped at random): $(latencies "$B1" | tr '\n' ' ')"
+    qh_fail "tracing, extra stops or bounds held back changed the latencies: $(latencies "$B1" | tr '\n' ' ') vs $(latencies "$B3" | tr '\n' ' ')"
+echo "design b: identical latencies in 3 runs (one without promises, skipping, whole blocks and I/O blocks, one traced, stopped at random and holding back bounds): $(latencies "$B1" | tr '\n' ' ')"
 # host_stat ID HOST FIELD: a counter of the host (HOST.host.json).
 host_stat() {
     jq -r ".$3" "$(sqlite3 "$DB" "select run_dir from runs where id=$1")/$2.host.json"
@@ -107,7 +108,7 @@ on_time "$B1"
 on_time "$B2"
 on_time "$B3"
 same_fingerprint "$B1" "$B2" "lookahead promises, skipping, whole blocks or I/O blocks"
-same_fingerprint "$B1" "$B3" "tracing or extra stops"
+same_fingerprint "$B1" "$B3" "tracing, extra stops or bounds held back"
 [ "$(host_stat "$B1" server 'digest.links[] | select(.link == "accel") | .messages_received')" -gt 0 ] ||
     qh_fail "the server's fingerprint holds no message from the accelerator"
 echo "design b: the same messages on every link in the 3 runs (fingerprints)"
@@ -136,6 +137,9 @@ counted_then_off io_insns_apart "I/O instructions in blocks of their own" MORTAR
 [ "$(host_stat "$B3" client services)" -gt $((3 * $(host_stat "$B1" client services))) ] ||
     qh_fail "MORTAR_STOP_JITTER=50 did not stop the client more often (services $(host_stat "$B3" client services) against $(host_stat "$B1" client services))"
 echo "design b: the client's hub served its link $(host_stat "$B1" client services) times, $(host_stat "$B3" client services) with MORTAR_STOP_JITTER=50"
+[ "$(host_stat "$B3" client mmio_reads_held)" -lt "$(host_stat "$B1" client mmio_reads_held)" ] ||
+    qh_fail "MORTAR_BOUND_JITTER=1 did not answer fewer of the client's reads from holds ($(host_stat "$B3" client mmio_reads_held) against $(host_stat "$B1" client mmio_reads_held))"
+echo "design b: the client answered $(host_stat "$B1" client mmio_reads_held) reads from holds, $(host_stat "$B3" client mmio_reads_held) with MORTAR_BOUND_JITTER=1"
 # host_profile ID HOST FIELD: a field of the host's wall-clock profile.
 host_profile() {
     "$MORTAR" profile "$1" --db "$DB" --json |
