@@ -6,6 +6,7 @@
 
 #include "mortar/pcie.h"
 #include "mortar_hub_digest.h"
+#include "mortar_hub_json.h"
 
 /* One 64-bit word into a digest: a multiply spreads it over every bit, the
  * shift brings the high bits back down for the next word. */
@@ -89,30 +90,13 @@ void mortar_digest_fold(mortar_digest *d, unsigned link, bool sent, uint64_t sta
     }
 }
 
-/* A link's name as a JSON string (names come from the spec, which allows
- * no quote; escaped anyway). */
-static void write_name(FILE *f, const char *name)
-{
-    fputc('"', f);
-    for (const char *c = name ? name : ""; *c; c++) {
-        if (*c == '"' || *c == '\\') {
-            fprintf(f, "\\%c", *c);
-        } else if ((unsigned char)*c < 0x20) {
-            fprintf(f, "\\u%04x", (unsigned char)*c);
-        } else {
-            fputc(*c, f);
-        }
-    }
-    fputc('"', f);
-}
-
 void mortar_digest_write_json(const mortar_digest *d, FILE *f, const char *const *names)
 {
     fprintf(f, ", \"digest\": {\"every_ps\": %llu, \"links\": [",
             (unsigned long long)MORTAR_DIGEST_EVERY_PS);
     for (unsigned i = 0; i < d->links; i++) {
         fprintf(f, "%s{\"link\": ", i ? ", " : "");
-        write_name(f, names[i]);
+        mortar_json_string(f, names[i]);
         fprintf(
             f,
             ", \"received\": \"%016llx\", \"sent\": \"%016llx\", \"messages_received\": "

@@ -5,6 +5,7 @@
 #include "qemu/osdep.h"
 #include "qemu/timer.h"
 
+#include "mortar_hub_json.h"
 #include "mortar_hub_profile.h"
 
 #define MAX_LINKS 16
@@ -89,13 +90,15 @@ static void write_link(FILE *f, mortar_link *l, unsigned i)
 {
     mortar_link_counters c;
     mortar_link_get_counters(l, &c);
+    fprintf(f, "%s{\"link\": ", i ? ", " : "");
+    mortar_json_string(f, mortar_link_name(l));
     fprintf(f,
-            "%s{\"link\": \"%s\", \"wait_ns\": %" PRId64 ", \"waits\": %" PRIu64
+            ", \"wait_ns\": %" PRId64 ", \"waits\": %" PRIu64
             ", \"msgs_sent\": %" PRIu64 ", \"msgs_received\": %" PRIu64
             ", \"syncs_sent\": %" PRIu64 ", \"syncs_received\": %" PRIu64
             ", \"waits_blocked\": %" PRIu64 ", \"wakes_sent\": %" PRIu64
             ", \"full_stalls\": %" PRIu64 "}",
-            i ? ", " : "", mortar_link_name(l), i < MAX_LINKS ? prof.wait_ns[i] : 0,
+            i < MAX_LINKS ? prof.wait_ns[i] : 0,
             i < MAX_LINKS ? prof.waits[i] : 0, c.msgs_sent, c.msgs_received,
             c.syncs_sent, c.syncs_received, c.waits_blocked, c.wakes_sent,
             c.full_stalls);
