@@ -32,6 +32,7 @@
 #include "run_progress.h"
 #include "status_line.h"
 #include "host_tools.h"
+#include "host_faults.h"
 #include "losses.h"
 #include "owner.h"
 #include "paths.h"
@@ -1076,6 +1077,8 @@ int mortar_run_main(int argc, char **argv)
                                  snapshot_ids(&p));
     json_t *stats = collect_stats(&p);
     collect_tcp_retrans(&p, stats);
+    if (!rc && !host_faults_none(stats, err, sizeof err))
+        rc = -1;
     json_t *losses = losses_of_run(spec, stats);
     json_t *profile = collect_profile(run_dir, id);
     run_record rec = {.id = id, .status = rc ? interrupted ? "interrupted" : "failed" : "ok",
