@@ -363,7 +363,7 @@ static const char *const host_text =
     " \"mmio_reads\": 12, \"mmio_stall_ps\": 34000000, \"services\": 5, \"waits\": 6,"
     " \"messages\": 7, \"idle_skips\": 8, \"spin_skips\": 4, \"spin_skipped_insns\": 10000,"
     " \"spin_skipped_ps\": 2500000, \"spin_verified\": 3, \"spin_refused\": 1,"
-    " \"spin_reads_served\": 17, \"late_messages\": 2,"
+    " \"spin_reads_served\": 17, \"late_messages\": 2, \"bound_breaks\": 3,"
     " \"guest_insns\": 123456, \"blocks_whole\": 789, \"io_insns_apart\": 21,"
     " \"profile\": {\"enabled\": true,"
     " \"wall_ns\": 2000000000, \"vcpu_ns\": 500000000, \"spin_ns\": 100000000,"
@@ -447,6 +447,8 @@ static void test_mortar_profile_shows_a_recorded_run_by_id_and_by_directory(void
                                   "17 device reads answered while waiting"));
     assert_non_null(strstr(r.out, "warning: 2 messages handled after the vCPU had passed "
                                   "them (late_messages)"));
+    assert_non_null(strstr(r.out, "warning: 3 messages stamped before the vCPU's horizon "
+                                  "(bound_breaks)"));
     assert_non_null(strstr(r.out, "guest instructions executed 123456; translation blocks "
                                   "run whole past a horizon 789; I/O instructions in "
                                   "blocks of their own 21"));

@@ -246,6 +246,54 @@ static uint64_t ceil_ns(uint64_t ps)
     return ps / 1000 + (ps % 1000 != 0);
 }
 
+/*
+ * What each link's bound rested on when the hub last read it to let the
+ * vCPU or the clock run on (next_deadline_ns, idle_links_reach_ns): what
+ * QEMU's log shows of the link when a message breaks the horizon.
+ */
+static struct {
+    uint64_t at_ps, bound_ps, in_bound_ps, horizon_ps, first_unseen_ps, hold_until_ps;
+    bool spinning;
+} bound_read[MAX_ENDPOINTS];
+
+static void note_bound_read(int i, uint64_t now_ps, uint64_t bound_ps)
+{
+    mortar_endpoint *ep = hub.eps[i];
+    const mortar_link_hot *k = (const mortar_link_hot *)(const void *)ep->link;
+    bound_read[i].at_ps = now_ps;
+    bound_read[i].bound_ps = bound_ps;
+    bound_read[i].in_bound_ps = mortar_link_in_bound(ep->link);
+    bound_read[i].horizon_ps = mortar_link_in_horizon(ep->link);
+    bound_read[i].first_unseen_ps = k->first_unseen_stamp_ps;
+    bound_read[i].hold_until_ps = ep->hold.valid ? ep->hold.until_ps : 0;
+    bound_read[i].spinning = mortar_spin_waiting();
+}
+
+/* A message stamped before the horizon the vCPU was armed with was not on
+ * the rings then, and the links' bounds let the vCPU run past it: the
+ * vCPU stops for it in time only if something else stops it first (an
+ * MMIO read). Counted, late or not; QEMU's log names the first, with what
+ * its link's bound rested on. */
+static void check_bound_held(const mortar_endpoint *ep, const mortar_msg *m)
+{
+    if (!hub.synced || ceil_ns(m->timestamp_ps) >= (uint64_t)hub.horizon_ns) {
+        return;
+    }
+    if (hub.stats.bound_breaks++ == 0) {
+        unsigned i = ep->hub_index;
+        warn_report("mortar: link '%s': a message (type 0x%x) stamped %" PRIu64
+                    " ps came before the vCPU's horizon at %" PRId64 " ns; the link's"
+                    " bound read at %" PRIu64 " ps: %" PRIu64 " (input bound %" PRIu64
+                    ", horizon %" PRIu64 ", first unseen %" PRIu64 ", hold until %" PRIu64
+                    ", %s)",
+                    ep->name, m->type, m->timestamp_ps, hub.horizon_ns, bound_read[i].at_ps,
+                    bound_read[i].bound_ps, bound_read[i].in_bound_ps,
+                    bound_read[i].horizon_ps, bound_read[i].first_unseen_ps,
+                    bound_read[i].hold_until_ps,
+                    bound_read[i].spinning ? "spinning" : "not spinning");
+    }
+}
+
 /* A message is handled at the whole ns the vCPU stops at for it, or
  * earlier (an MMIO read's stall); later means the vCPU ran past it, and the
  * guest may have seen a state it should not have (docs/hosts.md, "Time").
@@ -267,6 +315,7 @@ static void check_in_time(const mortar_endpoint *ep, const mortar_msg *m, uint64
 static void handle_at(mortar_endpoint *ep, const mortar_msg *m, uint64_t clock)
 {
     check_in_time(ep, m, clock);
+    check_bound_held(ep, m);
     mortar_digest_fold(&hub.digest, ep->hub_index, false, m->timestamp_ps, m->type, m->payload,
                        m->size);
     hub.handling = true;
@@ -452,8 +501,9 @@ static uint64_t next_deadline_ns(uint64_t now_ps)
         if (mortar_link_peek(l, &m) == 1) {
             cand = ceil_ns(m.timestamp_ps);
         } else {
-            /* strict: wait there */
-            cand = jitter_below(now_ns + 1, vcpu_bound_ps(l, now_ps) / 1000);
+            uint64_t bound = vcpu_bound_ps(l, now_ps);
+            note_bound_read(i, now_ps, bound);
+            cand = jitter_below(now_ns + 1, bound / 1000); /* strict: wait there */
         }
         next = MIN(next, MAX(cand, now_ns + 1));
     }
@@ -549,10 +599,13 @@ static uint64_t idle_links_reach_ns(uint64_t now_ns)
     uint64_t reach = UINT64_MAX;
     for (int i = 0; i < hub.n; i++) {
         mortar_msg m;
-        int r = peek_or_die(i, &m);
-        reach = MIN(reach, r == 1 ? ceil_ns(m.timestamp_ps)
-                                  : jitter_below(now_ns + 1, mortar_link_in_bound(
-                                                                 hub.eps[i]->link) / 1000));
+        if (peek_or_die(i, &m) == 1) {
+            reach = MIN(reach, ceil_ns(m.timestamp_ps));
+            continue;
+        }
+        uint64_t bound = mortar_link_in_bound(hub.eps[i]->link);
+        note_bound_read(i, now_ns * 1000, bound);
+        reach = MIN(reach, jitter_below(now_ns + 1, bound / 1000));
     }
     return reach;
 }
@@ -870,14 +923,15 @@ static void write_stats(void)
             ", \"idle_skips\": %" PRIu64 ", \"stall_promises\": %" PRIu64
             ", \"mmio_reads_held\": %" PRIu64 ", \"guest_insns\": %" PRId64
             ", \"blocks_whole\": %" PRIu64 ", \"io_insns_apart\": %u, \"qemu_run\": %u"
-            ", \"spin_reads_served\": %" PRIu64 ", \"late_messages\": %" PRIu64,
+            ", \"spin_reads_served\": %" PRIu64 ", \"late_messages\": %" PRIu64
+            ", \"bound_breaks\": %" PRIu64,
             mortar_hub_now_ps(), hub.start_ps, hub.synced ? "true" : "false",
             hub.stats.mmio_reads, hub.stats.mmio_stall_ps, hub.stats.services,
             hub.stats.waits, hub.stats.messages, hub.stats.idle_skips,
             hub.stats.stall_promises, hub.stats.mmio_reads_held,
             hub.synced ? icount_get_raw() - hub.start_insns : 0, hub.stats.blocks_whole,
             tb_io_insns_count(), mortar_park_run_number(), hub.stats.reads_in_wait,
-            hub.stats.late_messages);
+            hub.stats.late_messages, hub.stats.bound_breaks);
     mortar_spin_stats spin;
     mortar_spin_get_stats(&spin);
     fprintf(f,
@@ -948,6 +1002,7 @@ static void read_env(void)
     hub.no_promises = promises && !strcmp(promises, "0");
     hub.stop_jitter_ns = stop_jitter_from_env();
     hub.jitter_state = 0x9e3779b97f4a7c15ull;
+    memset(bound_read, 0, sizeof bound_read);
     const char *bounds = getenv("MORTAR_BOUND_JITTER");
     hub.bound_jitter = bounds && !strcmp(bounds, "1");
     mortar_spin_init();
