@@ -432,7 +432,8 @@ static void print_host(FILE *f, json_t *profile, json_t *p)
                 (unsigned long long)num(h, "late_messages"));
     if (num(h, "bound_breaks"))
         fprintf(f,
-                "  warning: %llu messages stamped before the vCPU's horizon (bound_breaks): "
+                "  warning: %llu messages stamped before where the links had let the host go "
+                "(bound_breaks): "
                 "a promise did not hold (the host's QEMU log names the first)\n",
                 (unsigned long long)num(h, "bound_breaks"));
     print_host_wall(f, json_object_get(h, "profile"));

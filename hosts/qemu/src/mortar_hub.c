@@ -70,6 +70,10 @@ typedef struct mortar_hub_state {
     const char *host;       /* this host's name in it */
     bool hooked;            /* the horizon handler is registered */
     int64_t horizon_ns;     /* the vCPU's horizon as last armed */
+    /* how far the links' bounds last let the vCPU (its horizon) or the
+     * clock (an idle jump) go, in ns: a message stamped before it breaks
+     * the bound it was let go on (check_bound_held) */
+    uint64_t committed_ns;
     const char *snapshot;   /* write a snapshot there at the snapshot point */
     bool snapshot_taken;
     bool run_over; /* a kept QEMU's guest ended its run (mortar_park.h) */
@@ -254,6 +258,7 @@ static uint64_t ceil_ns(uint64_t ps)
 static struct {
     uint64_t at_ps, bound_ps, in_bound_ps, horizon_ps, first_unseen_ps, hold_until_ps;
     bool spinning;
+    uint64_t sent; /* data messages the host had sent on the link */
 } bound_read[MAX_ENDPOINTS];
 
 static void note_bound_read(int i, uint64_t now_ps, uint64_t bound_ps)
@@ -267,30 +272,40 @@ static void note_bound_read(int i, uint64_t now_ps, uint64_t bound_ps)
     bound_read[i].first_unseen_ps = k->first_unseen_stamp_ps;
     bound_read[i].hold_until_ps = ep->hold.valid ? ep->hold.until_ps : 0;
     bound_read[i].spinning = mortar_spin_waiting();
+    bound_read[i].sent = k->counters.msgs_sent;
 }
 
-/* A message stamped before the horizon the vCPU was armed with was not on
- * the rings then, and the links' bounds let the vCPU run past it: the
- * vCPU stops for it in time only if something else stops it first (an
- * MMIO read). Counted, late or not; QEMU's log names the first, with what
- * its link's bound rested on. */
+/* QEMU's log: what link ep's bound rested on when the hub last read it. */
+static void warn_bound_read(const mortar_endpoint *ep)
+{
+    unsigned i = ep->hub_index;
+    mortar_link_counters c;
+    mortar_link_get_counters(ep->link, &c);
+    warn_report("mortar: link '%s': its bound read at %" PRIu64 " ps was %" PRIu64
+                " (input bound %" PRIu64 ", horizon %" PRIu64 ", first unseen %" PRIu64
+                ", hold until %" PRIu64 ", %s, %" PRIu64 " sent then, %" PRIu64 " now)",
+                ep->name, bound_read[i].at_ps, bound_read[i].bound_ps,
+                bound_read[i].in_bound_ps, bound_read[i].horizon_ps,
+                bound_read[i].first_unseen_ps, bound_read[i].hold_until_ps,
+                bound_read[i].spinning ? "spinning" : "not spinning", bound_read[i].sent,
+                c.msgs_sent);
+}
+
+/* A message stamped before the time the links' bounds had let the vCPU
+ * run to (its horizon) or the clock jump to (an idle host) was not on the
+ * rings then: the vCPU stops for it in time only if something else stops
+ * it first (an MMIO read). Counted, late or not; QEMU's log names the
+ * first, with what its link's bound rested on. */
 static void check_bound_held(const mortar_endpoint *ep, const mortar_msg *m)
 {
-    if (!hub.synced || ceil_ns(m->timestamp_ps) >= (uint64_t)hub.horizon_ns) {
+    if (!hub.synced || ceil_ns(m->timestamp_ps) >= hub.committed_ns) {
         return;
     }
     if (hub.stats.bound_breaks++ == 0) {
-        unsigned i = ep->hub_index;
         warn_report("mortar: link '%s': a message (type 0x%x) stamped %" PRIu64
-                    " ps came before the vCPU's horizon at %" PRId64 " ns; the link's"
-                    " bound read at %" PRIu64 " ps: %" PRIu64 " (input bound %" PRIu64
-                    ", horizon %" PRIu64 ", first unseen %" PRIu64 ", hold until %" PRIu64
-                    ", %s)",
-                    ep->name, m->type, m->timestamp_ps, hub.horizon_ns, bound_read[i].at_ps,
-                    bound_read[i].bound_ps, bound_read[i].in_bound_ps,
-                    bound_read[i].horizon_ps, bound_read[i].first_unseen_ps,
-                    bound_read[i].hold_until_ps,
-                    bound_read[i].spinning ? "spinning" : "not spinning");
+                    " ps came before the %" PRIu64 " ns the links had let the host go to",
+                    ep->name, m->type, m->timestamp_ps, hub.committed_ns);
+        warn_bound_read(ep);
     }
 }
 
@@ -307,6 +322,7 @@ static void check_in_time(const mortar_endpoint *ep, const mortar_msg *m, uint64
         warn_report("mortar: link '%s': a message (type 0x%x) stamped %" PRIu64
                     " ps was handled at %" PRIu64 " ps, after the vCPU had passed it",
                     ep->name, m->type, m->timestamp_ps, clock);
+        warn_bound_read(ep);
     }
 }
 
@@ -531,6 +547,7 @@ static void arm(uint64_t now_ps)
     int64_t next = (int64_t)MIN(MIN(next_deadline_ns(now_ps), jitter_stop_ns(now_ps)),
                                 (uint64_t)INT64_MAX - 1);
     hub.horizon_ns = next;
+    hub.committed_ns = (uint64_t)next;
     icount_set_horizon_ns(next);
 }
 
@@ -648,6 +665,7 @@ static bool idle_wait(uint64_t now_ns, int64_t timer_ns)
 static void idle_jump(uint64_t now_ns, uint64_t next_ns)
 {
     icount_add_stall_ns((int64_t)(next_ns - now_ns));
+    hub.committed_ns = MAX(hub.committed_ns, next_ns);
     hub.stats.idle_skips++;
     service(next_ns * 1000);
 }

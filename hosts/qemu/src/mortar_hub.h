@@ -127,9 +127,10 @@ typedef struct mortar_hub_stats {
                                a verified loop, without running it to them */
     uint64_t late_messages; /* messages handled after the whole ns the vCPU should
                                have stopped at for them: a fault of the hub's */
-    uint64_t bound_breaks; /* messages stamped before the horizon the vCPU had been
-                              let run to (late ones included): a promise, or the
-                              hub's reading of one, did not hold */
+    uint64_t bound_breaks; /* messages stamped before the time the links' bounds had
+                              let the vCPU run to, or an idle host's clock jump to
+                              (late ones included): a promise, or the hub's
+                              reading of one, did not hold */
 } mortar_hub_stats;
 
 void mortar_hub_get_stats(mortar_hub_stats *out);

@@ -96,15 +96,15 @@ same_fingerprint() {
         qh_fail "$3 changed what the links carried (the same latencies): $(parting "$1" "$2")"
 }
 # on_time ID: neither host of run ID handled a message after its vCPU had
-# passed it (late_messages), nor got one stamped before the horizon its
-# vCPU had been let run to (bound_breaks; docs/hosts.md "Time").
+# passed it (late_messages), nor got one stamped before where the links
+# had let it go (bound_breaks; docs/hosts.md "Time").
 on_time() {
     local h
     for h in client server; do
         [ "$(host_stat "$1" $h late_messages)" = 0 ] ||
             qh_fail "run $1: host $h handled $(host_stat "$1" $h late_messages) messages after its vCPU had passed them (late_messages)"
         [ "$(host_stat "$1" $h bound_breaks)" = 0 ] ||
-            qh_fail "run $1: host $h got $(host_stat "$1" $h bound_breaks) messages stamped before its vCPU's horizon (bound_breaks): $(grep -h 'before the vCPU' "$(sqlite3 "$DB" "select run_dir from runs where id=$1")/$h.qemu.log")"
+            qh_fail "run $1: host $h got $(host_stat "$1" $h bound_breaks) messages stamped before where the links had let it go (bound_breaks): $(grep -h 'mortar: link' "$(sqlite3 "$DB" "select run_dir from runs where id=$1")/$h.qemu.log")"
     done
 }
 on_time "$B1"
