@@ -320,8 +320,12 @@ static void check_in_time(const mortar_endpoint *ep, const mortar_msg *m, uint64
     }
     if (hub.stats.late_messages++ == 0) {
         warn_report("mortar: link '%s': a message (type 0x%x) stamped %" PRIu64
-                    " ps was handled at %" PRIu64 " ps, after the vCPU had passed it",
-                    ep->name, m->type, m->timestamp_ps, clock);
+                    " ps was handled at %" PRIu64 " ps, after the vCPU had passed it"
+                    " (horizon %" PRId64 " ns, the links had let the host go to %" PRIu64
+                    " ns, %s)",
+                    ep->name, m->type, m->timestamp_ps, clock, hub.horizon_ns,
+                    hub.committed_ns,
+                    hub.stalled || hub.held_resume_ps ? "in an MMIO read" : "at a stop or an idle jump");
         warn_bound_read(ep);
     }
 }
