@@ -325,7 +325,8 @@ static void check_in_time(const mortar_endpoint *ep, const mortar_msg *m, uint64
                     " ns, %s)",
                     ep->name, m->type, m->timestamp_ps, clock, hub.horizon_ns,
                     hub.committed_ns,
-                    hub.stalled || hub.held_resume_ps ? "in an MMIO read" : "at a stop or an idle jump");
+                    hub.stalled || hub.held_resume_ps ? "in an MMIO read"
+                                                      : "at a stop or an idle jump");
         warn_bound_read(ep);
     }
 }
