@@ -39,8 +39,8 @@ static void a_host_without_the_counter_is_no_fault(void **state)
 {
     (void)state;
     char err[512];
-    assert_true(none_in("{\"host_client\": {\"tcp_retrans\": 3}, \"host_server\": 5}", err,
-                        sizeof err));
+    assert_true(none_in("{\"host_client\": {\"tcp_retrans\": 3}, \"host_server\": 5}",
+                        err, sizeof err));
 }
 
 static void a_late_message_is_a_fault_naming_its_host(void **state)

@@ -447,8 +447,8 @@ static void test_mortar_profile_shows_a_recorded_run_by_id_and_by_directory(void
                                   "17 device reads answered while waiting"));
     assert_non_null(strstr(r.out, "warning: 2 messages handled after the vCPU had passed "
                                   "them (late_messages)"));
-    assert_non_null(strstr(r.out, "warning: 3 messages stamped before where the links had "
-                                  "let the host go (bound_breaks)"));
+    assert_non_null(strstr(r.out, "warning: 3 messages stamped before where the links "
+                                  "had let the host go (bound_breaks)"));
     assert_non_null(strstr(r.out, "guest instructions executed 123456; translation blocks "
                                   "run whole past a horizon 789; I/O instructions in "
                                   "blocks of their own 21"));

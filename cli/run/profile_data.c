@@ -432,9 +432,9 @@ static void print_host(FILE *f, json_t *profile, json_t *p)
                 (unsigned long long)num(h, "late_messages"));
     if (num(h, "bound_breaks"))
         fprintf(f,
-                "  warning: %llu messages stamped before where the links had let the host go "
-                "(bound_breaks): "
-                "a promise did not hold (the host's QEMU log names the first)\n",
+                "  warning: %llu messages stamped before where the links had let the "
+                "host go (bound_breaks): a promise did not hold (the host's QEMU log "
+                "names the first)\n",
                 (unsigned long long)num(h, "bound_breaks"));
     print_host_wall(f, json_object_get(h, "profile"));
     print_waited_for(f, profile, str(p, "name"));
