@@ -643,7 +643,8 @@ static uint64_t idle_links_reach_ns(uint64_t now_ns)
  */
 static bool idle_wait(uint64_t now_ns, int64_t timer_ns)
 {
-    if (hub.n != 1 || !hub.sync[0].synchronized || hub.no_promises || jitter_holds_back()) {
+    if (hub.n != 1 || !hub.sync[0].synchronized || hub.no_promises ||
+        jitter_holds_back()) {
         return false;
     }
     mortar_endpoint *ep = hub.eps[0];
