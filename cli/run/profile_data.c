@@ -390,6 +390,26 @@ static void print_host_wall(FILE *f, json_t *prof)
     print_link_table(f, prof);
 }
 
+/* The faults a host counts (0 unless the hub has one; docs/profile.md),
+ * each with its warning. */
+static const struct {
+    const char *field, *text;
+} host_faults[] = {
+    {"late_messages", "messages handled after the vCPU had passed them (late_messages): a "
+                      "fault of the hub's, the guest or a device may have seen something "
+                      "too late"},
+    {"bound_breaks", "messages stamped before where the links had let the host go "
+                     "(bound_breaks): a promise did not hold"},
+};
+
+static void print_host_faults(FILE *f, json_t *h)
+{
+    for (size_t i = 0; i < sizeof host_faults / sizeof host_faults[0]; i++)
+        if (num(h, host_faults[i].field))
+            fprintf(f, "  warning: %llu %s (the host's QEMU log names the first)\n",
+                    (unsigned long long)num(h, host_faults[i].field), host_faults[i].text);
+}
+
 static void print_host(FILE *f, json_t *profile, json_t *p)
 {
     json_t *h = json_object_get(p, "host");
@@ -424,18 +444,7 @@ static void print_host(FILE *f, json_t *profile, json_t *p)
                 (unsigned long long)num(h, "guest_insns"),
                 (unsigned long long)num(h, "blocks_whole"),
                 (unsigned long long)num(h, "io_insns_apart"));
-    if (num(h, "late_messages"))
-        fprintf(f,
-                "  warning: %llu messages handled after the vCPU had passed them "
-                "(late_messages): a fault of the hub's, the guest or a device may have seen "
-                "something too late (the host's QEMU log names the first)\n",
-                (unsigned long long)num(h, "late_messages"));
-    if (num(h, "bound_breaks"))
-        fprintf(f,
-                "  warning: %llu messages stamped before where the links had let the "
-                "host go (bound_breaks): a promise did not hold (the host's QEMU log "
-                "names the first)\n",
-                (unsigned long long)num(h, "bound_breaks"));
+    print_host_faults(f, h);
     print_host_wall(f, json_object_get(h, "profile"));
     print_waited_for(f, profile, str(p, "name"));
 }
