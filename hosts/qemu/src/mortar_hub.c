@@ -920,14 +920,16 @@ static void hub_extend(int64_t now_ns, int64_t want_ns)
         wait_on(short_of);
     }
     if (!following) {
-        /* this stop may find a loop, as a horizon's would */
+        /* this stop may find a loop, as a horizon's would, and skip it:
+         * the clock may move on here (icount_extend_budget then gives the
+         * vCPU what the new horizon leaves) */
         mortar_spin_at_stop((uint64_t)now_ns, idle_links_reach_ns((uint64_t)now_ns));
     }
-    arm(now);
+    arm(mortar_hub_now_ps());
     if (hub.horizon_ns >= want_ns) {
         hub.stats.blocks_whole++;
     }
-    report_progress(now);
+    report_progress(mortar_hub_now_ps());
     mortar_hub_profile_leave();
 }
 
