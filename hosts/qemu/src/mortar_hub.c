@@ -27,6 +27,7 @@
 
 #include "mortar_hub.h"
 #include "mortar_hub_digest.h"
+#include "mortar_hub_history.h"
 #include "mortar_hub_profile.h"
 #include "mortar_hub_spin.h"
 #include "mortar_hub_trace.h"
@@ -85,6 +86,8 @@ typedef struct mortar_hub_state {
 
 static mortar_hub_state hub;
 static const VMStateDescription vmstate_mortar_hub;
+/* the hub's last steps in time, for the log of a fault (mortar_hub_history.h) */
+static mortar_history history;
 
 /* While the hub handles messages (in particular while the vCPU is stalled on
  * an MMIO read and the hub's clock runs ahead of the frozen virtual clock),
@@ -155,8 +158,12 @@ void mortar_hub_send(mortar_endpoint *ep, uint8_t type, const void *payload, uin
     }
     mortar_hold_drop(&ep->hold); /* the device may change now */
     for (unsigned tries = 0;; tries++) {
-        int rc = mortar_link_send(ep->link, now, type, payload, size, 0, NULL);
+        uint64_t stamp = 0;
+        int rc = mortar_link_send(ep->link, now, type, payload, size, 0, &stamp);
         if (rc == 0) {
+            const mortar_link_hot *k = (const mortar_link_hot *)(const void *)ep->link;
+            mortar_history_note(&history, MORTAR_STEP_SEND, ep->hub_index, type, now, stamp,
+                                k->counters.msgs_sent, 0);
             mortar_digest_fold(&hub.digest, ep->hub_index, true, now, type, payload, size);
             if (mortar_trace_on()) {
                 trace_wire(ep, type);
@@ -250,45 +257,26 @@ static uint64_t ceil_ns(uint64_t ps)
     return ps / 1000 + (ps % 1000 != 0);
 }
 
-/*
- * What each link's bound rested on when the hub last read it to let the
- * vCPU or the clock run on (next_deadline_ns, idle_links_reach_ns): what
- * QEMU's log shows of the link when a message breaks the horizon.
- */
-static struct {
-    uint64_t at_ps, bound_ps, in_bound_ps, horizon_ps, first_unseen_ps, hold_until_ps;
-    bool spinning;
-    uint64_t sent; /* data messages the host had sent on the link */
-} bound_read[MAX_ENDPOINTS];
-
-static void note_bound_read(int i, uint64_t now_ps, uint64_t bound_ps)
+/* A link's bound as the hub read it to let the vCPU or the clock run on:
+ * what it let (`let_ps`), and what that rested on. */
+static void note_bound(int i, uint64_t now_ps, uint64_t let_ps, bool message_waits)
 {
-    mortar_endpoint *ep = hub.eps[i];
-    const mortar_link_hot *k = (const mortar_link_hot *)(const void *)ep->link;
-    bound_read[i].at_ps = now_ps;
-    bound_read[i].bound_ps = bound_ps;
-    bound_read[i].in_bound_ps = mortar_link_in_bound(ep->link);
-    bound_read[i].horizon_ps = mortar_link_in_horizon(ep->link);
-    bound_read[i].first_unseen_ps = k->first_unseen_stamp_ps;
-    bound_read[i].hold_until_ps = ep->hold.valid ? ep->hold.until_ps : 0;
-    bound_read[i].spinning = mortar_spin_waiting();
-    bound_read[i].sent = k->counters.msgs_sent;
+    const mortar_link *l = hub.eps[i]->link;
+    const mortar_link_hot *k = (const mortar_link_hot *)(const void *)l;
+    mortar_history_note(&history, MORTAR_STEP_BOUND, (unsigned)i, message_waits, now_ps,
+                        let_ps, mortar_link_in_bound(l), k->first_unseen_stamp_ps);
 }
 
-/* QEMU's log: what link ep's bound rested on when the hub last read it. */
-static void warn_bound_read(const mortar_endpoint *ep)
+/* QEMU's log: the hub's last steps, after the first fault of a run. */
+static void warn_history(void)
 {
-    unsigned i = ep->hub_index;
-    mortar_link_counters c;
-    mortar_link_get_counters(ep->link, &c);
-    warn_report("mortar: link '%s': its bound read at %" PRIu64 " ps was %" PRIu64
-                " (input bound %" PRIu64 ", horizon %" PRIu64 ", first unseen %" PRIu64
-                ", hold until %" PRIu64 ", %s, %" PRIu64 " sent then, %" PRIu64 " now)",
-                ep->name, bound_read[i].at_ps, bound_read[i].bound_ps,
-                bound_read[i].in_bound_ps, bound_read[i].horizon_ps,
-                bound_read[i].first_unseen_ps, bound_read[i].hold_until_ps,
-                bound_read[i].spinning ? "spinning" : "not spinning", bound_read[i].sent,
-                c.msgs_sent);
+    const char *names[MAX_ENDPOINTS];
+    for (int i = 0; i < hub.n; i++) {
+        names[i] = hub.eps[i]->name;
+    }
+    warn_report("mortar: the hub's last %u steps (ps), oldest first:",
+                (unsigned)MIN(history.count, (uint64_t)MORTAR_HISTORY_LEN));
+    mortar_history_write(&history, stderr, "mortar:   ", names, (unsigned)hub.n);
 }
 
 /* A message stamped before the time the links' bounds had let the vCPU
@@ -305,7 +293,7 @@ static void check_bound_held(const mortar_endpoint *ep, const mortar_msg *m)
         warn_report("mortar: link '%s': a message (type 0x%x) stamped %" PRIu64
                     " ps came before the %" PRIu64 " ns the links had let the host go to",
                     ep->name, m->type, m->timestamp_ps, hub.committed_ns);
-        warn_bound_read(ep);
+        warn_history();
     }
 }
 
@@ -327,7 +315,7 @@ static void check_in_time(const mortar_endpoint *ep, const mortar_msg *m, uint64
                     hub.committed_ns,
                     hub.stalled || hub.held_resume_ps ? "in an MMIO read"
                                                       : "at a stop or an idle jump");
-        warn_bound_read(ep);
+        warn_history();
     }
 }
 
@@ -335,6 +323,8 @@ static void check_in_time(const mortar_endpoint *ep, const mortar_msg *m, uint64
  * its handler sends is stamped then), and takes it off the ring. */
 static void handle_at(mortar_endpoint *ep, const mortar_msg *m, uint64_t clock)
 {
+    mortar_history_note(&history, MORTAR_STEP_HANDLE, ep->hub_index, m->type, clock,
+                        m->timestamp_ps, 0, 0);
     check_in_time(ep, m, clock);
     check_bound_held(ep, m);
     mortar_digest_fold(&hub.digest, ep->hub_index, false, m->timestamp_ps, m->type, m->payload,
@@ -521,9 +511,10 @@ static uint64_t next_deadline_ns(uint64_t now_ps)
         uint64_t cand;
         if (mortar_link_peek(l, &m) == 1) {
             cand = ceil_ns(m.timestamp_ps);
+            note_bound(i, now_ps, cand * 1000, true);
         } else {
             uint64_t bound = vcpu_bound_ps(l, now_ps);
-            note_bound_read(i, now_ps, bound);
+            note_bound(i, now_ps, bound, false);
             cand = jitter_below(now_ns + 1, bound / 1000); /* strict: wait there */
         }
         next = MIN(next, MAX(cand, now_ns + 1));
@@ -554,6 +545,8 @@ static void arm(uint64_t now_ps)
     hub.horizon_ns = next;
     hub.committed_ns = (uint64_t)next;
     icount_set_horizon_ns(next);
+    mortar_history_note(&history, MORTAR_STEP_ARM, 0, 0, now_ps, (uint64_t)next,
+                        hub.committed_ns, 0);
 }
 
 /* Lets the guest run freely: the links are gone. */
@@ -623,10 +616,11 @@ static uint64_t idle_links_reach_ns(uint64_t now_ns)
         mortar_msg m;
         if (peek_or_die(i, &m) == 1) {
             reach = MIN(reach, ceil_ns(m.timestamp_ps));
+            note_bound(i, now_ns * 1000, ceil_ns(m.timestamp_ps) * 1000, true);
             continue;
         }
         uint64_t bound = mortar_link_in_bound(hub.eps[i]->link);
-        note_bound_read(i, now_ns * 1000, bound);
+        note_bound(i, now_ns * 1000, bound, false);
         reach = MIN(reach, jitter_below(now_ns + 1, bound / 1000));
     }
     return reach;
@@ -672,6 +666,8 @@ static void idle_jump(uint64_t now_ns, uint64_t next_ns)
 {
     icount_add_stall_ns((int64_t)(next_ns - now_ns));
     hub.committed_ns = MAX(hub.committed_ns, next_ns);
+    mortar_history_note(&history, MORTAR_STEP_IDLE_JUMP, 0, 0, now_ns * 1000, next_ns * 1000,
+                        0, 0);
     hub.stats.idle_skips++;
     service(next_ns * 1000);
 }
@@ -780,6 +776,17 @@ static void serve_reads_in_wait(uint64_t now, uint64_t until)
     }
 }
 
+/* A stop of a running vCPU: the spin skipper may find a pure wait here, or
+ * skip one it follows up to what the links let come (mortar_hub_spin.h). */
+static void spin_stop(uint64_t now_ns)
+{
+    mortar_spin_at_stop(now_ns, idle_links_reach_ns(now_ns));
+    uint64_t after = mortar_hub_now_ps();
+    if (after != now_ns * 1000) {
+        mortar_history_note(&history, MORTAR_STEP_SKIP, 0, 0, now_ns * 1000, after, 0, 0);
+    }
+}
+
 /* The virtual clock stands at the horizon: service the links and move the
  * horizon on. */
 static void service_at_horizon(void)
@@ -806,6 +813,8 @@ static void service_at_horizon(void)
         }
     }
     if (hub.synced) {
+        mortar_history_note(&history, MORTAR_STEP_STOP, 0, 0, now, (uint64_t)hub.horizon_ns, 0,
+                            0);
         mortar_spin_revalidate(now / 1000);
         service(now);
         idle_fast_forward();
@@ -815,7 +824,7 @@ static void service_at_horizon(void)
             if (until_ns) {
                 serve_reads_in_wait(now_ns * 1000, until_ns * 1000);
             }
-            mortar_spin_at_stop(now_ns, idle_links_reach_ns(now_ns));
+            spin_stop(now_ns);
         }
     }
     arm(mortar_hub_now_ps());
@@ -923,8 +932,9 @@ static void hub_extend(int64_t now_ns, int64_t want_ns)
         /* this stop may find a loop, as a horizon's would, and skip it:
          * the clock may move on here (icount_extend_budget then gives the
          * vCPU what the new horizon leaves) */
-        mortar_spin_at_stop((uint64_t)now_ns, idle_links_reach_ns((uint64_t)now_ns));
+        spin_stop((uint64_t)now_ns);
     }
+    mortar_history_note(&history, MORTAR_STEP_EXTEND, 0, 0, now, want, mortar_hub_now_ps(), 0);
     arm(mortar_hub_now_ps());
     if (hub.horizon_ns >= want_ns) {
         hub.stats.blocks_whole++;
@@ -1028,7 +1038,7 @@ static void read_env(void)
     hub.no_promises = promises && !strcmp(promises, "0");
     hub.stop_jitter_ns = stop_jitter_from_env();
     hub.jitter_state = 0x9e3779b97f4a7c15ull;
-    memset(bound_read, 0, sizeof bound_read);
+    memset(&history, 0, sizeof history);
     const char *bounds = getenv("MORTAR_BOUND_JITTER");
     hub.bound_jitter = bounds && !strcmp(bounds, "1");
     mortar_spin_init();
@@ -1381,6 +1391,8 @@ uint32_t mortar_hub_mmio_read(mortar_endpoint *ep, const void *req, uint32_t siz
     uint64_t stall_ns = ceil_ns(ep->wait_stamp_ps) - start / 1000;
     hub.stats.mmio_stall_ps += ep->wait_stamp_ps - start;
     icount_add_stall_ns((int64_t)stall_ns);
+    mortar_history_note(&history, MORTAR_STEP_STALL, ep->hub_index, 0, start,
+                        start + stall_ns * 1000, ep->wait_stamp_ps, 0);
     if (current_cpu) {
         cpu_exit(current_cpu); /* re-plan the instruction budget at the new time */
     }
