@@ -364,6 +364,7 @@ static const char *const host_text =
     " \"messages\": 7, \"idle_skips\": 8, \"spin_skips\": 4, \"spin_skipped_insns\": 10000,"
     " \"spin_skipped_ps\": 2500000, \"spin_verified\": 3, \"spin_refused\": 1,"
     " \"spin_reads_served\": 17, \"late_messages\": 2, \"bound_breaks\": 3,"
+    " \"horizon_overruns\": 5,"
     " \"guest_insns\": 123456, \"blocks_whole\": 789, \"io_insns_apart\": 21,"
     " \"profile\": {\"enabled\": true,"
     " \"wall_ns\": 2000000000, \"vcpu_ns\": 500000000, \"spin_ns\": 100000000,"
@@ -449,6 +450,8 @@ static void test_mortar_profile_shows_a_recorded_run_by_id_and_by_directory(void
                                   "them (late_messages)"));
     assert_non_null(strstr(r.out, "warning: 3 messages stamped before where the links "
                                   "had let the host go (bound_breaks)"));
+    assert_non_null(strstr(r.out, "warning: 5 stops past the vCPU's horizon "
+                                  "(horizon_overruns)"));
     assert_non_null(strstr(r.out, "guest instructions executed 123456; translation blocks "
                                   "run whole past a horizon 789; I/O instructions in "
                                   "blocks of their own 21"));

@@ -400,6 +400,8 @@ static const struct {
                       "too late"},
     {"bound_breaks", "messages stamped before where the links had let the host go "
                      "(bound_breaks): a promise did not hold"},
+    {"horizon_overruns", "stops past the vCPU's horizon (horizon_overruns): it ran "
+                         "instructions the links had not let it run"},
 };
 
 static void print_host_faults(FILE *f, json_t *h)

@@ -319,6 +319,23 @@ static void check_in_time(const mortar_endpoint *ep, const mortar_msg *m, uint64
     }
 }
 
+/* At a stop: the vCPU stands past its horizon by a whole instruction or
+ * more, so it ran instructions the links had not let it run; a message
+ * due there would be late. Counted; QEMU's log names the first. */
+static void check_horizon_held(uint64_t now_ps)
+{
+    uint64_t insn_ns = MAX((uint64_t)icount_to_ns(1), 1);
+    if (hub.horizon_ns == INT64_MAX || now_ps / 1000 < (uint64_t)hub.horizon_ns + insn_ns) {
+        return;
+    }
+    if (hub.stats.horizon_overruns++ == 0) {
+        warn_report("mortar: the vCPU stopped at %" PRIu64 " ps, past its horizon at %" PRId64
+                    " ns",
+                    now_ps, hub.horizon_ns);
+        warn_history();
+    }
+}
+
 /* Handles link ep's next message `m` with the hub's clock at `clock` (what
  * its handler sends is stamped then), and takes it off the ring. */
 static void handle_at(mortar_endpoint *ep, const mortar_msg *m, uint64_t clock)
@@ -815,6 +832,7 @@ static void service_at_horizon(void)
     if (hub.synced) {
         mortar_history_note(&history, MORTAR_STEP_STOP, 0, 0, now, (uint64_t)hub.horizon_ns, 0,
                             0);
+        check_horizon_held(now);
         mortar_spin_revalidate(now / 1000);
         service(now);
         idle_fast_forward();
@@ -960,14 +978,14 @@ static void write_stats(void)
             ", \"mmio_reads_held\": %" PRIu64 ", \"guest_insns\": %" PRId64
             ", \"blocks_whole\": %" PRIu64 ", \"io_insns_apart\": %u, \"qemu_run\": %u"
             ", \"spin_reads_served\": %" PRIu64 ", \"late_messages\": %" PRIu64
-            ", \"bound_breaks\": %" PRIu64,
+            ", \"bound_breaks\": %" PRIu64 ", \"horizon_overruns\": %" PRIu64,
             mortar_hub_now_ps(), hub.start_ps, hub.synced ? "true" : "false",
             hub.stats.mmio_reads, hub.stats.mmio_stall_ps, hub.stats.services,
             hub.stats.waits, hub.stats.messages, hub.stats.idle_skips,
             hub.stats.stall_promises, hub.stats.mmio_reads_held,
             hub.synced ? icount_get_raw() - hub.start_insns : 0, hub.stats.blocks_whole,
             tb_io_insns_count(), mortar_park_run_number(), hub.stats.reads_in_wait,
-            hub.stats.late_messages, hub.stats.bound_breaks);
+            hub.stats.late_messages, hub.stats.bound_breaks, hub.stats.horizon_overruns);
     mortar_spin_stats spin;
     mortar_spin_get_stats(&spin);
     fprintf(f,

@@ -131,6 +131,8 @@ typedef struct mortar_hub_stats {
                               let the vCPU run to, or an idle host's clock jump to
                               (late ones included): a promise, or the hub's
                               reading of one, did not hold */
+    uint64_t horizon_overruns; /* stops where the vCPU stood past its horizon: it
+                                  ran instructions the links had not let it run */
 } mortar_hub_stats;
 
 void mortar_hub_get_stats(mortar_hub_stats *out);

@@ -96,8 +96,9 @@ same_fingerprint() {
         qh_fail "$3 changed what the links carried (the same latencies): $(parting "$1" "$2")"
 }
 # on_time ID: neither host of run ID handled a message after its vCPU had
-# passed it (late_messages), nor got one stamped before where the links
-# had let it go (bound_breaks; docs/hosts.md "Time").
+# passed it (late_messages), got one stamped before where the links had
+# let it go (bound_breaks), nor stopped past its horizon
+# (horizon_overruns; docs/hosts.md "Time").
 on_time() {
     local h
     for h in client server; do
@@ -105,6 +106,8 @@ on_time() {
             qh_fail "run $1: host $h handled $(host_stat "$1" $h late_messages) messages after its vCPU had passed them (late_messages)"
         [ "$(host_stat "$1" $h bound_breaks)" = 0 ] ||
             qh_fail "run $1: host $h got $(host_stat "$1" $h bound_breaks) messages stamped before where the links had let it go (bound_breaks): $(grep -h 'mortar: link' "$(sqlite3 "$DB" "select run_dir from runs where id=$1")/$h.qemu.log")"
+        [ "$(host_stat "$1" $h horizon_overruns)" = 0 ] ||
+            qh_fail "run $1: host $h stopped $(host_stat "$1" $h horizon_overruns) times past its vCPU's horizon (horizon_overruns; its QEMU log shows the hub's last steps)"
     done
 }
 on_time "$B1"
