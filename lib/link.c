@@ -337,9 +337,16 @@ __attribute__((cold)) static int promise_broken(mortar_link *link, uint64_t ts)
         return link_set_error(link, MORTAR_EPROTO,
                               "message stamped %llu ps arrived after a promise of %llu ps",
                               (unsigned long long)ts, (unsigned long long)link->hot.horizon_ps);
+    if (ts < mortar_link_in_bound(link))
+        return link_set_error(link, MORTAR_EPROTO,
+                              "message stamped %llu ps arrived before the peer's promise of "
+                              "%llu ps",
+                              (unsigned long long)ts,
+                              (unsigned long long)mortar_link_in_bound(link));
     return link_set_error(link, MORTAR_EPROTO,
-                          "message stamped %llu ps arrived before the peer's promise of %llu ps",
-                          (unsigned long long)ts,
+                          "message stamped %llu ps arrived before an earlier promise of the "
+                          "peer's still bound it (%llu ps; its latest promised %llu ps)",
+                          (unsigned long long)ts, (unsigned long long)link->standing_ps,
                           (unsigned long long)mortar_link_in_bound(link));
 }
 
@@ -395,7 +402,7 @@ int mortar_link__peek_checked(mortar_link *link, mortar_msg *msg)
         uint32_t size = h->payload_size; /* read once: the peer may write it */
         if (unlikely(link->hot.sync_mode == MORTAR_SYNC_ON &&
                      (ts < link->hot.horizon_ps ||
-                      (link->hot.have_promise && ts < mortar_link_in_bound(link)))))
+                      (link->hot.have_promise && ts < link_promise_standing(link)))))
             return promise_broken(link, ts);
         if (unlikely(size > mortar_link_max_payload(link)))
             return link_set_error(link, MORTAR_EPROTO, "malformed slot: type 0x%x, %u bytes",

@@ -76,6 +76,9 @@ struct mortar_link {
     /* lookahead promises (link_promise.c): the peer's latest (the stamp of
      * our first data message it had not consumed then is in `hot`) */
     uint64_t promise_ps;
+    /* the most the peer's promises so far still bind it to, as of when we
+     * had sent `standing_sent` data messages (link_promise_standing) */
+    uint64_t standing_ps, standing_sent;
 
     /* socket */
     int sock_fd, listen_fd;
@@ -89,6 +92,9 @@ int link_set_error(mortar_link *link, int code, const char *fmt, ...)
 /* link_promise.c: the null message in slot `h` arrived; takes in its
  * promise, if it has one. MORTAR_EPROTO when the promise is malformed. */
 int link_promise_received(mortar_link *link, const mortar_slot_header *h);
+/* link_promise.c: no data message of the peer's may be stamped before
+ * this: what its promises so far still bind it to. */
+uint64_t link_promise_standing(mortar_link *link);
 
 /* link.c: the slot the next null message goes into, or NULL when the ring
  * is full (counted as a stall). */

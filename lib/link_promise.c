@@ -17,6 +17,14 @@
  * not consumed; it keeps the first one sent since the peer last confirmed
  * all of them, which is that stamp or an earlier one (a safe bound in O(1)).
  * docs/protocol.md §4 is the wire format.
+ *
+ * A promise binds the peer for good, not only until its next one: a later
+ * promise may be lower (a peer may promise less than it knows) without
+ * freeing it from the earlier. What still binds it is the highest bound
+ * any of its promises gave, each lowered by what we sent since (the
+ * reaction to our message stamped s may come at s + latency): every data
+ * message of the peer's is checked against that, so that a broken promise
+ * is seen even when a lower one came between (link_promise_standing).
  */
 
 #include "link_internal.h"
@@ -28,16 +36,40 @@ static uint64_t plus_latency(const mortar_link *link, uint64_t t)
     return t > MORTAR_TIME_MAX - l ? MORTAR_TIME_MAX : t + l;
 }
 
+/* What binds the peer lowered by what we sent since it was last folded:
+ * the first of those sends is our first data message since the peer last
+ * confirmed them all (or an earlier one: a lower, safe bound). */
+static void fold_our_sends(mortar_link *link)
+{
+    uint64_t sent = link->hot.counters.msgs_sent;
+    if (sent == link->standing_sent)
+        return;
+    uint64_t first = link->hot.first_unseen_stamp_ps;
+    if (first != MORTAR_TIME_MAX && plus_latency(link, first) < link->standing_ps)
+        link->standing_ps = plus_latency(link, first);
+    link->standing_sent = sent;
+}
+
+uint64_t link_promise_standing(mortar_link *link)
+{
+    fold_our_sends(link);
+    return link->standing_ps;
+}
+
 /* The peer promises nothing stamped before `promise`, having consumed
  * `consumed` of our data messages. */
 static int take(mortar_link *link, uint64_t promise, uint64_t consumed)
 {
     if (consumed > link->hot.counters.msgs_sent)
         return MORTAR_EPROTO; /* it cannot have consumed what we never sent */
+    fold_our_sends(link); /* before the first unseen stamp may be reset */
     link->hot.have_promise = true;
     link->promise_ps = promise;
     if (consumed == link->hot.counters.msgs_sent)
         link->hot.first_unseen_stamp_ps = MORTAR_TIME_MAX;
+    uint64_t bound = mortar_link_in_bound(link);
+    if (bound > link->standing_ps)
+        link->standing_ps = bound;
     return MORTAR_OK;
 }
 

@@ -3,8 +3,9 @@
  * docs/protocol.md "Lookahead promises"): the input bound follows the
  * peer's promise, falls back to a latency after our first message the peer
  * had not consumed, comes back when the peer confirms it consumed
- * everything; a data message below the promise and malformed promises are
- * protocol errors; a terminated peer's bound is infinite; the promise rides
+ * everything; a data message below the promise, or below an earlier
+ * promise that still binds the peer, and malformed promises are protocol
+ * errors; a terminated peer's bound is infinite; the promise rides
  * in the slot header, so one-line slots carry it.
  */
 #include <setjmp.h>
@@ -110,6 +111,50 @@ static void test_promise_data_below_it_is_a_protocol_error(void **state)
     mortar_msg m;
     assert_int_equal(mortar_link_peek(b, &m), MORTAR_EPROTO);
     assert_non_null(strstr(mortar_link_errmsg(b), "promise"));
+    mortar_link_close(a);
+    mortar_link_close(b);
+}
+
+/* A lower promise does not free the peer from an earlier one: a data
+ * message below the earlier is a protocol error, named as such. */
+static void test_an_earlier_promise_still_binds(void **state)
+{
+    (void)state;
+    mortar_link *a, *b;
+    make_pair(&a, &b);
+    assert_int_equal(mortar_link_send_promise(a, 0, 90000), 0);
+    drain(b);
+    assert_int_equal(mortar_link_send_promise(a, 100, 20000), 0);
+    drain(b);
+    assert_int_equal(mortar_link_in_bound(b), 20000 + LAT);
+    uint32_t v = 1;
+    assert_int_equal(mortar_link_send(a, 30000, 0x10, &v, sizeof v, 0, NULL), 0);
+    mortar_msg m;
+    assert_int_equal(mortar_link_peek(b, &m), MORTAR_EPROTO);
+    assert_non_null(strstr(mortar_link_errmsg(b), "earlier promise"));
+    assert_non_null(strstr(mortar_link_errmsg(b), "91000 ps"));
+    mortar_link_close(a);
+    mortar_link_close(b);
+}
+
+/* What we send after a promise frees the peer from it: its reaction may
+ * come a latency after our message, below that earlier promise. */
+static void test_our_send_lowers_what_binds_the_peer(void **state)
+{
+    (void)state;
+    mortar_link *a, *b;
+    make_pair(&a, &b);
+    assert_int_equal(mortar_link_send_promise(a, 0, 90000), 0);
+    drain(b);
+    assert_int_equal(mortar_link_send_promise(a, 100, 20000), 0);
+    drain(b);
+    uint64_t stamp = 0;
+    uint32_t v = 1;
+    assert_int_equal(mortar_link_send(b, 2000, 0x10, &v, sizeof v, 0, &stamp), 0);
+    assert_int_equal(mortar_link_send(a, stamp, 0x10, &v, sizeof v, 0, NULL), 0);
+    mortar_msg m;
+    assert_int_equal(mortar_link_peek(b, &m), 1);
+    assert_int_equal(m.timestamp_ps, stamp + LAT);
     mortar_link_close(a);
     mortar_link_close(b);
 }
@@ -259,6 +304,8 @@ int main(void)
         cmocka_unit_test(test_promise_yields_to_our_unconsumed_message),
         cmocka_unit_test(test_promise_made_before_consuming_keeps_the_fallback),
         cmocka_unit_test(test_promise_data_below_it_is_a_protocol_error),
+        cmocka_unit_test(test_an_earlier_promise_still_binds),
+        cmocka_unit_test(test_our_send_lowers_what_binds_the_peer),
         cmocka_unit_test(test_promise_is_never_below_the_null_message_stamp),
         cmocka_unit_test(test_promise_after_terminate_is_the_horizon),
         cmocka_unit_test(test_promise_fits_a_one_line_slot),
