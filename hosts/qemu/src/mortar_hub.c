@@ -88,6 +88,7 @@ static mortar_hub_state hub;
 static const VMStateDescription vmstate_mortar_hub;
 /* the hub's last steps in time, for the log of a fault (mortar_hub_history.h) */
 static mortar_history history;
+static void poke_main_loop(void *opaque);
 
 /* While the hub handles messages (in particular while the vCPU is stalled on
  * an MMIO read and the hub's clock runs ahead of the frozen virtual clock),
@@ -580,6 +581,7 @@ static void start_synchronization(uint64_t now)
     mortar_digest_start(&hub.digest, (unsigned)hub.n, now);
     mortar_hub_profile_start();
     sync_rule_start(hub.sync, (unsigned)hub.n, now);
+    poke_main_loop(NULL);
     for (int i = 0; i < hub.n; i++) {
         if (hub.eps[i]->on_sync_start) {
             hub.eps[i]->on_sync_start(hub.eps[i]->opaque);
@@ -1025,24 +1027,52 @@ void mortar_hub_end_run(void)
     mortar_trace_close();
 }
 
-/* MORTAR_STOP_JITTER: whole ns from 1 to 1 s; anything else is refused
- * (with a warning) and leaves the stops as they are. */
-static uint64_t stop_jitter_from_env(void)
+/* A whole number from 1 to `max` in the environment variable `name` (0:
+ * unset); anything else is refused with a warning and reads as unset. */
+static uint64_t whole_from_env(const char *name, uint64_t max)
 {
-    const char *v = getenv("MORTAR_STOP_JITTER");
+    const char *v = getenv(name);
     if (!v || !*v) {
         return 0;
     }
     char *end;
     errno = 0;
-    unsigned long long ns = strtoull(v, &end, 10);
-    if (*v < '1' || *v > '9' || *end || errno || ns > 1000000000ull) {
-        warn_report("mortar: MORTAR_STOP_JITTER='%s' is not a whole number of ns from 1 "
-                    "to 1000000000: ignored",
-                    v);
+    unsigned long long n = strtoull(v, &end, 10);
+    if (*v < '1' || *v > '9' || *end || errno || n > max) {
+        warn_report("mortar: %s='%s' is not a whole number from 1 to %" PRIu64 ": ignored",
+                    name, v, max);
         return 0;
     }
-    return ns;
+    return n;
+}
+
+/*
+ * MORTAR_MAIN_LOOP_POKE_US=<us> wakes QEMU's main loop that often, with a
+ * realtime timer that does nothing else. Each wakeup is a chance for the
+ * main loop to warp an idle vCPU's clock at an awkward moment, such as
+ * just after the vCPU halted and before it counted its last instructions:
+ * a check that the warp keeps to the horizon (icount-warp-counted.patch,
+ * test_case_study.sh). Only while synchronized: a boot so poked crawls
+ * (each wakeup also ends the vCPU's instruction budget). Wall-time work
+ * only: results do not change.
+ */
+static QEMUTimer *poke_timer;
+static int64_t poke_ns;
+
+static void poke_main_loop(void *opaque)
+{
+    if (poke_ns && hub.synced && !hub.ended) {
+        timer_mod(poke_timer, qemu_clock_get_ns(QEMU_CLOCK_REALTIME) + poke_ns);
+    }
+}
+
+static void poke_from_env(void)
+{
+    poke_ns = (int64_t)whole_from_env("MORTAR_MAIN_LOOP_POKE_US", 1000000) * 1000;
+    if (!poke_timer) {
+        poke_timer = timer_new_ns(QEMU_CLOCK_REALTIME, poke_main_loop, NULL);
+    }
+    timer_del(poke_timer);
 }
 
 /* The settings a run takes from the environment. */
@@ -1054,7 +1084,8 @@ static void read_env(void)
     tb_io_insns_apart(!io || strcmp(io, "0"));
     const char *promises = getenv("MORTAR_PROMISES");
     hub.no_promises = promises && !strcmp(promises, "0");
-    hub.stop_jitter_ns = stop_jitter_from_env();
+    hub.stop_jitter_ns = whole_from_env("MORTAR_STOP_JITTER", 1000000000);
+    poke_from_env();
     hub.jitter_state = 0x9e3779b97f4a7c15ull;
     memset(&history, 0, sizeof history);
     const char *bounds = getenv("MORTAR_BOUND_JITTER");

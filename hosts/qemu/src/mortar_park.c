@@ -162,7 +162,8 @@ typedef struct run_request {
 static const char *const run_vars[] = {
     "MORTAR_HOST_STATS", "MORTAR_PROGRESS", "MORTAR_TRACE", "MORTAR_TRACE_HOST",
     "MORTAR_SKIP", "MORTAR_PROFILE", "MORTAR_PROMISES", "MORTAR_WHOLE_BLOCKS",
-    "MORTAR_IO_BLOCKS", "MORTAR_STOP_JITTER", "MORTAR_BOUND_JITTER", NULL,
+    "MORTAR_IO_BLOCKS", "MORTAR_STOP_JITTER", "MORTAR_BOUND_JITTER",
+    "MORTAR_MAIN_LOOP_POKE_US", NULL,
 };
 
 static bool is_run_var(const char *kv)
