@@ -115,6 +115,16 @@ static void test_promise_data_below_it_is_a_protocol_error(void **state)
     mortar_link_close(b);
 }
 
+/* a promises b 90000, then less, 20000 (b has sent nothing). */
+static void promise_high_then_low(mortar_link *a, mortar_link *b)
+{
+    assert_int_equal(mortar_link_send_promise(a, 0, 90000), 0);
+    drain(b);
+    assert_int_equal(mortar_link_send_promise(a, 100, 20000), 0);
+    drain(b);
+    assert_int_equal(mortar_link_in_bound(b), 20000 + LAT);
+}
+
 /* A lower promise does not free the peer from an earlier one: a data
  * message below the earlier is a protocol error, named as such. */
 static void test_an_earlier_promise_still_binds(void **state)
@@ -122,11 +132,7 @@ static void test_an_earlier_promise_still_binds(void **state)
     (void)state;
     mortar_link *a, *b;
     make_pair(&a, &b);
-    assert_int_equal(mortar_link_send_promise(a, 0, 90000), 0);
-    drain(b);
-    assert_int_equal(mortar_link_send_promise(a, 100, 20000), 0);
-    drain(b);
-    assert_int_equal(mortar_link_in_bound(b), 20000 + LAT);
+    promise_high_then_low(a, b);
     uint32_t v = 1;
     assert_int_equal(mortar_link_send(a, 30000, 0x10, &v, sizeof v, 0, NULL), 0);
     mortar_msg m;
@@ -144,10 +150,7 @@ static void test_our_send_lowers_what_binds_the_peer(void **state)
     (void)state;
     mortar_link *a, *b;
     make_pair(&a, &b);
-    assert_int_equal(mortar_link_send_promise(a, 0, 90000), 0);
-    drain(b);
-    assert_int_equal(mortar_link_send_promise(a, 100, 20000), 0);
-    drain(b);
+    promise_high_then_low(a, b);
     uint64_t stamp = 0;
     uint32_t v = 1;
     assert_int_equal(mortar_link_send(b, 2000, 0x10, &v, sizeof v, 0, &stamp), 0);
